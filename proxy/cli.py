@@ -1,0 +1,293 @@
+"""The `commerce-proxy` command line: argument parsing and one-line errors around the adapters.
+
+Bad input ends in one line on stderr and exit code 2, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import sys
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+
+from proxy import __version__
+from proxy.core.matching import MatchPolicy
+from proxy.core.redaction import RedactionPolicy
+from proxy.core.replay_state import ReplayBook
+from proxy.errors import CommerceProxyError, UsageError
+from proxy.store.files import Loaded, load_cassettes
+from proxy.store.shipped import shipped_dir
+
+log = logging.getLogger("proxy")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; returns the exit code."""
+    parser = build_parser()
+    arguments = parser.parse_args(argv)
+    logging.basicConfig(
+        stream=sys.stderr,
+        format="commerce-proxy: %(message)s",
+        level=logging.WARNING if arguments.quiet else logging.INFO,
+        force=True,
+    )
+    try:
+        return int(arguments.run(arguments))
+    except CommerceProxyError as error:
+        print(f"commerce-proxy: error: {error}", file=sys.stderr)
+        return 2
+    except OSError as error:
+        print(f"commerce-proxy: error: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """All commands and their options."""
+    parser = argparse.ArgumentParser(
+        prog="commerce-proxy",
+        description="Record, check and replay traffic of the commerce API.",
+    )
+    parser.add_argument("--version", action="version", version=f"commerce-proxy {__version__}")
+    parser.add_argument("-q", "--quiet", action="store_true", help="only warnings and errors")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    record = commands.add_parser("record", help="proxy to a live upstream and record a cassette")
+    record.add_argument("--upstream", metavar="URL", help="the real service, e.g. http://127.0.0.1:9000")
+    record.add_argument("--cassette", metavar="PATH", type=Path, required=True)
+    record.add_argument(
+        "--mode",
+        choices=("once", "new_episodes", "all", "none"),
+        default="once",
+        help="once (default): only a new cassette; new_episodes: add what is missing; "
+        "all: re-record everything; none: replay only",
+    )
+    record.add_argument("--upstream-timeout", type=float, default=30.0, metavar="SECONDS")
+    record.add_argument("--max-body-bytes", type=int, default=50 * 1024 * 1024, metavar="N")
+    _add_serving(record)
+    _add_matching(record)
+    _add_redaction(record)
+    record.set_defaults(run=run_record)
+
+    replay = commands.add_parser("replay", help="serve cassettes offline as a fake backend")
+    replay.add_argument(
+        "--cassette",
+        metavar="PATH",
+        type=Path,
+        action="append",
+        help="a cassette file or folder; repeatable (default: the shipped cassettes)",
+    )
+    _add_serving(replay)
+    _add_matching(replay)
+    _add_redaction(replay)
+    replay.set_defaults(run=run_replay)
+
+    check = commands.add_parser("check", help="load cassettes (recovering crashed recordings) and report")
+    check.add_argument(
+        "paths",
+        metavar="PATH",
+        type=Path,
+        nargs="*",
+        help="cassette files or folders (default: the shipped cassettes)",
+    )
+    check.add_argument("--format", choices=("text", "json"), default="text")
+    check.set_defaults(run=run_check)
+
+    sandbox = commands.add_parser("sandbox", help="run the in-memory stand-in for the real service")
+    _add_serving(sandbox, default_port=9000)
+    sandbox.add_argument("--client-id", default="sandbox-client")
+    sandbox.add_argument("--client-secret", default="sandbox-secret")
+    sandbox.set_defaults(run=run_sandbox)
+
+    demo = commands.add_parser("demo", help="record a scripted session from the sandbox and replay it")
+    demo.add_argument(
+        "--cassette",
+        metavar="PATH",
+        type=Path,
+        help="where to keep the recording (default: a new temporary folder)",
+    )
+    demo.set_defaults(run=run_demo)
+    return parser
+
+
+def _add_serving(command: argparse.ArgumentParser, default_port: int = 8080) -> None:
+    command.add_argument(
+        "--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: this machine only)"
+    )
+    command.add_argument("--port", type=int, default=default_port, help="0 picks a free port")
+
+
+def _add_matching(command: argparse.ArgumentParser) -> None:
+    command.add_argument(
+        "--match-on",
+        metavar="FIELDS",
+        help="comma-separated subset of method,path,query,body (default: all four)",
+    )
+    command.add_argument(
+        "--ignore-query",
+        metavar="NAME",
+        action="append",
+        default=[],
+        help="a query parameter that never decides a match; repeatable",
+    )
+
+
+def _add_redaction(command: argparse.ArgumentParser) -> None:
+    command.add_argument("--redact-header", metavar="NAME", action="append", default=[])
+    command.add_argument("--redact-query", metavar="NAME", action="append", default=[])
+    command.add_argument("--redact-form", metavar="NAME", action="append", default=[])
+    command.add_argument(
+        "--redact-json-path",
+        metavar="PATH",
+        action="append",
+        default=[],
+        help="dotted path into JSON bodies, e.g. data.attributes.email",
+    )
+
+
+def redaction_from(arguments: argparse.Namespace) -> RedactionPolicy:
+    """The default redaction policy plus what the command line adds."""
+    return RedactionPolicy().extended(
+        headers=arguments.redact_header,
+        query=arguments.redact_query,
+        form_fields=arguments.redact_form,
+        json_paths=arguments.redact_json_path,
+    )
+
+
+def _announce(message: str) -> None:
+    print(message, flush=True)
+
+
+def _show_notes(loaded: Sequence[Loaded]) -> None:
+    for one in loaded:
+        for note in one.notes:
+            print(f"commerce-proxy: {note}", file=sys.stderr, flush=True)
+
+
+def build_book(paths: list[Path], arguments: argparse.Namespace) -> tuple[ReplayBook, list[Loaded]]:
+    """Load the cassettes and index them for replay."""
+    loaded = load_cassettes(paths)
+    _show_notes(loaded)
+    book = ReplayBook.build(
+        [(str(one.path), one.cassette) for one in loaded],
+        MatchPolicy.parse(arguments.match_on, arguments.ignore_query),
+        redaction_from(arguments),
+    )
+    return book, loaded
+
+
+def run_replay(arguments: argparse.Namespace) -> int:
+    """`replay`: serve cassettes until stopped."""
+    from proxy.server.replay import create_replay_app
+    from proxy.server.serving import serve_until_stopped
+
+    paths = arguments.cassette or [shipped_dir("cassettes")]
+    book, loaded = build_book(paths, arguments)
+    app = create_replay_app(book)
+
+    def ready(url: str) -> None:
+        _announce(
+            f"commerce-proxy replay: listening on {url} "
+            f"({len(book.recordings)} exchanges from {len(loaded)} cassette(s))"
+        )
+
+    asyncio.run(serve_until_stopped(app, arguments.host, arguments.port, ready))
+    return 0
+
+
+def run_record(arguments: argparse.Namespace) -> int:
+    """`record`: forward to the upstream and record until stopped."""
+    if arguments.mode == "none":
+        return run_replay(argparse.Namespace(**{**vars(arguments), "cassette": [arguments.cassette]}))
+    from proxy.server.record import RecordSettings, create_record_app
+    from proxy.server.serving import serve_until_stopped
+
+    upstream = _checked_upstream(arguments.upstream)
+    settings = RecordSettings(
+        upstream=upstream,
+        cassette=arguments.cassette,
+        mode=arguments.mode,
+        redaction=redaction_from(arguments),
+        match=MatchPolicy.parse(arguments.match_on, arguments.ignore_query),
+        upstream_timeout=arguments.upstream_timeout,
+        max_body_bytes=arguments.max_body_bytes,
+    )
+    app = create_record_app(settings)
+
+    def ready(url: str) -> None:
+        _announce(
+            f"commerce-proxy record: listening on {url}, forwarding to {upstream}, "
+            f"recording into {settings.cassette} (mode {settings.mode})"
+        )
+
+    asyncio.run(serve_until_stopped(app, arguments.host, arguments.port, ready))
+    return 0
+
+
+def _checked_upstream(upstream: str | None) -> str:
+    from urllib.parse import urlsplit
+
+    if not upstream:
+        raise UsageError("record needs --upstream URL (or --mode none to replay only)")
+    parts = urlsplit(upstream)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise UsageError(f"--upstream {upstream!r}: expected an http:// or https:// URL with a host")
+    return upstream.rstrip("/")
+
+
+def run_check(arguments: argparse.Namespace) -> int:
+    """`check`: load cassettes (recovering crashed recordings) and summarise them."""
+    paths = arguments.paths or [shipped_dir("cassettes")]
+    loaded = load_cassettes(paths)
+    _show_notes(loaded)
+    summaries = []
+    for one in loaded:
+        counted = Counter(exchange.response.status for exchange in one.cassette.exchanges)
+        summaries.append((one, dict(sorted(counted.items()))))
+    if arguments.format == "json":
+        reports = [
+            {
+                "path": str(one.path),
+                "exchanges": len(one.cassette.exchanges),
+                "statuses": statuses,
+                "upstream": one.cassette.upstream,
+            }
+            for one, statuses in summaries
+        ]
+        print(json.dumps({"cassettes": reports}, indent=2))
+        return 0
+    for one, statuses in summaries:
+        shown = ", ".join(f"{count}x {status}" for status, count in statuses.items())
+        print(f"{one.path}: {len(one.cassette.exchanges)} exchanges ({shown or 'none'})")
+    return 0
+
+
+def run_sandbox(arguments: argparse.Namespace) -> int:
+    """`sandbox`: serve the in-memory stand-in for the real service."""
+    from proxy.sandbox.app import SandboxSettings, create_sandbox_app
+    from proxy.server.serving import serve_until_stopped
+
+    settings = SandboxSettings(client_id=arguments.client_id, client_secret=arguments.client_secret)
+    app = create_sandbox_app(settings)
+
+    def ready(url: str) -> None:
+        _announce(
+            f"commerce-proxy sandbox: listening on {url} "
+            f"(client_id={settings.client_id}, client_secret={settings.client_secret})"
+        )
+
+    asyncio.run(serve_until_stopped(app, arguments.host, arguments.port, ready))
+    return 0
+
+
+def run_demo(arguments: argparse.Namespace) -> int:
+    """`demo`: the whole loop on shipped defaults, with no real service."""
+    from proxy.demo import run_demo_session
+
+    return asyncio.run(run_demo_session(arguments.cassette, _announce))

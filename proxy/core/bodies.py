@@ -1,0 +1,81 @@
+"""Turning body bytes into stored bodies and back.
+
+JSON is kept as a parsed document in the key order the sender used; other text as text; anything else
+as base64. gzip and deflate content encodings are decoded for storage and noted.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import zlib
+
+from proxy.core.exchange import EMPTY_BODY, Body, Headers, JSONValue, header_value
+
+DECODABLE_ENCODINGS = frozenset({"gzip", "x-gzip", "deflate"})
+
+
+def is_json_type(content_type: str | None) -> bool:
+    """Whether a Content-Type names JSON (application/json, application/vnd.api+json...)."""
+    if not content_type:
+        return False
+    media = content_type.split(";", 1)[0].strip().lower()
+    return media == "application/json" or media.endswith("+json")
+
+
+def is_form_type(content_type: str | None) -> bool:
+    """Whether a Content-Type names an HTML form body."""
+    return bool(content_type) and "application/x-www-form-urlencoded" in str(content_type).lower()
+
+
+def decode_content(raw: bytes, encoding: str | None) -> tuple[bytes, str | None]:
+    """Undo a gzip/deflate Content-Encoding; other encodings are left as they are (and not noted)."""
+    if not encoding or not raw:
+        return raw, None
+    name = encoding.strip().lower()
+    if name not in DECODABLE_ENCODINGS:
+        return raw, None
+    try:
+        if name in {"gzip", "x-gzip"}:
+            return zlib.decompress(raw, 16 + zlib.MAX_WBITS), name
+        try:
+            return zlib.decompress(raw), name
+        except zlib.error:
+            return zlib.decompress(raw, -zlib.MAX_WBITS), name
+    except zlib.error:
+        return raw, None
+
+
+def body_from_bytes(raw: bytes, headers: Headers) -> Body:
+    """Store body bytes in the most readable faithful form the headers allow."""
+    data, decoded_from = decode_content(raw, header_value(headers, "Content-Encoding"))
+    if not data:
+        return Body("empty", None, decoded_from) if decoded_from else EMPTY_BODY
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return Body("base64", base64.b64encode(data).decode("ascii"), decoded_from)
+    if is_json_type(header_value(headers, "Content-Type")):
+        try:
+            document: JSONValue = json.loads(text)
+        except ValueError:
+            pass
+        else:
+            return Body("json", document, decoded_from)
+    return Body("text", text, decoded_from)
+
+
+def body_to_bytes(body: Body) -> bytes:
+    """The bytes to send for a stored body (decoded: a replayed answer carries no Content-Encoding)."""
+    if body.kind == "json":
+        return dump_json(body.value)
+    if body.kind == "text":
+        return str(body.value).encode("utf-8")
+    if body.kind == "base64":
+        return base64.b64decode(str(body.value))
+    return b""
+
+
+def dump_json(document: JSONValue) -> bytes:
+    """Compact JSON in the document's own key order."""
+    return json.dumps(document, ensure_ascii=False, separators=(",", ":")).encode("utf-8")

@@ -1,0 +1,372 @@
+"""The cassette format: YAML text to `Cassette` and back, with versioned migrations.
+
+Pure: text in, text out. Errors name the source, the line and the problem. YAML is only ever loaded
+with a safe loader (the C one when PyYAML has it), timestamps stay strings, duplicate keys are errors.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from http import HTTPStatus
+from typing import Any
+
+import yaml
+
+from proxy.core.exchange import EMPTY_BODY, Body, Exchange, Headers, JSONValue, Request, Response
+from proxy.errors import CassetteFormatError
+
+FORMAT_VERSION = 1
+FORMAT_KEY = "cassette_format"
+HEADER_COMMENT = "# commerce-proxy cassette; the format is described in the README, 'Cassette format'.\n"
+BODY_KINDS = ("json", "text", "base64")
+
+# Each entry turns a document of version N into one of version N + 1.
+MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {}
+
+_SafeLoader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_SafeDumper: type[yaml.SafeDumper] = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+
+
+@dataclass(frozen=True, slots=True)
+class Cassette:
+    """A recorded session: where it was recorded from and its exchanges in order of arrival."""
+
+    exchanges: tuple[Exchange, ...] = ()
+    upstream: str | None = None
+
+
+class CassetteLoader(_SafeLoader):  # type: ignore[misc,valid-type]
+    """Safe loader that keeps timestamps as strings and refuses duplicate keys."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        seen: set[Any] = set()
+        for key_node, _ in node.value:
+            key = key_node.value
+            if key in seen:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"duplicate key {key!r}", key_node.start_mark
+                )
+            seen.add(key)
+        return super().construct_mapping(node, deep=deep)  # type: ignore[no-any-return]
+
+
+CassetteLoader.yaml_implicit_resolvers = {
+    first: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+    for first, resolvers in _SafeLoader.yaml_implicit_resolvers.items()
+}
+CassetteLoader.add_constructor(
+    "tag:yaml.org,2002:map",
+    CassetteLoader.construct_mapping,
+)
+
+
+class CassetteDumper(_SafeDumper):  # type: ignore[misc,valid-type]
+    """Block layout, no anchors, multi-line text as literal blocks."""
+
+    def ignore_aliases(self, data: Any) -> bool:
+        return True
+
+
+def _represent_str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
+    style = "|" if "\n" in value and len(value) > 40 else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+
+CassetteDumper.add_representer(str, _represent_str)
+
+
+class _DocumentError(CassetteFormatError):
+    """A problem at a path inside the loaded document; turned into file:line by `parse_cassette`."""
+
+    def __init__(self, path: tuple[str | int, ...], message: str) -> None:
+        super().__init__(message)
+        self.path = path
+        self.message = message
+
+
+# ---------------------------------------------------------------------------------------- writing
+
+
+def headers_to_document(headers: Headers) -> dict[str, str | list[str]]:
+    """Headers as a mapping in arrival order; a repeated header becomes a list of its values."""
+    document: dict[str, str | list[str]] = {}
+    for name, value in headers:
+        if name in document:
+            existing = document[name]
+            document[name] = [*existing, value] if isinstance(existing, list) else [existing, value]
+        else:
+            document[name] = value
+    return document
+
+
+def _body_into(document: dict[str, Any], body: Body) -> None:
+    if body.kind != "empty":
+        document[body.kind] = body.value
+    if body.decoded_from:
+        document["decoded_from"] = body.decoded_from
+
+
+def request_to_document(request: Request) -> dict[str, Any]:
+    """A request as the plain mapping stored in cassettes and journals."""
+    document: dict[str, Any] = {"method": request.method, "path": request.path}
+    if request.query:
+        document["query"] = request.query
+    if request.headers:
+        document["headers"] = headers_to_document(request.headers)
+    _body_into(document, request.body)
+    return document
+
+
+def response_to_document(response: Response) -> dict[str, Any]:
+    """A response as the plain mapping stored in cassettes and journals."""
+    document: dict[str, Any] = {"status": response.status}
+    if response.reason and response.reason != _standard_reason(response.status):
+        document["reason"] = response.reason
+    if response.headers:
+        document["headers"] = headers_to_document(response.headers)
+    _body_into(document, response.body)
+    return document
+
+
+def exchange_to_document(exchange: Exchange) -> dict[str, Any]:
+    """An exchange as the plain mapping stored in cassettes and journals."""
+    document: dict[str, Any] = {}
+    if exchange.recorded_at is not None:
+        document["recorded_at"] = exchange.recorded_at
+    if exchange.duration_ms is not None:
+        document["duration_ms"] = exchange.duration_ms
+    document["request"] = request_to_document(exchange.request)
+    document["response"] = response_to_document(exchange.response)
+    return document
+
+
+def cassette_to_document(cassette: Cassette) -> dict[str, Any]:
+    """The whole cassette as a plain mapping."""
+    document: dict[str, Any] = {FORMAT_KEY: FORMAT_VERSION}
+    if cassette.upstream:
+        document["upstream"] = cassette.upstream
+    document["exchanges"] = [exchange_to_document(exchange) for exchange in cassette.exchanges]
+    return document
+
+
+def dump_cassette(cassette: Cassette) -> str:
+    """The cassette as YAML text in the normal layout (the same cassette always gives the same text)."""
+    text = yaml.dump(
+        cassette_to_document(cassette),
+        Dumper=CassetteDumper,
+        sort_keys=False,
+        allow_unicode=True,
+        default_flow_style=False,
+        width=100,
+    )
+    return HEADER_COMMENT + text
+
+
+def _standard_reason(status: int) -> str | None:
+    try:
+        return HTTPStatus(status).phrase
+    except ValueError:
+        return None
+
+
+# ---------------------------------------------------------------------------------------- reading
+
+
+def parse_cassette(text: str, source: str) -> Cassette:
+    """Parse cassette text; any problem is a `CassetteFormatError` naming `source`, line and cause."""
+    try:
+        document = yaml.load(text, Loader=CassetteLoader)
+    except yaml.MarkedYAMLError as error:
+        mark = error.problem_mark or error.context_mark
+        line = f":{mark.line + 1}" if mark is not None else ""
+        problem = error.problem or error.context or "malformed YAML"
+        raise CassetteFormatError(f"{source}{line}: not valid YAML: {problem}") from None
+    except yaml.YAMLError as error:
+        raise CassetteFormatError(f"{source}: not valid YAML: {error}") from None
+    try:
+        return cassette_from_document(document)
+    except _DocumentError as error:
+        number = _line_of(text, error.path)
+        where = _path_text(error.path)
+        location = f"{source}:{number}" if number else source
+        raise CassetteFormatError(f"{location}: {where}: {error.message}") from None
+
+
+def cassette_from_document(document: Any) -> Cassette:
+    """Validate and convert a loaded document, migrating older format versions."""
+    if not isinstance(document, dict):
+        raise _DocumentError((), f"expected a mapping with '{FORMAT_KEY}', found {_kind(document)}")
+    version = document.get(FORMAT_KEY)
+    if version is None:
+        hint = " (a vcrpy cassette? it has 'interactions')" if "interactions" in document else ""
+        raise _DocumentError((), f"missing '{FORMAT_KEY}': not a commerce-proxy cassette{hint}")
+    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+        raise _DocumentError((FORMAT_KEY,), f"expected a positive integer, found {version!r}")
+    if version > FORMAT_VERSION:
+        raise _DocumentError(
+            (FORMAT_KEY,),
+            f"format version {version} is newer than this commerce-proxy reads "
+            f"({FORMAT_VERSION}); upgrade commerce-proxy",
+        )
+    while version < FORMAT_VERSION:
+        document = MIGRATIONS[version](document)
+        version += 1
+    upstream = document.get("upstream")
+    if upstream is not None and not isinstance(upstream, str):
+        raise _DocumentError(("upstream",), f"expected a URL string, found {_kind(upstream)}")
+    items = document.get("exchanges")
+    if items is None:
+        items = []
+    if not isinstance(items, list):
+        raise _DocumentError(("exchanges",), f"expected a list, found {_kind(items)}")
+    exchanges = tuple(exchange_from_document(item, ("exchanges", i)) for i, item in enumerate(items))
+    return Cassette(exchanges=exchanges, upstream=upstream)
+
+
+def exchange_from_document(document: Any, path: tuple[str | int, ...] = ()) -> Exchange:
+    """Validate and convert one exchange mapping."""
+    item = _mapping(document, path)
+    recorded_at = item.get("recorded_at")
+    if recorded_at is not None and not isinstance(recorded_at, str):
+        raise _DocumentError((*path, "recorded_at"), f"expected a string, found {_kind(recorded_at)}")
+    duration = item.get("duration_ms")
+    if duration is not None and (not isinstance(duration, int | float) or isinstance(duration, bool)):
+        raise _DocumentError((*path, "duration_ms"), f"expected a number, found {_kind(duration)}")
+    return Exchange(
+        request=_request_from(_required(item, "request", path), (*path, "request")),
+        response=_response_from(_required(item, "response", path), (*path, "response")),
+        recorded_at=recorded_at,
+        duration_ms=float(duration) if duration is not None else None,
+    )
+
+
+def _request_from(document: Any, path: tuple[str | int, ...]) -> Request:
+    item = _mapping(document, path)
+    method = _string(item, "method", path)
+    target = _string(item, "path", path)
+    if not target.startswith("/"):
+        raise _DocumentError((*path, "path"), f"expected a path starting with '/', found {target!r}")
+    query = item.get("query", "")
+    if not isinstance(query, str):
+        raise _DocumentError((*path, "query"), f"expected a string, found {_kind(query)}")
+    return Request(
+        method=method.upper(),
+        path=target,
+        query=query,
+        headers=_headers_from(item.get("headers"), (*path, "headers")),
+        body=_body_from(item, path),
+    )
+
+
+def _response_from(document: Any, path: tuple[str | int, ...]) -> Response:
+    item = _mapping(document, path)
+    status = _required(item, "status", path)
+    if not isinstance(status, int) or isinstance(status, bool) or not 100 <= status <= 599:
+        raise _DocumentError((*path, "status"), f"expected an HTTP status 100-599, found {status!r}")
+    reason = item.get("reason")
+    if reason is not None and not isinstance(reason, str):
+        raise _DocumentError((*path, "reason"), f"expected a string, found {_kind(reason)}")
+    return Response(
+        status=status,
+        headers=_headers_from(item.get("headers"), (*path, "headers")),
+        body=_body_from(item, path),
+        reason=reason,
+    )
+
+
+def _headers_from(document: Any, path: tuple[str | int, ...]) -> Headers:
+    if document is None:
+        return ()
+    if not isinstance(document, dict):
+        raise _DocumentError(path, f"expected a mapping of header names, found {_kind(document)}")
+    headers: list[tuple[str, str]] = []
+    for name, value in document.items():
+        if not isinstance(name, str):
+            raise _DocumentError(path, f"expected header names as strings, found {name!r}")
+        values = value if isinstance(value, list) else [value]
+        for one in values:
+            if isinstance(one, bool) or one is None or isinstance(one, dict | list):
+                raise _DocumentError((*path, name), f"expected a string, found {_kind(one)}")
+            headers.append((name, str(one)))
+    return tuple(headers)
+
+
+def _body_from(item: Mapping[str, Any], path: tuple[str | int, ...]) -> Body:
+    kinds = [kind for kind in BODY_KINDS if kind in item]
+    if len(kinds) > 1:
+        raise _DocumentError(path, f"expected at most one of json/text/base64, found {kinds}")
+    decoded_from = item.get("decoded_from")
+    if decoded_from is not None and not isinstance(decoded_from, str):
+        raise _DocumentError((*path, "decoded_from"), f"expected a string, found {decoded_from!r}")
+    if not kinds:
+        return Body("empty", None, decoded_from) if decoded_from else EMPTY_BODY
+    kind = kinds[0]
+    value: JSONValue = item[kind]
+    if kind in ("text", "base64") and not isinstance(value, str):
+        raise _DocumentError((*path, kind), f"expected a string, found {_kind(value)}")
+    return Body(kind, value, decoded_from)  # type: ignore[arg-type]
+
+
+def _mapping(document: Any, path: tuple[str | int, ...]) -> dict[str, Any]:
+    if not isinstance(document, dict):
+        raise _DocumentError(path, f"expected a mapping, found {_kind(document)}")
+    return document
+
+
+def _required(item: Mapping[str, Any], key: str, path: tuple[str | int, ...]) -> Any:
+    if key not in item:
+        raise _DocumentError(path, f"missing '{key}'")
+    return item[key]
+
+
+def _string(item: Mapping[str, Any], key: str, path: tuple[str | int, ...]) -> str:
+    value = _required(item, key, path)
+    if not isinstance(value, str) or not value:
+        raise _DocumentError((*path, key), f"expected a non-empty string, found {_kind(value)}")
+    return value
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "nothing"
+    if isinstance(value, bool):
+        return f"a boolean ({value})"
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, str):
+        return f"the string {value[:40]!r}"
+    return f"{type(value).__name__} {value!r}"
+
+
+def _path_text(path: tuple[str | int, ...]) -> str:
+    text = ""
+    for part in path:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else part)
+    return text or "document"
+
+
+def _line_of(text: str, path: tuple[str | int, ...]) -> int | None:
+    """The 1-based line of the node at `path`, found by composing the text again (error path only)."""
+    try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError:
+        return None
+    if node is None:
+        return 1
+    for part in path:
+        child = None
+        if isinstance(node, yaml.MappingNode):
+            child = next((value for key, value in node.value if key.value == part), None)
+            if child is None:
+                break
+        elif isinstance(node, yaml.SequenceNode) and isinstance(part, int):
+            if part >= len(node.value):
+                break
+            child = node.value[part]
+        else:
+            break
+        node = child
+    return int(node.start_mark.line) + 1

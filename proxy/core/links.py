@@ -1,0 +1,73 @@
+"""Rewriting absolute URLs from one origin to another, so a client that follows links stays on us.
+
+Only strings that are themselves absolute URLs at the old origin change; text that merely mentions
+the origin does not.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import urlsplit
+
+from proxy.core.exchange import Headers, JSONValue
+
+DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def origin_of(url: str) -> str:
+    """`scheme://host[:port]` of a URL, lower-cased, the default port left out."""
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    host = (parts.hostname or "").lower()
+    if ":" in host:
+        host = f"[{host}]"
+    port = parts.port
+    if port is None or DEFAULT_PORTS.get(scheme) == port:
+        return f"{scheme}://{host}"
+    return f"{scheme}://{host}:{port}"
+
+
+class OriginRewriter:
+    """Rewrites URLs at `old` origin (spelled with or without its default port) to `new`."""
+
+    def __init__(self, old: str, new: str) -> None:
+        self.old = origin_of(old)
+        self.new = origin_of(new)
+        scheme, _, host = self.old.partition("://")
+        self._spellings = [self.old]
+        if ":" not in host.rsplit("]", 1)[-1] and scheme in DEFAULT_PORTS:
+            self._spellings.append(f"{self.old}:{DEFAULT_PORTS[scheme]}")
+
+    @property
+    def needed(self) -> bool:
+        """False when both origins are the same and nothing would change."""
+        return self.old != self.new
+
+    def url(self, value: str) -> str:
+        """The URL moved to the new origin when it is at the old one, else unchanged."""
+        lowered = value[: len(self._spellings[-1]) + 1].lower()
+        for spelling in self._spellings:
+            if lowered.startswith(spelling) and (
+                len(value) == len(spelling) or value[len(spelling)] in "/?#"
+            ):
+                return self.new + value[len(spelling) :]
+        return value
+
+    def mentions_old(self, raw: bytes) -> bool:
+        """Cheap test before walking a document: does the old origin appear in the bytes at all?"""
+        return any(spelling.encode() in raw.lower() for spelling in self._spellings)
+
+    def json(self, value: JSONValue) -> JSONValue:
+        """A copy of the document with every absolute URL string at the old origin moved."""
+        if isinstance(value, str):
+            return self.url(value) if "://" in value else value
+        if isinstance(value, dict):
+            return {key: self.json(child) for key, child in value.items()}
+        if isinstance(value, list):
+            return [self.json(item) for item in value]
+        return value
+
+    def headers(
+        self, headers: Headers, names: frozenset[str] = frozenset({"location", "content-location"})
+    ) -> Headers:
+        """Headers whose URL values (Location...) point at the old origin, moved."""
+        return tuple((name, self.url(value) if name.lower() in names else value) for name, value in headers)

@@ -1,0 +1,213 @@
+"""Redaction: secrets and personal data replaced by a stable placeholder before anything is written.
+
+The same policy is applied to requests arriving at replay, so a client that sends real secrets still
+matches a recording whose secrets were redacted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+from urllib.parse import parse_qsl, unquote_plus
+
+from proxy.core.bodies import is_form_type
+from proxy.core.exchange import Body, Exchange, Headers, JSONValue, Request, Response, header_value
+
+PLACEHOLDER = "<redacted>"
+
+DEFAULT_HEADERS = frozenset(
+    {
+        "authorization",
+        "proxy-authorization",
+        "cookie",
+        "set-cookie",
+        "x-api-key",
+        "api-key",
+        "apikey",
+        "x-auth-token",
+        "x-moltin-secret-key",
+    }
+)
+# Form fields of POST /oauth/access_token (and any other form) that carry credentials.
+DEFAULT_FORM_FIELDS = frozenset({"client_secret", "password", "refresh_token"})
+# Token fields of the /oauth/access_token answer, wherever they appear in a JSON body.
+DEFAULT_JSON_KEYS = frozenset({"access_token", "refresh_token", "client_secret", "password"})
+DEFAULT_QUERY = frozenset({"access_token", "api_key", "apikey", "client_secret"})
+
+
+@dataclass(frozen=True, slots=True)
+class RedactionPolicy:
+    """What to redact. Names are matched without regard to case; JSON paths are dotted key paths."""
+
+    headers: frozenset[str] = DEFAULT_HEADERS
+    query: frozenset[str] = DEFAULT_QUERY
+    form_fields: frozenset[str] = DEFAULT_FORM_FIELDS
+    json_keys: frozenset[str] = DEFAULT_JSON_KEYS
+    json_paths: frozenset[tuple[str, ...]] = field(default_factory=frozenset)
+
+    def extended(
+        self,
+        headers: Iterable[str] = (),
+        query: Iterable[str] = (),
+        form_fields: Iterable[str] = (),
+        json_paths: Iterable[str] = (),
+    ) -> RedactionPolicy:
+        """This policy plus more names (JSON paths given dotted: `data.attributes.email`)."""
+        return replace(
+            self,
+            headers=self.headers | {name.lower() for name in headers},
+            query=self.query | {name.lower() for name in query},
+            form_fields=self.form_fields | {name.lower() for name in form_fields},
+            json_paths=self.json_paths | {tuple(path.split(".")) for path in json_paths},
+        )
+
+
+def redact_exchange(exchange: Exchange, policy: RedactionPolicy) -> Exchange:
+    """The exchange with every secret the policy names replaced by the placeholder."""
+    return replace(
+        exchange,
+        request=redact_request(exchange.request, policy),
+        response=redact_response(exchange.response, policy),
+    )
+
+
+def redact_request(request: Request, policy: RedactionPolicy) -> Request:
+    """The request with its secrets replaced (headers, query parameters, form fields, JSON)."""
+    return replace(
+        request,
+        query=redact_query(request.query, policy.query),
+        headers=redact_headers(request.headers, policy.headers),
+        body=redact_body(request.body, request.headers, policy),
+    )
+
+
+def redact_response(response: Response, policy: RedactionPolicy) -> Response:
+    """The response with its secrets replaced (Set-Cookie and friends, token fields in JSON)."""
+    return replace(
+        response,
+        headers=redact_headers(response.headers, policy.headers),
+        body=redact_body(response.body, response.headers, policy),
+    )
+
+
+def redact_headers(headers: Headers, names: frozenset[str]) -> Headers:
+    """Headers with the named values replaced; `Authorization` keeps its scheme, cookies their names."""
+    if not any(name.lower() in names for name, _ in headers):
+        return headers
+    return tuple(
+        (name, _redact_header_value(name.lower(), value) if name.lower() in names else value)
+        for name, value in headers
+    )
+
+
+def _redact_header_value(name: str, value: str) -> str:
+    if name in {"authorization", "proxy-authorization"}:
+        scheme, _, credentials = value.partition(" ")
+        return f"{scheme} {PLACEHOLDER}" if credentials else PLACEHOLDER
+    if name == "cookie":
+        return "; ".join(_redact_pair(part.strip()) for part in value.split(";") if part.strip())
+    if name == "set-cookie":
+        first, sep, attributes = value.partition(";")
+        return _redact_pair(first.strip()) + sep + attributes
+    return PLACEHOLDER
+
+
+def _redact_pair(pair: str) -> str:
+    key, sep, _ = pair.partition("=")
+    return f"{key}={PLACEHOLDER}" if sep else PLACEHOLDER
+
+
+def redact_query(query: str, names: frozenset[str]) -> str:
+    """A raw query string with the named parameters' values replaced; the rest kept byte for byte."""
+    if not query or not names:
+        return query
+    parts = query.split("&")
+    changed = False
+    for position, part in enumerate(parts):
+        key, sep, _ = part.partition("=")
+        if sep and unquote_plus(key).lower() in names:
+            parts[position] = f"{key}={PLACEHOLDER}"
+            changed = True
+    return "&".join(parts) if changed else query
+
+
+def redact_body(body: Body, headers: Headers, policy: RedactionPolicy) -> Body:
+    """A body with its secrets replaced: form fields in form bodies, keys and paths in JSON."""
+    if body.kind == "json" and (policy.json_keys or policy.json_paths):
+        redacted = _redact_json(body.value, (), policy)
+        return body if redacted is body.value else replace(body, value=redacted)
+    if body.kind == "text" and is_form_type(header_value(headers, "Content-Type")):
+        text = redact_query(str(body.value), policy.form_fields)
+        return body if text == body.value else replace(body, value=text)
+    return body
+
+
+def _redact_json(value: JSONValue, path: tuple[str, ...], policy: RedactionPolicy) -> JSONValue:
+    """A redacted copy, or the very same object when nothing in it needed redacting."""
+    if isinstance(value, dict):
+        result: dict[str, JSONValue] = {}
+        changed = False
+        for key, child in value.items():
+            child_path = (*path, key)
+            if child is not None and (key.lower() in policy.json_keys or child_path in policy.json_paths):
+                new_child: JSONValue = PLACEHOLDER
+            else:
+                new_child = _redact_json(child, child_path, policy)
+            changed = changed or new_child is not child
+            result[key] = new_child
+        return result if changed else value
+    if isinstance(value, list):
+        items = [_redact_json(item, path, policy) for item in value]
+        return items if any(new is not old for new, old in zip(items, value, strict=True)) else value
+    return value
+
+
+def placeholders_in(request: Request) -> RedactionPolicy:
+    """A policy naming every query parameter, form field and JSON path that holds the placeholder.
+
+    Replay adds it to its own policy, so fields redacted by settings it does not know are still
+    ignored when matching.
+    """
+    query = {
+        key.lower() for key, value in parse_qsl(request.query, keep_blank_values=True) if value == PLACEHOLDER
+    }
+    form: set[str] = set()
+    if request.body.kind == "text" and is_form_type(header_value(request.headers, "Content-Type")):
+        form = {
+            key.lower()
+            for key, value in parse_qsl(str(request.body.value), keep_blank_values=True)
+            if value == PLACEHOLDER
+        }
+    paths: set[tuple[str, ...]] = set()
+    if request.body.kind == "json":
+        _collect_placeholder_paths(request.body.value, (), paths)
+    return RedactionPolicy(
+        headers=frozenset(),
+        query=frozenset(query),
+        form_fields=frozenset(form),
+        json_keys=frozenset(),
+        json_paths=frozenset(paths),
+    )
+
+
+def _collect_placeholder_paths(value: JSONValue, path: tuple[str, ...], found: set[tuple[str, ...]]) -> None:
+    if isinstance(value, dict):
+        for key, child in value.items():
+            if child == PLACEHOLDER:
+                found.add((*path, key))
+            else:
+                _collect_placeholder_paths(child, (*path, key), found)
+    elif isinstance(value, list):
+        for item in value:
+            _collect_placeholder_paths(item, path, found)
+
+
+def merged(first: RedactionPolicy, second: RedactionPolicy) -> RedactionPolicy:
+    """A policy redacting everything either one does."""
+    return RedactionPolicy(
+        headers=first.headers | second.headers,
+        query=first.query | second.query,
+        form_fields=first.form_fields | second.form_fields,
+        json_keys=first.json_keys | second.json_keys,
+        json_paths=first.json_paths | second.json_paths,
+    )

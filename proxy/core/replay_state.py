@@ -1,0 +1,141 @@
+"""Replay state: the index of recordings by request key, the position in each sequence, and usage.
+
+The same request recorded several times is answered in recorded order (cassettes in the order given,
+then recording order); past the end, the last recorded answer repeats.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from urllib.parse import unquote
+
+from proxy.core.cassette import Cassette
+from proxy.core.exchange import Exchange, Request
+from proxy.core.matching import (
+    Difference,
+    MatchPolicy,
+    RequestKey,
+    closeness,
+    differences,
+    request_key,
+)
+from proxy.core.redaction import RedactionPolicy, merged, placeholders_in, redact_request
+
+CLOSEST_SCAN_LIMIT = 5000
+
+
+@dataclass(frozen=True, slots=True)
+class Recording:
+    """One recorded exchange and where it came from."""
+
+    cassette: str
+    index: int
+    exchange: Exchange
+    upstream: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """The recording chosen for a request; `repeated` is true when its sequence is used up."""
+
+    recording: Recording
+    repeated: bool
+    first_repeat: bool
+
+
+@dataclass(frozen=True, slots=True)
+class NearMiss:
+    """A recording close to an unmatched request, with how it differs."""
+
+    recording: Recording
+    differences: tuple[Difference, ...]
+
+
+@dataclass(slots=True)
+class ReplayBook:
+    """Everything replay needs to answer requests from one or more cassettes."""
+
+    policy: MatchPolicy
+    redaction: RedactionPolicy
+    recordings: list[Recording] = field(default_factory=list)
+    _index: dict[RequestKey, list[int]] = field(default_factory=dict)
+    _by_route: dict[tuple[str, str], list[int]] = field(default_factory=dict)
+    _cursor: dict[RequestKey, int] = field(default_factory=dict)
+    _warned: set[RequestKey] = field(default_factory=set)
+    uses: list[int] = field(default_factory=list)
+
+    @classmethod
+    def build(
+        cls,
+        cassettes: Sequence[tuple[str, Cassette]],
+        policy: MatchPolicy,
+        redaction: RedactionPolicy,
+    ) -> ReplayBook:
+        """Index every exchange of the cassettes, in the order given."""
+        discovered = redaction
+        for _, cassette in cassettes:
+            for exchange in cassette.exchanges:
+                discovered = merged(discovered, placeholders_in(exchange.request))
+        book = cls(policy=policy, redaction=discovered)
+        for name, cassette in cassettes:
+            for position, exchange in enumerate(cassette.exchanges):
+                book.add(Recording(name, position, exchange, cassette.upstream))
+        return book
+
+    def add(self, recording: Recording) -> None:
+        """Make one more recording answerable (after those already there)."""
+        number = len(self.recordings)
+        self.recordings.append(recording)
+        self.uses.append(0)
+        request = recording.exchange.request
+        key = request_key(redact_request(request, self.redaction), self.policy)
+        self._index.setdefault(key, []).append(number)
+        route = (request.method.upper(), unquote(request.path))
+        self._by_route.setdefault(route, []).append(number)
+
+    def prepare(self, request: Request) -> Request:
+        """The incoming request as recordings see it: its secrets redacted the same way."""
+        return redact_request(request, self.redaction)
+
+    def answer(self, request: Request) -> Answer | None:
+        """The next recording in sequence for this request, or None when nothing matches."""
+        key = request_key(self.prepare(request), self.policy)
+        numbers = self._index.get(key)
+        if not numbers:
+            return None
+        position = self._cursor.get(key, 0)
+        repeated = position >= len(numbers)
+        number = numbers[-1] if repeated else numbers[position]
+        if not repeated:
+            self._cursor[key] = position + 1
+        first_repeat = repeated and key not in self._warned
+        if first_repeat:
+            self._warned.add(key)
+        self.uses[number] += 1
+        return Answer(self.recordings[number], repeated, first_repeat)
+
+    def closest(self, request: Request, limit: int = 3) -> list[NearMiss]:
+        """Up to `limit` recordings nearest to an unmatched request, nearest first."""
+        prepared = self.prepare(request)
+        route = (prepared.method.upper(), unquote(prepared.path))
+        numbers = list(self._by_route.get(route, ()))
+        if len(numbers) < limit:
+            seen = set(numbers)
+            numbers.extend(
+                number
+                for number in range(min(len(self.recordings), CLOSEST_SCAN_LIMIT))
+                if number not in seen
+            )
+        scored = []
+        for number in numbers[:CLOSEST_SCAN_LIMIT]:
+            recording = self.recordings[number]
+            found = differences(recording.exchange.request, prepared, self.policy)
+            scored.append((closeness(found), number, found))
+        scored.sort(key=lambda item: (item[0], item[1]))
+        return [NearMiss(self.recordings[number], tuple(found)) for _, number, found in scored[:limit]]
+
+    def reset(self) -> None:
+        """Rewind every sequence to its first recording (for test suites)."""
+        self._cursor.clear()
+        self._warned.clear()

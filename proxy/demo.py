@@ -1,0 +1,203 @@
+"""`commerce-proxy demo`: the sandbox, a recorded scripted session, and its offline replay.
+
+Shows the whole loop on shipped defaults with no real service: a client session goes through `record`
+into a cassette, the sandbox is stopped, and the same session replays from the cassette alone.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+
+from proxy.core.exchange import Body
+from proxy.core.matching import MatchPolicy
+from proxy.core.redaction import RedactionPolicy, redact_body
+from proxy.core.replay_state import ReplayBook
+from proxy.sandbox.app import SandboxSettings, create_sandbox_app
+from proxy.server.record import RecordSettings, create_record_app
+from proxy.server.replay import create_replay_app
+from proxy.server.serving import start
+from proxy.store.files import load_cassette
+
+FEATURE = "/v2/subscriptions/features/3f8e2a4c-9b1d-4c6e-8f0a-1b2c3d4e5f60"
+ENTRY = "/v2/extensions/wishlists/5b0f6a52-3a8e-4f65-9d4c-0e6f1a2b3c4d"
+FEATURE_ID = FEATURE.rsplit("/", 1)[1]
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One request of the scripted session and what came back (links made origin-free)."""
+
+    title: str
+    method: str
+    target: str
+    status: int
+    body: Any
+    etag: str | None
+
+
+class ScriptedClient:
+    """A small API client, the way an integration would call the service."""
+
+    def __init__(self, session: aiohttp.ClientSession, base: str) -> None:
+        self.session = session
+        self.base = base
+        self.token: str | None = None
+        self.steps: list[Step] = []
+
+    async def call(
+        self,
+        title: str,
+        method: str,
+        target: str,
+        *,
+        json_body: Any = None,
+        form: dict[str, str] | None = None,
+        headers: dict[str, str] | None = None,
+        auth: bool = True,
+    ) -> Step:
+        sent = {"Accept": "application/json", **(headers or {})}
+        if auth and self.token:
+            sent["Authorization"] = f"Bearer {self.token}"
+        url = target if target.startswith("http") else self.base + target
+        async with self.session.request(method, url, json=json_body, data=form, headers=sent) as answer:
+            text = await answer.text()
+            body: Any = json.loads(text) if text and "json" in answer.content_type else text
+            etag = answer.headers.get("ETag")
+        shown = url.removeprefix(self.base)
+        step = Step(title, method, shown, answer.status, _origin_free(body, self.base), etag)
+        self.steps.append(step)
+        return step
+
+
+def _origin_free(value: Any, origin: str) -> Any:
+    if isinstance(value, str):
+        return value.replace(origin, "{origin}")
+    if isinstance(value, dict):
+        return {key: _origin_free(child, origin) for key, child in value.items()}
+    if isinstance(value, list):
+        return [_origin_free(item, origin) for item in value]
+    return value
+
+
+def _feature_update(attributes: dict[str, Any]) -> dict[str, Any]:
+    return {"data": {"id": FEATURE_ID, "type": "subscription_feature", "attributes": attributes}}
+
+
+async def scripted_session(base: str, client_id: str, client_secret: str) -> list[Step]:
+    """Token, feature updates, entry reads and updates, list walks: what an integration does."""
+    async with aiohttp.ClientSession() as session:
+        client = ScriptedClient(session, base)
+        token = await client.call(
+            "get an access token",
+            "POST",
+            "/oauth/access_token",
+            auth=False,
+            form={"grant_type": "client_credentials", "client_id": client_id, "client_secret": client_secret},
+        )
+        client.token = token.body["access_token"]
+        await client.call("list without a token: refused", "GET", "/v2/products", auth=False)
+        await client.call(
+            "rename a feature (partial update)",
+            "PUT",
+            FEATURE,
+            json_body=_feature_update({"name": "Premium support plus"}),
+        )
+        await client.call(
+            "remove its description with null",
+            "PUT",
+            FEATURE,
+            json_body=_feature_update({"description": None}),
+        )
+        await client.call("empty attributes: nothing changes", "PUT", FEATURE, json_body=_feature_update({}))
+        await client.call(
+            "invalid tag: refused",
+            "PUT",
+            FEATURE,
+            json_body=_feature_update({"configuration": {"type": "access", "tag": "not ok!"}}),
+        )
+        entry = await client.call("read a custom API entry", "GET", ENTRY)
+        await client.call(
+            "update it with If-Match",
+            "PUT",
+            ENTRY,
+            json_body={"data": {"type": "wishlist_ext", "items_count": 4}},
+            headers={"If-Match": entry.etag or ""},
+        )
+        await client.call("read it again: new ETag", "GET", ENTRY)
+        page = await client.call("first page of products", "GET", "/v2/products?page[limit]=5")
+        for number in (2, 3):
+            following = page.body["links"]["next"].replace("{origin}", base)
+            page = await client.call(f"follow links.next to page {number}", "GET", following)
+        await client.call("orders at offset 10,000", "GET", "/v2/orders?page[limit]=100&page[offset]=10000")
+        await client.call(
+            "orders past the hard limit: refused", "GET", "/v2/orders?page[limit]=100&page[offset]=10100"
+        )
+        accounts = await client.call(
+            "accounts sorted by created_at", "GET", "/v2/accounts?sort=created_at&page[limit]=10"
+        )
+        last = accounts.body["data"][-1]["meta"]["timestamps"]["created_at"]
+        await client.call(
+            "next accounts by filter, not offset",
+            "GET",
+            f"/v2/accounts?sort=created_at&page[limit]=10&filter=ge(created_at,{last})",
+        )
+        await client.call(
+            "customers, observed total", "GET", "/v2/customers?page[total_method]=observed&page[limit]=50"
+        )
+        await client.call("an empty list keeps its envelope", "GET", "/v2/flows/empty-flow/entries")
+        return client.steps
+
+
+async def run_demo_session(cassette: Path | None, say: Callable[[str], None]) -> int:
+    """Record the scripted session from the sandbox, replay it offline, print what happened."""
+    path = cassette or Path(tempfile.mkdtemp(prefix="commerce-proxy-demo-")) / "demo.yaml"
+    settings = SandboxSettings()
+    sandbox, sandbox_url = await start(create_sandbox_app(settings), "127.0.0.1", 0)
+    recorder, record_url = await start(
+        create_record_app(RecordSettings(upstream=sandbox_url, cassette=path, mode="all")), "127.0.0.1", 0
+    )
+    say(f"sandbox  {sandbox_url}  (in-memory stand-in for the real service)")
+    say(f"record   {record_url}  -> {path}")
+    try:
+        live = await scripted_session(record_url, settings.client_id, settings.client_secret)
+    finally:
+        await recorder.cleanup()  # writes the cassette
+        await sandbox.cleanup()  # from here on, nothing but the cassette answers
+    loaded = load_cassette(path)
+    book = ReplayBook.build([(path.name, loaded.cassette)], MatchPolicy(), RedactionPolicy())
+    replayer, replay_url = await start(create_replay_app(book), "127.0.0.1", 0)
+    say(f"replay   {replay_url}  (sandbox stopped: answers come from the cassette only)")
+    try:
+        replayed = await scripted_session(replay_url, settings.client_id, settings.client_secret)
+    finally:
+        await replayer.cleanup()
+    same = 0
+    policy = RedactionPolicy()
+    for number, (one, two) in enumerate(zip(live, replayed, strict=True), start=1):
+        # Replay serves what the cassette holds: the live answer with its secrets redacted.
+        expected = redact_body(Body("json", one.body), (), policy).value if one.body else one.body
+        identical = (one.status, expected, one.etag) == (two.status, two.body, two.etag)
+        same += identical
+        mark = "replay: same" if identical else "replay: DIFFERS"
+        say(f"  {number:2}. {one.status} {one.method:4} {_short(one.target)}  {one.title}  [{mark}]")
+    text = path.read_text(encoding="utf-8")
+    secrets = {"client secret": settings.client_secret, "access token": str(live[0].body["access_token"])}
+    leaked = [name for name, value in secrets.items() if value in text]
+    size = len(text.encode()) // 1024
+    written = ", ".join(leaked) if leaked else "none (client secret and token redacted)"
+    count = len(loaded.cassette.exchanges)
+    say(f"recorded {count} exchanges into {path} ({size} KiB); secrets written: {written}")
+    say(f"replayed {same}/{len(live)} requests offline with the same status, body and ETag")
+    say(f"next: scripts/run replay --cassette {path}   (serves it on http://127.0.0.1:8080)")
+    return 0 if same == len(live) and not leaked else 1
+
+
+def _short(target: str, width: int = 52) -> str:
+    return (target if len(target) <= width else target[: width - 3] + "...").ljust(width)

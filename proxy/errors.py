@@ -1,0 +1,20 @@
+"""The errors commerce-proxy raises on bad input; each message reads "what / where / expected vs found".
+
+The command line turns any of them into one line on stderr and exit code 2, never a traceback.
+"""
+
+
+class CommerceProxyError(Exception):
+    """Base of every error that the command line reports as one line."""
+
+
+class CassetteFormatError(CommerceProxyError):
+    """A cassette file is not a cassette: bad YAML, a wrong type, a missing key, a newer version."""
+
+
+class JournalError(CommerceProxyError):
+    """A recording journal cannot be read or recovered."""
+
+
+class UsageError(CommerceProxyError):
+    """The command line asked for something that cannot be done (a mode that would lose data...)."""

@@ -1,0 +1,231 @@
+"""The sandbox's aiohttp app: routes, bearer auth and the token endpoint around the pure pieces."""
+
+from __future__ import annotations
+
+import json
+import secrets
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from aiohttp import web
+
+from proxy.sandbox.datasets import LIST_SIZES, format_timestamp, make_list
+from proxy.sandbox.entries import entry_update_errors, etag_of, seed_entries, update_entry
+from proxy.sandbox.features import apply_update, is_uuid, seed_features, validate_update
+from proxy.sandbox.listing import ListError, list_page, parse_page_request, select
+
+HARD_OFFSET_LIMITED = frozenset({"orders", "files"})
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+
+def _system_clock() -> datetime:
+    return datetime.now(UTC)
+
+
+@dataclass(frozen=True, slots=True)
+class SandboxSettings:
+    """Credentials the token endpoint accepts, token lifetime, data seed, and the clock."""
+
+    client_id: str = "sandbox-client"
+    client_secret: str = "sandbox-secret"
+    token_lifetime: int = 3600
+    seed: int = 1
+    clock: Callable[[], datetime] = field(default=_system_clock)
+
+
+class SandboxState:
+    """Everything the sandbox holds in memory; it changes only through PUT."""
+
+    def __init__(self, settings: SandboxSettings) -> None:
+        self.settings = settings
+        started = format_timestamp(settings.clock())
+        self.features = seed_features(started)
+        self.entries = seed_entries(started)
+        self.tokens: dict[str, float] = {}
+        self._lists: dict[str, list[dict[str, Any]]] = {}
+
+    def records(self, name: str) -> list[dict[str, Any]] | None:
+        """A list's records, built on first use (the large ones take a moment)."""
+        if name not in self._lists:
+            made = make_list(name, self.settings.seed)
+            if made is None:
+                return None
+            self._lists[name] = made
+        return self._lists[name]
+
+    def now(self) -> str:
+        """The current time in the service's timestamp format."""
+        return format_timestamp(self.settings.clock())
+
+
+STATE = web.AppKey("sandbox_state", SandboxState)
+
+
+def json_answer(status: int, document: Any, headers: dict[str, str] | None = None) -> web.Response:
+    """A JSON answer the way the service writes it."""
+    return web.Response(
+        status=status,
+        body=json.dumps(document).encode("utf-8"),
+        content_type="application/json",
+        headers=headers,
+    )
+
+
+def error_answer(status: int, title: str, detail: str, source: str | None = None) -> web.Response:
+    """An `{"errors": [...]}` answer (api-notes, Errors)."""
+    error: dict[str, Any] = {"status": str(status), "title": title, "detail": detail}
+    if source:
+        error["source"] = source
+    return json_answer(status, {"errors": [error]})
+
+
+@web.middleware
+async def bearer_auth(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """Spec, Authentication: a bearer token is required on every /v2 operation."""
+    if request.path.startswith("/v2/"):
+        state = request.app[STATE]
+        scheme, _, token = request.headers.get("Authorization", "").partition(" ")
+        expires = state.tokens.get(token.strip()) if scheme.lower() == "bearer" else None
+        if expires is None or expires < state.settings.clock().timestamp():
+            return error_answer(401, "Unauthorized", "Unable to validate access token")
+    return await handler(request)
+
+
+async def access_token(request: web.Request) -> web.Response:
+    """POST /oauth/access_token with the client credentials grant (form-encoded)."""
+    state = request.app[STATE]
+    form = await request.post()
+    grant = form.get("grant_type")
+    if grant != "client_credentials":
+        return error_answer(400, "Bad Request", f"unsupported grant_type {grant!r}", "grant_type")
+    if (
+        form.get("client_id") != state.settings.client_id
+        or form.get("client_secret") != state.settings.client_secret
+    ):
+        return error_answer(401, "Unauthorized", "invalid client credentials")
+    token = secrets.token_hex(20)
+    expires = int(state.settings.clock().timestamp()) + state.settings.token_lifetime
+    state.tokens[token] = expires
+    return json_answer(
+        200,
+        {
+            "identifier": "client_credentials",
+            "expires": expires,
+            "expires_in": state.settings.token_lifetime,
+            "access_token": token,
+            "token_type": "Bearer",
+        },
+    )
+
+
+async def _json_body(request: web.Request) -> tuple[Any, web.Response | None]:
+    try:
+        return json.loads(await request.read() or b"null"), None
+    except ValueError:
+        return None, error_answer(400, "Bad Request", "the request body is not valid JSON")
+
+
+async def update_feature(request: web.Request) -> web.Response:
+    """PUT /v2/subscriptions/features/{feature_uuid}: validated partial update, 200 with the feature."""
+    state = request.app[STATE]
+    feature_id = request.match_info["feature_id"]
+    if not is_uuid(feature_id):
+        return error_answer(400, "Validation Error", f"{feature_id!r} is not a UUID", "feature_uuid")
+    feature = state.features.get(feature_id)
+    if feature is None:
+        return error_answer(404, "Not Found", f"no feature {feature_id}")
+    payload, refusal = await _json_body(request)
+    if refusal:
+        return refusal
+    problems = validate_update(payload, feature_id)
+    if problems:
+        errors = [
+            {
+                "status": "400",
+                "title": "Validation Error",
+                "detail": problem.detail,
+                "source": problem.source,
+            }
+            for problem in problems
+        ]
+        return json_answer(400, {"errors": errors})
+    updated = apply_update(feature, payload["data"]["attributes"], state.now())
+    state.features[feature_id] = updated
+    return json_answer(200, {"data": updated})
+
+
+async def get_entry(request: web.Request) -> web.Response:
+    """GET /v2/extensions/{slug}/{id}: the entry with a weak ETag of its etag_id."""
+    state = request.app[STATE]
+    entry = state.entries.get((request.match_info["slug"], request.match_info["entry_id"]))
+    if entry is None:
+        return error_answer(404, "Not Found", "no such custom API entry")
+    return json_answer(200, {"data": entry}, headers={"ETag": etag_of(entry)})
+
+
+async def put_entry(request: web.Request) -> web.Response:
+    """PUT /v2/extensions/{slug}/{id}: change fields; If-Match guards against lost updates."""
+    state = request.app[STATE]
+    key = (request.match_info["slug"], request.match_info["entry_id"])
+    entry = state.entries.get(key)
+    if entry is None:
+        return error_answer(404, "Not Found", "no such custom API entry")
+    expected = request.headers.get("If-Match")
+    if expected is not None and expected != etag_of(entry):
+        return error_answer(
+            412,
+            "Precondition Failed",
+            f"The provided ETag {expected} does not match the current ETag {etag_of(entry)}",
+        )
+    payload, refusal = await _json_body(request)
+    if refusal:
+        return refusal
+    problems = entry_update_errors(entry, payload)
+    if problems:
+        errors = [
+            {"status": "400", "title": "Validation Error", "detail": detail, "source": source}
+            for source, detail in problems
+        ]
+        return json_answer(400, {"errors": errors})
+    updated = update_entry(entry, payload["data"], state.now())
+    state.entries[key] = updated
+    return json_answer(200, {"data": updated}, headers={"ETag": etag_of(updated)})
+
+
+async def list_records(request: web.Request) -> web.Response:
+    """GET on a paginated list: the window the page parameters ask for, in the full envelope."""
+    state = request.app[STATE]
+    name = request.path.removeprefix("/v2/")
+    records = state.records(name)
+    if records is None:
+        return error_answer(404, "Not Found", f"no list at {request.path}")
+    query = {key: request.query.getone(key) for key in request.query}
+    try:
+        page = parse_page_request(query, hard_offset_limit=name in HARD_OFFSET_LIMITED)
+        chosen = select(records, page)
+    except ListError as error:
+        return error_answer(400, "Bad Request", error.detail, error.source)
+    base_url = f"{request.scheme}://{request.host}{request.path}"
+    return json_answer(200, list_page(chosen, len(records), page, base_url))
+
+
+async def not_found(request: web.Request) -> web.Response:
+    """Anything else: the service's 404."""
+    return error_answer(404, "Not Found", f"no route {request.method} {request.path}")
+
+
+def create_sandbox_app(settings: SandboxSettings | None = None) -> web.Application:
+    """A fresh sandbox with its own in-memory state."""
+    app = web.Application(middlewares=[bearer_auth])
+    app[STATE] = SandboxState(settings or SandboxSettings())
+    app.router.add_post("/oauth/access_token", access_token)
+    app.router.add_put("/v2/subscriptions/features/{feature_id}", update_feature)
+    app.router.add_get("/v2/extensions/{slug}/{entry_id}", get_entry)
+    app.router.add_put("/v2/extensions/{slug}/{entry_id}", put_entry)
+    for name in LIST_SIZES:
+        app.router.add_get(f"/v2/{name}", list_records)
+    app.router.add_get("/v2/flows/{slug}/entries", list_records)
+    app.router.add_route("*", "/{tail:.*}", not_found)
+    return app

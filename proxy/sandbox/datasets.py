@@ -1,0 +1,84 @@
+"""Deterministic data sets for the sandbox's list endpoints, large enough to pass offset 10,000.
+
+Records come in groups of three sharing a `created_at`, so sort-and-filter walks meet the documented
+caveat of records sharing a timestamp.
+"""
+
+from __future__ import annotations
+
+import random
+import uuid
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+# Spec, "List endpoints that support pagination": the resources listed at the top level.
+LIST_SIZES: dict[str, int] = {
+    "orders": 10_120,
+    "files": 10_050,
+    "products": 10_300,
+    "customers": 240,
+    "accounts": 75,
+    "brands": 12,
+    "categories": 30,
+    "collections": 8,
+    "carts": 40,
+    "inventory": 60,
+}
+FLOW_SIZES: dict[str, int] = {"wishlist-extras": 35, "empty-flow": 0}
+RECORD_TYPES: dict[str, str] = {
+    "orders": "order",
+    "files": "file",
+    "products": "product",
+    "customers": "customer",
+    "accounts": "account",
+    "brands": "brand",
+    "categories": "category",
+    "collections": "collection",
+    "carts": "cart",
+    "inventory": "stock",
+}
+EPOCH = datetime(2024, 1, 1, tzinfo=UTC)
+SHARED_TIMESTAMP_GROUP = 3
+
+
+def format_timestamp(moment: datetime) -> str:
+    """ISO 8601 with milliseconds and a `Z`, as the service writes timestamps."""
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+
+
+def make_records(kind: str, count: int, record_type: str, seed: int) -> list[dict[str, Any]]:
+    """`count` records of one resource, the same every time for the same arguments."""
+    rng = random.Random(f"{kind}:{seed}")
+    records = []
+    for position in range(count):
+        created = EPOCH + timedelta(minutes=position // SHARED_TIMESTAMP_GROUP, milliseconds=123)
+        updated = created + timedelta(hours=position % 7, milliseconds=position % 1000)
+        records.append(
+            {
+                "id": str(uuid.UUID(int=rng.getrandbits(128), version=4)),
+                "type": record_type,
+                "name": f"{record_type} {position + 1}",
+                "meta": {
+                    "timestamps": {
+                        "created_at": format_timestamp(created),
+                        "updated_at": format_timestamp(updated),
+                    }
+                },
+            }
+        )
+    return records
+
+
+def list_names() -> list[str]:
+    """Every list path below /v2 the sandbox serves."""
+    return [*LIST_SIZES, *(f"flows/{slug}/entries" for slug in FLOW_SIZES)]
+
+
+def make_list(name: str, seed: int = 1) -> list[dict[str, Any]] | None:
+    """The records of one list path below /v2, or None when there is no such list."""
+    if name in LIST_SIZES:
+        return make_records(name, LIST_SIZES[name], RECORD_TYPES[name], seed)
+    slug = name.removeprefix("flows/").removesuffix("/entries")
+    if name == f"flows/{slug}/entries" and slug in FLOW_SIZES:
+        return make_records(slug, FLOW_SIZES[slug], "entry", seed)
+    return None

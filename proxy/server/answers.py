@@ -1,0 +1,93 @@
+"""Turning a recording into an HTTP answer: shared by replay and by `record --mode new_episodes`."""
+
+from __future__ import annotations
+
+import logging
+
+from aiohttp import web
+
+from proxy.core.bodies import body_to_bytes, dump_json
+from proxy.core.hop_by_hop import end_to_end
+from proxy.core.links import OriginRewriter
+from proxy.core.matching import Difference
+from proxy.core.replay_state import Answer, NearMiss, Recording
+from proxy.server.convert import error_document, json_response, multidict
+
+log = logging.getLogger(__name__)
+NO_MATCH_HEADER = "X-Commerce-Proxy"
+
+
+class AnswerCache:
+    """Bytes and headers of each recording as served at an origin, built once per (recording, origin)."""
+
+    def __init__(self) -> None:
+        self._built: dict[tuple[int, str], tuple[int, str | None, list[tuple[str, str]], bytes]] = {}
+
+    def response(self, recording: Recording, origin: str) -> web.Response:
+        """The recorded answer with links moved from the recorded upstream to `origin`."""
+        key = (id(recording), origin)
+        built = self._built.get(key)
+        if built is None:
+            built = _build(recording, origin)
+            self._built[key] = built
+        status, reason, headers, body = built
+        return web.Response(status=status, reason=reason, headers=multidict(tuple(headers)), body=body)
+
+
+def _build(recording: Recording, origin: str) -> tuple[int, str | None, list[tuple[str, str]], bytes]:
+    response = recording.exchange.response
+    dropped = {"content-length"}
+    if response.body.decoded_from:
+        dropped.add("content-encoding")  # the stored body is already decoded
+    headers = end_to_end(response.headers, frozenset(dropped))
+    body = response.body
+    if recording.upstream:
+        rewriter = OriginRewriter(recording.upstream, origin)
+        if rewriter.needed:
+            headers = rewriter.headers(headers)
+            if body.kind == "json":
+                return (
+                    response.status,
+                    response.reason,
+                    list(headers),
+                    dump_json(rewriter.json(body.value)),
+                )
+    return response.status, response.reason, list(headers), body_to_bytes(body)
+
+
+def serve_answer(answer: Answer, cache: AnswerCache, origin: str) -> web.Response:
+    """The recorded answer for a hit; a sequence that ran out is logged once, then repeats."""
+    if answer.first_repeat:
+        recording = answer.recording
+        log.info(
+            "%s %s: recorded answers used up; repeating the last one (%s #%d)",
+            recording.exchange.request.method,
+            recording.exchange.request.target,
+            recording.cassette,
+            recording.index,
+        )
+    return cache.response(answer.recording, origin)
+
+
+def no_match_response(method: str, target: str, near: list[NearMiss]) -> web.Response:
+    """404 in the API's error shape, naming the closest recordings and how they differ."""
+    closest = [
+        {
+            "cassette": miss.recording.cassette,
+            "index": miss.recording.index,
+            "differences": [_difference(difference) for difference in miss.differences],
+        }
+        for miss in near
+    ]
+    detail = f"{method} {target} matches no recorded exchange"
+    summary = "; ".join(
+        f"#{miss.recording.index} differs in " + ", ".join(d.where for d in miss.differences[:3])
+        for miss in near
+    )
+    log.warning("no match: %s%s", detail, f" (closest: {summary})" if summary else "")
+    document = error_document(404, "No recorded exchange matches", detail, meta={"closest": closest})
+    return json_response(404, document, headers={NO_MATCH_HEADER: "no-match"})
+
+
+def _difference(difference: Difference) -> dict[str, str]:
+    return {"where": difference.where, "expected": difference.expected, "found": difference.found}

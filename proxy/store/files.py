@@ -1,0 +1,113 @@
+"""Loading and saving cassette files: atomic writes, folders of cassettes, journal recovery.
+
+Loading a cassette whose `record` died (a journal beside it and no live lock) folds the journal in,
+saves, removes the journal, and says so in one note.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from proxy.core.cassette import Cassette, dump_cassette, parse_cassette
+from proxy.errors import CassetteFormatError, CommerceProxyError
+from proxy.store.journal import JOURNAL_SUFFIX, is_locked, journal_path, read_journal
+
+CASSETTE_SUFFIXES = (".yaml", ".yml")
+
+
+@dataclass(frozen=True, slots=True)
+class Loaded:
+    """A cassette read from disk, and anything worth telling the user about reading it."""
+
+    path: Path
+    cassette: Cassette
+    notes: tuple[str, ...] = field(default=())
+
+
+def read_cassette_file(path: Path) -> Cassette:
+    """Parse one cassette file, without looking at its journal."""
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise CommerceProxyError(f"{path}: no such cassette") from None
+    except IsADirectoryError:
+        raise CommerceProxyError(f"{path}: is a folder, expected a cassette file") from None
+    except OSError as error:
+        raise CommerceProxyError(f"{path}: cannot read: {error.strerror}") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = raw[: error.start].count(b"\n") + 1
+        raise CassetteFormatError(f"{path}:{line}: not UTF-8 text") from None
+    return parse_cassette(text, str(path))
+
+
+def load_cassette(path: Path) -> Loaded:
+    """Load a cassette, first recovering the journal of a recording that did not stop cleanly."""
+    journal = journal_path(path)
+    if not journal.exists():
+        return Loaded(path, read_cassette_file(path))
+    contents = read_journal(journal)
+    base = Cassette(upstream=contents.upstream)
+    if contents.mode == "append" and path.exists():
+        base = read_cassette_file(path)
+    merged = Cassette(
+        exchanges=base.exchanges + contents.exchanges,
+        upstream=base.upstream or contents.upstream,
+    )
+    count = len(contents.exchanges)
+    if is_locked(journal):
+        note = f"{path}: being recorded right now; read {count} journaled exchanges as well"
+        return Loaded(path, merged, (note,))
+    save_cassette(path, merged)
+    journal.unlink(missing_ok=True)
+    torn = " (a torn last line was dropped)" if contents.torn_tail else ""
+    note = (
+        f"{path}: recovered {count} exchanges from {journal.name}: the recording did not stop cleanly{torn}"
+    )
+    return Loaded(path, merged, (note,))
+
+
+def save_cassette(path: Path, cassette: Cassette) -> None:
+    """Write a cassette atomically: a temporary file beside it, then a rename over it."""
+    temporary = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    try:
+        temporary.write_text(dump_cassette(cassette), encoding="utf-8")
+        os.replace(temporary, path)
+    except OSError as error:
+        temporary.unlink(missing_ok=True)
+        raise CommerceProxyError(f"{path}: cannot write the cassette: {error.strerror}") from None
+
+
+def cassette_files(path: Path) -> list[Path]:
+    """A cassette file as given, or every cassette in a folder (recursively, sorted by path).
+
+    A journal whose cassette was never written (a first recording that crashed) counts too.
+    """
+    if not path.is_dir():
+        return [path]
+    found = {
+        candidate
+        for candidate in path.rglob("*")
+        if candidate.suffix in CASSETTE_SUFFIXES
+        and candidate.is_file()
+        and not candidate.name.startswith(".")
+    }
+    for orphan in path.rglob(f"*{JOURNAL_SUFFIX}"):
+        cassette = orphan.with_name(orphan.name[: -len(JOURNAL_SUFFIX)])
+        if cassette.suffix in CASSETTE_SUFFIXES:
+            found.add(cassette)
+    return sorted(found)
+
+
+def load_cassettes(paths: list[Path]) -> list[Loaded]:
+    """Load every cassette the paths name (files or folders); an empty folder is an error."""
+    loaded: list[Loaded] = []
+    for given in paths:
+        files = cassette_files(given)
+        if not files:
+            raise CommerceProxyError(f"{given}: no cassettes (*.yaml) in this folder")
+        loaded.extend(load_cassette(file) for file in files)
+    return loaded

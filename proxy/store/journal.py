@@ -1,0 +1,130 @@
+"""The recording journal: one JSON line per exchange, appended as soon as its response is complete.
+
+A `record` process holds an exclusive lock on its journal, so a reader can tell a live recording from
+one that crashed. After a crash the journal is folded into the cassette by `proxy.store.files`.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from proxy.core.cassette import exchange_from_document, exchange_to_document
+from proxy.core.exchange import Exchange
+from proxy.errors import CassetteFormatError, JournalError, UsageError
+
+JOURNAL_SUFFIX = ".journal"
+JOURNAL_VERSION = 1
+JournalMode = Literal["append", "replace"]
+
+
+def journal_path(cassette: Path) -> Path:
+    """Where the journal of a cassette lives: beside it, with `.journal` added."""
+    return cassette.with_name(cassette.name + JOURNAL_SUFFIX)
+
+
+class JournalWriter:
+    """Appends exchanges to a journal; each line is one write, so a crash tears at most the last."""
+
+    def __init__(self, path: Path, mode: JournalMode, upstream: str | None) -> None:
+        self.path = path
+        try:
+            self._fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_TRUNC, 0o600)
+        except OSError as error:
+            raise UsageError(f"{path}: cannot write the journal: {error.strerror}") from None
+        try:
+            fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(self._fd)
+            raise UsageError(f"{path}: another record is writing this cassette") from None
+        header = {"commerce_proxy_journal": JOURNAL_VERSION, "mode": mode, "upstream": upstream}
+        self._write(header)
+
+    def append(self, sequence: int, exchange: Exchange) -> None:
+        """Add one exchange; `sequence` is its arrival number, which orders the cassette."""
+        self._write({"seq": sequence, "exchange": exchange_to_document(exchange)})
+
+    def _write(self, document: dict[str, Any]) -> None:
+        line = json.dumps(document, ensure_ascii=False, separators=(",", ":")) + "\n"
+        os.write(self._fd, line.encode("utf-8"))
+
+    def close(self, remove: bool) -> None:
+        """Release the lock; remove the journal once the cassette holds everything."""
+        if remove:
+            self.path.unlink(missing_ok=True)
+        os.close(self._fd)
+
+
+@dataclass(frozen=True, slots=True)
+class JournalContents:
+    """What a journal holds: its mode, upstream, exchanges by arrival, and whether its tail was torn."""
+
+    mode: JournalMode
+    upstream: str | None
+    exchanges: tuple[Exchange, ...]
+    torn_tail: bool
+
+
+def is_locked(path: Path) -> bool:
+    """Whether a running `record` holds this journal."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except FileNotFoundError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    else:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        return False
+    finally:
+        os.close(fd)
+
+
+def read_journal(path: Path) -> JournalContents:
+    """Read a journal; a torn last line (the crash) is dropped, any other bad line is an error."""
+    try:
+        lines = path.read_bytes().split(b"\n")
+    except OSError as error:
+        raise JournalError(f"{path}: cannot read the journal: {error.strerror}") from None
+    # A complete journal ends with a newline, so the last piece is empty; otherwise it is torn.
+    torn_tail = lines[-1] != b""
+    lines = lines[:-1]
+    if not lines:
+        return JournalContents("replace", None, (), torn_tail)
+    header = _parse_line(path, 1, lines[0])
+    if not isinstance(header, dict) or header.get("commerce_proxy_journal") != JOURNAL_VERSION:
+        raise JournalError(f"{path}:1: not a commerce-proxy journal (version {JOURNAL_VERSION})")
+    mode = header.get("mode")
+    if mode not in ("append", "replace"):
+        raise JournalError(f"{path}:1: unknown journal mode {mode!r}")
+    entries: list[tuple[int, Exchange]] = []
+    for number, raw in enumerate(lines[1:], start=2):
+        document = _parse_line(path, number, raw)
+        try:
+            exchange = exchange_from_document(document.get("exchange"), ("exchange",))
+            entries.append((int(document["seq"]), exchange))
+        except (KeyError, TypeError, ValueError, AttributeError):
+            raise JournalError(f"{path}:{number}: not a journal entry") from None
+        except CassetteFormatError as error:
+            raise JournalError(f"{path}:{number}: {error}") from None
+    entries.sort(key=lambda entry: entry[0])
+    upstream = header.get("upstream")
+    return JournalContents(
+        mode,
+        upstream if isinstance(upstream, str) else None,
+        tuple(exchange for _, exchange in entries),
+        torn_tail,
+    )
+
+
+def _parse_line(path: Path, number: int, raw: bytes) -> Any:
+    try:
+        return json.loads(raw)
+    except ValueError:
+        raise JournalError(f"{path}:{number}: not a JSON line") from None

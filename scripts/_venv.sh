@@ -1,0 +1,34 @@
+# Sourced by scripts/run and scripts/test: make .venv and install the project into it when missing
+# or when pyproject.toml changed since the last install.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+VENV="$ROOT/.venv"
+
+ensure_venv() {
+    local extras="$1"
+    local python="${PYTHON:-}"
+    if [ -z "$python" ]; then
+        for candidate in python3.11 python3.12 python3.13 python3; do
+            if command -v "$candidate" >/dev/null 2>&1; then python="$candidate"; break; fi
+        done
+    fi
+    if [ -z "$python" ] || ! "$python" -c 'import sys; sys.exit(sys.version_info < (3, 11))'; then
+        echo "commerce-proxy: error: Python 3.11 or newer is needed (set PYTHON=/path/to/python3.11)" >&2
+        exit 2
+    fi
+    if [ ! -x "$VENV/bin/python" ]; then
+        echo "commerce-proxy: creating $VENV" >&2
+        "$python" -m venv "$VENV"
+    fi
+    local stamp="$VENV/.installed"
+    local want
+    want="$(cat "$ROOT/pyproject.toml" | sha256sum | cut -c1-16)-[$extras]"
+    if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
+        echo "commerce-proxy: installing the project into $VENV${extras:+ (with $extras extras)}" >&2
+        "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --upgrade pip >&2
+        local target="$ROOT"
+        [ -n "$extras" ] && target="$ROOT[$extras]"
+        "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check -e "$target" >&2
+        echo "$want" > "$stamp"
+    fi
+}

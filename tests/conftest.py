@@ -1,0 +1,64 @@
+"""Shared test helpers: real servers on 127.0.0.1 port 0, and small factories for core values."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable
+
+import pytest
+from aiohttp import web
+
+from proxy.core.exchange import EMPTY_BODY, Body, Exchange, Headers, Request, Response
+from proxy.sandbox.app import SandboxSettings, create_sandbox_app
+from proxy.server.serving import start
+
+Serve = Callable[[web.Application], Awaitable[str]]
+
+
+@pytest.fixture
+async def serve() -> AsyncIterator[Serve]:
+    """Start apps on free ports; every one is cleaned up at the end of the test."""
+    runners: list[web.AppRunner] = []
+
+    async def serve_app(app: web.Application) -> str:
+        runner, url = await start(app, "127.0.0.1", 0)
+        runners.append(runner)
+        return url
+
+    yield serve_app
+    for runner in reversed(runners):
+        await runner.cleanup()
+
+
+@pytest.fixture
+async def sandbox_url(serve: Serve) -> str:
+    """A running sandbox with default credentials."""
+    return await serve(create_sandbox_app(SandboxSettings()))
+
+
+def make_request(
+    method: str = "GET",
+    path: str = "/v2/products",
+    query: str = "",
+    headers: Headers = (),
+    body: Body = EMPTY_BODY,
+) -> Request:
+    """A core request with sensible defaults."""
+    return Request(method=method, path=path, query=query, headers=headers, body=body)
+
+
+def make_exchange(
+    request: Request | None = None,
+    status: int = 200,
+    body: Body = EMPTY_BODY,
+    headers: Headers = (("Content-Type", "application/json"),),
+) -> Exchange:
+    """An exchange answering `request` (a GET of /v2/products by default)."""
+    return Exchange(
+        request=request or make_request(),
+        response=Response(status=status, headers=headers, body=body),
+    )
+
+
+def json_body(value: object) -> Body:
+    """A JSON body."""
+    return Body("json", value)  # type: ignore[arg-type]

@@ -1,0 +1,75 @@
+"""Origin rewriting of links, hop-by-hop headers, and body storage."""
+
+from __future__ import annotations
+
+import gzip
+import zlib
+
+from proxy.core.bodies import body_from_bytes, body_to_bytes
+from proxy.core.hop_by_hop import end_to_end
+from proxy.core.links import OriginRewriter, origin_of
+
+JSON = (("Content-Type", "application/vnd.api+json; charset=utf-8"),)
+
+
+def test_only_urls_at_the_old_origin_move() -> None:
+    """Absolute URLs at the upstream move to the proxy; other hosts and mere mentions stay."""
+    rewriter = OriginRewriter("http://127.0.0.1:9000", "http://127.0.0.1:8080")
+    document = {
+        "links": {
+            "next": "http://127.0.0.1:9000/v2/products?page[offset]=5",
+            "prev": None,
+            "self": "/extensions/wishlists/1",
+            "other": "http://127.0.0.1:90001/x",
+            "host": "https://127.0.0.1:9000/x",
+        },
+        "text": "see http://127.0.0.1:9000/v2",
+    }
+    moved = rewriter.json(document)
+    assert moved["links"]["next"] == "http://127.0.0.1:8080/v2/products?page[offset]=5"
+    assert moved["links"]["other"] == "http://127.0.0.1:90001/x"
+    assert moved["links"]["host"] == "https://127.0.0.1:9000/x"
+    assert moved["text"] == document["text"]
+    assert list(moved["links"]) == list(document["links"])
+
+
+def test_default_port_spellings_are_the_same_origin() -> None:
+    """http://h and http://h:80 are one origin."""
+    assert origin_of("HTTP://Example.COM:80/x") == "http://example.com"
+    rewriter = OriginRewriter("http://example.com", "http://127.0.0.1:1")
+    assert rewriter.url("http://example.com:80/v2") == "http://127.0.0.1:1/v2"
+    assert rewriter.headers((("Location", "http://example.com/v2/x"), ("Link", "http://example.com/"))) == (
+        ("Location", "http://127.0.0.1:1/v2/x"),
+        ("Link", "http://example.com/"),
+    )
+
+
+def test_hop_by_hop_headers_and_those_connection_names_are_dropped() -> None:
+    """Connection, Keep-Alive, Transfer-Encoding and anything Connection lists never pass a proxy."""
+    headers = (
+        ("Connection", "keep-alive, X-Private"),
+        ("Keep-Alive", "timeout=5"),
+        ("Transfer-Encoding", "chunked"),
+        ("X-Private", "1"),
+        ("Content-Type", "application/json"),
+    )
+    assert end_to_end(headers) == (("Content-Type", "application/json"),)
+
+
+def test_json_text_and_binary_bodies_are_stored_readably_and_faithfully() -> None:
+    """JSON becomes a document (key order kept), text stays text, binary becomes base64."""
+    json_body = body_from_bytes(b'{"b":1,"a":[true,null]}', JSON)
+    assert json_body.kind == "json" and list(json_body.value) == ["b", "a"]  # type: ignore[arg-type]
+    text = body_from_bytes(b"plain\r\ntext ", (("Content-Type", "text/plain"),))
+    assert (text.kind, body_to_bytes(text)) == ("text", b"plain\r\ntext ")
+    binary = body_from_bytes(b"\xff\x00\x01", (("Content-Type", "image/png"),))
+    assert (binary.kind, body_to_bytes(binary)) == ("base64", b"\xff\x00\x01")
+    broken = body_from_bytes(b'{"a":', JSON)
+    assert broken.kind == "text"
+
+
+def test_gzip_and_deflate_are_decoded_and_noted() -> None:
+    """Compressed bodies are stored decoded, with the encoding they had."""
+    for encoding, data in (("gzip", gzip.compress(b'{"a":1}')), ("deflate", zlib.compress(b'{"a":1}'))):
+        body = body_from_bytes(data, (*JSON, ("Content-Encoding", encoding)))
+        assert (body.kind, body.value, body.decoded_from) == ("json", {"a": 1}, encoding)

@@ -1,0 +1,86 @@
+"""Redaction: every default secret replaced, configured ones too, and nothing else touched."""
+
+from __future__ import annotations
+
+from proxy.core.exchange import Body
+from proxy.core.redaction import (
+    PLACEHOLDER,
+    RedactionPolicy,
+    placeholders_in,
+    redact_exchange,
+    redact_request,
+)
+from tests.conftest import json_body, make_exchange, make_request
+
+FORM = (("Content-Type", "application/x-www-form-urlencoded"),)
+
+
+def test_authorization_keeps_its_scheme() -> None:
+    """`Authorization: Bearer abc` becomes `Bearer <redacted>`."""
+    request = redact_request(make_request(headers=(("Authorization", "Bearer abc"),)), RedactionPolicy())
+    assert request.headers == (("Authorization", f"Bearer {PLACEHOLDER}"),)
+
+
+def test_cookies_keep_their_names_and_attributes() -> None:
+    """Cookie values go, names and Set-Cookie attributes stay."""
+    exchange = make_exchange(
+        make_request(headers=(("Cookie", "sid=1; theme=dark"), ("X-API-Key", "k"))),
+        headers=(("Set-Cookie", "sid=2; Path=/; HttpOnly"),),
+    )
+    redacted = redact_exchange(exchange, RedactionPolicy())
+    assert redacted.request.headers == (
+        ("Cookie", f"sid={PLACEHOLDER}; theme={PLACEHOLDER}"),
+        ("X-API-Key", PLACEHOLDER),
+    )
+    assert redacted.response.headers == (("Set-Cookie", f"sid={PLACEHOLDER}; Path=/; HttpOnly"),)
+
+
+def test_token_form_fields_and_token_answer() -> None:
+    """client_secret in the token form and access_token in its answer are redacted; the rest stays."""
+    form = "grant_type=client_credentials&client_id=me&client_secret=s3cret"
+    exchange = make_exchange(
+        make_request("POST", "/oauth/access_token", headers=FORM, body=Body("text", form)),
+        body=json_body({"access_token": "t0ken", "expires": 5, "refresh_token": None}),
+    )
+    redacted = redact_exchange(exchange, RedactionPolicy())
+    assert (
+        redacted.request.body.value
+        == f"grant_type=client_credentials&client_id=me&client_secret={PLACEHOLDER}"
+    )
+    assert redacted.response.body.value == {"access_token": PLACEHOLDER, "expires": 5, "refresh_token": None}
+
+
+def test_configured_query_header_and_json_path() -> None:
+    """Names given on the command line are redacted as well, JSON paths through lists too."""
+    policy = RedactionPolicy().extended(
+        headers=["X-Trace"], query=["email"], json_paths=["data.attributes.email"]
+    )
+    request = make_request(
+        "PUT",
+        query="email=a%40b.c&page[limit]=2",
+        headers=(("X-Trace", "t"),),
+        body=json_body({"data": [{"attributes": {"email": "a@b.c", "name": "n"}}]}),
+    )
+    redacted = redact_request(request, policy)
+    assert redacted.query == f"email={PLACEHOLDER}&page[limit]=2"
+    assert redacted.headers == (("X-Trace", PLACEHOLDER),)
+    assert redacted.body.value == {"data": [{"attributes": {"email": PLACEHOLDER, "name": "n"}}]}
+
+
+def test_nothing_to_redact_returns_the_same_objects() -> None:
+    """A request without secrets is returned unchanged (no copies on the hot path)."""
+    body = json_body({"data": {"name": "x"}})
+    request = make_request(body=body, query="page[limit]=1")
+    redacted = redact_request(request, RedactionPolicy())
+    assert redacted.body is body and redacted.query == request.query
+
+
+def test_placeholders_found_in_a_recording() -> None:
+    """Replay learns which fields a recording had redacted, so they never decide a match."""
+    request = make_request(
+        query=f"key={PLACEHOLDER}&a=1",
+        body=json_body({"data": {"pin": PLACEHOLDER, "n": 1}}),
+    )
+    found = placeholders_in(request)
+    assert found.query == frozenset({"key"})
+    assert found.json_paths == frozenset({("data", "pin")})
