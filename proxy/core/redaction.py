@@ -6,7 +6,7 @@ matches a recording whose secrets were redacted.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from urllib.parse import parse_qsl, unquote_plus
 
@@ -63,12 +63,114 @@ class RedactionPolicy:
 
 
 def redact_exchange(exchange: Exchange, policy: RedactionPolicy) -> Exchange:
-    """The exchange with every secret the policy names replaced by the placeholder."""
-    return replace(
+    """The exchange with every secret the policy names replaced by the placeholder.
+
+    Secret values are then also scrubbed wherever else they appear (an upstream that echoes the
+    request, a token repeated in a body), so a secret never reaches disk by a side door.
+    """
+    values = secret_values(exchange.request, exchange.response, policy)
+    redacted = replace(
         exchange,
         request=redact_request(exchange.request, policy),
         response=redact_response(exchange.response, policy),
     )
+    return scrub_exchange(redacted, values) if values else redacted
+
+
+# Shorter values are too likely to be ordinary text ("true", "1234") to be replaced everywhere.
+MIN_SCRUBBED_LENGTH = 6
+
+
+def secret_values(request: Request, response: Response, policy: RedactionPolicy) -> frozenset[str]:
+    """The literal secret values the policy finds in an exchange's named places."""
+    found: set[str] = set()
+    for headers in (request.headers, response.headers):
+        for name, value in headers:
+            lowered = name.lower()
+            if lowered not in policy.headers:
+                continue
+            if lowered in {"authorization", "proxy-authorization"}:
+                scheme, _, credentials = value.partition(" ")
+                found.add(credentials.strip() or scheme)
+            elif lowered in {"cookie", "set-cookie"}:
+                pairs = value.split(";") if lowered == "cookie" else value.split(";")[:1]
+                found.update(pair.partition("=")[2].strip() for pair in pairs)
+            else:
+                found.add(value)
+    found.update(_named_values(request.query, policy.query))
+    for message in (request, response):
+        body = message.body
+        if body.kind == "text" and is_form_type(header_value(message.headers, "Content-Type")):
+            found.update(_named_values(str(body.value), policy.form_fields))
+        elif body.kind == "json":
+            _collect_json_secrets(body.value, (), policy, found)
+    return frozenset(value for value in found if len(value) >= MIN_SCRUBBED_LENGTH and value != PLACEHOLDER)
+
+
+def _named_values(query: str, names: frozenset[str]) -> set[str]:
+    found = set()
+    for part in query.split("&") if query and names else ():
+        key, sep, raw = part.partition("=")
+        if sep and unquote_plus(key).lower() in names:
+            found.update({raw, unquote_plus(raw)})
+    return found
+
+
+def _collect_json_secrets(
+    value: JSONValue, path: tuple[str, ...], policy: RedactionPolicy, found: set[str]
+) -> None:
+    if isinstance(value, dict):
+        for key, child in value.items():
+            child_path = (*path, key)
+            if isinstance(child, str) and (
+                key.lower() in policy.json_keys or child_path in policy.json_paths
+            ):
+                found.add(child)
+            else:
+                _collect_json_secrets(child, child_path, policy, found)
+    elif isinstance(value, list):
+        for item in value:
+            _collect_json_secrets(item, path, policy, found)
+
+
+def scrub_exchange(exchange: Exchange, values: frozenset[str]) -> Exchange:
+    """The exchange with each secret value replaced wherever it appears in text."""
+    ordered = sorted(values, key=len, reverse=True)  # a longer secret may contain a shorter one
+
+    def text(value: str) -> str:
+        for secret in ordered:
+            if secret in value:
+                value = value.replace(secret, PLACEHOLDER)
+        return value
+
+    def headers(pairs: Headers) -> Headers:
+        return tuple((name, text(value)) for name, value in pairs)
+
+    def body(stored: Body) -> Body:
+        if stored.kind == "text":
+            return replace(stored, value=text(str(stored.value)))
+        if stored.kind == "json":
+            return replace(stored, value=_scrub_json(stored.value, text))
+        return stored
+
+    request, response = exchange.request, exchange.response
+    return replace(
+        exchange,
+        request=replace(
+            request, query=text(request.query), headers=headers(request.headers), body=body(request.body)
+        ),
+        response=replace(response, headers=headers(response.headers), body=body(response.body)),
+    )
+
+
+def _scrub_json(value: JSONValue, text: Callable[[str], str]) -> JSONValue:
+    if isinstance(value, str):
+        return text(value)
+    if isinstance(value, dict):
+        return {text(key): _scrub_json(child, text) for key, child in value.items()}
+    if isinstance(value, list):
+        return [_scrub_json(item, text) for item in value]
+    return value
 
 
 def redact_request(request: Request, policy: RedactionPolicy) -> Request:

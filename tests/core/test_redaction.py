@@ -84,3 +84,29 @@ def test_placeholders_found_in_a_recording() -> None:
     found = placeholders_in(request)
     assert found.query == frozenset({"key"})
     assert found.json_paths == frozenset({("data", "pin")})
+
+
+def test_secret_values_are_scrubbed_wherever_they_are_echoed() -> None:
+    """A token or form secret reflected in the answer (headers, JSON keys and values, text) is replaced."""
+    request = make_request(
+        "POST",
+        "/echo",
+        headers=(("Authorization", "Bearer tok-123456"), *FORM),
+        body=Body("text", "client_secret=sec-654321&client_id=me"),
+    )
+    echoed = {"seen": {"auth": "Bearer tok-123456", "sec-654321": "form said client_secret=sec-654321"}}
+    exchange = make_exchange(request, body=json_body(echoed), headers=(("X-Echo", "tok-123456"),))
+    redacted = redact_exchange(exchange, RedactionPolicy())
+    assert redacted.response.body.value == {
+        "seen": {"auth": f"Bearer {PLACEHOLDER}", PLACEHOLDER: f"form said client_secret={PLACEHOLDER}"}
+    }
+    assert redacted.response.headers == (("X-Echo", PLACEHOLDER),)
+
+
+def test_short_secret_values_are_not_scrubbed_from_ordinary_text() -> None:
+    """A five-character secret is redacted where it is named but not replaced inside other text."""
+    request = make_request(headers=(("X-API-Key", "abcde"),))
+    exchange = make_exchange(request, body=json_body({"word": "abcdef"}))
+    redacted = redact_exchange(exchange, RedactionPolicy())
+    assert redacted.request.headers == (("X-API-Key", PLACEHOLDER),)
+    assert redacted.response.body.value == {"word": "abcdef"}
