@@ -54,10 +54,13 @@ def build_parser() -> argparse.ArgumentParser:
         description="Record, check and replay traffic of the commerce API.",
     )
     parser.add_argument("--version", action="version", version=f"commerce-proxy {__version__}")
-    parser.add_argument("-q", "--quiet", action="store_true", help="only warnings and errors")
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("-q", "--quiet", action="store_true", help="only warnings and errors")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    record = commands.add_parser("record", help="proxy to a live upstream and record a cassette")
+    record = commands.add_parser(
+        "record", parents=[common], help="proxy to a live upstream and record a cassette"
+    )
     record.add_argument("--upstream", metavar="URL", help="the real service, e.g. http://127.0.0.1:9000")
     record.add_argument("--cassette", metavar="PATH", type=Path, required=True)
     record.add_argument(
@@ -74,7 +77,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_redaction(record)
     record.set_defaults(run=run_record)
 
-    replay = commands.add_parser("replay", help="serve cassettes offline as a fake backend")
+    replay = commands.add_parser("replay", parents=[common], help="serve cassettes offline as a fake backend")
     replay.add_argument(
         "--cassette",
         metavar="PATH",
@@ -87,7 +90,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_redaction(replay)
     replay.set_defaults(run=run_replay)
 
-    check = commands.add_parser("check", help="load cassettes (recovering crashed recordings) and report")
+    check = commands.add_parser(
+        "check", parents=[common], help="load cassettes (recovering crashed recordings) and report"
+    )
     check.add_argument(
         "paths",
         metavar="PATH",
@@ -98,13 +103,17 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--format", choices=("text", "json"), default="text")
     check.set_defaults(run=run_check)
 
-    sandbox = commands.add_parser("sandbox", help="run the in-memory stand-in for the real service")
+    sandbox = commands.add_parser(
+        "sandbox", parents=[common], help="run the in-memory stand-in for the real service"
+    )
     _add_serving(sandbox, default_port=9000)
     sandbox.add_argument("--client-id", default="sandbox-client")
     sandbox.add_argument("--client-secret", default="sandbox-secret")
     sandbox.set_defaults(run=run_sandbox)
 
-    demo = commands.add_parser("demo", help="record a scripted session from the sandbox and replay it")
+    demo = commands.add_parser(
+        "demo", parents=[common], help="record a scripted session from the sandbox and replay it"
+    )
     demo.add_argument(
         "--cassette",
         metavar="PATH",
@@ -172,12 +181,11 @@ def _show_notes(loaded: Sequence[Loaded]) -> None:
 
 def build_book(paths: list[Path], arguments: argparse.Namespace) -> tuple[ReplayBook, list[Loaded]]:
     """Load the cassettes and index them for replay."""
+    policy = MatchPolicy.parse(arguments.match_on, arguments.ignore_query)
     loaded = load_cassettes(paths)
     _show_notes(loaded)
     book = ReplayBook.build(
-        [(str(one.path), one.cassette) for one in loaded],
-        MatchPolicy.parse(arguments.match_on, arguments.ignore_query),
-        redaction_from(arguments),
+        [(str(one.path), one.cassette) for one in loaded], policy, redaction_from(arguments)
     )
     return book, loaded
 

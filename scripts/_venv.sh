@@ -32,3 +32,9 @@ ensure_venv() {
         echo "$want" > "$stamp"
     fi
 }
+
+# For commands that need no extras: an install made by scripts/test already has everything,
+# so keep its extras rather than reinstalling without them.
+ensure_venv_for_running() {
+    if grep -qs '\[test\]' "$VENV/.installed"; then ensure_venv test; else ensure_venv ""; fi
+}

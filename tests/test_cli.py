@@ -1,0 +1,120 @@
+"""The command line: exit codes and one-line errors, called as `main([...])`."""
+
+from __future__ import annotations
+
+import json
+import socket
+from pathlib import Path
+
+import pytest
+
+from proxy.cli import main
+from proxy.core.cassette import Cassette
+from proxy.store.files import save_cassette
+from tests.conftest import make_exchange
+
+
+def one_error_line(capsys: pytest.CaptureFixture[str]) -> str:
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1, err
+    assert err[0].startswith("commerce-proxy: error: ")
+    assert "Traceback" not in err[0]
+    return err[0]
+
+
+def test_check_summarises_a_cassette(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """check prints exchanges and statuses per cassette and exits 0."""
+    save_cassette(tmp_path / "c.yaml", Cassette((make_exchange(), make_exchange(status=404))))
+    assert main(["check", str(tmp_path / "c.yaml")]) == 0
+    assert capsys.readouterr().out.strip() == f"{tmp_path / 'c.yaml'}: 2 exchanges (1x 200, 1x 404)"
+    assert main(["check", "--format", "json", str(tmp_path)]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["cassettes"][0]["statuses"] == {"200": 1, "404": 1}
+
+
+def test_check_defaults_to_the_shipped_cassettes(capsys: pytest.CaptureFixture[str]) -> None:
+    """With no path, check reads the cassettes that ship with the package."""
+    assert main(["check", "--format", "json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert len(report["cassettes"]) >= 2
+    assert all(cassette["exchanges"] > 0 for cassette in report["cassettes"])
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        (
+            "cassette_format: 1\nexchanges:\n- request: {method: GET}\n",
+            "broken.yaml:3: exchanges[0].request: missing 'path'",
+        ),
+        ("cassette_format: 1\nexchanges: [\n", "broken.yaml:3: not valid YAML"),
+        ("cassette_format: 9\n", "broken.yaml:1: cassette_format: format version 9 is newer"),
+    ],
+)
+def test_broken_cassette_is_one_line_and_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], content: str, expected: str
+) -> None:
+    """A hand-broken cassette names file and line, exits 2, and prints no traceback."""
+    (tmp_path / "broken.yaml").write_text(content)
+    assert main(["check", str(tmp_path / "broken.yaml")]) == 2
+    assert expected in one_error_line(capsys)
+    assert main(["replay", "--cassette", str(tmp_path / "broken.yaml"), "--port", "0"]) == 2
+    assert expected in one_error_line(capsys)
+
+
+@pytest.mark.parametrize(
+    ("arguments", "expected"),
+    [
+        (["check", "nowhere.yaml"], "nowhere.yaml: no such cassette"),
+        (["replay", "--cassette", "nowhere.yaml"], "nowhere.yaml: no such cassette"),
+        (["record", "--cassette", "new.yaml"], "record needs --upstream URL"),
+        (
+            ["record", "--cassette", "new.yaml", "--upstream", "ftp://x"],
+            "expected an http:// or https:// URL",
+        ),
+        (["replay", "--match-on", "method,headers"], "--match-on: unknown field 'headers'"),
+    ],
+)
+def test_bad_arguments_are_one_line_and_exit_2(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    arguments: list[str],
+    expected: str,
+) -> None:
+    """Unusable input is refused with one line naming the problem."""
+    monkeypatch.chdir(tmp_path)
+    assert main(arguments) == 2
+    assert expected in one_error_line(capsys)
+
+
+def test_record_once_refuses_an_existing_cassette(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The default mode never overwrites a cassette; the cassette is left as it was."""
+    path = tmp_path / "c.yaml"
+    save_cassette(path, Cassette((make_exchange(),)))
+    before = path.read_bytes()
+    assert main(["record", "--upstream", "http://127.0.0.1:9", "--cassette", str(path), "--port", "0"]) == 2
+    assert "--mode new_episodes" in one_error_line(capsys)
+    assert path.read_bytes() == before
+
+
+def test_port_in_use_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A port already taken is reported, not a traceback."""
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        save_cassette(tmp_path / "c.yaml", Cassette())
+        assert main(["replay", "--cassette", str(tmp_path / "c.yaml"), "--port", str(port)]) == 2
+    assert f"cannot listen on 127.0.0.1:{port}" in one_error_line(capsys)
+
+
+def test_demo_records_replays_and_redacts(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The demo replays every step of its session identically from the cassette and writes no secret."""
+    path = tmp_path / "demo.yaml"
+    assert main(["demo", "--cassette", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "replayed 18/18 requests offline with the same status, body and ETag" in out
+    assert "secrets written: none" in out
+    text = path.read_text()
+    assert "sandbox-secret" not in text and "Bearer <redacted>" in text

@@ -1,0 +1,138 @@
+"""`record` as a real process: graceful stop on signals, and nothing acknowledged lost on kill -9."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import signal
+import sys
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import aiohttp
+import pytest
+
+from proxy.store.files import read_cassette_file
+from proxy.store.journal import journal_path
+from tests.conftest import Serve
+from tests.server.upstream import create_upstream_app
+
+LOAD_CLIENTS = 64
+ACKNOWLEDGED_BEFORE_KILL = 1000
+LOAD_REQUEST_CAP = 20_000
+LOAD_SECONDS_CAP = 60.0
+
+
+class Running:
+    def __init__(self, process: asyncio.subprocess.Process, url: str) -> None:
+        self.process, self.url = process, url
+
+
+@contextlib.asynccontextmanager
+async def commerce_proxy(*arguments: str) -> AsyncIterator[Running]:
+    """Start `python -m proxy ARGS --port 0`, wait for its ready line, and always reap it."""
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "proxy",
+        *arguments,
+        "--port",
+        "0",
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    try:
+        assert process.stdout is not None
+        line = (await asyncio.wait_for(process.stdout.readline(), 30)).decode()
+        assert "listening on http://" in line, line + (await process.stderr.read()).decode()  # type: ignore[union-attr]
+        yield Running(process, line.split("listening on ", 1)[1].split()[0].rstrip(","))
+    finally:
+        if process.returncode is None:
+            process.kill()
+        await process.wait()
+
+
+async def stop_with(running: Running, signum: int) -> tuple[int, str]:
+    running.process.send_signal(signum)
+    _, err = await asyncio.wait_for(running.process.communicate(), 30)
+    return running.process.returncode or 0, err.decode()
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+async def test_signal_finishes_in_flight_writes_the_cassette_and_exits_0(
+    serve: Serve, tmp_path: Path, signum: int
+) -> None:
+    """A signal during a slow request: the client still gets its answer, then the cassette is written."""
+    upstream = await serve(create_upstream_app())
+    cassette = tmp_path / "c.yaml"
+    async with (
+        commerce_proxy("record", "--upstream", upstream, "--cassette", str(cassette)) as running,
+        aiohttp.ClientSession() as session,
+    ):
+        async with session.get(f"{running.url}/fast") as answer:
+            assert answer.status == 200
+        slow = asyncio.ensure_future(session.get(f"{running.url}/slow"))
+        await asyncio.sleep(0.5)
+        code, err = await stop_with(running, signum)
+        answer = await slow
+        assert answer.status == 200 and await answer.json() == {"slow": True}
+    assert code == 0, err
+    assert "wrote" in err and "2 exchanges" in err
+    assert [e.request.path for e in read_cassette_file(cassette).exchanges] == ["/fast", "/slow"]
+    assert not journal_path(cassette).exists()
+
+
+async def test_kill_9_under_load_loses_no_acknowledged_exchange(serve: Serve, tmp_path: Path) -> None:
+    """64 clients, kill -9 after 1,000+ answers: `check` recovers every answered exchange."""
+    upstream = await serve(create_upstream_app())
+    cassette = tmp_path / "load.yaml"
+    acknowledged: set[str] = set()
+    sent = 0
+    started = time.monotonic()
+    async with commerce_proxy(
+        "record", "--upstream", upstream, "--cassette", str(cassette), "--quiet"
+    ) as running:
+        enough = asyncio.Event()
+
+        async def client(number: int, session: aiohttp.ClientSession) -> None:
+            nonlocal sent
+            while sent < LOAD_REQUEST_CAP and time.monotonic() - started < LOAD_SECONDS_CAP:
+                sent += 1
+                request_id = f"c{number}-{sent}"
+                try:
+                    async with session.get(f"{running.url}/load/{request_id}") as answer:
+                        await answer.read()
+                        if answer.status == 200:
+                            acknowledged.add(request_id)
+                except aiohttp.ClientError:
+                    return  # the proxy is gone
+                if len(acknowledged) >= ACKNOWLEDGED_BEFORE_KILL:
+                    enough.set()
+
+        connector = aiohttp.TCPConnector(limit=LOAD_CLIENTS)
+        async with aiohttp.ClientSession(connector=connector) as session:
+            clients = [asyncio.ensure_future(client(n, session)) for n in range(LOAD_CLIENTS)]
+            await asyncio.wait_for(enough.wait(), LOAD_SECONDS_CAP)
+            running.process.kill()  # SIGKILL while requests are still in flight
+            await running.process.wait()
+            await asyncio.gather(*clients)
+    assert len(acknowledged) >= ACKNOWLEDGED_BEFORE_KILL
+    assert journal_path(cassette).exists()
+    check = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "proxy",
+        "check",
+        str(cassette),
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    out, err = await check.communicate()
+    assert check.returncode == 0, err.decode()
+    assert "recovered" in err.decode() and "did not stop cleanly" in err.decode()
+    recorded = [e.request.path.rsplit("/", 1)[1] for e in read_cassette_file(cassette).exchanges]
+    assert len(recorded) == len(set(recorded)), "an exchange was recorded twice"
+    assert acknowledged <= set(recorded), f"{len(acknowledged - set(recorded))} acknowledged exchanges lost"
+    assert f"{len(recorded)} exchanges" in out.decode()
+    assert not journal_path(cassette).exists()

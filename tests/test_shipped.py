@@ -1,0 +1,37 @@
+"""Every shipped cassette loads, is in the normal layout, holds no secret, and replays itself."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from proxy.core.cassette import dump_cassette
+from proxy.core.matching import MatchPolicy
+from proxy.core.redaction import RedactionPolicy
+from proxy.core.replay_state import ReplayBook
+from proxy.store.files import cassette_files, read_cassette_file
+from proxy.store.shipped import shipped_dir
+
+SHIPPED = cassette_files(shipped_dir("cassettes"))
+
+
+def test_cassettes_are_shipped() -> None:
+    """There are example cassettes to replay out of the box."""
+    assert len(SHIPPED) >= 2
+
+
+@pytest.mark.parametrize("path", SHIPPED, ids=lambda path: path.name)
+def test_shipped_cassette_is_normal_redacted_and_self_replaying(path: Path) -> None:
+    """Loads, re-saves byte for byte, has no sandbox secret, and every request finds its own answer."""
+    text = path.read_text()
+    cassette = read_cassette_file(path)
+    assert dump_cassette(cassette) == text
+    assert "sandbox-secret" not in text
+    for line in text.splitlines():
+        if "Authorization:" in line:
+            assert line.strip() == "Authorization: Bearer <redacted>"
+    book = ReplayBook.build([(path.name, cassette)], MatchPolicy(), RedactionPolicy())
+    for exchange in cassette.exchanges:
+        answer = book.answer(exchange.request)
+        assert answer is not None and answer.recording.exchange.request == exchange.request
