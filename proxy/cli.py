@@ -109,6 +109,14 @@ def build_parser() -> argparse.ArgumentParser:
     _add_serving(sandbox, default_port=9000)
     sandbox.add_argument("--client-id", default="sandbox-client")
     sandbox.add_argument("--client-secret", default="sandbox-secret")
+    sandbox.add_argument(
+        "--default-page-length",
+        type=int,
+        choices=range(1, 101),
+        default=25,
+        metavar="N",
+        help="25 as documented; 100 behaves like an older store",
+    )
     sandbox.set_defaults(run=run_sandbox)
 
     demo = commands.add_parser(
@@ -281,7 +289,11 @@ def run_sandbox(arguments: argparse.Namespace) -> int:
     from proxy.sandbox.app import SandboxSettings, create_sandbox_app
     from proxy.server.serving import serve_until_stopped
 
-    settings = SandboxSettings(client_id=arguments.client_id, client_secret=arguments.client_secret)
+    settings = SandboxSettings(
+        client_id=arguments.client_id,
+        client_secret=arguments.client_secret,
+        default_page_length=arguments.default_page_length,
+    )
     app = create_sandbox_app(settings)
 
     def ready(url: str) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable
 
+import aiohttp
 import pytest
 from aiohttp import web
 
@@ -33,6 +34,18 @@ async def serve() -> AsyncIterator[Serve]:
 async def sandbox_url(serve: Serve) -> str:
     """A running sandbox with default credentials."""
     return await serve(create_sandbox_app(SandboxSettings()))
+
+
+async def sandbox_token(session: aiohttp.ClientSession, base: str) -> str:
+    """An access token from the sandbox (or a proxy in front of it), the way clients get one."""
+    form = {
+        "grant_type": "client_credentials",
+        "client_id": "sandbox-client",
+        "client_secret": "sandbox-secret",
+    }
+    async with session.post(f"{base}/oauth/access_token", data=form) as answer:
+        assert answer.status == 200, await answer.text()
+        return str((await answer.json())["access_token"])
 
 
 def make_request(

@@ -32,6 +32,8 @@ class SandboxSettings:
     client_secret: str = "sandbox-secret"
     token_lifetime: int = 3600
     seed: int = 1
+    # Limits: the default page length is 25; older stores may still have the previous default of 100.
+    default_page_length: int = 25
     clock: Callable[[], datetime] = field(default=_system_clock)
 
 
@@ -203,7 +205,7 @@ async def list_records(request: web.Request) -> web.Response:
         return error_answer(404, "Not Found", f"no list at {request.path}")
     query = {key: request.query.getone(key) for key in request.query}
     try:
-        page = parse_page_request(query, hard_offset_limit=name in HARD_OFFSET_LIMITED)
+        page = parse_page_request(query, name in HARD_OFFSET_LIMITED, state.settings.default_page_length)
         chosen = select(records, page)
     except ListError as error:
         return error_answer(400, "Bad Request", error.detail, error.source)

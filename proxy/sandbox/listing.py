@@ -53,13 +53,15 @@ class PageRequest:
     filters: tuple[Filter, ...]
 
 
-def parse_page_request(query: Mapping[str, str], hard_offset_limit: bool) -> PageRequest:
+def parse_page_request(
+    query: Mapping[str, str], hard_offset_limit: bool, default_limit: int = DEFAULT_LIMIT
+) -> PageRequest:
     """Validate page[limit], page[offset], page[total_method], sort and filter.
 
     Spec, Pagination rule 1: both page parameters must be integers. Limits: page length at most 100
     (a larger one is clamped), offsets past 10,000 refused on /v2/orders and /v2/files.
     """
-    limit = _integer(query, "page[limit]", DEFAULT_LIMIT)
+    limit = _integer(query, "page[limit]", default_limit)
     if limit < 1:
         raise ListError("page[limit]", f"page[limit] must be at least 1, found {limit}")
     offset = _integer(query, "page[offset]", 0)

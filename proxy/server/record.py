@@ -121,12 +121,12 @@ def prepare_base(settings: RecordSettings) -> Cassette:
             f"{path} exists and --mode once records only new cassettes: use --mode new_episodes "
             "to add to it, --mode all to replace it, or `replay` to serve it"
         )
-    if not exists:
-        return Cassette(upstream=settings.upstream)
+    if not exists or settings.mode == "all":
+        return Cassette(upstream=settings.upstream)  # `all` replaces, so a broken old file is no obstacle
     loaded = load_cassette(path)
     for note in loaded.notes:
         log.warning("%s", note)
-    return loaded.cassette if settings.mode == "new_episodes" else Cassette(upstream=settings.upstream)
+    return loaded.cassette
 
 
 RECORDING = web.AppKey("recording", Recording)

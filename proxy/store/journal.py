@@ -33,7 +33,7 @@ class JournalWriter:
     def __init__(self, path: Path, mode: JournalMode, upstream: str | None) -> None:
         self.path = path
         try:
-            self._fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_TRUNC, 0o600)
+            self._fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
         except OSError as error:
             raise UsageError(f"{path}: cannot write the journal: {error.strerror}") from None
         try:
@@ -41,6 +41,8 @@ class JournalWriter:
         except BlockingIOError:
             os.close(self._fd)
             raise UsageError(f"{path}: another record is writing this cassette") from None
+        # Emptied only once the lock is ours: a live recording's journal is never cut short.
+        os.ftruncate(self._fd, 0)
         header = {"commerce_proxy_journal": JOURNAL_VERSION, "mode": mode, "upstream": upstream}
         self._write(header)
 

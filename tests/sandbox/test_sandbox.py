@@ -7,6 +7,8 @@ from typing import Any
 import aiohttp
 import pytest
 
+from tests.conftest import sandbox_token
+
 FEATURE_ID = "3f8e2a4c-9b1d-4c6e-8f0a-1b2c3d4e5f60"
 FEATURE = f"/v2/subscriptions/features/{FEATURE_ID}"
 ENTRY = "/v2/extensions/wishlists/5b0f6a52-3a8e-4f65-9d4c-0e6f1a2b3c4d"
@@ -25,15 +27,7 @@ class Client:
 @pytest.fixture
 async def client(sandbox_url: str) -> Any:
     async with aiohttp.ClientSession() as session:
-        form = {
-            "grant_type": "client_credentials",
-            "client_id": "sandbox-client",
-            "client_secret": "sandbox-secret",
-        }
-        async with session.post(f"{sandbox_url}/oauth/access_token", data=form) as answer:
-            assert answer.status == 200
-            token = (await answer.json())["access_token"]
-        yield Client(session, sandbox_url, token)
+        yield Client(session, sandbox_url, await sandbox_token(session, sandbox_url))
 
 
 def envelope(
@@ -306,3 +300,15 @@ async def test_entry_etag_is_weak_etag_id_and_changes_on_update(client: Client) 
         "PUT", ENTRY, {"data": {"type": "wishlist_ext", "items_count": 1}}, **{"If-Match": headers["ETag"]}
     )
     assert status == 412 and refused["errors"][0]["title"] == "Precondition Failed"
+
+
+async def test_an_older_store_defaults_to_100_per_page(serve: Any) -> None:
+    """Limits: older stores may still have the previous default page length of 100."""
+    from proxy.sandbox.app import SandboxSettings, create_sandbox_app
+
+    url = await serve(create_sandbox_app(SandboxSettings(default_page_length=100)))
+    async with aiohttp.ClientSession() as session:
+        token = await sandbox_token(session, url)
+        async with session.get(f"{url}/v2/customers", headers={"Authorization": f"Bearer {token}"}) as answer:
+            body = await answer.json()
+    assert len(body["data"]) == 100 and body["meta"]["page"]["limit"] == 100

@@ -13,16 +13,17 @@ import pytest
 from aiohttp import web
 from yarl import URL
 
+from proxy.core.cassette import Cassette
 from proxy.core.matching import MatchPolicy
 from proxy.core.redaction import RedactionPolicy
 from proxy.core.replay_state import ReplayBook
-from proxy.errors import UsageError
+from proxy.errors import CassetteFormatError, UsageError
 from proxy.server.record import RecordSettings, create_record_app
 from proxy.server.replay import create_replay_app
 from proxy.server.serving import start
 from proxy.store.files import load_cassette, save_cassette
 from proxy.store.journal import journal_path
-from tests.conftest import Serve
+from tests.conftest import Serve, sandbox_token
 from tests.server.upstream import HITS, create_upstream_app
 
 Recorder = Callable[..., Awaitable[tuple[str, Callable[[], Awaitable[None]]]]]
@@ -219,15 +220,9 @@ async def test_mode_once_refuses_an_existing_cassette(
     upstream: Any, recorder: Recorder, tmp_path: Path
 ) -> None:
     """--mode once never touches a cassette that exists; the message suggests the other modes."""
-    save_cassette(tmp_path / "c.yaml", load_cassette_or_empty(tmp_path))
+    save_cassette(tmp_path / "c.yaml", Cassette())
     with pytest.raises(UsageError, match="--mode new_episodes"):
         await recorder(upstream[0])
-
-
-def load_cassette_or_empty(tmp_path: Path) -> Any:
-    from proxy.core.cassette import Cassette
-
-    return Cassette()
 
 
 async def test_new_episodes_replays_what_it_has_and_appends_what_it_lacks(
@@ -261,6 +256,28 @@ async def test_mode_all_replaces_the_cassette(upstream: Any, recorder: Recorder,
     assert [e.request.path for e in load_cassette(tmp_path / "c.yaml").cassette.exchanges] == ["/second"]
 
 
+async def test_mode_all_re_records_over_a_broken_cassette(
+    upstream: Any, recorder: Recorder, tmp_path: Path
+) -> None:
+    """A hand-broken cassette does not stop --mode all from replacing it."""
+    (tmp_path / "c.yaml").write_text("cassette_format: 1\nexchanges: [\n")
+    url, stop = await recorder(upstream[0], mode="all")
+    async with aiohttp.ClientSession() as session, session.get(f"{url}/fresh") as answer:
+        assert answer.status == 200
+    await stop()
+    assert [e.request.path for e in load_cassette(tmp_path / "c.yaml").cassette.exchanges] == ["/fresh"]
+
+
+async def test_new_episodes_refuses_a_broken_cassette(
+    upstream: Any, recorder: Recorder, tmp_path: Path
+) -> None:
+    """new_episodes must not treat a broken cassette as empty (that would re-record and overwrite it)."""
+    (tmp_path / "c.yaml").write_text("cassette_format: 1\nexchanges: [\n")
+    with pytest.raises(CassetteFormatError, match=r"c\.yaml:3"):
+        await recorder(upstream[0], mode="new_episodes")
+    assert (tmp_path / "c.yaml").read_text() == "cassette_format: 1\nexchanges: [\n"
+
+
 async def test_record_from_sandbox_then_replay_gives_the_same_answers(
     sandbox_url: str, recorder: Recorder, serve: Serve, tmp_path: Path
 ) -> None:
@@ -275,13 +292,7 @@ async def test_record_from_sandbox_then_replay_gives_the_same_answers(
     async def session_through(base: str) -> list[tuple[int, Any]]:
         results = []
         async with aiohttp.ClientSession() as session:
-            form = {
-                "grant_type": "client_credentials",
-                "client_id": "sandbox-client",
-                "client_secret": "sandbox-secret",
-            }
-            async with session.post(f"{base}/oauth/access_token", data=form) as answer:
-                token = (await answer.json())["access_token"]
+            token = await sandbox_token(session, base)
             for target in targets:
                 async with session.get(
                     URL(base + target, encoded=True), headers={"Authorization": f"Bearer {token}"}

@@ -82,8 +82,11 @@ def test_a_second_writer_is_refused(tmp_path: Path) -> None:
     """Two recordings into one cassette would interleave: the second one is refused."""
     journal = tmp_path / "c.yaml.journal"
     writer = JournalWriter(journal, "replace", None)
+    writer.append(1, numbered(1)[0])
+    before = journal.read_bytes()
     with pytest.raises(CommerceProxyError, match="another record is writing"):
         JournalWriter(journal, "replace", None)
+    assert journal.read_bytes() == before, "the refused writer must not touch the live journal"
     writer.close(remove=True)
 
 
