@@ -136,3 +136,4 @@ async def test_kill_9_under_load_loses_no_acknowledged_exchange(serve: Serve, tm
     assert acknowledged <= set(recorded), f"{len(acknowledged - set(recorded))} acknowledged exchanges lost"
     assert f"{len(recorded)} exchanges" in out.decode()
     assert not journal_path(cassette).exists()
+    print(f"kill -9 figures: {sent} sent, {len(acknowledged)} acknowledged, {len(recorded)} recovered")

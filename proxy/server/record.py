@@ -115,6 +115,9 @@ class Recording:
 def prepare_base(settings: RecordSettings) -> Cassette:
     """What the new recording adds to, by mode; recovers a crashed recording's journal first."""
     path = settings.cassette
+    if settings.mode == "once" and journal_path(path).exists():
+        for note in load_cassette(path).notes:  # a first recording that crashed: keep what it got
+            log.warning("%s", note)
     exists = path.exists() or journal_path(path).exists()
     if settings.mode == "once" and exists:
         raise UsageError(

@@ -114,3 +114,19 @@ def test_broken_cassettes_name_file_line_and_problem(text: str, expected: str) -
 def test_empty_exchanges_is_a_valid_empty_cassette() -> None:
     """A cassette with no exchanges is valid (a recording that saw no traffic), not an error."""
     assert parse_cassette("cassette_format: 1\nexchanges: []\n", "x.yaml").exchanges == ()
+
+
+def test_older_format_versions_are_migrated(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A document of an older version goes through each registered migration in turn."""
+    from proxy.core import cassette as module
+
+    def rename_interactions(document: dict) -> dict:  # type: ignore[type-arg]
+        return {**document, "exchanges": document.pop("items")}
+
+    monkeypatch.setattr(module, "FORMAT_VERSION", 2)
+    monkeypatch.setitem(module.MIGRATIONS, 1, rename_interactions)
+    old = VALID.replace("exchanges:", "items:")
+    assert len(parse_cassette(old, "x.yaml").exchanges) == 1
+    assert dump_cassette(parse_cassette(old, "x.yaml")).startswith(
+        module.HEADER_COMMENT + "cassette_format: 2\n"
+    )

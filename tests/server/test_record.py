@@ -225,6 +225,24 @@ async def test_mode_once_refuses_an_existing_cassette(
         await recorder(upstream[0])
 
 
+async def test_mode_once_recovers_a_crashed_first_recording_before_refusing(
+    upstream: Any, recorder: Recorder, tmp_path: Path
+) -> None:
+    """Only a journal left by a killed first recording: it becomes the cassette, then once refuses."""
+    import os
+
+    from proxy.store.journal import JournalWriter
+    from tests.conftest import make_exchange
+
+    writer = JournalWriter(journal_path(tmp_path / "c.yaml"), "replace", upstream[0])
+    writer.append(1, make_exchange())
+    os.close(writer._fd)
+    with pytest.raises(UsageError, match="exists"):
+        await recorder(upstream[0])
+    assert len(load_cassette(tmp_path / "c.yaml").cassette.exchanges) == 1
+    assert not journal_path(tmp_path / "c.yaml").exists()
+
+
 async def test_new_episodes_replays_what_it_has_and_appends_what_it_lacks(
     upstream: Any, recorder: Recorder, tmp_path: Path
 ) -> None:
