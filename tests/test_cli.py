@@ -107,6 +107,18 @@ def test_port_in_use_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[s
         save_cassette(tmp_path / "c.yaml", Cassette())
         assert main(["replay", "--cassette", str(tmp_path / "c.yaml"), "--port", str(port)]) == 2
     assert f"cannot listen on 127.0.0.1:{port}" in one_error_line(capsys)
+    # A record that could not bind leaves nothing behind, so the next try in mode once can start.
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        new = tmp_path / "new.yaml"
+        assert (
+            main(["record", "--upstream", "http://127.0.0.1:9", "--cassette", str(new), "--port", str(port)])
+            == 2
+        )
+    assert f"cannot listen on 127.0.0.1:{port}" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == [tmp_path / "c.yaml"]
 
 
 def test_demo_records_replays_and_redacts(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -23,7 +23,7 @@ from proxy.core.bodies import body_from_bytes, dump_json
 from proxy.core.cassette import Cassette
 from proxy.core.exchange import Exchange, Headers, Response, without_headers
 from proxy.core.hop_by_hop import end_to_end
-from proxy.core.links import OriginRewriter
+from proxy.core.links import OriginRewriter, origin_of
 from proxy.core.matching import MatchPolicy
 from proxy.core.redaction import RedactionPolicy, redact_exchange
 from proxy.core.replay_state import ReplayBook
@@ -103,11 +103,17 @@ class Recording:
         self.journal.append(sequence, redacted)
         self.recorded.append((sequence, redacted))
 
-    def finish(self) -> Cassette:
-        """Write the cassette atomically in arrival order and drop the journal."""
+    def finish(self) -> Cassette | None:
+        """Write the cassette atomically in arrival order and drop the journal.
+
+        With nothing new recorded PATH is left as it was (None): a run that failed to bind its port,
+        or saw no traffic, neither creates an empty cassette nor rewrites an old one.
+        """
         new = tuple(exchange for _, exchange in sorted(self.recorded, key=lambda item: item[0]))
-        cassette = Cassette(exchanges=self.base.exchanges + new, upstream=self.settings.upstream)
-        save_cassette(self.settings.cassette, cassette)
+        cassette = None
+        if new:
+            cassette = Cassette(exchanges=self.base.exchanges + new, upstream=self.settings.upstream)
+            save_cassette(self.settings.cassette, cassette)
         self.journal.close(remove=True)
         return cassette
 
@@ -129,6 +135,16 @@ def prepare_base(settings: RecordSettings) -> Cassette:
     loaded = load_cassette(path)
     for note in loaded.notes:
         log.warning("%s", note)
+    recorded_from = loaded.cassette.upstream
+    if (
+        loaded.cassette.exchanges
+        and recorded_from
+        and origin_of(recorded_from) != origin_of(settings.upstream)
+    ):
+        raise UsageError(
+            f"{path} was recorded from {recorded_from}; adding episodes from {settings.upstream} would mix "
+            "origins in one cassette: use the same --upstream, another cassette, or --mode all"
+        )
     return loaded.cassette
 
 
@@ -156,13 +172,16 @@ def create_record_app(settings: RecordSettings) -> web.Application:
             app[SESSION] = session
             yield
         cassette = recording.finish()
-        log.info(
-            "wrote %s: %d exchanges (%d new, %d answered from the cassette)",
-            settings.cassette,
-            len(cassette.exchanges),
-            len(recording.recorded),
-            recording.replayed,
-        )
+        if cassette is None:
+            log.info("nothing new recorded; %s left as it was", settings.cassette)
+        else:
+            log.info(
+                "wrote %s: %d exchanges (%d new, %d answered from the cassette)",
+                settings.cassette,
+                len(cassette.exchanges),
+                len(recording.recorded),
+                recording.replayed,
+            )
 
     async def health(request: web.Request) -> web.Response:
         return json_response(

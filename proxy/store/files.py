@@ -50,15 +50,20 @@ def load_cassette(path: Path) -> Loaded:
     if not journal.exists():
         return Loaded(path, read_cassette_file(path))
     contents = read_journal(journal)
+    locked = is_locked(journal)
+    count = len(contents.exchanges)
     base = Cassette(upstream=contents.upstream)
-    if contents.mode == "append" and path.exists():
+    if path.exists() and (contents.mode == "append" or not count):
         base = read_cassette_file(path)
+    if not count:  # the recording died before its first answer: nothing to keep or write
+        if not locked:
+            journal.unlink(missing_ok=True)
+        return Loaded(path, base, (f"{path}: {journal.name} held no exchanges; nothing to recover",))
     merged = Cassette(
         exchanges=base.exchanges + contents.exchanges,
         upstream=base.upstream or contents.upstream,
     )
-    count = len(contents.exchanges)
-    if is_locked(journal):
+    if locked:
         note = f"{path}: being recorded right now; read {count} journaled exchanges as well"
         return Loaded(path, merged, (note,))
     save_cassette(path, merged)

@@ -23,7 +23,7 @@ from proxy.server.replay import create_replay_app
 from proxy.server.serving import start
 from proxy.store.files import load_cassette, save_cassette
 from proxy.store.journal import journal_path
-from tests.conftest import Serve, sandbox_token
+from tests.conftest import Serve, make_exchange, sandbox_token
 from tests.server.upstream import HITS, create_upstream_app
 
 Recorder = Callable[..., Awaitable[tuple[str, Callable[[], Awaitable[None]]]]]
@@ -182,7 +182,7 @@ async def test_admin_endpoints_are_never_forwarded_or_recorded(
             assert answer.status == 404
     await stop()
     assert app[HITS] == {}
-    assert load_cassette(tmp_path / "c.yaml").cassette.exchanges == ()
+    assert not (tmp_path / "c.yaml").exists()  # nothing was recorded, so nothing was written
 
 
 async def test_secrets_never_reach_the_journal_or_the_cassette(
@@ -232,7 +232,6 @@ async def test_mode_once_recovers_a_crashed_first_recording_before_refusing(
     import os
 
     from proxy.store.journal import JournalWriter
-    from tests.conftest import make_exchange
 
     writer = JournalWriter(journal_path(tmp_path / "c.yaml"), "replace", upstream[0])
     writer.append(1, make_exchange())
@@ -340,3 +339,27 @@ def normalise_links(document: Any, base: str) -> Any:
         parts = urlsplit(document)
         return (parts.path, frozenset(parse_qsl(parts.query)))
     return document
+
+
+async def test_a_run_that_records_nothing_leaves_the_cassette_as_it_was(
+    upstream: Any, recorder: Recorder, tmp_path: Path
+) -> None:
+    """No traffic: once creates no cassette, all and new_episodes leave the old file byte for byte."""
+    _, stop = await recorder(upstream[0])
+    await stop()
+    assert not (tmp_path / "c.yaml").exists() and not journal_path(tmp_path / "c.yaml").exists()
+    save_cassette(tmp_path / "c.yaml", Cassette((make_exchange(),), upstream[0]))
+    before = (tmp_path / "c.yaml").read_bytes()
+    for mode in ("all", "new_episodes"):
+        _, stop = await recorder(upstream[0], mode=mode)
+        await stop()
+        assert (tmp_path / "c.yaml").read_bytes() == before, mode
+
+
+async def test_new_episodes_from_another_upstream_is_refused(
+    upstream: Any, recorder: Recorder, tmp_path: Path
+) -> None:
+    """Adding episodes from another origin would make replay rewrite old links wrongly: refused."""
+    save_cassette(tmp_path / "c.yaml", Cassette((make_exchange(),), "https://elsewhere.example.com"))
+    with pytest.raises(UsageError, match="would mix origins"):
+        await recorder(upstream[0], mode="new_episodes")

@@ -123,3 +123,19 @@ def test_missing_empty_and_undecodable_inputs_are_one_line_errors(tmp_path: Path
     (tmp_path / "bad.yaml").write_bytes(b"cassette_format: 1\n\xff\n")
     with pytest.raises(CassetteFormatError, match=r"bad.yaml:2: not UTF-8"):
         load_cassette(tmp_path / "bad.yaml")
+
+
+def test_an_empty_journal_writes_nothing(tmp_path: Path) -> None:
+    """A recording killed before its first answer leaves no cassette behind, and an old one untouched."""
+    path = tmp_path / "c.yaml"
+    writer = JournalWriter(journal_path(path), "replace", None)
+    os.close(writer._fd)
+    loaded = load_cassette(path)
+    assert loaded.cassette.exchanges == () and "nothing to recover" in loaded.notes[0]
+    assert not path.exists() and not journal_path(path).exists()
+    save_cassette(path, Cassette(tuple(numbered(1))))
+    before = path.read_bytes()
+    writer = JournalWriter(journal_path(path), "replace", None)
+    os.close(writer._fd)
+    assert len(load_cassette(path).cassette.exchanges) == 1
+    assert path.read_bytes() == before
