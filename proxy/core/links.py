@@ -27,15 +27,21 @@ def origin_of(url: str) -> str:
 
 
 class OriginRewriter:
-    """Rewrites URLs at `old` origin (spelled with or without its default port) to `new`."""
+    """Rewrites URLs under `old` (an origin, maybe with a base path) to the origin `new`.
+
+    The old origin may be spelled with or without its default port; a base path such as
+    `https://gateway/commerce` is removed, since the proxy serves the API at its root.
+    """
 
     def __init__(self, old: str, new: str) -> None:
-        self.old = origin_of(old)
+        origin = origin_of(old)
+        prefix = urlsplit(old).path.rstrip("/")
+        self.old = origin + prefix
         self.new = origin_of(new)
-        scheme, _, host = self.old.partition("://")
+        scheme, _, host = origin.partition("://")
         self._spellings = [self.old]
         if ":" not in host.rsplit("]", 1)[-1] and scheme in DEFAULT_PORTS:
-            self._spellings.append(f"{self.old}:{DEFAULT_PORTS[scheme]}")
+            self._spellings.append(f"{origin}:{DEFAULT_PORTS[scheme]}{prefix}")
 
     @property
     def needed(self) -> bool:

@@ -155,8 +155,8 @@ SESSION = web.AppKey("session", aiohttp.ClientSession)
 def create_record_app(settings: RecordSettings) -> web.Application:
     """An aiohttp app that forwards, records and answers; the cassette is written at cleanup."""
     recording = Recording(settings)
-    upstream = URL(settings.upstream)
-    upstream_base = str(upstream.with_path("").with_query(None)).rstrip("/")
+    # A base path in --upstream (a gateway's /commerce) is kept: requests go below it.
+    upstream_base = str(URL(settings.upstream).with_query(None).with_fragment(None)).rstrip("/")
     app = web.Application(client_max_size=MAX_REQUEST_BYTES)
     app[RECORDING] = recording
 

@@ -44,6 +44,20 @@ def test_default_port_spellings_are_the_same_origin() -> None:
     )
 
 
+def test_a_base_path_of_the_upstream_is_removed_with_its_origin() -> None:
+    """Links under https://gateway/commerce become links at the proxy's root; others stay."""
+    rewriter = OriginRewriter("https://gateway.example.com/commerce", "http://127.0.0.1:8080")
+    assert rewriter.url("https://gateway.example.com/commerce/v2/products?page[offset]=5") == (
+        "http://127.0.0.1:8080/v2/products?page[offset]=5"
+    )
+    assert rewriter.url("https://gateway.example.com:443/commerce/v2") == "http://127.0.0.1:8080/v2"
+    assert rewriter.url("https://gateway.example.com/other/v2") == "https://gateway.example.com/other/v2"
+    assert (
+        rewriter.url("https://gateway.example.com/commerce-old/v2")
+        == "https://gateway.example.com/commerce-old/v2"
+    )
+
+
 def test_hop_by_hop_headers_and_those_connection_names_are_dropped() -> None:
     """Connection, Keep-Alive, Transfer-Encoding and anything Connection lists never pass a proxy."""
     headers = (

@@ -83,6 +83,21 @@ async def test_raw_path_query_headers_and_body_reach_the_upstream_unchanged(
     assert exchange.response.status == 200 and exchange.duration_ms is not None
 
 
+async def test_a_base_path_in_upstream_is_kept_when_forwarding_and_dropped_from_links(
+    upstream: Any, recorder: Recorder
+) -> None:
+    """--upstream http://host/gateway: /v2/x goes to /gateway/v2/x, and links come back at the root."""
+    upstream_url, _ = upstream
+    url, _ = await recorder(f"{upstream_url}/gateway/")
+    async with (
+        aiohttp.ClientSession() as session,
+        session.get(URL(f"{url}/v2/x?page[limit]=1", encoded=True)) as answer,
+    ):
+        echoed = await answer.json()
+    assert echoed["raw_path"] == "/gateway/v2/x?page[limit]=1"
+    assert echoed["links"]["self"] == f"{url}/v2/x"
+
+
 async def test_links_and_location_point_back_at_the_proxy_but_the_cassette_keeps_the_truth(
     upstream: Any, recorder: Recorder, tmp_path: Path
 ) -> None:
