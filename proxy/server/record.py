@@ -39,6 +39,7 @@ from proxy.server.convert import (
     read_request,
 )
 from proxy.server.replay import MAX_REQUEST_BYTES, admin_not_found
+from proxy.server.serving import REQUEST_BODIES_AS_SENT
 from proxy.store.files import load_cassette, save_cassette
 from proxy.store.journal import JournalMode, JournalWriter, journal_path
 
@@ -159,6 +160,7 @@ def create_record_app(settings: RecordSettings) -> web.Application:
     upstream_base = str(URL(settings.upstream).with_query(None).with_fragment(None)).rstrip("/")
     app = web.Application(client_max_size=MAX_REQUEST_BYTES)
     app[RECORDING] = recording
+    app[REQUEST_BODIES_AS_SENT] = True
 
     async def session_context(app: web.Application) -> AsyncIterator[None]:
         timeout = aiohttp.ClientTimeout(total=settings.upstream_timeout)

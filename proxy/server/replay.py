@@ -14,6 +14,7 @@ from proxy.server.convert import (
     own_origin,
     read_request,
 )
+from proxy.server.serving import REQUEST_BODIES_AS_SENT
 
 MAX_REQUEST_BYTES = 50 * 1024 * 1024
 
@@ -35,6 +36,7 @@ def create_replay_app(book: ReplayBook) -> web.Application:
     """An aiohttp app answering every request from the book."""
     app = web.Application(client_max_size=MAX_REQUEST_BYTES)
     cache = AnswerCache()
+    app[REQUEST_BODIES_AS_SENT] = True  # bodies are decoded for matching by the core, as recorded
 
     async def health(request: web.Request) -> web.Response:
         return json_response(200, {"status": "ok", "mode": "replay", "exchanges": len(book.recordings)})

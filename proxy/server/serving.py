@@ -12,11 +12,19 @@ from collections.abc import Callable
 from aiohttp import web
 
 SHUTDOWN_TIMEOUT = 30.0
+# Set on apps that must see request bodies as sent: a proxy forwards gzip bytes as gzip bytes.
+REQUEST_BODIES_AS_SENT = web.AppKey("request_bodies_as_sent", bool)
 
 
 async def start(app: web.Application, host: str, port: int) -> tuple[web.AppRunner, str]:
     """Start serving; returns the runner and the base URL actually bound (port 0 picks a free one)."""
-    runner = web.AppRunner(app, handle_signals=False, access_log=None, shutdown_timeout=SHUTDOWN_TIMEOUT)
+    runner = web.AppRunner(
+        app,
+        handle_signals=False,
+        access_log=None,
+        shutdown_timeout=SHUTDOWN_TIMEOUT,
+        auto_decompress=not app.get(REQUEST_BODIES_AS_SENT, False),
+    )
     await runner.setup()
     site = web.TCPSite(runner, host, port, reuse_address=True)
     try:

@@ -160,6 +160,33 @@ async def test_chunked_and_binary_answers(upstream: Any, recorder: Recorder, tmp
     assert binary.response.body.kind == "base64"
 
 
+async def test_gzip_and_chunked_request_bodies(upstream: Any, recorder: Recorder, tmp_path: Path) -> None:
+    """A gzip request body is forwarded as sent and recorded decoded; a chunked one arrives whole."""
+    upstream_url, _ = upstream
+    url, stop = await recorder(upstream_url)
+
+    async def pieces() -> Any:
+        for piece in (b'{"data": ', b'{"name": "chunked"}}'):
+            yield piece
+
+    compressed = gzip.compress(b'{"data": {"name": "zipped"}}')
+    async with aiohttp.ClientSession() as session:
+        headers = {"Content-Type": "application/json", "Content-Encoding": "gzip"}
+        async with session.put(f"{url}/zipped", data=compressed, headers=headers) as answer:
+            assert answer.status == 200
+        async with session.put(
+            f"{url}/chunked", data=pieces(), headers={"Content-Type": "application/json"}
+        ) as answer:
+            assert (await answer.json())["body"] == '{"data": {"name": "chunked"}}'
+    await stop()
+    zipped, chunked = load_cassette(tmp_path / "c.yaml").cassette.exchanges
+    assert (zipped.request.body.value, zipped.request.body.decoded_from) == (
+        {"data": {"name": "zipped"}},
+        "gzip",
+    )
+    assert chunked.request.body.value == {"data": {"name": "chunked"}}
+
+
 async def test_unreachable_upstream_gets_502_and_the_proxy_keeps_serving(
     recorder: Recorder, unused_tcp_port: int
 ) -> None:

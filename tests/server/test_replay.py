@@ -149,3 +149,19 @@ async def test_requests_match_with_real_secrets_in_form_bodies(serve: Serve) -> 
         data = {"client_secret": "real-secret", "grant_type": "client_credentials"}
         async with session.post(f"{url}/oauth/access_token", data=data) as answer:
             assert answer.status == 200
+
+
+async def test_a_gzip_request_body_matches_by_meaning(serve: Serve) -> None:
+    """A client that compresses its JSON body still matches the recording of that JSON."""
+    import gzip
+
+    recorded = make_exchange(
+        make_request("PUT", "/v2/x", body=json_body({"data": {"a": 1}})), body=json_body({"ok": True})
+    )
+    url = await replay(serve, recorded)
+    headers = {"Content-Type": "application/json", "Content-Encoding": "gzip"}
+    async with (
+        aiohttp.ClientSession() as session,
+        session.put(f"{url}/v2/x", data=gzip.compress(b'{"data": {"a": 1}}'), headers=headers) as answer,
+    ):
+        assert answer.status == 200 and await answer.json() == {"ok": True}
