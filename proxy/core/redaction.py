@@ -6,7 +6,7 @@ matches a recording whose secrets were redacted.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from urllib.parse import parse_qsl, unquote_plus
 
@@ -109,10 +109,8 @@ def secret_values(request: Request, response: Response, policy: RedactionPolicy)
 
 def _named_values(query: str, names: frozenset[str]) -> set[str]:
     found = set()
-    for part in query.split("&") if query and names else ():
-        key, sep, raw = part.partition("=")
-        if sep and unquote_plus(key).lower() in names:
-            found.update({raw, unquote_plus(raw)})
+    for _, _, raw in _named_parts(query.split("&") if query else [], names):
+        found.update({raw, unquote_plus(raw)})
     return found
 
 
@@ -219,18 +217,21 @@ def _redact_pair(pair: str) -> str:
     return f"{key}={PLACEHOLDER}" if sep else PLACEHOLDER
 
 
+def _named_parts(parts: list[str], names: frozenset[str]) -> Iterator[tuple[int, str, str]]:
+    """(position, raw key, raw value) of each `key=value` part whose decoded key is named."""
+    for position, part in enumerate(parts if names else ()):
+        key, sep, raw = part.partition("=")
+        if sep and unquote_plus(key).lower() in names:
+            yield position, key, raw
+
+
 def redact_query(query: str, names: frozenset[str]) -> str:
     """A raw query string with the named parameters' values replaced; the rest kept byte for byte."""
-    if not query or not names:
-        return query
-    parts = query.split("&")
-    changed = False
-    for position, part in enumerate(parts):
-        key, sep, _ = part.partition("=")
-        if sep and unquote_plus(key).lower() in names:
-            parts[position] = f"{key}={PLACEHOLDER}"
-            changed = True
-    return "&".join(parts) if changed else query
+    parts = query.split("&") if query else []
+    named = list(_named_parts(parts, names))
+    for position, key, _ in named:
+        parts[position] = f"{key}={PLACEHOLDER}"
+    return "&".join(parts) if named else query
 
 
 def redact_body(body: Body, headers: Headers, policy: RedactionPolicy) -> Body:
@@ -264,25 +265,24 @@ def _redact_json(value: JSONValue, path: tuple[str, ...], policy: RedactionPolic
     return value
 
 
-def placeholders_in(request: Request) -> RedactionPolicy:
+def placeholders_in(requests: Iterable[Request]) -> RedactionPolicy:
     """A policy naming every query parameter, form field and JSON path that holds the placeholder.
 
     Replay adds it to its own policy, so fields redacted by settings it does not know are still
     ignored when matching.
     """
-    query = {
-        key.lower() for key, value in parse_qsl(request.query, keep_blank_values=True) if value == PLACEHOLDER
-    }
+    query: set[str] = set()
     form: set[str] = set()
-    if request.body.kind == "text" and is_form_type(header_value(request.headers, "Content-Type")):
-        form = {
-            key.lower()
-            for key, value in parse_qsl(str(request.body.value), keep_blank_values=True)
-            if value == PLACEHOLDER
-        }
     paths: set[tuple[str, ...]] = set()
-    if request.body.kind == "json":
-        _collect_placeholder_paths(request.body.value, (), paths)
+    for request in requests:
+        pairs = parse_qsl(request.query, keep_blank_values=True)
+        query.update(key.lower() for key, value in pairs if value == PLACEHOLDER)
+        body = request.body
+        if body.kind == "text" and is_form_type(header_value(request.headers, "Content-Type")):
+            pairs = parse_qsl(str(body.value), keep_blank_values=True)
+            form.update(key.lower() for key, value in pairs if value == PLACEHOLDER)
+        elif body.kind == "json":
+            _collect_placeholder_paths(body.value, (), paths)
     return RedactionPolicy(
         headers=frozenset(),
         query=frozenset(query),

@@ -73,11 +73,8 @@ class ReplayBook:
         redaction: RedactionPolicy,
     ) -> ReplayBook:
         """Index every exchange of the cassettes, in the order given."""
-        discovered = redaction
-        for _, cassette in cassettes:
-            for exchange in cassette.exchanges:
-                discovered = merged(discovered, placeholders_in(exchange.request))
-        book = cls(policy=policy, redaction=discovered)
+        recorded = (exchange.request for _, cassette in cassettes for exchange in cassette.exchanges)
+        book = cls(policy=policy, redaction=merged(redaction, placeholders_in(recorded)))
         for name, cassette in cassettes:
             for position, exchange in enumerate(cassette.exchanges):
                 book.add(Recording(name, position, exchange, cassette.upstream))

@@ -191,6 +191,13 @@ def create_record_app(settings: RecordSettings) -> web.Application:
             {"status": "ok", "mode": settings.mode, "recorded": len(recording.recorded)},
         )
 
+    rewriters: dict[str, OriginRewriter] = {}  # one per origin clients use to reach us
+
+    def rewriter_to(origin: str) -> OriginRewriter:
+        if origin not in rewriters:
+            rewriters[origin] = OriginRewriter(upstream_base, origin)
+        return rewriters[origin]
+
     async def handle(request: web.Request) -> web.StreamResponse:
         if request.path.startswith(ADMIN_PREFIX):
             return admin_not_found(request)
@@ -217,7 +224,7 @@ def create_record_app(settings: RecordSettings) -> web.Application:
             status=status, headers=headers, body=body_from_bytes(body, headers), reason=reason
         )
         recording.keep(sequence, Exchange(core, response, recorded_at, duration_ms))
-        return _to_client(response, body, OriginRewriter(str(upstream_base), origin))
+        return _to_client(response, body, rewriter_to(origin))
 
     app.cleanup_ctx.append(session_context)
     app.router.add_get("/_proxy/health", health)

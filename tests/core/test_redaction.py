@@ -81,7 +81,7 @@ def test_placeholders_found_in_a_recording() -> None:
         query=f"key={PLACEHOLDER}&a=1",
         body=json_body({"data": {"pin": PLACEHOLDER, "n": 1}}),
     )
-    found = placeholders_in(request)
+    found = placeholders_in([request])
     assert found.query == frozenset({"key"})
     assert found.json_paths == frozenset({("data", "pin")})
 
