@@ -15,6 +15,7 @@ from typing import Any
 
 import aiohttp
 
+from proxy.core.bodies import map_strings
 from proxy.core.exchange import Body
 from proxy.core.matching import MatchPolicy
 from proxy.core.redaction import RedactionPolicy, redact_body
@@ -71,19 +72,16 @@ class ScriptedClient:
             body: Any = json.loads(text) if text and "json" in answer.content_type else text
             etag = answer.headers.get("ETag")
         shown = url.removeprefix(self.base)
-        step = Step(title, method, shown, answer.status, _origin_free(body, self.base), etag)
+        step = Step(
+            title,
+            method,
+            shown,
+            answer.status,
+            map_strings(body, lambda text: text.replace(self.base, "{origin}")),
+            etag,
+        )
         self.steps.append(step)
         return step
-
-
-def _origin_free(value: Any, origin: str) -> Any:
-    if isinstance(value, str):
-        return value.replace(origin, "{origin}")
-    if isinstance(value, dict):
-        return {key: _origin_free(child, origin) for key, child in value.items()}
-    if isinstance(value, list):
-        return [_origin_free(item, origin) for item in value]
-    return value
 
 
 def _feature_update(attributes: dict[str, Any]) -> dict[str, Any]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import base64
 import json
 import zlib
+from collections.abc import Callable
 
 from proxy.core.exchange import EMPTY_BODY, Body, Headers, JSONValue, header_value
 
@@ -79,3 +80,26 @@ def body_to_bytes(body: Body) -> bytes:
 def dump_json(document: JSONValue) -> bytes:
     """Compact JSON in the document's own key order."""
     return json.dumps(document, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
+def map_strings(value: JSONValue, change: Callable[[str], str], keys: bool = False) -> JSONValue:
+    """The document with `change` applied to every string value (and key, if asked).
+
+    Returns the very same object when nothing changed, so callers can test with `is` and hot
+    paths do not copy documents that needed no change.
+    """
+    if isinstance(value, str):
+        return change(value)
+    if isinstance(value, dict):
+        changed = False
+        result: dict[str, JSONValue] = {}
+        for key, child in value.items():
+            new_key = change(key) if keys else key
+            new_child = map_strings(child, change, keys)
+            changed = changed or new_key != key or new_child is not child
+            result[new_key] = new_child
+        return result if changed else value
+    if isinstance(value, list):
+        items = [map_strings(item, change, keys) for item in value]
+        return items if any(new is not old for new, old in zip(items, value, strict=True)) else value
+    return value

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
+from proxy.core.bodies import map_strings
 from proxy.core.exchange import Headers, JSONValue
 
 DEFAULT_PORTS = {"http": 80, "https": 443}
@@ -63,14 +64,8 @@ class OriginRewriter:
         return any(spelling.encode() in raw.lower() for spelling in self._spellings)
 
     def json(self, value: JSONValue) -> JSONValue:
-        """A copy of the document with every absolute URL string at the old origin moved."""
-        if isinstance(value, str):
-            return self.url(value) if "://" in value else value
-        if isinstance(value, dict):
-            return {key: self.json(child) for key, child in value.items()}
-        if isinstance(value, list):
-            return [self.json(item) for item in value]
-        return value
+        """The document with every absolute URL string at the old origin moved (the same object if none)."""
+        return map_strings(value, lambda text: self.url(text) if "://" in text else text)
 
     def headers(
         self, headers: Headers, names: frozenset[str] = frozenset({"location", "content-location"})

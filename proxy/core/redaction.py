@@ -6,11 +6,11 @@ matches a recording whose secrets were redacted.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from urllib.parse import parse_qsl, unquote_plus
 
-from proxy.core.bodies import is_form_type
+from proxy.core.bodies import is_form_type, map_strings
 from proxy.core.exchange import Body, Exchange, Headers, JSONValue, Request, Response, header_value
 
 PLACEHOLDER = "<redacted>"
@@ -148,7 +148,7 @@ def scrub_exchange(exchange: Exchange, values: frozenset[str]) -> Exchange:
         if stored.kind == "text":
             return replace(stored, value=text(str(stored.value)))
         if stored.kind == "json":
-            return replace(stored, value=_scrub_json(stored.value, text))
+            return replace(stored, value=map_strings(stored.value, text, keys=True))
         return stored
 
     request, response = exchange.request, exchange.response
@@ -159,16 +159,6 @@ def scrub_exchange(exchange: Exchange, values: frozenset[str]) -> Exchange:
         ),
         response=replace(response, headers=headers(response.headers), body=body(response.body)),
     )
-
-
-def _scrub_json(value: JSONValue, text: Callable[[str], str]) -> JSONValue:
-    if isinstance(value, str):
-        return text(value)
-    if isinstance(value, dict):
-        return {text(key): _scrub_json(child, text) for key, child in value.items()}
-    if isinstance(value, list):
-        return [_scrub_json(item, text) for item in value]
-    return value
 
 
 def redact_request(request: Request, policy: RedactionPolicy) -> Request:

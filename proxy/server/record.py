@@ -300,7 +300,7 @@ def _to_client(response: Response, raw_body: bytes, rewriter: OriginRewriter) ->
         # Compressed bodies cannot be searched as bytes; plain ones usually need no walk at all.
         if response.body.kind == "json" and (response.body.decoded_from or rewriter.mentions_old(raw_body)):
             moved = rewriter.json(document)
-            if moved != document:
+            if moved is not document:
                 body = dump_json(moved)
                 headers = without_headers(headers, ["content-encoding"])
     return web.Response(status=response.status, reason=response.reason, headers=multidict(headers), body=body)

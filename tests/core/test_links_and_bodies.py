@@ -87,3 +87,22 @@ def test_gzip_and_deflate_are_decoded_and_noted() -> None:
     for encoding, data in (("gzip", gzip.compress(b'{"a":1}')), ("deflate", zlib.compress(b'{"a":1}'))):
         body = body_from_bytes(data, (*JSON, ("Content-Encoding", encoding)))
         assert (body.kind, body.value, body.decoded_from) == ("json", {"a": 1}, encoding)
+
+
+def test_map_strings_changes_values_and_asked_for_keys_and_keeps_untouched_documents() -> None:
+    """Every string is mapped (keys only when asked); a document needing no change is returned as is."""
+    from proxy.core.bodies import map_strings
+
+    document = {"a": ["x", {"x": "yx"}], "n": 1, "none": None}
+    assert map_strings(document, lambda text: text.replace("x", "Z")) == {
+        "a": ["Z", {"x": "yZ"}],
+        "n": 1,
+        "none": None,
+    }
+    assert map_strings(document, lambda text: text.replace("x", "Z"), keys=True) == {
+        "a": ["Z", {"Z": "yZ"}],
+        "n": 1,
+        "none": None,
+    }
+    assert map_strings(document, lambda text: text.replace("q", "Z")) is document
+    assert document == {"a": ["x", {"x": "yx"}], "n": 1, "none": None}
