@@ -10,16 +10,18 @@ import asyncio
 import json
 import logging
 import sys
-from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from proxy import __version__
 from proxy.core.matching import MatchPolicy
 from proxy.core.redaction import RedactionPolicy
 from proxy.core.replay_state import ReplayBook
+from proxy.core.ruleset import RuleSet
 from proxy.errors import CommerceProxyError, UsageError
-from proxy.store.files import Loaded, load_cassettes
+from proxy.store.files import Loaded, load_cassettes, write_atomically
+from proxy.store.rule_files import ProjectConfig
 from proxy.store.shipped import shipped_dir
 
 log = logging.getLogger("proxy")
@@ -91,7 +93,9 @@ def build_parser() -> argparse.ArgumentParser:
     replay.set_defaults(run=run_replay)
 
     check = commands.add_parser(
-        "check", parents=[common], help="load cassettes (recovering crashed recordings) and report"
+        "check",
+        parents=[common],
+        help="check cassettes against the documented rules (exit 1 when an error is found)",
     )
     check.add_argument(
         "paths",
@@ -100,8 +104,29 @@ def build_parser() -> argparse.ArgumentParser:
         nargs="*",
         help="cassette files or folders (default: the shipped cassettes)",
     )
-    check.add_argument("--format", choices=("text", "json"), default="text")
+    check.add_argument("--format", choices=("text", "json", "junit"), default="text")
+    check.add_argument("-o", "--output", metavar="FILE", type=Path, help="write the report here, not stdout")
+    check.add_argument(
+        "--baseline",
+        metavar="FILE",
+        type=Path,
+        help="accepted findings: counted, not reported (default: the config's `baseline`)",
+    )
+    check.add_argument(
+        "--write-baseline",
+        metavar="FILE",
+        type=Path,
+        help="accept every current finding: write them to FILE and exit 0",
+    )
+    _add_rule_options(check)
     check.set_defaults(run=run_check)
+
+    rules = commands.add_parser(
+        "rules", parents=[common], help="list every rule: id, severity, documentation"
+    )
+    rules.add_argument("--format", choices=("text", "json"), default="text")
+    _add_rule_options(rules)
+    rules.set_defaults(run=run_rules)
 
     sandbox = commands.add_parser(
         "sandbox", parents=[common], help="run the in-memory stand-in for the real service"
@@ -137,6 +162,21 @@ def _add_serving(command: argparse.ArgumentParser, default_port: int = 8080) -> 
         "--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: this machine only)"
     )
     command.add_argument("--port", type=int, default=default_port, help="0 picks a free port")
+
+
+def _add_rule_options(command: argparse.ArgumentParser) -> None:
+    command.add_argument(
+        "--rules",
+        metavar="DIR",
+        type=Path,
+        help="a rule folder (default: the config's, else the shipped rules)",
+    )
+    command.add_argument(
+        "--config",
+        metavar="FILE",
+        type=Path,
+        help="commerce-proxy.yaml or a pyproject.toml (default: found from the working folder up)",
+    )
 
 
 def _add_matching(command: argparse.ArgumentParser) -> None:
@@ -257,30 +297,91 @@ def _checked_upstream(upstream: str | None) -> str:
     return upstream.rstrip("/")
 
 
+@dataclass(frozen=True, slots=True)
+class Engine:
+    """The rule set in force and the project config that adjusts it."""
+
+    ruleset: RuleSet
+    project: ProjectConfig
+
+
+def load_engine(arguments: argparse.Namespace) -> Engine:
+    """The rules and the project config, as the command line and the config name them."""
+    from proxy.store.rule_files import config_rule_folder, find_config, load_config, load_rules
+
+    config_path = arguments.config or find_config(Path.cwd())
+    folder = arguments.rules or (config_rule_folder(config_path) if config_path else None)
+    ruleset = load_rules(folder or shipped_dir("rules"))
+    project = load_config(config_path, [rule.id for rule in ruleset.rules], Path.cwd())
+    return Engine(ruleset, project)
+
+
 def run_check(arguments: argparse.Namespace) -> int:
-    """`check`: load cassettes (recovering crashed recordings) and summarise them."""
+    """`check`: every exchange of every cassette against the rules; exit 1 when an error is found."""
+    from proxy.core.conformance import Checker
+    from proxy.core.reports import CassetteResult, Report, json_report, junit_report, text_report
+    from proxy.core.rule_config import Baseline
+    from proxy.store.rule_files import load_baseline, write_baseline
+
+    engine = load_engine(arguments)
     paths = arguments.paths or [shipped_dir("cassettes")]
     loaded = load_cassettes(paths)
     _show_notes(loaded)
-    summaries = []
-    for one in loaded:
-        counted = Counter(exchange.response.status for exchange in one.cassette.exchanges)
-        summaries.append((one, dict(sorted(counted.items()))))
-    if arguments.format == "json":
-        reports = [
-            {
-                "path": str(one.path),
-                "exchanges": len(one.cassette.exchanges),
-                "statuses": statuses,
-                "upstream": one.cassette.upstream,
-            }
-            for one, statuses in summaries
-        ]
-        print(json.dumps({"cassettes": reports}, indent=2))
+    config = engine.project.config
+    checked = [
+        (one, Checker(engine.ruleset, config, cassette=str(one.path)).check_all(one.cassette.exchanges))
+        for one in loaded
+    ]
+    if arguments.write_baseline:
+        count = write_baseline(arguments.write_baseline, [item for _, found in checked for item in found])
+        print(
+            f"commerce-proxy: wrote {arguments.write_baseline}: {count} accepted finding(s)", file=sys.stderr
+        )
         return 0
-    for one, statuses in summaries:
-        shown = ", ".join(f"{count}x {status}" for status, count in statuses.items())
-        print(f"{one.path}: {len(one.cassette.exchanges)} exchanges ({shown or 'none'})")
+    baseline_path = arguments.baseline or engine.project.resolve(config.baseline)
+    baseline = load_baseline(baseline_path) if baseline_path else Baseline()
+    results = []
+    for one, found in checked:
+        new, accepted = baseline.split(found)
+        results.append(CassetteResult(str(one.path), len(one.cassette.exchanges), new, len(accepted)))
+    off = frozenset(rule.id for rule in engine.ruleset.rules if not config.may_apply(rule.id, rule.severity))
+    report = Report(results, engine.ruleset.rules, off)
+    render = {"text": text_report, "json": json_report, "junit": junit_report}[arguments.format]
+    text = render(report)
+    if arguments.output:
+        write_atomically(arguments.output, text, "the report")
+        print(f"commerce-proxy: wrote {arguments.output}", file=sys.stderr)
+    else:
+        sys.stdout.write(text)
+    return 1 if report.failed else 0
+
+
+def run_rules(arguments: argparse.Namespace) -> int:
+    """`rules`: every rule with its id, the severity in force and its documentation section."""
+    from proxy.core.reports import rules_table
+
+    engine = load_engine(arguments)
+    config = engine.project.config
+    severity_of = {
+        rule.id: str(config.severity(rule.id, rule.severity, "", "")) for rule in engine.ruleset.rules
+    }
+    if arguments.format == "json":
+        document = [
+            {
+                "id": rule.id,
+                "severity": severity_of[rule.id],
+                "default_severity": rule.severity,
+                "section": rule.section,
+                "check": rule.check,
+                "applies_to": list(rule.applies_to),
+                "responses": rule.responses,
+                "source": rule.source,
+            }
+            for rule in sorted(engine.ruleset.rules, key=lambda rule: rule.id)
+        ]
+        print(json.dumps({"rules": document}, indent=2))
+        return 0
+    sys.stdout.write(rules_table(engine.ruleset.rules, severity_of))
     return 0
 
 

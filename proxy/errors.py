@@ -18,3 +18,7 @@ class JournalError(CommerceProxyError):
 
 class UsageError(CommerceProxyError):
     """The command line asked for something that cannot be done (a mode that would lose data...)."""
+
+
+class RuleFileError(CommerceProxyError):
+    """A rule file, shape schema, project config or baseline is unusable: unknown check, bad parameter..."""

@@ -11,7 +11,7 @@ import pytest
 from proxy.cli import main
 from proxy.core.cassette import Cassette
 from proxy.store.files import save_cassette
-from tests.conftest import make_exchange
+from tests.conftest import make_exchange, make_request
 
 
 def one_error_line(capsys: pytest.CaptureFixture[str]) -> str:
@@ -22,22 +22,25 @@ def one_error_line(capsys: pytest.CaptureFixture[str]) -> str:
     return err[0]
 
 
-def test_check_summarises_a_cassette(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """check prints exchanges and statuses per cassette and exits 0."""
-    save_cassette(tmp_path / "c.yaml", Cassette((make_exchange(), make_exchange(status=404))))
+def test_check_of_a_conformant_cassette_exits_0(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """check of a cassette that breaks no rule prints its summary and exits 0."""
+    save_cassette(tmp_path / "c.yaml", Cassette((make_exchange(make_request("GET", "/health")),)))
     assert main(["check", str(tmp_path / "c.yaml")]) == 0
-    assert capsys.readouterr().out.strip() == f"{tmp_path / 'c.yaml'}: 2 exchanges (1x 200, 1x 404)"
+    out = capsys.readouterr().out
+    assert f"{tmp_path / 'c.yaml'}: 1 exchanges: 0 errors, 0 warnings, 1 info" in out
     assert main(["check", "--format", "json", str(tmp_path)]) == 0
     report = json.loads(capsys.readouterr().out)
-    assert report["cassettes"][0]["statuses"] == {"200": 1, "404": 1}
+    assert report["exchanges"] == 1
+    assert [finding["rule"] for finding in report["findings"]] == ["coverage.undocumented-endpoint"]
 
 
 def test_check_defaults_to_the_shipped_cassettes(capsys: pytest.CaptureFixture[str]) -> None:
-    """With no path, check reads the cassettes that ship with the package."""
+    """With no path, check reads the cassettes that ship with the package; they hold no error."""
     assert main(["check", "--format", "json"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert len(report["cassettes"]) >= 2
     assert all(cassette["exchanges"] > 0 for cassette in report["cassettes"])
+    assert report["counts"]["error"] == 0
 
 
 @pytest.mark.parametrize(

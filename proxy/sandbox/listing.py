@@ -174,7 +174,8 @@ def list_page(
     elif count <= COUNT_LIMIT:
         method, total = "exact", count
     else:
-        method, total = "lower_bound", COUNT_LIMIT
+        # "at least": never fewer than the records a client has already been shown.
+        method, total = "lower_bound", max(COUNT_LIMIT, min(page.offset, count) + len(window))
     pages = math.ceil(total / page.limit)
     last_offset = max(pages - 1, 0) * page.limit
     links = {

@@ -77,13 +77,18 @@ def load_cassette(path: Path) -> Loaded:
 
 def save_cassette(path: Path, cassette: Cassette) -> None:
     """Write a cassette atomically: a temporary file beside it, then a rename over it."""
+    write_atomically(path, dump_cassette(cassette), "the cassette")
+
+
+def write_atomically(path: Path, text: str, what: str = "the file") -> None:
+    """Write text through a temporary file and a rename: readers see the old file or the new one."""
     temporary = path.with_name(f".{path.name}.tmp-{os.getpid()}")
     try:
-        temporary.write_text(dump_cassette(cassette), encoding="utf-8")
+        temporary.write_text(text, encoding="utf-8")
         os.replace(temporary, path)
     except OSError as error:
         temporary.unlink(missing_ok=True)
-        raise CommerceProxyError(f"{path}: cannot write the cassette: {error.strerror}") from None
+        raise CommerceProxyError(f"{path}: cannot write {what}: {error.strerror}") from None
 
 
 def cassette_files(path: Path) -> list[Path]:

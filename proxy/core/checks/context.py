@@ -1,0 +1,96 @@
+"""Everything a check may look at for one exchange, computed once and only when a check asks."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from functools import cached_property
+from typing import Any
+from urllib.parse import parse_qsl
+
+from proxy.core.checks.session import Session
+from proxy.core.endpoints import EndpointHit
+from proxy.core.exchange import Exchange, header_value
+from proxy.core.shapes import PartViolation, Shape
+
+
+class CheckContext:
+    """One exchange, the endpoint it hit, the session so far, and memoised parsing of its parts."""
+
+    def __init__(
+        self,
+        exchange: Exchange,
+        index: int,
+        hit: EndpointHit,
+        session: Session,
+        shapes: Mapping[str, Shape],
+    ) -> None:
+        self.exchange = exchange
+        self.index = index
+        self.hit = hit
+        self.session = session
+        self.shapes = shapes
+        self._shape_results: dict[tuple[str, str], list[PartViolation]] = {}
+        self.memo: dict[str, Any] = {}  # derived views several checks share (the page envelope...)
+
+    @property
+    def status(self) -> int:
+        return self.exchange.response.status
+
+    @property
+    def succeeded(self) -> bool:
+        return 200 <= self.exchange.response.status < 300
+
+    @cached_property
+    def response_json(self) -> Any:
+        """The response body when it is JSON, else None."""
+        body = self.exchange.response.body
+        return body.value if body.kind == "json" else None
+
+    @cached_property
+    def request_json(self) -> Any:
+        """The request body when it is JSON, else None."""
+        body = self.exchange.request.body
+        return body.value if body.kind == "json" else None
+
+    @cached_property
+    def query(self) -> dict[str, list[str]]:
+        """The request's query, percent-decoded, every value of every name in order."""
+        parsed: dict[str, list[str]] = {}
+        for name, value in parse_qsl(self.exchange.request.query, keep_blank_values=True):
+            parsed.setdefault(name, []).append(value)
+        return parsed
+
+    def parameter(self, name: str) -> str | None:
+        """The first value of a query parameter, or None."""
+        values = self.query.get(name)
+        return values[0] if values else None
+
+    def response_header(self, name: str) -> str | None:
+        return header_value(self.exchange.response.headers, name)
+
+    def request_header(self, name: str) -> str | None:
+        return header_value(self.exchange.request.headers, name)
+
+    def shape_violations(self, shape: str, document: str) -> list[PartViolation]:
+        """The violations of the request or response JSON against a shape, computed once per exchange."""
+        key = (shape, document)
+        found = self._shape_results.get(key)
+        if found is None:
+            value = self.request_json if document == "request" else self.response_json
+            found = self.shapes[shape].violations(value)
+            self._shape_results[key] = found
+        return found
+
+
+def dig(document: Any, *steps: str) -> Any:
+    """The value at a path of object keys, or None when any step is missing or not an object."""
+    for step in steps:
+        if not isinstance(document, dict):
+            return None
+        document = document.get(step)
+    return document
+
+
+def is_integer(value: Any) -> bool:
+    """A JSON integer (not a boolean, which Python counts as one)."""
+    return isinstance(value, int) and not isinstance(value, bool)

@@ -1,0 +1,63 @@
+"""The named checks rules can use, each registered once with the JSON Schema of its parameters.
+
+Checks are filled in when `proxy.core.checks` is imported; registering a name twice is an error, and
+nothing registers afterwards, so tests never have to restore the registry.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, TypeAlias
+
+from proxy.core.findings import Violation
+
+if TYPE_CHECKING:
+    from proxy.core.checks.context import CheckContext
+
+CheckFunction: TypeAlias = "Callable[[CheckContext, Mapping[str, Any]], Iterable[Violation]]"
+ObserverFunction: TypeAlias = "Callable[[CheckContext], None]"
+NO_PARAMETERS: Mapping[str, Any] = {"type": "object", "additionalProperties": False}
+
+
+@dataclass(frozen=True, slots=True)
+class CheckSpec:
+    """A check function, the schema its parameters must meet, and its docstring's first line."""
+
+    name: str
+    function: CheckFunction
+    parameters: Mapping[str, Any]
+    summary: str
+
+
+CHECKS: dict[str, CheckSpec] = {}
+OBSERVERS: list[ObserverFunction] = []
+
+
+def check(name: str, parameters: Mapping[str, Any] | None = None) -> Callable[[CheckFunction], CheckFunction]:
+    """Register a check under `name`; `parameters` is the JSON Schema of the rule's `params`."""
+
+    def register(function: CheckFunction) -> CheckFunction:
+        if name in CHECKS:
+            raise RuntimeError(f"check {name!r} is registered twice")
+        summary = (function.__doc__ or "").strip().splitlines()[0] if function.__doc__ else ""
+        CHECKS[name] = CheckSpec(name, function, parameters or NO_PARAMETERS, summary)
+        return function
+
+    return register
+
+
+def observer(function: ObserverFunction) -> ObserverFunction:
+    """Register a function that updates the session after every exchange's checks have run."""
+    OBSERVERS.append(function)
+    return function
+
+
+def integer_parameters(*names: str, required: bool = True) -> Mapping[str, Any]:
+    """The parameter schema of a check taking only non-negative integers."""
+    return {
+        "type": "object",
+        "properties": {name: {"type": "integer", "minimum": 0} for name in names},
+        "required": list(names) if required else [],
+        "additionalProperties": False,
+    }

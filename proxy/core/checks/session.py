@@ -1,0 +1,73 @@
+"""What the stateful checks remember across the exchanges of one cassette or live session.
+
+Every memory is bounded (least recently used goes first) so a proxy that runs for days stays flat.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+Key = TypeVar("Key")
+Value = TypeVar("Value")
+
+
+class BoundedMemory(Generic[Key, Value]):
+    """A dict that forgets its least recently used entry beyond `capacity`."""
+
+    def __init__(self, capacity: int) -> None:
+        self.capacity = capacity
+        self._items: OrderedDict[Key, Value] = OrderedDict()
+
+    def get(self, key: Key) -> Value | None:
+        value = self._items.get(key)
+        if value is not None:
+            self._items.move_to_end(key)
+        return value
+
+    def put(self, key: Key, value: Value) -> None:
+        self._items[key] = value
+        self._items.move_to_end(key)
+        while len(self._items) > self.capacity:
+            self._items.popitem(last=False)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+
+@dataclass(frozen=True, slots=True)
+class FeatureState:
+    """The last known feature, from the last successful response about it."""
+
+    attributes: dict[str, Any]
+    updated_at: Any
+    exchange: int
+
+
+@dataclass(frozen=True, slots=True)
+class EntryState:
+    """The last representation of an entry seen, and which ETag went with which representation."""
+
+    etag: str | None
+    digest: str
+    exchange: int
+    digests_by_etag: dict[str, tuple[str, int]]
+
+
+@dataclass(frozen=True, slots=True)
+class WalkState:
+    """The end of the last page of a sorted list: the last sort value and how many records shared it."""
+
+    value: Any
+    sharing: int
+    exchange: int
+
+
+class Session:
+    """Memories of the features, entries and sort+filter walks seen so far."""
+
+    def __init__(self, capacity: int = 10_000) -> None:
+        self.features: BoundedMemory[str, FeatureState] = BoundedMemory(capacity)
+        self.entries: BoundedMemory[str, EntryState] = BoundedMemory(capacity)
+        self.walks: BoundedMemory[tuple[str, str], WalkState] = BoundedMemory(capacity)

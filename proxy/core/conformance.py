@@ -1,0 +1,86 @@
+"""The conformance engine: every applicable rule run over each exchange, in order, one session each.
+
+Used alike by `check` on saved cassettes and by the live proxy; both give exchanges in the order they
+happened so the stateful rules (update semantics, ETag history, sort+filter walks) see history.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+
+from proxy.core.checks import CHECKS, OBSERVERS
+from proxy.core.checks.context import CheckContext
+from proxy.core.checks.session import Session
+from proxy.core.exchange import Exchange
+from proxy.core.findings import OFF, Finding
+from proxy.core.rule_config import RuleConfig
+from proxy.core.ruleset import Rule, RuleSet
+
+log = logging.getLogger(__name__)
+
+
+class Checker:
+    """Checks one stream of exchanges (a cassette, or a live session) against a rule set."""
+
+    def __init__(
+        self,
+        ruleset: RuleSet,
+        config: RuleConfig | None = None,
+        cassette: str | None = None,
+        session: Session | None = None,
+    ) -> None:
+        self.ruleset = ruleset
+        self.config = config or RuleConfig()
+        self.cassette = cassette
+        self.session = session or Session()
+        self._active = {rule.id for rule in ruleset.rules if self.config.may_apply(rule.id, rule.severity)}
+
+    def check(self, exchange: Exchange, index: int) -> list[Finding]:
+        """The findings of one exchange; remembers what later exchanges are compared with."""
+        request = exchange.request
+        hit = self.ruleset.index.lookup(request.method, request.path)
+        context = CheckContext(exchange, index, hit, self.session, self.ruleset.shapes)
+        findings: list[Finding] = []
+        status = exchange.response.status
+        for rule in self.ruleset.rules_for(hit):
+            if rule.id not in self._active or not rule.answers(status):
+                continue
+            violations = list(CHECKS[rule.check].function(context, rule.params))
+            if violations:
+                findings.extend(self._findings(rule, violations, exchange, index))
+        for remember in OBSERVERS:
+            remember(context)
+        return findings
+
+    def _findings(
+        self, rule: Rule, violations: Iterable[object], exchange: Exchange, index: int
+    ) -> list[Finding]:
+        request = exchange.request
+        severity = self.config.severity(rule.id, rule.severity, request.method, request.path)
+        if severity == OFF:
+            return []
+        return [
+            Finding(
+                exchange=index,
+                method=request.method,
+                path=request.path,
+                target=request.target,
+                rule=rule.id,
+                severity=severity,  # type: ignore[arg-type]
+                section=rule.section,
+                message=rule.describe(violation),  # type: ignore[arg-type]
+                where=violation.where,  # type: ignore[attr-defined]
+                expected=violation.expected,  # type: ignore[attr-defined]
+                found=violation.found,  # type: ignore[attr-defined]
+                cassette=self.cassette,
+            )
+            for violation in violations
+        ]
+
+    def check_all(self, exchanges: Iterable[Exchange]) -> list[Finding]:
+        """The findings of a whole cassette, its exchanges numbered from 0."""
+        findings: list[Finding] = []
+        for index, exchange in enumerate(exchanges):
+            findings.extend(self.check(exchange, index))
+        return findings

@@ -1,0 +1,97 @@
+"""Endpoint patterns ("GET /v2/extensions/{slug}/{id}") and the lookup that finds which ones a request hits.
+
+Rules name the endpoints they apply to by group; the project config names endpoints by pattern too.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+METHODS = frozenset({"GET", "PUT", "POST", "PATCH", "DELETE", "HEAD", "OPTIONS", "*"})
+PARAMETER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+@dataclass(frozen=True, slots=True)
+class EndpointPattern:
+    """A method (or `*`) and a path template whose `{name}` parts match one path segment each."""
+
+    method: str
+    template: str
+    regex: re.Pattern[str] = field(compare=False, repr=False)
+
+    @classmethod
+    def parse(cls, text: str) -> EndpointPattern:
+        """Read "METHOD /path/{param}"; raises ValueError with what is wrong."""
+        method, _, template = text.strip().partition(" ")
+        method = method.upper()
+        template = template.strip()
+        if method not in METHODS:
+            raise ValueError(f"expected 'METHOD /path' with METHOD one of {', '.join(sorted(METHODS))}")
+        if not template.startswith("/") or " " in template:
+            raise ValueError(f"expected a path starting with '/' after the method, found {template!r}")
+        pieces = []
+        position = 0
+        for match in PARAMETER.finditer(template):
+            pieces.append(re.escape(template[position : match.start()]))
+            pieces.append(f"(?P<{match[1]}>[^/]+)")
+            position = match.end()
+        pieces.append(re.escape(template[position:]))
+        try:
+            regex = re.compile("".join(pieces))
+        except re.error as error:  # the same {name} twice
+            raise ValueError(f"path template {template!r}: {error}") from None
+        return cls(method, template, regex)
+
+    def match(self, method: str, path: str) -> dict[str, str] | None:
+        """The path parameters when this pattern covers the request, else None."""
+        if self.method != "*" and self.method != method:
+            return None
+        found = self.regex.fullmatch(path)
+        return None if found is None else found.groupdict()
+
+    def __str__(self) -> str:
+        return f"{self.method} {self.template}"
+
+
+@dataclass(frozen=True, slots=True)
+class EndpointHit:
+    """The endpoint groups a request belongs to and the path parameters they captured."""
+
+    groups: frozenset[str]
+    params: dict[str, str]
+    documented: bool
+
+
+class EndpointIndex:
+    """Finds the groups of a (method, path); results are memoised, since a session repeats paths."""
+
+    def __init__(self, groups: Iterable[tuple[str, tuple[EndpointPattern, ...], bool]]) -> None:
+        self.groups = [(name, patterns, documented) for name, patterns, documented in groups]
+        self._memo: dict[tuple[str, str], EndpointHit] = {}
+
+    def lookup(self, method: str, path: str) -> EndpointHit:
+        """Every group whose patterns cover the request."""
+        key = (method, path)
+        hit = self._memo.get(key)
+        if hit is None:
+            hit = self._lookup(method, path)
+            if len(self._memo) > 50_000:  # bounded: a live proxy sees unboundedly many entry paths
+                self._memo.clear()
+            self._memo[key] = hit
+        return hit
+
+    def _lookup(self, method: str, path: str) -> EndpointHit:
+        names = set()
+        params: dict[str, str] = {}
+        documented = False
+        for name, patterns, is_documented in self.groups:
+            for pattern in patterns:
+                captured = pattern.match(method, path)
+                if captured is not None:
+                    names.add(name)
+                    params.update(captured)
+                    documented = documented or is_documented
+                    break
+        return EndpointHit(frozenset(names), params, documented)

@@ -1,0 +1,104 @@
+"""What the conformance engine reports: violations a check sees, findings a rule makes of them.
+
+Also the bounded log a live proxy keeps, so memory stays flat however long it runs. No I/O.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, deque
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any, Literal, TypeAlias
+
+Severity: TypeAlias = Literal["error", "warning", "info"]
+SEVERITIES: tuple[Severity, ...] = ("error", "warning", "info")
+OFF = "off"
+
+
+@dataclass(frozen=True, slots=True)
+class Violation:
+    """One thing a check saw that a rule forbids: where, what the documentation expects, what was found."""
+
+    where: str
+    expected: str
+    found: str
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """A violation attributed to a rule and an exchange, at the severity in force for that endpoint."""
+
+    exchange: int
+    method: str
+    path: str
+    target: str
+    rule: str
+    severity: Severity
+    section: str
+    message: str
+    where: str
+    expected: str
+    found: str
+    cassette: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON report's shape: the keys the issue names first, then the details."""
+        document: dict[str, Any] = {
+            "exchange": self.exchange,
+            "method": self.method,
+            "path": self.path,
+            "rule": self.rule,
+            "severity": self.severity,
+            "message": self.message,
+            "section": self.section,
+            "where": self.where,
+            "expected": self.expected,
+            "found": self.found,
+            "target": self.target,
+        }
+        if self.cassette is not None:
+            document["cassette"] = self.cassette
+        return document
+
+    @property
+    def baseline_key(self) -> tuple[str, str, str, str]:
+        """What makes two findings 'the same' for a baseline: rule, request line without query, place."""
+        return (self.rule, self.method, self.path, self.where)
+
+
+def severity_counts(findings: Iterable[Finding]) -> dict[Severity, int]:
+    """How many findings of each severity, every severity present (zero when none)."""
+    counted = Counter(finding.severity for finding in findings)
+    return {severity: counted.get(severity, 0) for severity in SEVERITIES}
+
+
+class FindingsLog:
+    """Live findings: the most recent ones in a ring buffer, and counts per rule for all of them."""
+
+    def __init__(self, capacity: int = 1000) -> None:
+        self.recent: deque[Finding] = deque(maxlen=capacity)
+        self.per_rule: Counter[str] = Counter()
+        self.severity_of: dict[str, Severity] = {}
+        self.exchanges = 0
+
+    def add(self, findings: Iterable[Finding]) -> None:
+        """Count one checked exchange and keep its findings."""
+        self.exchanges += 1
+        for finding in findings:
+            self.recent.append(finding)
+            self.per_rule[finding.rule] += 1
+            self.severity_of[finding.rule] = finding.severity
+
+    def to_json(self) -> dict[str, Any]:
+        """The `check --format json` shape, plus totals that cover findings no longer buffered."""
+        totals = {
+            rule: {"severity": self.severity_of[rule], "count": count}
+            for rule, count in sorted(self.per_rule.items())
+        }
+        kept = list(self.recent)
+        return {
+            "exchanges": self.exchanges,
+            "findings": [finding.to_json() for finding in kept],
+            "totals": totals,
+            "dropped": sum(self.per_rule.values()) - len(kept),
+        }

@@ -1,0 +1,173 @@
+"""Reading rule folders, the project config and baseline files; every error names the file and line.
+
+A rule folder holds `*.yaml` files (with `endpoints:` groups and `rules:`) and `shapes/*.json` JSON
+Schemas. The project config is `commerce-proxy.yaml`, or `[tool.commerce-proxy]` in pyproject.toml, in
+the working folder or the nearest parent that has one.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from proxy.core.cassette import CassetteLoader
+from proxy.core.findings import Finding
+from proxy.core.rule_config import Baseline, RuleConfig
+from proxy.core.ruleset import RuleSet, Sourced
+from proxy.errors import RuleFileError
+from proxy.store.files import write_atomically
+
+CONFIG_FILE = "commerce-proxy.yaml"
+PYPROJECT = "pyproject.toml"
+PYPROJECT_TABLE = "commerce-proxy"
+RULE_FILE_KEYS = frozenset({"endpoints", "rules"})
+
+
+class _Lined(dict[str, Any]):
+    """A YAML mapping that remembers the line it starts on."""
+
+    line = 0
+
+
+class _LineLoader(CassetteLoader):
+    """The cassette loader's safety (duplicate keys refused, no timestamps) plus line numbers."""
+
+    def construct_lined_mapping(self, node: yaml.MappingNode) -> _Lined:
+        mapping = _Lined(self.construct_mapping(node, deep=True))
+        mapping.line = node.start_mark.line + 1
+        return mapping
+
+
+_LineLoader.add_constructor("tag:yaml.org,2002:map", _LineLoader.construct_lined_mapping)
+
+
+def _read_text(path: Path, what: str) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise RuleFileError(f"{path}: no such {what}") from None
+    except UnicodeDecodeError:
+        raise RuleFileError(f"{path}: not UTF-8 text") from None
+    except OSError as error:
+        raise RuleFileError(f"{path}: cannot read: {error.strerror}") from None
+
+
+def _parse_yaml(path: Path, text: str) -> Any:
+    try:
+        return yaml.load(text, Loader=_LineLoader)
+    except yaml.MarkedYAMLError as error:
+        mark = error.problem_mark or error.context_mark
+        line = f":{mark.line + 1}" if mark else ""
+        raise RuleFileError(f"{path}{line}: not valid YAML: {error.problem or error}") from None
+    except yaml.YAMLError as error:
+        raise RuleFileError(f"{path}: not valid YAML: {error}") from None
+
+
+def _sourced(path: Path, items: Any, key: str) -> list[Sourced]:
+    if items is None:
+        return []
+    if not isinstance(items, list):
+        raise RuleFileError(f"{path}: {key}: expected a list")
+    return [Sourced(f"{path}:{getattr(item, 'line', '?')}", item) for item in items]
+
+
+def load_rules(folder: Path) -> RuleSet:
+    """Read and validate every rule file and shape in a rule folder."""
+    if not folder.is_dir():
+        raise RuleFileError(f"{folder}: no such rule folder")
+    endpoints: list[Sourced] = []
+    rules: list[Sourced] = []
+    files = sorted([*folder.glob("*.yaml"), *folder.glob("*.yml")])
+    if not files:
+        raise RuleFileError(f"{folder}: no rule files (*.yaml) in this folder")
+    for path in files:
+        document = _parse_yaml(path, _read_text(path, "rule file"))
+        if document is None:
+            continue
+        if not isinstance(document, dict) or set(document) - RULE_FILE_KEYS:
+            raise RuleFileError(f"{path}:1: a rule file is a mapping with 'endpoints' and/or 'rules'")
+        endpoints.extend(_sourced(path, document.get("endpoints"), "endpoints"))
+        rules.extend(_sourced(path, document.get("rules"), "rules"))
+    shapes = {}
+    for path in sorted((folder / "shapes").glob("*.json")):
+        try:
+            shapes[path.stem] = Sourced(str(path), json.loads(_read_text(path, "shape")))
+        except json.JSONDecodeError as error:
+            raise RuleFileError(f"{path}:{error.lineno}: not valid JSON: {error.msg}") from None
+    return RuleSet.build(endpoints, rules, shapes)
+
+
+@dataclass(frozen=True, slots=True)
+class ProjectConfig:
+    """The project's rule config and the folder its relative paths are relative to."""
+
+    config: RuleConfig
+    folder: Path
+    path: Path | None
+
+    def resolve(self, written: str | None) -> Path | None:
+        """A path from the config, relative to the config file's folder."""
+        return None if written is None else self.folder / written
+
+
+def _config_document(path: Path) -> Any:
+    text = _read_text(path, "config file")
+    if path.name == PYPROJECT or path.suffix == ".toml":
+        try:
+            document = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as error:
+            raise RuleFileError(f"{path}: not valid TOML: {error}") from None
+        return document.get("tool", {}).get(PYPROJECT_TABLE)
+    return _parse_yaml(path, text)
+
+
+def find_config(start: Path) -> Path | None:
+    """commerce-proxy.yaml, or a pyproject.toml with [tool.commerce-proxy], here or in a parent."""
+    for folder in [start, *start.parents]:
+        candidate = folder / CONFIG_FILE
+        if candidate.is_file():
+            return candidate
+        pyproject = folder / PYPROJECT
+        if pyproject.is_file() and f"[tool.{PYPROJECT_TABLE}" in _read_text(pyproject, "file"):
+            return pyproject
+    return None
+
+
+def load_config(explicit: Path | None, ruleset_ids: list[str], start: Path | None = None) -> ProjectConfig:
+    """The config named on the command line, else the one found from `start` (the working folder)."""
+    path = explicit if explicit is not None else find_config(start or Path(os.getcwd()))
+    if path is None:
+        return ProjectConfig(RuleConfig(), start or Path(os.getcwd()), None)
+    document = _config_document(path)
+    source = f"{path} [tool.{PYPROJECT_TABLE}]" if path.name == PYPROJECT else str(path)
+    return ProjectConfig(RuleConfig.parse(document, source, ruleset_ids), path.parent, path)
+
+
+def config_rule_folder(path: Path) -> Path | None:
+    """The rule folder a config file names (relative to the file), read before the rules are known."""
+    document = _config_document(path)
+    written = document.get("rules") if isinstance(document, dict) else None
+    return path.parent / written if isinstance(written, str) else None
+
+
+def load_baseline(path: Path) -> Baseline:
+    """Read a baseline file of accepted findings."""
+    text = _read_text(path, "baseline file")
+    try:
+        document = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise RuleFileError(f"{path}:{error.lineno}: not valid JSON: {error.msg}") from None
+    return Baseline.parse(document, str(path))
+
+
+def write_baseline(path: Path, findings: list[Finding]) -> int:
+    """Write the baseline for these findings atomically; returns how many entries it holds."""
+    document = Baseline.document(findings)
+    write_atomically(path, json.dumps(document, indent=2) + "\n", "the baseline")
+    return len(document["accepted"])
