@@ -18,6 +18,7 @@ from proxy import __version__
 from proxy.core.matching import MatchPolicy
 from proxy.core.redaction import RedactionPolicy
 from proxy.core.replay_state import ReplayBook
+from proxy.core.rule_config import RuleConfig
 from proxy.core.ruleset import RuleSet
 from proxy.errors import CommerceProxyError, UsageError
 from proxy.store.files import Loaded, load_cassettes, write_atomically
@@ -74,10 +75,27 @@ def build_parser() -> argparse.ArgumentParser:
     )
     record.add_argument("--upstream-timeout", type=float, default=30.0, metavar="SECONDS")
     record.add_argument("--max-body-bytes", type=int, default=50 * 1024 * 1024, metavar="N")
+    record.add_argument(
+        "--no-check", action="store_true", help="do not check traffic against the rules while recording"
+    )
     _add_serving(record)
     _add_matching(record)
     _add_redaction(record)
+    _add_rule_options(record)
     record.set_defaults(run=run_record)
+
+    spy = commands.add_parser(
+        "spy",
+        parents=[common],
+        help="proxy to a live upstream and check every exchange against the rules; writes nothing",
+    )
+    spy.add_argument("--upstream", metavar="URL", help="the real service, e.g. http://127.0.0.1:9000")
+    spy.add_argument("--upstream-timeout", type=float, default=30.0, metavar="SECONDS")
+    spy.add_argument("--max-body-bytes", type=int, default=50 * 1024 * 1024, metavar="N")
+    _add_serving(spy)
+    _add_redaction(spy)
+    _add_rule_options(spy)
+    spy.set_defaults(run=run_spy)
 
     replay = commands.add_parser("replay", parents=[common], help="serve cassettes offline as a fake backend")
     replay.add_argument(
@@ -141,6 +159,12 @@ def build_parser() -> argparse.ArgumentParser:
         default=25,
         metavar="N",
         help="25 as documented; 100 behaves like an older store",
+    )
+    sandbox.add_argument(
+        "--break",
+        dest="broken",
+        metavar="RULE_ID",
+        help="break one documented rule, for demos and end-to-end tests (see `commerce-proxy rules`)",
     )
     sandbox.set_defaults(run=run_sandbox)
 
@@ -264,7 +288,8 @@ def run_record(arguments: argparse.Namespace) -> int:
     from proxy.server.record import RecordSettings, create_record_app
     from proxy.server.serving import serve_until_stopped
 
-    upstream = _checked_upstream(arguments.upstream)
+    upstream = _checked_upstream(arguments.upstream, "record")
+    engine = None if arguments.no_check else load_engine(arguments)
     settings = RecordSettings(
         upstream=upstream,
         cassette=arguments.cassette,
@@ -273,24 +298,57 @@ def run_record(arguments: argparse.Namespace) -> int:
         match=MatchPolicy.parse(arguments.match_on, arguments.ignore_query),
         upstream_timeout=arguments.upstream_timeout,
         max_body_bytes=arguments.max_body_bytes,
+        rules=engine.ruleset if engine else None,
+        rule_config=engine.project.config if engine else RuleConfig(),
     )
     app = create_record_app(settings)
 
     def ready(url: str) -> None:
+        checking = "checking against the rules" if engine else "not checking"
         _announce(
             f"commerce-proxy record: listening on {url}, forwarding to {upstream}, "
-            f"recording into {settings.cassette} (mode {settings.mode})"
+            f"recording into {settings.cassette} (mode {settings.mode}, {checking}; "
+            f"findings at {url}/_proxy/findings)"
         )
 
     asyncio.run(serve_until_stopped(app, arguments.host, arguments.port, ready))
     return 0
 
 
-def _checked_upstream(upstream: str | None) -> str:
+def run_spy(arguments: argparse.Namespace) -> int:
+    """`spy`: forward to the upstream and check every exchange live; no cassette is written."""
+    from proxy.server.record import RecordSettings, create_record_app
+    from proxy.server.serving import serve_until_stopped
+
+    upstream = _checked_upstream(arguments.upstream, "spy")
+    engine = load_engine(arguments)
+    settings = RecordSettings(
+        upstream=upstream,
+        cassette=None,
+        redaction=redaction_from(arguments),
+        upstream_timeout=arguments.upstream_timeout,
+        max_body_bytes=arguments.max_body_bytes,
+        rules=engine.ruleset,
+        rule_config=engine.project.config,
+    )
+    app = create_record_app(settings)
+
+    def ready(url: str) -> None:
+        _announce(
+            f"commerce-proxy spy: listening on {url}, forwarding to {upstream}, checking "
+            f"{len(engine.ruleset.rules)} rules (findings at {url}/_proxy/findings)"
+        )
+
+    asyncio.run(serve_until_stopped(app, arguments.host, arguments.port, ready))
+    return 0
+
+
+def _checked_upstream(upstream: str | None, command: str) -> str:
     from urllib.parse import urlsplit
 
     if not upstream:
-        raise UsageError("record needs --upstream URL (or --mode none to replay only)")
+        hint = " (or --mode none to replay only)" if command == "record" else ""
+        raise UsageError(f"{command} needs --upstream URL{hint}")
     parts = urlsplit(upstream)
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise UsageError(f"--upstream {upstream!r}: expected an http:// or https:// URL with a host")
@@ -390,17 +448,22 @@ def run_sandbox(arguments: argparse.Namespace) -> int:
     from proxy.sandbox.app import SandboxSettings, create_sandbox_app
     from proxy.server.serving import serve_until_stopped
 
-    settings = SandboxSettings(
-        client_id=arguments.client_id,
-        client_secret=arguments.client_secret,
-        default_page_length=arguments.default_page_length,
-    )
+    try:
+        settings = SandboxSettings(
+            client_id=arguments.client_id,
+            client_secret=arguments.client_secret,
+            default_page_length=arguments.default_page_length,
+            broken=arguments.broken,
+        )
+    except ValueError as error:
+        raise UsageError(f"--break: {error}") from None
     app = create_sandbox_app(settings)
 
     def ready(url: str) -> None:
         _announce(
             f"commerce-proxy sandbox: listening on {url} "
             f"(client_id={settings.client_id}, client_secret={settings.client_secret})"
+            + (f", breaking {settings.broken}" if settings.broken else "")
         )
 
     asyncio.run(serve_until_stopped(app, arguments.host, arguments.port, ready))

@@ -137,3 +137,35 @@ async def test_kill_9_under_load_loses_no_acknowledged_exchange(serve: Serve, tm
     assert f"{len(recorded)} exchanges" in out.decode()
     assert not journal_path(cassette).exists()
     print(f"kill -9 figures: {sent} sent, {len(acknowledged)} acknowledged, {len(recorded)} recovered")
+
+
+async def test_spy_in_front_of_a_broken_sandbox_prints_and_serves_findings() -> None:
+    """`sandbox --break RULE` and `spy` as processes: one stderr line per finding, JSON at /_proxy/findings."""
+    async with (
+        commerce_proxy("sandbox", "--break", "pagination.page.current") as sandbox,
+        commerce_proxy("spy", "--upstream", sandbox.url) as spy,
+        aiohttp.ClientSession() as session,
+    ):
+        form = {
+            "grant_type": "client_credentials",
+            "client_id": "sandbox-client",
+            "client_secret": "sandbox-secret",
+        }
+        async with session.post(f"{spy.url}/oauth/access_token", data=form) as answer:
+            token = (await answer.json())["access_token"]
+        async with session.get(
+            f"{spy.url}/v2/brands", headers={"Authorization": f"Bearer {token}"}
+        ) as answer:
+            assert answer.status == 200
+        async with session.get(f"{spy.url}/_proxy/findings") as answer:
+            findings = await answer.json()
+        code, err = await stop_with(spy, signal.SIGTERM)
+    assert code == 0, err
+    assert findings["exchanges"] == 2
+    errors = {(f["rule"], f["path"]) for f in findings["findings"] if f["severity"] == "error"}
+    assert ("pagination.page.current", "/v2/brands") in errors
+    prefix = "commerce-proxy: error pagination.page.current #"
+    lines = [line for line in err.splitlines() if line.startswith(prefix)]
+    assert len(lines) == 1 and lines[0].startswith(f"{prefix}2 GET /v2/brands: ")
+    assert "checked 2 exchanges" in err
+    assert token not in err

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import copy
 import json
 import secrets
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
 from aiohttp import web
 
+from proxy.sandbox.breakage import BREAKABLE, Asked, rewrite_for
 from proxy.sandbox.datasets import LIST_SIZES, format_timestamp, make_list
 from proxy.sandbox.entries import entry_update_errors, etag_of, seed_entries, update_entry
 from proxy.sandbox.features import apply_update, is_uuid, seed_features, validate_update
@@ -35,6 +37,14 @@ class SandboxSettings:
     # Limits: the default page length is 25; older stores may still have the previous default of 100.
     default_page_length: int = 25
     clock: Callable[[], datetime] = field(default=_system_clock)
+    # `--break RULE_ID`: misbehave in this one documented way (see proxy/sandbox/breakage.py).
+    broken: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.broken is not None and self.broken not in BREAKABLE:
+            raise ValueError(
+                f"the sandbox cannot break {self.broken!r}; it can break: {', '.join(sorted(BREAKABLE))}"
+            )
 
 
 class SandboxState:
@@ -65,6 +75,18 @@ class SandboxState:
 STATE = web.AppKey("sandbox_state", SandboxState)
 
 
+def broken_answer(
+    request: web.Request, kind: str, document: Any, headers: dict[str, str] | None = None, payload: Any = None
+) -> web.Response:
+    """A 200 answer, rewritten when the sandbox was told to break a rule about this kind of answer."""
+    headers = dict(headers or {})
+    rewrite = rewrite_for(kind, request.app[STATE].settings.broken)
+    if rewrite is not None:
+        asked = Asked({key: request.query.getone(key) for key in request.query}, payload)
+        document = rewrite(copy.deepcopy(document), headers, asked)
+    return json_answer(200, document, headers)
+
+
 def json_answer(status: int, document: Any, headers: dict[str, str] | None = None) -> web.Response:
     """A JSON answer the way the service writes it."""
     return web.Response(
@@ -86,8 +108,8 @@ def error_answer(status: int, title: str, detail: str, source: str | None = None
 @web.middleware
 async def bearer_auth(request: web.Request, handler: Handler) -> web.StreamResponse:
     """Spec, Authentication: a bearer token is required on every /v2 operation."""
-    if request.path.startswith("/v2/"):
-        state = request.app[STATE]
+    state = request.app[STATE]
+    if request.path.startswith("/v2/") and state.settings.broken != "auth.bearer.accepted-without":
         scheme, _, token = request.headers.get("Authorization", "").partition(" ")
         expires = state.tokens.get(token.strip()) if scheme.lower() == "bearer" else None
         if expires is None or expires < state.settings.clock().timestamp():
@@ -142,6 +164,14 @@ async def update_feature(request: web.Request) -> web.Response:
     if refusal:
         return refusal
     problems = validate_update(payload, feature_id)
+    if problems and state.settings.broken == "feature.update.invalid-accepted":
+        attributes = dig_attributes(payload)
+        try:
+            updated = apply_update(feature, attributes, state.now())
+        except (TypeError, ValueError, KeyError, AttributeError):
+            updated = feature
+        state.features[feature_id] = updated
+        return broken_answer(request, "feature", {"data": updated}, payload=payload)
     if problems:
         errors = [
             {
@@ -155,7 +185,14 @@ async def update_feature(request: web.Request) -> web.Response:
         return json_answer(400, {"errors": errors})
     updated = apply_update(feature, payload["data"]["attributes"], state.now())
     state.features[feature_id] = updated
-    return json_answer(200, {"data": updated})
+    return broken_answer(request, "feature", {"data": updated}, payload=payload)
+
+
+def dig_attributes(payload: Any) -> dict[str, Any]:
+    """The payload's attributes when it has an object there, else none."""
+    data = payload.get("data") if isinstance(payload, dict) else None
+    attributes = data.get("attributes") if isinstance(data, dict) else None
+    return attributes if isinstance(attributes, dict) else {}
 
 
 async def get_entry(request: web.Request) -> web.Response:
@@ -164,7 +201,7 @@ async def get_entry(request: web.Request) -> web.Response:
     entry = state.entries.get((request.match_info["slug"], request.match_info["entry_id"]))
     if entry is None:
         return error_answer(404, "Not Found", "no such custom API entry")
-    return json_answer(200, {"data": entry}, headers={"ETag": etag_of(entry)})
+    return broken_answer(request, "entry", {"data": entry}, headers={"ETag": etag_of(entry)})
 
 
 async def put_entry(request: web.Request) -> web.Response:
@@ -204,13 +241,17 @@ async def list_records(request: web.Request) -> web.Response:
     if records is None:
         return error_answer(404, "Not Found", f"no list at {request.path}")
     query = {key: request.query.getone(key) for key in request.query}
+    broken = state.settings.broken
+    hard_limit = name in HARD_OFFSET_LIMITED and broken != "pagination.offset.hard-limit-accepted"
     try:
-        page = parse_page_request(query, name in HARD_OFFSET_LIMITED, state.settings.default_page_length)
-        chosen = select(records, page)
+        page = parse_page_request(query, hard_limit, state.settings.default_page_length)
+        chosen = select(
+            records, replace(page, filters=()) if broken == "pagination.filter.honoured" else page
+        )
     except ListError as error:
         return error_answer(400, "Bad Request", error.detail, error.source)
     base_url = f"{request.scheme}://{request.host}{request.path}"
-    return json_answer(200, list_page(chosen, len(records), page, base_url))
+    return broken_answer(request, "list", list_page(chosen, len(records), page, base_url))
 
 
 async def not_found(request: web.Request) -> web.Response:

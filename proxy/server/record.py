@@ -21,12 +21,16 @@ from yarl import URL
 
 from proxy.core.bodies import body_from_bytes, dump_json
 from proxy.core.cassette import Cassette
+from proxy.core.conformance import Checker
 from proxy.core.exchange import Exchange, Headers, Response, without_headers
+from proxy.core.findings import Finding, FindingsLog
 from proxy.core.hop_by_hop import end_to_end
 from proxy.core.links import OriginRewriter, origin_of
 from proxy.core.matching import MatchPolicy
 from proxy.core.redaction import RedactionPolicy, redact_exchange
 from proxy.core.replay_state import ReplayBook
+from proxy.core.rule_config import RuleConfig
+from proxy.core.ruleset import RuleSet
 from proxy.errors import UsageError
 from proxy.server.answers import AnswerCache, serve_answer
 from proxy.server.convert import (
@@ -46,6 +50,8 @@ from proxy.store.journal import JournalMode, JournalWriter, journal_path
 log = logging.getLogger(__name__)
 
 RecordMode = Literal["once", "new_episodes", "all", "none"]
+# Info findings (an undocumented endpoint...) are routine: `--quiet` hides them, not warnings or errors.
+LOG_LEVELS = {"error": logging.ERROR, "warning": logging.WARNING, "info": logging.INFO}
 RECORD_MODES: tuple[RecordMode, ...] = ("once", "new_episodes", "all", "none")
 # aiohttp sets these itself for the request it sends upstream.
 NOT_FORWARDED = frozenset({"host", "content-length"})
@@ -56,12 +62,15 @@ class RecordSettings:
     """Everything `record` is told on the command line."""
 
     upstream: str
-    cassette: Path
+    cassette: Path | None  # None: `spy`, which checks traffic and writes nothing
     mode: RecordMode = "once"
     redaction: RedactionPolicy = field(default_factory=RedactionPolicy)
     match: MatchPolicy = field(default_factory=MatchPolicy)
     upstream_timeout: float = 30.0
     max_body_bytes: int = 50 * 1024 * 1024
+    rules: RuleSet | None = None  # None: no live checking
+    rule_config: RuleConfig = field(default_factory=RuleConfig)
+    findings_kept: int = 1000
 
 
 class UpstreamFailure(Exception):
@@ -81,12 +90,20 @@ class Recording:
         self.settings = settings
         self.base = prepare_base(settings)
         journal_mode: JournalMode = "append" if settings.mode == "new_episodes" else "replace"
-        settings.cassette.parent.mkdir(parents=True, exist_ok=True)
-        self.journal = JournalWriter(journal_path(settings.cassette), journal_mode, settings.upstream)
+        self.journal: JournalWriter | None = None
+        if settings.cassette is not None:
+            settings.cassette.parent.mkdir(parents=True, exist_ok=True)
+            self.journal = JournalWriter(journal_path(settings.cassette), journal_mode, settings.upstream)
         self.book = ReplayBook.build(
-            [(settings.cassette.name, self.base)] if settings.mode == "new_episodes" else [],
+            [(str(settings.cassette), self.base)] if settings.mode == "new_episodes" else [],
             settings.match,
             settings.redaction,
+        )
+        self.findings = FindingsLog(settings.findings_kept)
+        self.checker = (
+            Checker(settings.rules, settings.rule_config, cassette=None)
+            if settings.rules is not None
+            else None
         )
         self.cache = AnswerCache()
         self.recorded: list[tuple[int, Exchange]] = []
@@ -101,8 +118,26 @@ class Recording:
     def keep(self, sequence: int, exchange: Exchange) -> None:
         """Journal a redacted exchange before its answer goes out, so an acknowledged one survives."""
         redacted = redact_exchange(exchange, self.settings.redaction)
-        self.journal.append(sequence, redacted)
-        self.recorded.append((sequence, redacted))
+        if self.journal is not None:
+            self.journal.append(sequence, redacted)
+            self.recorded.append((sequence, redacted))
+        if self.checker is not None:
+            self.report(self.checker.check(redacted, sequence))
+
+    def report(self, findings: list[Finding]) -> None:
+        """Log each finding as one line as it happens, and keep it for GET /_proxy/findings."""
+        self.findings.add(findings)
+        for finding in findings:
+            log.log(
+                LOG_LEVELS[finding.severity],
+                "%s %s #%d %s %s: %s",
+                finding.severity,
+                finding.rule,
+                finding.exchange,
+                finding.method,
+                finding.target,
+                finding.message,
+            )
 
     def finish(self) -> Cassette | None:
         """Write the cassette atomically in arrival order and drop the journal.
@@ -112,6 +147,8 @@ class Recording:
         """
         new = tuple(exchange for _, exchange in sorted(self.recorded, key=lambda item: item[0]))
         cassette = None
+        if self.journal is None or self.settings.cassette is None:
+            return None
         if new:
             cassette = Cassette(exchanges=self.base.exchanges + new, upstream=self.settings.upstream)
             save_cassette(self.settings.cassette, cassette)
@@ -122,6 +159,8 @@ class Recording:
 def prepare_base(settings: RecordSettings) -> Cassette:
     """What the new recording adds to, by mode; recovers a crashed recording's journal first."""
     path = settings.cassette
+    if path is None:
+        return Cassette(upstream=settings.upstream)
     if settings.mode == "once" and journal_path(path).exists():
         for note in load_cassette(path).notes:  # a first recording that crashed: keep what it got
             log.warning("%s", note)
@@ -174,7 +213,14 @@ def create_record_app(settings: RecordSettings) -> web.Application:
             app[SESSION] = session
             yield
         cassette = recording.finish()
-        if cassette is None:
+        if settings.cassette is None:
+            totals = recording.findings.to_json()["totals"]
+            log.info(
+                "checked %d exchanges: %s",
+                recording.findings.exchanges,
+                ", ".join(f"{rule} {item['count']}x" for rule, item in totals.items()) or "no findings",
+            )
+        elif cassette is None:
             log.info("nothing new recorded; %s left as it was", settings.cassette)
         else:
             log.info(
@@ -186,10 +232,11 @@ def create_record_app(settings: RecordSettings) -> web.Application:
             )
 
     async def health(request: web.Request) -> web.Response:
-        return json_response(
-            200,
-            {"status": "ok", "mode": settings.mode, "recorded": len(recording.recorded)},
-        )
+        mode = settings.mode if settings.cassette is not None else "spy"
+        return json_response(200, {"status": "ok", "mode": mode, "recorded": len(recording.recorded)})
+
+    async def findings(request: web.Request) -> web.Response:
+        return json_response(200, recording.findings.to_json())
 
     rewriters: dict[str, OriginRewriter] = {}  # one per origin clients use to reach us
 
@@ -228,6 +275,7 @@ def create_record_app(settings: RecordSettings) -> web.Application:
 
     app.cleanup_ctx.append(session_context)
     app.router.add_get("/_proxy/health", health)
+    app.router.add_get("/_proxy/findings", findings)
     app.router.add_route("*", "/{tail:.*}", handle)
     return app
 

@@ -1,0 +1,231 @@
+"""`check`, `rules` and the project config from the command line: reports, exit codes, overrides, baselines."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import xml.etree.ElementTree as ElementTree
+from pathlib import Path
+
+import pytest
+
+from proxy.cli import main
+from proxy.core.cassette import Cassette
+from proxy.store.files import save_cassette
+from proxy.store.shipped import shipped_dir
+from tests.core.exchanges import changed, list_page, list_read
+
+REQUIRED_KEYS = {"exchange", "method", "path", "rule", "severity", "message"}
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A project folder (the working folder) with a cassette: a good page, then a page with a wrong current."""
+    query, body = list_page()
+    brands_query, brands_body = list_page(path="/v2/brands")
+    cassette = Cassette(
+        (
+            list_read(query=query, body=body),
+            list_read(query=query, body=changed(body, "meta.page.current", 3)),
+            list_read(
+                path="/v2/brands", query=brands_query, body=changed(brands_body, "meta.page.current", 3)
+            ),
+        )
+    )
+    save_cassette(tmp_path / "session.yaml", cassette)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def run(capsys: pytest.CaptureFixture[str], *arguments: str) -> tuple[int, str, str]:
+    code = main(list(arguments))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_json_report_has_the_documented_shape_and_exit_1(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An error makes check exit 1; the JSON names exchange position, request, rule, severity, message."""
+    code, out, _ = run(capsys, "check", "--format", "json", "session.yaml")
+    assert code == 1
+    report = json.loads(out)
+    assert report["exchanges"] == 3
+    current = [f for f in report["findings"] if f["rule"] == "pagination.page.current"]
+    assert [(f["exchange"], f["method"], f["path"], f["severity"]) for f in current] == [
+        (1, "GET", "/v2/products", "error"),
+        (2, "GET", "/v2/brands", "error"),
+    ]
+    assert all(set(finding) >= REQUIRED_KEYS for finding in report["findings"])
+    assert "expected 2 (floor(10 / 10) + 1), found 3" in current[0]["message"]
+
+
+def test_text_report_groups_by_rule_with_section_and_expected_found(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The text report shows each rule once with its documentation section, then every exchange."""
+    code, out, _ = run(capsys, "check", "session.yaml")
+    assert code == 1
+    assert "session.yaml: 3 exchanges: 2 errors, 0 warnings, 0 info" in out
+    assert "ERROR   pagination.page.current  (2x)  the current page follows from offset and limit" in out
+    assert "documentation: List endpoints that support pagination, rule 2" in out
+    assert "#1 GET /v2/products?page[limit]=10&page[offset]=10" in out
+    assert "meta.page.current: expected 2 (floor(10 / 10) + 1); found 3" in out
+
+
+def test_junit_report_has_one_case_per_rule(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """JUnit: a test case for every rule; the broken rule fails and lists its exchanges."""
+    code, out, _ = run(capsys, "check", "--format", "junit", "session.yaml")
+    assert code == 1
+    suites = ElementTree.fromstring(out)
+    cases = suites.findall("./testsuite/testcase")
+    code_rules, rules_out, _ = run(capsys, "rules", "--format", "json")
+    assert len(cases) == len(json.loads(rules_out)["rules"]) and code_rules == 0
+    failed = {case.get("name"): case.find("failure") for case in cases if case.find("failure") is not None}
+    assert set(failed) == {"pagination.page.current"}
+    text = failed["pagination.page.current"].text or ""  # type: ignore[union-attr]
+    assert "#1 GET /v2/products" in text and "#2 GET /v2/brands" in text
+
+
+def test_output_file_gets_the_report(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """-o writes the report to a file and nothing to stdout."""
+    code, out, err = run(capsys, "check", "--format", "json", "-o", "report.json", "session.yaml")
+    assert code == 1 and out == "" and "wrote report.json" in err
+    assert json.loads((project / "report.json").read_text())["exchanges"] == 3
+
+
+def test_pyproject_config_lowers_a_rule(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """[tool.commerce-proxy] severity makes an error a warning, so check passes."""
+    (project / "pyproject.toml").write_text(
+        '[project]\nname = "client"\n\n[tool.commerce-proxy.severity]\n"pagination.page.current" = "warning"\n'
+    )
+    code, out, _ = run(capsys, "check", "--format", "json", "session.yaml")
+    assert code == 0
+    assert {f["severity"] for f in json.loads(out)["findings"]} == {"warning"}
+    _, rules_out, _ = run(capsys, "rules")
+    assert any(line.split()[:2] == ["pagination.page.current", "warning"] for line in rules_out.splitlines())
+
+
+def test_yaml_config_turns_rules_off_for_one_endpoint(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """commerce-proxy.yaml turns a glob of rules off on one endpoint only."""
+    (project / "commerce-proxy.yaml").write_text(
+        'endpoints:\n  "GET /v2/brands":\n    "pagination.page.*": "off"\n'
+    )
+    code, out, _ = run(capsys, "check", "--format", "json", "session.yaml")
+    assert code == 1
+    assert {(f["rule"], f["path"]) for f in json.loads(out)["findings"]} == {
+        ("pagination.page.current", "/v2/products")
+    }
+
+
+@pytest.mark.parametrize(
+    ("config", "expected"),
+    [
+        (
+            "severity:\n  pagination.no-such-rule: warning\n",
+            "commerce-proxy.yaml: severity: 'pagination.no-such-rule' names no rule",
+        ),
+        (
+            "severity:\n  pagination.page.current: fatal\n",
+            "severity must be one of error, warning, info, off, found 'fatal'",
+        ),
+        (
+            "endpoints:\n  'FETCH /v2': {pagination.page.current: off}\n",
+            "endpoints 'FETCH /v2': expected 'METHOD /path'",
+        ),
+        ("severity: [\n", "commerce-proxy.yaml:2: not valid YAML"),
+        ("colour: blue\n", "unknown setting(s) colour"),
+    ],
+)
+def test_bad_config_is_one_line_and_exit_2(
+    project: Path, capsys: pytest.CaptureFixture[str], config: str, expected: str
+) -> None:
+    """A config mistake names the file and the setting, exits 2, and prints no traceback."""
+    (project / "commerce-proxy.yaml").write_text(config)
+    code, _, err = run(capsys, "check", "session.yaml")
+    assert code == 2
+    assert expected in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_baseline_accepts_known_findings(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """--write-baseline accepts today's findings; check with it passes and counts them; new ones still fail."""
+    code, _, err = run(capsys, "check", "--write-baseline", "baseline.json", "session.yaml")
+    assert code == 0 and "2 accepted finding(s)" in err
+    code, out, _ = run(capsys, "check", "--baseline", "baseline.json", "session.yaml")
+    assert code == 0 and "2 accepted by the baseline" in out
+    (project / "commerce-proxy.yaml").write_text("baseline: baseline.json\n")
+    query, body = list_page(path="/v2/carts")
+    save_cassette(
+        project / "more.yaml",
+        Cassette((list_read(path="/v2/carts", query=query, body=changed(body, "meta.results.all", 1)),)),
+    )
+    code, out, _ = run(capsys, "check", "--format", "json", "session.yaml", "more.yaml")
+    assert code == 1
+    assert [(f["rule"], f["path"]) for f in json.loads(out)["findings"]] == [
+        ("pagination.results.all-not-below-total", "/v2/carts")
+    ]
+
+
+def test_rules_lists_every_rule_with_section(capsys: pytest.CaptureFixture[str]) -> None:
+    """`rules` prints id, severity and section for each shipped rule."""
+    code, out, _ = run(capsys, "rules")
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0].split() == ["RULE", "SEVERITY", "DOCUMENTATION"]
+    assert any(
+        line.startswith("entry.etag.matches-etag-id") and " error " in line and "rule 2" in line
+        for line in lines
+    )
+    code, out, _ = run(capsys, "rules", "--format", "json")
+    ids = [rule["id"] for rule in json.loads(out)["rules"]]
+    assert len(ids) == len(lines) - 1 == len(set(ids))
+
+
+@pytest.mark.parametrize(
+    ("addition", "expected"),
+    [
+        (
+            "  - {id: extra.rule, severity: error, section: s, message: m, applies_to: [any], check: nope}\n",
+            "unknown check 'nope'",
+        ),
+        (
+            "  - {id: extra.rule, severity: error, section: s, message: m, applies_to: [any], check: page_limit_max}\n",
+            "check page_limit_max params: params: 'max' is a required property",
+        ),
+        (
+            "  - {id: extra.rule, severity: error, section: s, message: '{nope}', applies_to: [any], check: current_page}\n",
+            "unknown placeholder(s) nope",
+        ),
+        (
+            "  - {id: extra.rule, severity: error, section: s, message: m, applies_to: [lists], check: current_page}\n",
+            "unknown endpoint group 'lists'",
+        ),
+        (
+            "  - {id: pagination.page.current, severity: error, section: s, message: m, applies_to: [any], check: current_page}\n",
+            "is already defined at",
+        ),
+        (
+            "  - {id: extra.rule, severity: error, section: s, message: m, applies_to: [any], check: shape, params: {shape: feature, part: colour}}\n",
+            "shape 'feature' has no part 'colour'",
+        ),
+    ],
+)
+def test_bad_rule_file_names_file_and_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], addition: str, expected: str
+) -> None:
+    """A mistake in a rule file is one line with file:line and the problem; exit 2."""
+    rules = tmp_path / "rules"
+    shutil.copytree(shipped_dir("rules"), rules)
+    lines = (rules / "pagination.yaml").read_text().splitlines(keepends=True)
+    (rules / "pagination.yaml").write_text("".join(lines) + addition)
+    code, _, err = run(capsys, "rules", "--rules", str(rules))
+    assert code == 2
+    assert f"pagination.yaml:{len(lines) + 1}:" in err and expected in err and err.count("\n") == 1
+
+
+def test_sandbox_refuses_to_break_an_unknown_rule(capsys: pytest.CaptureFixture[str]) -> None:
+    """--break with a rule the sandbox cannot break is one line and exit 2."""
+    code, _, err = run(capsys, "sandbox", "--break", "pagination.request.limit-max", "--port", "0")
+    assert code == 2 and "the sandbox cannot break 'pagination.request.limit-max'" in err
