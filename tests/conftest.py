@@ -15,6 +15,12 @@ from proxy.server.serving import start
 Serve = Callable[[web.Application], Awaitable[str]]
 
 
+@pytest.fixture(autouse=True)
+def private_parse_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Parsed cassettes are cached in a test folder (processes inherit it), never the user's cache."""
+    monkeypatch.setenv("COMMERCE_PROXY_CACHE", str(tmp_path_factory.getbasetemp() / "parse-cache"))
+
+
 @pytest.fixture
 async def serve() -> AsyncIterator[Serve]:
     """Start apps on free ports; every one is cleaned up at the end of the test."""

@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from proxy.core.checks import CHECKS, OBSERVERS
 from proxy.core.checks.context import CheckContext
 from proxy.core.checks.session import Session
+from proxy.core.endpoints import EndpointHit
 from proxy.core.exchange import Exchange
 from proxy.core.findings import OFF, Finding
 from proxy.core.rule_config import RuleConfig
@@ -34,6 +35,7 @@ class Checker:
         self.config = config or RuleConfig()
         self.cassette = cassette
         self.session = session or Session()
+        self._rule_memo: dict[tuple[frozenset[str], bool, int], tuple[Rule, ...]] = {}
         self._active = {rule.id for rule in ruleset.rules if self.config.may_apply(rule.id, rule.severity)}
 
     def check(self, exchange: Exchange, index: int) -> list[Finding]:
@@ -42,16 +44,26 @@ class Checker:
         hit = self.ruleset.index.lookup(request.method, request.path)
         context = CheckContext(exchange, index, hit, self.session, self.ruleset.shapes)
         findings: list[Finding] = []
-        status = exchange.response.status
-        for rule in self.ruleset.rules_for(hit):
-            if rule.id not in self._active or not rule.answers(status):
-                continue
+        for rule in self._rules_for(hit, exchange.response.status):
             violations = list(CHECKS[rule.check].function(context, rule.params))
             if violations:
                 findings.extend(self._findings(rule, violations, exchange, index))
         for remember in OBSERVERS:
             remember(context)
         return findings
+
+    def _rules_for(self, hit: EndpointHit, status: int) -> tuple[Rule, ...]:
+        """The active rules for these endpoint groups and this status class, worked out once."""
+        key = (hit.groups, hit.documented, status // 100)
+        found = self._rule_memo.get(key)
+        if found is None:
+            found = tuple(
+                rule
+                for rule in self.ruleset.rules_for(hit)
+                if rule.id in self._active and rule.answers(status)
+            )
+            self._rule_memo[key] = found
+        return found
 
     def _findings(
         self, rule: Rule, violations: Iterable[object], exchange: Exchange, index: int

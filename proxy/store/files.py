@@ -6,6 +6,7 @@ saves, removes the journal, and says so in one note.
 
 from __future__ import annotations
 
+import gc
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -13,6 +14,7 @@ from pathlib import Path
 from proxy.core.cassette import Cassette, dump_cassette, parse_cassette
 from proxy.errors import CassetteFormatError, CommerceProxyError
 from proxy.store.journal import JOURNAL_SUFFIX, is_locked, journal_path, read_journal
+from proxy.store.parse_cache import cached_cassette, remember_cassette
 
 CASSETTE_SUFFIXES = (".yaml", ".yml")
 
@@ -36,12 +38,25 @@ def read_cassette_file(path: Path) -> Cassette:
         raise CommerceProxyError(f"{path}: is a folder, expected a cassette file") from None
     except OSError as error:
         raise CommerceProxyError(f"{path}: cannot read: {error.strerror}") from None
+    collecting = gc.isenabled()
+    gc.disable()  # parsing builds millions of acyclic objects; the cyclic collector would rescan them all
     try:
-        text = raw.decode("utf-8")
+        cassette = cached_cassette(raw)
+        if cassette is None:
+            cassette = parse_cassette(_text_of(raw, path), str(path))
+            remember_cassette(raw, cassette)
+    finally:
+        if collecting:
+            gc.enable()
+    return cassette
+
+
+def _text_of(raw: bytes, path: Path) -> str:
+    try:
+        return raw.decode("utf-8")
     except UnicodeDecodeError as error:
         line = raw[: error.start].count(b"\n") + 1
         raise CassetteFormatError(f"{path}:{line}: not UTF-8 text") from None
-    return parse_cassette(text, str(path))
 
 
 def load_cassette(path: Path) -> Loaded:

@@ -8,10 +8,11 @@ whose numbers are not integers rather than guess.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import unquote
 
 from proxy.core.checks.context import CheckContext, dig, is_integer
 from proxy.core.checks.registry import check, integer_parameters
@@ -264,9 +265,15 @@ def next_link_presence(context: CheckContext, params: Mapping[str, Any]) -> Iter
         yield Violation("links.next", "null (nothing follows this page)", repr(following))
 
 
+LINK_PARAMETER = re.compile(r"[?&]page(?:\[|%5[Bb])(offset|limit)(?:\]|%5[Dd])=([^&#]*)")
+
+
 def _link_page(link: str) -> tuple[str | None, str | None]:
-    query = dict(parse_qsl(urlsplit(link).query, keep_blank_values=True))
-    return query.get("page[offset]"), query.get("page[limit]")
+    """A link's page[offset] and page[limit] values, brackets encoded or not (first value of each)."""
+    found: dict[str, str] = {}
+    for match in LINK_PARAMETER.finditer(link):
+        found.setdefault(match[1], unquote(match[2]))
+    return found.get("offset"), found.get("limit")
 
 
 @check("link_targets")
