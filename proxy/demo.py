@@ -17,14 +17,17 @@ import aiohttp
 
 from proxy.core.bodies import map_strings
 from proxy.core.exchange import Body
+from proxy.core.findings import severity_counts
 from proxy.core.matching import MatchPolicy
 from proxy.core.redaction import RedactionPolicy, redact_body
 from proxy.core.replay_state import ReplayBook
 from proxy.sandbox.app import SandboxSettings, create_sandbox_app
-from proxy.server.record import RecordSettings, create_record_app
+from proxy.server.record import RECORDING, RecordSettings, create_record_app
 from proxy.server.replay import create_replay_app
 from proxy.server.serving import start
 from proxy.store.files import load_cassette
+from proxy.store.rule_files import load_rules
+from proxy.store.shipped import shipped_dir
 
 FEATURE = "/v2/subscriptions/features/3f8e2a4c-9b1d-4c6e-8f0a-1b2c3d4e5f60"
 ENTRY = "/v2/extensions/wishlists/5b0f6a52-3a8e-4f65-9d4c-0e6f1a2b3c4d"
@@ -157,10 +160,12 @@ async def run_demo_session(cassette: Path | None, say: Callable[[str], None]) ->
     """Record the scripted session from the sandbox, replay it offline, print what happened."""
     path = cassette or Path(tempfile.mkdtemp(prefix="commerce-proxy-demo-")) / "demo.yaml"
     settings = SandboxSettings()
+    rules = load_rules(shipped_dir("rules"))
     sandbox, sandbox_url = await start(create_sandbox_app(settings), "127.0.0.1", 0)
-    recorder, record_url = await start(
-        create_record_app(RecordSettings(upstream=sandbox_url, cassette=path, mode="all")), "127.0.0.1", 0
+    record_app = create_record_app(
+        RecordSettings(upstream=sandbox_url, cassette=path, mode="all", rules=rules)
     )
+    recorder, record_url = await start(record_app, "127.0.0.1", 0)
     say(f"sandbox  {sandbox_url}  (in-memory stand-in for the real service)")
     say(f"record   {record_url}  -> {path}")
     try:
@@ -193,7 +198,17 @@ async def run_demo_session(cassette: Path | None, say: Callable[[str], None]) ->
     count = len(loaded.cassette.exchanges)
     say(f"recorded {count} exchanges into {path} ({size} KiB); secrets written: {written}")
     say(f"replayed {same}/{len(live)} requests offline with the same status, body and ETag")
+    checked = record_app[RECORDING].findings
+    counts = severity_counts(checked.recent)
+    say(
+        f"checked {checked.exchanges} exchanges live against {len(rules.rules)} documented rules: "
+        f"{counts['error']} errors, {counts['warning']} warnings, {counts['info']} info"
+    )
+    for finding in checked.recent:
+        if finding.severity != "info":
+            say(f"  {finding.severity} {finding.rule} (step {finding.exchange}): {finding.message}")
     say(f"next: scripts/run replay --cassette {path}   (serves it on http://127.0.0.1:8080)")
+    say(f"      scripts/run check {path}   (the same rules, offline)")
     return 0 if same == len(live) and not leaked else 1
 
 
