@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import json
 import logging
 import sys
@@ -385,6 +386,9 @@ def run_check(arguments: argparse.Namespace) -> int:
     paths = arguments.paths or [shipped_dir("cassettes")]
     loaded = load_cassettes(paths)
     _show_notes(loaded)
+    # The loaded cassettes live until exit: keep the cyclic collector from rescanning them while the
+    # rules allocate (a third of the run time on a 50,000-exchange cassette).
+    gc.freeze()
     config = engine.project.config
     checked = [
         (one, Checker(engine.ruleset, config, cassette=str(one.path)).check_all(one.cassette.exchanges))

@@ -14,7 +14,7 @@ from proxy.core.checks.context import CheckContext
 from proxy.core.checks.session import Session
 from proxy.core.endpoints import EndpointHit
 from proxy.core.exchange import Exchange
-from proxy.core.findings import OFF, Finding
+from proxy.core.findings import Finding, Violation
 from proxy.core.rule_config import RuleConfig
 from proxy.core.ruleset import Rule, RuleSet
 
@@ -66,11 +66,11 @@ class Checker:
         return found
 
     def _findings(
-        self, rule: Rule, violations: Iterable[object], exchange: Exchange, index: int
+        self, rule: Rule, violations: Iterable[Violation], exchange: Exchange, index: int
     ) -> list[Finding]:
         request = exchange.request
         severity = self.config.severity(rule.id, rule.severity, request.method, request.path)
-        if severity == OFF:
+        if severity == "off":
             return []
         return [
             Finding(
@@ -79,12 +79,12 @@ class Checker:
                 path=request.path,
                 target=request.target,
                 rule=rule.id,
-                severity=severity,  # type: ignore[arg-type]
+                severity=severity,
                 section=rule.section,
-                message=rule.describe(violation),  # type: ignore[arg-type]
-                where=violation.where,  # type: ignore[attr-defined]
-                expected=violation.expected,  # type: ignore[attr-defined]
-                found=violation.found,  # type: ignore[attr-defined]
+                message=rule.describe(violation),
+                where=violation.where,
+                expected=violation.expected,
+                found=violation.found,
                 cassette=self.cassette,
             )
             for violation in violations

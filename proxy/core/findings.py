@@ -12,7 +12,8 @@ from typing import Any, Literal, TypeAlias
 
 Severity: TypeAlias = Literal["error", "warning", "info"]
 SEVERITIES: tuple[Severity, ...] = ("error", "warning", "info")
-OFF = "off"
+OFF: Literal["off"] = "off"
+Setting: TypeAlias = Literal["error", "warning", "info", "off"]  # a severity, or a rule turned off
 
 
 @dataclass(frozen=True, slots=True)

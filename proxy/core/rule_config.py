@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from proxy.core.endpoints import EndpointPattern
-from proxy.core.findings import OFF, SEVERITIES, Finding, Severity
+from proxy.core.findings import OFF, SEVERITIES, Finding, Setting
 from proxy.errors import RuleFileError
 
 SETTINGS = frozenset({"severity", "endpoints", "rules", "baseline"})
@@ -25,7 +25,7 @@ class SeverityOverride:
     only when it is given."""
 
     rule: str
-    severity: Severity | str
+    severity: Setting
     endpoint: EndpointPattern | None = None
 
     def covers(self, rule_id: str) -> bool:
@@ -46,7 +46,7 @@ class RuleConfig:
     baseline: str | None = None
     source: str = "defaults"
 
-    def severity(self, rule_id: str, default: Severity, method: str, path: str) -> Severity | str:
+    def severity(self, rule_id: str, default: Setting, method: str, path: str) -> Setting:
         """The severity in force for one rule on one request, or "off"."""
         chosen: SeverityOverride | None = None
         for override in self.overrides:
@@ -58,7 +58,7 @@ class RuleConfig:
                 chosen = override
         return chosen.severity if chosen else default
 
-    def may_apply(self, rule_id: str, default: Severity) -> bool:
+    def may_apply(self, rule_id: str, default: Setting) -> bool:
         """False only when the rule is off everywhere, so it need not run at all."""
         global_severity = default
         chosen: SeverityOverride | None = None
@@ -71,7 +71,7 @@ class RuleConfig:
                 ):
                     chosen = override
         if chosen is not None:
-            global_severity = chosen.severity  # type: ignore[assignment]
+            global_severity = chosen.severity
         return global_severity != OFF
 
     @classmethod

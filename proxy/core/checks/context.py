@@ -94,3 +94,12 @@ def dig(document: Any, *steps: str) -> Any:
 def is_integer(value: Any) -> bool:
     """A JSON integer (not a boolean, which Python counts as one)."""
     return isinstance(value, int) and not isinstance(value, bool)
+
+
+def record_value(record: Any, attribute: str) -> Any:
+    """A record's value of a sort or filter attribute: in `attributes`, `meta.timestamps`, or on the
+    record itself (custom API entries keep fields on `data`)."""
+    for place in (dig(record, "attributes"), dig(record, "meta", "timestamps"), record):
+        if isinstance(place, dict) and attribute in place:
+            return place[attribute]
+    return None

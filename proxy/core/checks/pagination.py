@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import unquote
 
-from proxy.core.checks.context import CheckContext, dig, is_integer
+from proxy.core.checks.context import CheckContext, dig, is_integer, record_value
 from proxy.core.checks.registry import check, integer_parameters
 from proxy.core.checks.requests import filter_terms, requested_integer
 from proxy.core.checks.timestamps import comparable
@@ -302,15 +302,6 @@ def link_targets(context: CheckContext, params: Mapping[str, Any]) -> Iterator[V
             )
         if limit is not None and limit != str(view.limit):
             yield Violation(f"links.{name}", f"page[limit]={view.limit}", f"page[limit]={limit} in {link}")
-
-
-def record_value(record: Any, attribute: str) -> Any:
-    """A record's value of a sort or filter attribute: in `attributes`, `meta.timestamps`, or on the
-    record itself (custom API entries keep fields on `data`)."""
-    for place in (dig(record, "attributes"), dig(record, "meta", "timestamps"), record):
-        if isinstance(place, dict) and attribute in place:
-            return place[attribute]
-    return None
 
 
 @check("sort_honoured")

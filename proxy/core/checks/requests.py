@@ -10,7 +10,7 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any, Literal
 
-from proxy.core.checks.context import CheckContext, dig
+from proxy.core.checks.context import CheckContext, dig, record_value
 from proxy.core.checks.registry import check, integer_parameters, observer
 from proxy.core.checks.session import WalkState
 from proxy.core.checks.timestamps import comparable, timestamp_key
@@ -78,8 +78,6 @@ def _sort_attribute(context: CheckContext) -> str | None:
 
 
 def _sorted_values(context: CheckContext, attribute: str) -> list[Any]:
-    from proxy.core.checks.pagination import record_value  # pagination imports this module
-
     data = dig(context.response_json, "data")
     return [record_value(record, attribute) for record in data] if isinstance(data, list) else []
 
