@@ -65,7 +65,7 @@ def build_parser() -> argparse.ArgumentParser:
     record = commands.add_parser(
         "record", parents=[common], help="proxy to a live upstream and record a cassette"
     )
-    record.add_argument("--upstream", metavar="URL", help="the real service, e.g. http://127.0.0.1:9000")
+    _add_upstream(record)
     record.add_argument("--cassette", metavar="PATH", type=Path, required=True)
     record.add_argument(
         "--mode",
@@ -74,8 +74,6 @@ def build_parser() -> argparse.ArgumentParser:
         help="once (default): only a new cassette; new_episodes: add what is missing; "
         "all: re-record everything; none: replay only",
     )
-    record.add_argument("--upstream-timeout", type=float, default=30.0, metavar="SECONDS")
-    record.add_argument("--max-body-bytes", type=int, default=50 * 1024 * 1024, metavar="N")
     record.add_argument(
         "--no-check", action="store_true", help="do not check traffic against the rules while recording"
     )
@@ -90,9 +88,7 @@ def build_parser() -> argparse.ArgumentParser:
         parents=[common],
         help="proxy to a live upstream and check every exchange against the rules; writes nothing",
     )
-    spy.add_argument("--upstream", metavar="URL", help="the real service, e.g. http://127.0.0.1:9000")
-    spy.add_argument("--upstream-timeout", type=float, default=30.0, metavar="SECONDS")
-    spy.add_argument("--max-body-bytes", type=int, default=50 * 1024 * 1024, metavar="N")
+    _add_upstream(spy)
     _add_serving(spy)
     _add_redaction(spy)
     _add_rule_options(spy)
@@ -187,6 +183,12 @@ def _add_serving(command: argparse.ArgumentParser, default_port: int = 8080) -> 
         "--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: this machine only)"
     )
     command.add_argument("--port", type=int, default=default_port, help="0 picks a free port")
+
+
+def _add_upstream(command: argparse.ArgumentParser) -> None:
+    command.add_argument("--upstream", metavar="URL", help="the real service, e.g. http://127.0.0.1:9000")
+    command.add_argument("--upstream-timeout", type=float, default=30.0, metavar="SECONDS")
+    command.add_argument("--max-body-bytes", type=int, default=50 * 1024 * 1024, metavar="N")
 
 
 def _add_rule_options(command: argparse.ArgumentParser) -> None:

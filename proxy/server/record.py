@@ -94,8 +94,9 @@ class Recording:
         if settings.cassette is not None:
             settings.cassette.parent.mkdir(parents=True, exist_ok=True)
             self.journal = JournalWriter(journal_path(settings.cassette), journal_mode, settings.upstream)
+        replayed_from = [(settings.cassette.name, self.base)] if settings.cassette is not None else []
         self.book = ReplayBook.build(
-            [(str(settings.cassette), self.base)] if settings.mode == "new_episodes" else [],
+            replayed_from if settings.mode == "new_episodes" else [],
             settings.match,
             settings.redaction,
         )
@@ -145,10 +146,10 @@ class Recording:
         With nothing new recorded PATH is left as it was (None): a run that failed to bind its port,
         or saw no traffic, neither creates an empty cassette nor rewrites an old one.
         """
+        if self.journal is None or self.settings.cassette is None:
+            return None  # spy: nothing to write
         new = tuple(exchange for _, exchange in sorted(self.recorded, key=lambda item: item[0]))
         cassette = None
-        if self.journal is None or self.settings.cassette is None:
-            return None
         if new:
             cassette = Cassette(exchanges=self.base.exchanges + new, upstream=self.settings.upstream)
             save_cassette(self.settings.cassette, cassette)
