@@ -15,7 +15,7 @@ from aiohttp import web
 from proxy.sandbox.breakage import BREAKABLE, Asked, rewrite_for
 from proxy.sandbox.datasets import LIST_SIZES, format_timestamp, make_list
 from proxy.sandbox.entries import entry_update_errors, etag_of, seed_entries, update_entry
-from proxy.sandbox.features import apply_update, is_uuid, seed_features, validate_update
+from proxy.sandbox.features import apply_update, is_uuid, seed_features, sent_attributes, validate_update
 from proxy.sandbox.listing import ListError, list_page, parse_page_request, select
 
 HARD_OFFSET_LIMITED = frozenset({"orders", "files"})
@@ -165,7 +165,7 @@ async def update_feature(request: web.Request) -> web.Response:
         return refusal
     problems = validate_update(payload, feature_id)
     if problems and state.settings.broken == "feature.update.invalid-accepted":
-        attributes = dig_attributes(payload)
+        attributes = sent_attributes(payload) or {}
         try:
             updated = apply_update(feature, attributes, state.now())
         except (TypeError, ValueError, KeyError, AttributeError):
@@ -186,13 +186,6 @@ async def update_feature(request: web.Request) -> web.Response:
     updated = apply_update(feature, payload["data"]["attributes"], state.now())
     state.features[feature_id] = updated
     return broken_answer(request, "feature", {"data": updated}, payload=payload)
-
-
-def dig_attributes(payload: Any) -> dict[str, Any]:
-    """The payload's attributes when it has an object there, else none."""
-    data = payload.get("data") if isinstance(payload, dict) else None
-    attributes = data.get("attributes") if isinstance(data, dict) else None
-    return attributes if isinstance(attributes, dict) else {}
 
 
 async def get_entry(request: web.Request) -> web.Response:

@@ -12,6 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from proxy.sandbox.features import sent_attributes
+
 Document = dict[str, Any]
 Headers = dict[str, str]
 
@@ -27,14 +29,20 @@ class Asked:
 Rewrite = Callable[[Document, Headers, Asked], Any]
 
 
+def _parent(document: Document, place: str) -> tuple[Any, str]:
+    """The object holding a dotted place, and the last key."""
+    *parents, last = place.split(".")
+    node: Any = document
+    for step in parents:
+        node = node[step]
+    return node, last
+
+
 def _set(place: str, value: Any) -> Rewrite:
     """A rewrite that puts `value` at a dotted place (a callable value is called with the old one)."""
 
     def rewrite(document: Document, headers: Headers, asked: Asked) -> Any:
-        *parents, last = place.split(".")
-        node = document
-        for step in parents:
-            node = node[step]
+        node, last = _parent(document, place)
         node[last] = value(node.get(last)) if callable(value) else value
         return document
 
@@ -43,10 +51,7 @@ def _set(place: str, value: Any) -> Rewrite:
 
 def _delete(place: str) -> Rewrite:
     def rewrite(document: Document, headers: Headers, asked: Asked) -> Any:
-        *parents, last = place.split(".")
-        node = document
-        for step in parents:
-            node = node[step]
+        node, last = _parent(document, place)
         node.pop(last, None)
         return document
 
@@ -115,21 +120,21 @@ def _etag_of(version_key: Callable[[int], int]) -> Rewrite:
 
 
 def _unapplied_name(document: Document, headers: Headers, asked: Asked) -> Any:
-    sent = ((asked.payload or {}).get("data") or {}).get("attributes") or {}
+    sent = sent_attributes(asked.payload) or {}
     if "name" in sent:
         document["data"]["attributes"]["name"] = f"{sent['name']} (not applied)"
     return document
 
 
 def _unsent_description_dropped(document: Document, headers: Headers, asked: Asked) -> Any:
-    sent = ((asked.payload or {}).get("data") or {}).get("attributes") or {}
+    sent = sent_attributes(asked.payload) or {}
     if sent and "description" not in sent:
         document["data"]["attributes"].pop("description", None)
     return document
 
 
 def _null_ignored(document: Document, headers: Headers, asked: Asked) -> Any:
-    sent = ((asked.payload or {}).get("data") or {}).get("attributes") or {}
+    sent = sent_attributes(asked.payload) or {}
     for name in ("description", "external_ref"):
         if name in sent and sent[name] is None:
             document["data"]["attributes"][name] = "still here"
@@ -137,8 +142,7 @@ def _null_ignored(document: Document, headers: Headers, asked: Asked) -> Any:
 
 
 def _empty_update_touches(document: Document, headers: Headers, asked: Asked) -> Any:
-    sent = ((asked.payload or {}).get("data") or {}).get("attributes")
-    if sent == {}:
+    if sent_attributes(asked.payload) == {}:
         document["data"]["meta"]["timestamps"]["updated_at"] = "2099-01-01T00:00:00.000Z"
     return document
 

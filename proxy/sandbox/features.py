@@ -100,6 +100,13 @@ def _configuration_errors(configuration: Any) -> list[FieldError]:
     return errors
 
 
+def sent_attributes(payload: Any) -> dict[str, Any] | None:
+    """The `data.attributes` object of an update payload, or None when it has none."""
+    data = payload.get("data") if isinstance(payload, dict) else None
+    attributes = data.get("attributes") if isinstance(data, dict) else None
+    return attributes if isinstance(attributes, dict) else None
+
+
 def apply_update(feature: dict[str, Any], attributes: dict[str, Any], now: str) -> dict[str, Any]:
     """The feature after a valid update: only given attributes change, null removes, {} changes nothing."""
     if not attributes:
