@@ -102,6 +102,12 @@ def build_parser() -> argparse.ArgumentParser:
         action="append",
         help="a cassette file or folder; repeatable (default: the shipped cassettes)",
     )
+    replay.add_argument(
+        "--simulate",
+        action="store_true",
+        help="answer unrecorded list windows, feature updates and entry reads/changes from what the "
+        "cassettes know (marked X-Commerce-Proxy: simulated)",
+    )
     _add_serving(replay)
     _add_matching(replay)
     _add_redaction(replay)
@@ -260,7 +266,10 @@ def build_book(paths: list[Path], arguments: argparse.Namespace) -> tuple[Replay
     loaded = load_cassettes(paths)
     _show_notes(loaded)
     book = ReplayBook.build(
-        [(str(one.path), one.cassette) for one in loaded], policy, redaction_from(arguments)
+        [(str(one.path), one.cassette) for one in loaded],
+        policy,
+        redaction_from(arguments),
+        simulate=getattr(arguments, "simulate", False),
     )
     return book, loaded
 

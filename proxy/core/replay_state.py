@@ -21,6 +21,8 @@ from proxy.core.matching import (
     request_key,
 )
 from proxy.core.redaction import RedactionPolicy, merged, placeholders_in, redact_request
+from proxy.core.simulation.answers import Simulated, Unanswerable
+from proxy.core.simulation.simulator import Simulator
 
 CLOSEST_SCAN_LIMIT = 5000
 
@@ -42,6 +44,25 @@ class Answer:
     recording: Recording
     repeated: bool
     first_repeat: bool
+    number: int = -1  # position in the book
+
+
+@dataclass(frozen=True, slots=True)
+class Miss:
+    """Nothing answers: the simulator's reason when it knows the resource, and the closest recordings."""
+
+    reason: str | None
+    near: list[NearMiss]
+
+
+@dataclass(slots=True)
+class MissCount:
+    """How often a request missed, and the latest reason."""
+
+    method: str
+    target: str
+    count: int
+    reason: str | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +85,10 @@ class ReplayBook:
     _cursor: dict[RequestKey, int] = field(default_factory=dict)
     _warned: set[RequestKey] = field(default_factory=set)
     uses: list[int] = field(default_factory=list)
+    simulate: bool = False
+    simulator: Simulator | None = None
+    misses: dict[tuple[str, str], MissCount] = field(default_factory=dict)
+    simulated: dict[tuple[str, str], int] = field(default_factory=dict)
 
     @classmethod
     def build(
@@ -71,14 +96,25 @@ class ReplayBook:
         cassettes: Sequence[tuple[str, Cassette]],
         policy: MatchPolicy,
         redaction: RedactionPolicy,
+        simulate: bool = False,
     ) -> ReplayBook:
         """Index every exchange of the cassettes, in the order given."""
         recorded = (exchange.request for _, cassette in cassettes for exchange in cassette.exchanges)
-        book = cls(policy=policy, redaction=merged(redaction, placeholders_in(recorded)))
+        book = cls(policy=policy, redaction=merged(redaction, placeholders_in(recorded)), simulate=simulate)
         for name, cassette in cassettes:
             for position, exchange in enumerate(cassette.exchanges):
                 book.add(Recording(name, position, exchange, cassette.upstream))
+        book.restart_simulation()
         return book
+
+    def upstream(self) -> str | None:
+        """The upstream the first recording came from (simulated refusals have no recording of their own)."""
+        return next((recording.upstream for recording in self.recordings if recording.upstream), None)
+
+    def restart_simulation(self) -> None:
+        """The simulator's state as the recordings leave it (with `simulate` on)."""
+        if self.simulate:
+            self.simulator = Simulator([recording.exchange for recording in self.recordings])
 
     def add(self, recording: Recording) -> None:
         """Make one more recording answerable (after those already there)."""
@@ -110,7 +146,44 @@ class ReplayBook:
         if first_repeat:
             self._warned.add(key)
         self.uses[number] += 1
-        return Answer(self.recordings[number], repeated, first_repeat)
+        return Answer(self.recordings[number], repeated, first_repeat, number)
+
+    def respond(self, request: Request, now: str) -> Answer | Simulated | Miss:
+        """Answer a request: a recording, else (with `simulate`) the simulator, else a miss.
+
+        A feature or entry the session changed by simulation is always simulated: recordings of it
+        are stale. `now` is ISO 8601 with microseconds and `Z`, for timestamps of simulated changes.
+        """
+        simulator = self.simulator
+        if simulator is None or not simulator.takes_over(request):
+            answer = self.answer(request)
+            if answer is not None:
+                if simulator is not None:
+                    simulator.observe(answer.number, answer.recording.exchange)
+                return answer
+        reason = None
+        if simulator is not None:
+            result = simulator.answer(request, now)
+            if isinstance(result, Simulated):
+                for number in result.sources:
+                    self.uses[number] += 1
+                route = (request.method.upper(), unquote(request.path))
+                self.simulated[route] = self.simulated.get(route, 0) + 1
+                return result
+            reason = result.detail if isinstance(result, Unanswerable) else None
+        return self.missed(request, reason)
+
+    def missed(self, request: Request, reason: str | None) -> Miss:
+        """Count a miss (by its redacted target) and find the closest recordings."""
+        prepared = self.prepare(request)
+        key = (prepared.method.upper(), prepared.target)
+        count = self.misses.get(key)
+        if count is None:
+            self.misses[key] = MissCount(key[0], key[1], 1, reason)
+        else:
+            count.count += 1
+            count.reason = reason
+        return Miss(reason, self.closest(request))
 
     def closest(self, request: Request, limit: int = 3) -> list[NearMiss]:
         """Up to `limit` recordings nearest to an unmatched request, nearest first."""
@@ -136,3 +209,4 @@ class ReplayBook:
         """Rewind every sequence to its first recording (for test suites)."""
         self._cursor.clear()
         self._warned.clear()
+        self.restart_simulation()

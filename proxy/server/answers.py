@@ -7,10 +7,12 @@ import logging
 from aiohttp import web
 
 from proxy.core.bodies import body_to_bytes, dump_json
+from proxy.core.exchange import Response
 from proxy.core.hop_by_hop import end_to_end
 from proxy.core.links import OriginRewriter
 from proxy.core.matching import Difference
 from proxy.core.replay_state import Answer, NearMiss, Recording
+from proxy.core.simulation.answers import Simulated
 from proxy.server.convert import error_document, json_response, multidict
 
 log = logging.getLogger(__name__)
@@ -28,21 +30,27 @@ class AnswerCache:
         key = (id(recording), origin)
         built = self._built.get(key)
         if built is None:
-            built = _build(recording, origin)
+            built = _build(recording.exchange.response, recording.upstream, origin)
             self._built[key] = built
-        status, reason, headers, body = built
-        return web.Response(status=status, reason=reason, headers=multidict(tuple(headers)), body=body)
+        return _web_response(built)
 
 
-def _build(recording: Recording, origin: str) -> tuple[int, str | None, list[tuple[str, str]], bytes]:
-    response = recording.exchange.response
+Built = tuple[int, str | None, list[tuple[str, str]], bytes]
+
+
+def _web_response(built: Built) -> web.Response:
+    status, reason, headers, body = built
+    return web.Response(status=status, reason=reason, headers=multidict(tuple(headers)), body=body)
+
+
+def _build(response: Response, upstream: str | None, origin: str) -> Built:
     dropped = {"content-length"}
     if response.body.decoded_from:
         dropped.add("content-encoding")  # the stored body is already decoded
     headers = end_to_end(response.headers, frozenset(dropped))
     body = response.body
-    if recording.upstream:
-        rewriter = OriginRewriter(recording.upstream, origin)
+    if upstream:
+        rewriter = OriginRewriter(upstream, origin)
         if rewriter.needed:
             headers = rewriter.headers(headers)
             if body.kind == "json":
@@ -69,8 +77,19 @@ def serve_answer(answer: Answer, cache: AnswerCache, origin: str) -> web.Respons
     return cache.response(answer.recording, origin)
 
 
-def no_match_response(method: str, target: str, near: list[NearMiss]) -> web.Response:
-    """404 in the API's error shape, naming the closest recordings and how they differ."""
+def serve_simulated(simulated: Simulated, upstream: str | None, origin: str) -> web.Response:
+    """A simulated answer, its links moved from the recordings' upstream to us, logged as simulated."""
+    log.info("simulated: %s", simulated.summary)
+    return _web_response(_build(simulated.response, upstream, origin))
+
+
+def no_match_response(
+    method: str, target: str, near: list[NearMiss], reason: str | None = None
+) -> web.Response:
+    """404 in the API's error shape, naming the closest recordings and how they differ.
+
+    With `--simulate`, `reason` says why the simulator could not answer either.
+    """
     closest = [
         {
             "cassette": miss.recording.cassette,
@@ -80,6 +99,8 @@ def no_match_response(method: str, target: str, near: list[NearMiss]) -> web.Res
         for miss in near
     ]
     detail = f"{method} {target} matches no recorded exchange"
+    if reason:
+        detail += f" and cannot be simulated: {reason}"
     summary = "; ".join(
         f"#{miss.recording.index} differs in " + ", ".join(d.where for d in miss.differences[:3])
         for miss in near

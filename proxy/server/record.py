@@ -11,7 +11,6 @@ import logging
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
 
@@ -42,7 +41,7 @@ from proxy.server.convert import (
     raw_headers,
     read_request,
 )
-from proxy.server.replay import MAX_REQUEST_BYTES, admin_not_found
+from proxy.server.replay import MAX_REQUEST_BYTES, admin_not_found, now_stamp
 from proxy.server.serving import REQUEST_BODIES_AS_SENT
 from proxy.store.files import load_cassette, save_cassette
 from proxy.store.journal import JournalMode, JournalWriter, journal_path
@@ -250,7 +249,7 @@ def create_record_app(settings: RecordSettings) -> web.Application:
         if request.path.startswith(ADMIN_PREFIX):
             return admin_not_found(request)
         sequence = recording.arrival()
-        recorded_at = _now()
+        recorded_at = now_stamp()
         core, raw_body = await read_request(request)
         origin = own_origin(request)
         answer = recording.book.answer(core)
@@ -353,7 +352,3 @@ def _to_client(response: Response, raw_body: bytes, rewriter: OriginRewriter) ->
                 body = dump_json(moved)
                 headers = without_headers(headers, ["content-encoding"])
     return web.Response(status=response.status, reason=response.reason, headers=multidict(headers), body=body)
-
-
-def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 from aiohttp import web
 
 from proxy.core.exchange import Request
-from proxy.core.replay_state import ReplayBook
-from proxy.server.answers import AnswerCache, no_match_response, serve_answer
+from proxy.core.replay_state import Answer, Miss, ReplayBook
+from proxy.core.simulation.answers import Simulated
+from proxy.server.answers import AnswerCache, no_match_response, serve_answer, serve_simulated
 from proxy.server.convert import (
     ADMIN_PREFIX,
     error_document,
@@ -19,10 +22,27 @@ from proxy.server.serving import REQUEST_BODIES_AS_SENT
 MAX_REQUEST_BYTES = 50 * 1024 * 1024
 
 
-def no_match(core: Request, book: ReplayBook) -> web.Response:
+def no_match(core: Request, book: ReplayBook, miss: Miss | None = None) -> web.Response:
     """The 404 answer for a request no recording matches (secrets in it shown redacted)."""
     prepared = book.prepare(core)
-    return no_match_response(prepared.method, prepared.target, book.closest(core))
+    miss = miss or book.missed(core, None)
+    return no_match_response(prepared.method, prepared.target, miss.near, miss.reason)
+
+
+def respond(book: ReplayBook, cache: AnswerCache, core: Request, origin: str) -> web.Response:
+    """The recorded or simulated answer to a request, or the 404 of a miss."""
+    result = book.respond(core, now_stamp())
+    if isinstance(result, Answer):
+        return serve_answer(result, cache, origin)
+    if isinstance(result, Simulated):
+        upstream = book.recordings[result.template].upstream if result.template is not None else None
+        return serve_simulated(result, upstream or book.upstream(), origin)
+    return no_match(core, book, result)
+
+
+def now_stamp() -> str:
+    """The current time as the service writes it (ISO 8601, microseconds, Z)."""
+    return datetime.now(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
 
 
 def admin_not_found(request: web.Request) -> web.Response:
@@ -49,10 +69,7 @@ def create_replay_app(book: ReplayBook) -> web.Application:
         if request.path.startswith(ADMIN_PREFIX):
             return admin_not_found(request)
         core, _ = await read_request(request)
-        answer = book.answer(core)
-        if answer is None:
-            return no_match(core, book)
-        return serve_answer(answer, cache, own_origin(request))
+        return respond(book, cache, core, own_origin(request))
 
     app.router.add_get("/_proxy/health", health)
     app.router.add_post("/_proxy/reset", reset)

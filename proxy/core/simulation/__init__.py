@@ -1,0 +1,1 @@
+"""Answering what was not recorded, from what the recordings know (`replay --simulate`)."""
