@@ -14,8 +14,10 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from proxy import __version__
+from proxy.core.faults import Fault, Latency
 from proxy.core.matching import MatchPolicy
 from proxy.core.redaction import RedactionPolicy
 from proxy.core.replay_state import ReplayBook
@@ -25,6 +27,9 @@ from proxy.errors import CommerceProxyError, UsageError
 from proxy.store.files import Loaded, load_cassettes, write_atomically
 from proxy.store.rule_files import ProjectConfig
 from proxy.store.shipped import shipped_dir
+
+if TYPE_CHECKING:
+    from proxy.server.replay import ReplayOptions
 
 log = logging.getLogger("proxy")
 
@@ -107,6 +112,36 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="answer unrecorded list windows, feature updates and entry reads/changes from what the "
         "cassettes know (marked X-Commerce-Proxy: simulated)",
+    )
+    replay.add_argument(
+        "--cassette-dir",
+        metavar="DIR",
+        type=Path,
+        help="where X-Commerce-Cassette: NAME looks for NAME.yaml (default: the first --cassette folder)",
+    )
+    replay.add_argument(
+        "--latency",
+        default="none",
+        metavar="recorded|none|MS",
+        help="wait as long as the upstream took when recorded, not at all (default), or MS milliseconds",
+    )
+    replay.add_argument(
+        "--fault",
+        metavar="KIND:SHARE[:MATCHER]",
+        action="append",
+        default=[],
+        help="answer a share of requests with a fault: KIND is 429, 500, 503, drop or slow; SHARE like 0.1 "
+        "or 10%%; MATCHER like 'GET /v2/orders*'; repeatable, the first that fires wins",
+    )
+    replay.add_argument("--fault-seed", type=int, default=0, metavar="N", help="which requests faults hit")
+    replay.add_argument(
+        "--slow-body-ms", type=float, default=3000.0, metavar="MS", help="how long a slow body takes"
+    )
+    replay.add_argument(
+        "--usage-report",
+        metavar="FILE",
+        type=Path,
+        help="at shutdown, write which recordings were never used and which requests missed (JSON)",
     )
     _add_serving(replay)
     _add_matching(replay)
@@ -280,8 +315,9 @@ def run_replay(arguments: argparse.Namespace) -> int:
     from proxy.server.serving import serve_until_stopped
 
     paths = arguments.cassette or [shipped_dir("cassettes")]
+    options = replay_options(arguments, paths)
     book, loaded = build_book(paths, arguments)
-    app = create_replay_app(book)
+    app = create_replay_app(book, options)
 
     def ready(url: str) -> None:
         _announce(
@@ -291,6 +327,28 @@ def run_replay(arguments: argparse.Namespace) -> int:
 
     asyncio.run(serve_until_stopped(app, arguments.host, arguments.port, ready))
     return 0
+
+
+def replay_options(arguments: argparse.Namespace, paths: list[Path]) -> ReplayOptions:
+    """Cassette folder, timing, faults and usage report from the command line (checked before serving)."""
+    from proxy.server.replay import ReplayOptions
+
+    folder = getattr(arguments, "cassette_dir", None)
+    if folder is not None and not folder.is_dir():
+        raise UsageError(f"--cassette-dir {folder}: not a folder")
+    if folder is None:
+        folder = next((path for path in paths if path.is_dir()), None)
+    slow = getattr(arguments, "slow_body_ms", 3000.0)
+    if not 0 <= slow <= 600_000:
+        raise UsageError(f"--slow-body-ms {slow:g}: must be 0 to 600000")
+    return ReplayOptions(
+        folder=folder,
+        latency=Latency.parse(getattr(arguments, "latency", "none")),
+        faults=tuple(Fault.parse(text) for text in getattr(arguments, "fault", [])),
+        fault_seed=getattr(arguments, "fault_seed", 0),
+        slow_body_ms=slow,
+        usage_report=getattr(arguments, "usage_report", None),
+    )
 
 
 def run_record(arguments: argparse.Namespace) -> int:

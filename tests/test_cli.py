@@ -76,6 +76,11 @@ def test_broken_cassette_is_one_line_and_exit_2(
             "expected an http:// or https:// URL",
         ),
         (["replay", "--match-on", "method,headers"], "--match-on: unknown field 'headers'"),
+        (["replay", "--latency", "soon"], "--latency: expected recorded, none or milliseconds"),
+        (["replay", "--fault", "404:10%"], "kind must be one of 429, 500, 503, drop, slow"),
+        (["replay", "--fault", "503:2"], "share must be between 0 and 1"),
+        (["replay", "--cassette-dir", "nowhere"], "--cassette-dir nowhere: not a folder"),
+        (["replay", "--slow-body-ms", "-1"], "--slow-body-ms -1: must be 0 to 600000"),
     ],
 )
 def test_bad_arguments_are_one_line_and_exit_2(

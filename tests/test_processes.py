@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import signal
 import sys
 import time
@@ -12,9 +13,11 @@ from pathlib import Path
 
 import aiohttp
 import pytest
+from yarl import URL
 
 from proxy.store.files import read_cassette_file
 from proxy.store.journal import journal_path
+from proxy.store.shipped import shipped_dir
 from tests.conftest import Serve
 from tests.server.upstream import create_upstream_app
 
@@ -169,3 +172,31 @@ async def test_spy_in_front_of_a_broken_sandbox_prints_and_serves_findings() -> 
     assert len(lines) == 1 and lines[0].startswith(f"{prefix}2 GET /v2/brands: ")
     assert "checked 2 exchanges" in err
     assert token not in err
+
+
+async def test_replay_simulates_reports_usage_and_injects_faults_as_a_process(tmp_path: Path) -> None:
+    """`replay --simulate --usage-report F --fault ...` from the command line, on the shipped walk."""
+    walk = shipped_dir("cassettes") / "pagination-walk.yaml"
+    report = tmp_path / "usage.json"
+    arguments = ["replay", "--simulate", "--cassette", str(walk), "--usage-report", str(report)]
+    arguments += ["--fault", "503:100%:GET /v2/brands*"]
+    async with commerce_proxy(*arguments) as replay, aiohttp.ClientSession() as session:
+        headers = {"Authorization": "Bearer anything"}
+        target = "/v2/products?page[limit]=4&page[offset]=3&page[total_method]=exact"
+        async with session.get(URL(replay.url + target, encoded=True), headers=headers) as answer:
+            assert answer.status == 200
+            assert answer.headers["X-Commerce-Proxy"] == "simulated"
+            page = await answer.json()
+        async with session.get(f"{replay.url}/v2/brands", headers=headers) as answer:
+            assert (answer.status, answer.headers["X-Commerce-Proxy"]) == (503, "fault")
+        code, err = await stop_with(replay, signal.SIGTERM)
+    assert code == 0, err
+    assert [record["name"] for record in page["data"]] == [f"product {n}" for n in range(4, 8)]
+    # Asked for exact, the recording of that request got lower_bound (rule 6): the simulation copies it.
+    assert page["meta"]["results"] == {"total": 10000, "all": 10300, "total_method": "lower_bound"}
+    usage = json.loads(report.read_text())
+    assert usage["requests"] == {"recorded": 0, "simulated": 1, "missed": 0}
+    (cassette,) = usage["cassettes"]
+    assert cassette["used"] == 1  # the first recorded page held records 3-6 and is the model
+    assert "simulated: GET /v2/products?page[limit]=4" in err
+    assert f"usage: 1 of {cassette['exchanges']} recorded exchanges used" in err

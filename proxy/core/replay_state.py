@@ -89,6 +89,8 @@ class ReplayBook:
     simulator: Simulator | None = None
     misses: dict[tuple[str, str], MissCount] = field(default_factory=dict)
     simulated: dict[tuple[str, str], int] = field(default_factory=dict)
+    served: int = 0  # requests answered by a recording through `respond`
+    label: str | None = None  # the X-Commerce-Cassette name that chose this book, if any
 
     @classmethod
     def build(
@@ -160,6 +162,7 @@ class ReplayBook:
             if answer is not None:
                 if simulator is not None:
                     simulator.observe(answer.number, answer.recording.exchange)
+                self.served += 1
                 return answer
         reason = None
         if simulator is not None:

@@ -16,6 +16,15 @@ SHUTDOWN_TIMEOUT = 30.0
 REQUEST_BODIES_AS_SENT = web.AppKey("request_bodies_as_sent", bool)
 
 
+class Listening:
+    """Set once the app's port is bound: cleanup then knows whether the server ever served."""
+
+    bound = False
+
+
+LISTENING = web.AppKey("listening", Listening)
+
+
 async def start(app: web.Application, host: str, port: int) -> tuple[web.AppRunner, str]:
     """Start serving; returns the runner and the base URL actually bound (port 0 picks a free one)."""
     runner = web.AppRunner(
@@ -32,6 +41,8 @@ async def start(app: web.Application, host: str, port: int) -> tuple[web.AppRunn
     except OSError as error:
         await runner.cleanup()
         raise OSError(f"cannot listen on {host}:{port}: {error.strerror}") from None
+    if LISTENING in app:
+        app[LISTENING].bound = True
     sockets = [address for address in runner.addresses if isinstance(address, tuple)]
     bound_port = sockets[0][1] if sockets else port
     shown_host = f"[{host}]" if ":" in host else host

@@ -198,7 +198,12 @@ class ListKnowledge:
             if total is None:
                 return Uncovered(f"{shown_target}: the recordings report an exact total but hold no count")
         document = _envelope(template, window, limit, offset, total, more)
-        used = {self.source_of[position] for position in range(offset, offset + len(window))}
+        start = template.document["meta"]["page"]["offset"]
+        held = range(start, start + len(template.document["data"]))
+        used = {
+            template.number if position in held else self.source_of[position]
+            for position in range(offset, offset + len(window))
+        }
         return Window(document, template.number, tuple(sorted(used | {template.number})))
 
     def _more_after(self, position: int) -> bool | None:
