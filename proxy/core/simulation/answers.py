@@ -6,7 +6,6 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from proxy.core.bodies import dump_json
 from proxy.core.exchange import Body, Exchange, Headers, Response, header_value
 
 SIMULATED_HEADER = ("X-Commerce-Proxy", "simulated")
@@ -36,8 +35,6 @@ def json_answer(
     """A JSON response with the recording's Content-Type (else application/json), marked simulated."""
     content_type = header_value(template.response.headers, "Content-Type") if template else None
     headers = (("Content-Type", content_type or "application/json"), *extra, SIMULATED_HEADER)
-    # The body is stored as JSON, as a recording would be; its bytes are checked to be serialisable.
-    dump_json(document)
     return Response(status=status, headers=headers, body=Body("json", document))
 
 

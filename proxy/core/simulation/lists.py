@@ -238,8 +238,8 @@ def _envelope(
     template: RecordedPage, window: list[Any], limit: int, offset: int, total: int, more: bool
 ) -> dict[str, Any]:
     """The template's envelope with this window's records, numbers and links."""
-    document = copy.deepcopy(template.document)
-    document["data"] = copy.deepcopy(window)
+    document = {key: copy.deepcopy(value) for key, value in template.document.items() if key != "data"}
+    document["data"] = window  # recorded records are shared, never changed: nothing writes into answers
     pages = math.ceil(total / limit)
     meta = document["meta"]
     meta["page"].update(limit=limit, offset=offset, current=offset // limit + 1, total=pages)
