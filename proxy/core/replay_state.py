@@ -25,6 +25,7 @@ from proxy.core.simulation.answers import Simulated, Unanswerable
 from proxy.core.simulation.simulator import Simulator
 
 CLOSEST_SCAN_LIMIT = 5000
+MISSES_LISTED = 10_000  # distinct missed requests kept by name; more are only counted
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,6 +91,7 @@ class ReplayBook:
     misses: dict[tuple[str, str], MissCount] = field(default_factory=dict)
     simulated: dict[tuple[str, str], int] = field(default_factory=dict)
     served: int = 0  # requests answered by a recording through `respond`
+    unlisted_misses: int = 0  # misses past MISSES_LISTED distinct requests
     label: str | None = None  # the X-Commerce-Cassette name that chose this book, if any
 
     @classmethod
@@ -108,10 +110,6 @@ class ReplayBook:
                 book.add(Recording(name, position, exchange, cassette.upstream))
         book.restart_simulation()
         return book
-
-    def upstream(self) -> str | None:
-        """The upstream the first recording came from (simulated refusals have no recording of their own)."""
-        return next((recording.upstream for recording in self.recordings if recording.upstream), None)
 
     def restart_simulation(self) -> None:
         """The simulator's state as the recordings leave it (with `simulate` on)."""
@@ -181,7 +179,9 @@ class ReplayBook:
         prepared = self.prepare(request)
         key = (prepared.method.upper(), prepared.target)
         count = self.misses.get(key)
-        if count is None:
+        if count is None and len(self.misses) >= MISSES_LISTED:
+            self.unlisted_misses += 1
+        elif count is None:
             self.misses[key] = MissCount(key[0], key[1], 1, reason)
         else:
             count.count += 1

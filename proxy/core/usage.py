@@ -18,9 +18,10 @@ def usage_report(books: Iterable[ReplayBook]) -> dict[str, Any]:
     used: dict[str, set[int]] = {}
     misses: dict[tuple[str, str, str | None], dict[str, Any]] = {}
     simulated: dict[tuple[str, str], int] = {}
-    answered = 0
+    answered = unlisted = 0
     for book in books:
         answered += book.served
+        unlisted += book.unlisted_misses
         for recording, uses in zip(book.recordings, book.uses, strict=True):
             request = recording.exchange.request
             shown = (request.method, request.target, recording.exchange.response.status)
@@ -55,8 +56,9 @@ def usage_report(books: Iterable[ReplayBook]) -> dict[str, Any]:
         "requests": {
             "recorded": answered,
             "simulated": sum(simulated.values()),
-            "missed": sum(entry["count"] for entry in misses.values()),
+            "missed": sum(entry["count"] for entry in misses.values()) + unlisted,
         },
+        "unlisted_misses": unlisted,
         "cassettes": cassettes,
         "misses": sorted(
             misses.values(), key=lambda entry: (-entry["count"], entry["method"], entry["target"])

@@ -122,10 +122,10 @@ def respond(
     if isinstance(result, Answer):
         return serve_answer(result, cache, origin), result.recording.exchange.duration_ms
     if isinstance(result, Simulated):
-        template = book.recordings[result.template] if result.template is not None else None
-        upstream = template.upstream if template is not None else book.upstream()
-        duration = template.exchange.duration_ms if template is not None else None
-        return serve_simulated(result, upstream, origin), duration
+        if result.template is None:  # a refusal: no links to move, no recorded time to copy
+            return serve_simulated(result, None, origin), None
+        template = book.recordings[result.template]
+        return serve_simulated(result, template.upstream, origin), template.exchange.duration_ms
     return no_match(core, book, result), None
 
 

@@ -41,7 +41,7 @@ def entry_key(request: Request) -> EntryKey | None:
     return (found["slug"], found["id"]) if found else None
 
 
-def learned_entry(exchange: Exchange) -> tuple[EntryKey, KnownEntry] | None:
+def learned_entry(number: int, exchange: Exchange) -> tuple[EntryKey, KnownEntry] | None:
     """The entry a successful GET or PUT answer shows, with its ETag."""
     key = entry_key(exchange.request)
     response = exchange.response
@@ -51,7 +51,7 @@ def learned_entry(exchange: Exchange) -> tuple[EntryKey, KnownEntry] | None:
         return None
     if not isinstance(data, dict):
         return None
-    return key, KnownEntry(copy.deepcopy(data), header_value(response.headers, "ETag"), 0)
+    return key, KnownEntry(copy.deepcopy(data), header_value(response.headers, "ETag"), number)
 
 
 def etag_of(entry: KnownEntry) -> str | None:

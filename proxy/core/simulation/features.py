@@ -149,11 +149,3 @@ def simulate_update(known: KnownFeature, template: Exchange, request: Request, n
     changed = ", ".join(sorted(attributes)) or "nothing (empty attributes)"
     response = json_answer(known.status, {"data": known.data}, template)
     return Simulated(response, (known.number,), known.number, f"PUT {target}: updated {changed}")
-
-
-def unknown_feature_problem(request: Request) -> Simulated | None:
-    """A path that is not a UUID is refused whatever the cassette knows (path parameter `feature_uuid`)."""
-    identifier = feature_id(request)
-    if identifier is not None and not is_uuid(identifier):
-        return invalid([("feature_uuid", f"{identifier!r} is not a UUID")], f"PUT {request.target}")
-    return None

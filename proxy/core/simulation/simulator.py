@@ -11,7 +11,14 @@ from collections.abc import Sequence
 
 from proxy.core.exchange import Exchange, Request
 from proxy.core.simulation import entries, features
-from proxy.core.simulation.answers import Simulated, Unanswerable, json_answer, missing_bearer, refusal
+from proxy.core.simulation.answers import (
+    Simulated,
+    Unanswerable,
+    invalid,
+    json_answer,
+    missing_bearer,
+    refusal,
+)
 from proxy.core.simulation.lists import ListKnowledge, Refusal, Uncovered, learn_lists, list_key, page_ask
 
 
@@ -35,10 +42,9 @@ class Simulator:
             identifier, data = feature
             self.features[identifier] = features.KnownFeature(data, exchange.response.status, number)
             return
-        entry = entries.learned_entry(exchange)
+        entry = entries.learned_entry(number, exchange)
         if entry is not None:
             key, known = entry
-            known.number = number
             self.entries[key] = known
 
     def takes_over(self, request: Request) -> bool:
@@ -93,17 +99,17 @@ class Simulator:
             )
         return None
 
-    def _feature(self, request: Request, now: str) -> Simulated | Unanswerable | None:
-        not_uuid = features.unknown_feature_problem(request)
+    def _feature(self, request: Request, now: str) -> Simulated | None:
+        """A known feature is updated; a path that is not a UUID is refused whatever the cassette knows."""
         identifier = features.feature_id(request) or ""
         known = self.features.get(identifier)
-        if known is None and not_uuid is None:
+        well_formed = features.is_uuid(identifier)
+        if known is None and well_formed:
             return None
         if missing_bearer(request.headers):
             return _unauthorised(request)
-        if not_uuid is not None:
-            return not_uuid
-        assert known is not None
+        if known is None or not well_formed:
+            return invalid([("feature_uuid", f"{identifier!r} is not a UUID")], f"PUT {request.target}")
         return features.simulate_update(known, self._exchanges[known.number], request, now)
 
 
