@@ -14,8 +14,10 @@ from pathlib import Path
 from typing import Any
 
 import aiohttp
+from yarl import URL
 
 from proxy.core.bodies import map_strings
+from proxy.core.cassette import Cassette
 from proxy.core.exchange import Body
 from proxy.core.findings import severity_counts
 from proxy.core.matching import MatchPolicy
@@ -207,9 +209,48 @@ async def run_demo_session(cassette: Path | None, say: Callable[[str], None]) ->
     for finding in checked.recent:
         if finding.severity != "info":
             say(f"  {finding.severity} {finding.rule} (step {finding.exchange}): {finding.message}")
+    simulated_ok = await simulated_session(loaded.cassette, path.name, say)
     say(f"next: scripts/run replay --cassette {path}   (serves it on http://127.0.0.1:8080)")
     say(f"      scripts/run check {path}   (the same rules, offline)")
-    return 0 if same == len(live) and not leaked else 1
+    return 0 if same == len(live) and not leaked and simulated_ok else 1
+
+
+async def simulated_session(cassette: Cassette, name: str, say: Callable[[str], None]) -> bool:
+    """`replay --simulate` on the cassette: a walk with another page size, and an unrecorded update."""
+    book = ReplayBook.build([(name, cassette)], MatchPolicy(), RedactionPolicy(), simulate=True)
+    recorded: list[str] = []
+    for exchange in cassette.exchanges:
+        if exchange.request.path == "/v2/products" and exchange.response.status == 200:
+            document: Any = exchange.response.body.value
+            recorded.extend(record["id"] for record in document["data"])
+    replayer, replay_url = await start(create_replay_app(book), "127.0.0.1", 0)
+    say(f"simulate {replay_url}  (replay --simulate: answers what was not recorded)")
+    marks: list[str] = []
+    walked: list[str] = []
+    try:
+        async with aiohttp.ClientSession(headers={"Authorization": "Bearer demo"}) as session:
+            target: str | None = f"{replay_url}/v2/products?page[limit]=3"
+            while target is not None and len(walked) < len(recorded):
+                async with session.get(URL(target, encoded=True)) as answer:
+                    marks.append(answer.headers.get("X-Commerce-Proxy", "recorded"))
+                    page = await answer.json()
+                walked.extend(record["id"] for record in page["data"])
+                target = page["links"]["next"]
+            rename = _feature_update({"name": "Renamed offline", "external_ref": None})
+            async with session.put(f"{replay_url}{FEATURE}", json=rename) as answer:
+                marks.append(answer.headers.get("X-Commerce-Proxy", "recorded"))
+                feature = (await answer.json())["data"]["attributes"]
+    finally:
+        await replayer.cleanup()
+    same = walked == recorded
+    verdict = "the same records in order" if same else "DIFFERENT records"
+    pages = marks.count("simulated") - 1
+    say(f"  walked /v2/products with page[limit]=3 over the {len(recorded)} recorded records: {verdict}")
+    say(f"  ({pages} pages simulated from recorded pages of 5)")
+    renamed = feature.get("name") == "Renamed offline" and "external_ref" not in feature
+    outcome = "name changed, external_ref removed, the rest kept" if renamed else "WRONG"
+    say(f"  unrecorded PUT {FEATURE}: {outcome} ({marks[-1]})")
+    return same and renamed and set(marks) == {"simulated"}
 
 
 def _short(target: str, width: int = 52) -> str:

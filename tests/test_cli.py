@@ -138,5 +138,10 @@ def test_demo_records_replays_and_redacts(tmp_path: Path, capsys: pytest.Capture
     assert "checked 18 exchanges live against 63 documented rules: 0 errors, 3 warnings, 5 info" in out
     assert "warning feature.update.payload (step 6)" in out
     assert "secrets written: none" in out
+    assert (
+        "walked /v2/products with page[limit]=3 over the 15 recorded records: the same records in order"
+        in out
+    )
+    assert "name changed, external_ref removed, the rest kept (simulated)" in out
     text = path.read_text()
     assert "sandbox-secret" not in text and "Bearer <redacted>" in text
