@@ -179,9 +179,23 @@ async def test_replay_simulates_reports_usage_and_injects_faults_as_a_process(tm
     walk = shipped_dir("cassettes") / "pagination-walk.yaml"
     report = tmp_path / "usage.json"
     arguments = ["replay", "--simulate", "--cassette", str(walk), "--usage-report", str(report)]
-    arguments += ["--fault", "503:100%:GET /v2/brands*"]
+    arguments += [
+        "--fault",
+        "503:100%:GET /v2/brands*",
+        "--cassette-dir",
+        str(walk.parent),
+        "--latency",
+        "300",
+    ]
     async with commerce_proxy(*arguments) as replay, aiohttp.ClientSession() as session:
         headers = {"Authorization": "Bearer anything"}
+        # A token-less list: the walk's cassette did not record one, so the simulator refuses it;
+        # the demo cassette, chosen by header, recorded one and answers from its recording.
+        for chosen, marked in (({}, "simulated"), ({"X-Commerce-Cassette": "demo-session"}, None)):
+            started = time.monotonic()
+            async with session.get(f"{replay.url}/v2/products", headers=chosen) as answer:
+                assert (answer.status, answer.headers.get("X-Commerce-Proxy")) == (401, marked)
+            assert time.monotonic() - started >= 0.3  # --latency 300 (a lower bound only)
         target = "/v2/products?page[limit]=4&page[offset]=3&page[total_method]=exact"
         async with session.get(URL(replay.url + target, encoded=True), headers=headers) as answer:
             assert answer.status == 200
@@ -195,8 +209,10 @@ async def test_replay_simulates_reports_usage_and_injects_faults_as_a_process(tm
     # Asked for exact, the recording of that request got lower_bound (rule 6): the simulation copies it.
     assert page["meta"]["results"] == {"total": 10000, "all": 10300, "total_method": "lower_bound"}
     usage = json.loads(report.read_text())
-    assert usage["requests"] == {"recorded": 0, "simulated": 1, "missed": 0}
-    (cassette,) = usage["cassettes"]
+    assert usage["requests"] == {"recorded": 1, "simulated": 2, "missed": 0}
+    cassette, demo = usage["cassettes"]
+    assert demo["cassette"].endswith("demo-session.yaml") and demo["used"] == 1
     assert cassette["used"] == 1  # the first recorded page held records 3-6 and is the model
     assert "simulated: GET /v2/products?page[limit]=4" in err
-    assert f"usage: 1 of {cassette['exchanges']} recorded exchanges used" in err
+    total = cassette["exchanges"] + demo["exchanges"]
+    assert f"usage: 2 of {total} recorded exchanges used; 1 requests answered from recordings" in err
