@@ -75,6 +75,12 @@ def header_value(headers: Headers, name: str) -> str | None:
     return None
 
 
+def is_bearer(authorization: str | None) -> bool:
+    """Whether an Authorization value is `Bearer <token>` with a token (spec, Authentication)."""
+    scheme, _, token = (authorization or "").strip().partition(" ")
+    return scheme.lower() == "bearer" and bool(token.strip())
+
+
 def without_headers(headers: Headers, names: Iterable[str]) -> Headers:
     """The headers less every one named (case-insensitive)."""
     dropped = {name.lower() for name in names}

@@ -45,7 +45,7 @@ class Answer:
     recording: Recording
     repeated: bool
     first_repeat: bool
-    number: int = -1  # position in the book
+    number: int  # position in the book
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,6 +10,7 @@ from typing import Any
 
 from proxy.core.checks.context import CheckContext
 from proxy.core.checks.registry import check
+from proxy.core.exchange import is_bearer
 from proxy.core.findings import Violation
 
 
@@ -18,8 +19,7 @@ def bearer_token_sent(context: CheckContext, params: Mapping[str, Any]) -> Itera
     """Spec, Authentication: documented operations require `Authorization: Bearer <ACCESS_TOKEN>`
     (a token the cassette shows redacted still counts as sent)."""
     header = context.request_header("Authorization")
-    scheme, _, token = (header or "").strip().partition(" ")
-    if scheme.lower() != "bearer" or not token.strip():
+    if not is_bearer(header):
         yield Violation(
             "headers.Authorization", "Bearer <ACCESS_TOKEN>", repr(header) if header else "absent"
         )

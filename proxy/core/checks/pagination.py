@@ -16,11 +16,10 @@ from urllib.parse import unquote
 
 from proxy.core.checks.context import CheckContext, dig, is_integer, record_value
 from proxy.core.checks.registry import check, integer_parameters
-from proxy.core.checks.requests import filter_terms, requested_integer
+from proxy.core.checks.requests import TOTAL_METHODS, filter_terms, requested_integer
 from proxy.core.checks.timestamps import comparable
 from proxy.core.findings import Violation
 
-TOTAL_METHODS = ("exact", "lower_bound", "observed")
 LINK_NAMES = ("current", "first", "last", "prev", "next")
 
 

@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from proxy.core.exchange import Body, Exchange, Headers, Response, header_value
+from proxy.core.exchange import Body, Exchange, Headers, Response, header_value, is_bearer
 
 SIMULATED_HEADER = ("X-Commerce-Proxy", "simulated")
 FRACTION = re.compile(r"\.(\d+)Z$")
@@ -66,8 +66,7 @@ def invalid(problems: list[tuple[str | None, str]], summary: str) -> Simulated:
 
 def missing_bearer(headers: Headers) -> bool:
     """Spec, Authentication: the documented operations need `Authorization: Bearer <token>`."""
-    scheme, _, token = (header_value(headers, "Authorization") or "").partition(" ")
-    return scheme.lower() != "bearer" or not token.strip()
+    return not is_bearer(header_value(headers, "Authorization"))
 
 
 def stamp_like(recorded: Any, now: str) -> str:

@@ -18,10 +18,10 @@ from typing import Any
 from urllib.parse import parse_qsl, unquote
 
 from proxy.core.checks.context import dig, is_integer
+from proxy.core.checks.requests import TOTAL_METHODS
 from proxy.core.exchange import Exchange, Request
 
 PAGE_PARAMETERS = ("page[limit]", "page[offset]", "page[total_method]")
-TOTAL_METHODS = ("exact", "lower_bound", "observed")
 MAX_LIMIT = 100  # Limits: maximum page length
 OFFSET_LIMIT = 10_000  # Limits: offset limit
 HARD_OFFSET_PATHS = ("/v2/orders", "/v2/files")  # Limits: hard on /v2/orders and /v2/files
