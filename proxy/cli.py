@@ -10,6 +10,7 @@ import asyncio
 import gc
 import json
 import logging
+import os
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -49,6 +50,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except CommerceProxyError as error:
         print(f"commerce-proxy: error: {error}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # the reader left (`| head`): not an error of ours, nothing more to say
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except OSError as error:
         print(f"commerce-proxy: error: {error}", file=sys.stderr)
         return 2
@@ -216,6 +220,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="where to keep the recording (default: a new temporary folder)",
     )
     demo.set_defaults(run=run_demo)
+
+    from proxy.cassette_commands import add_cassette_commands
+
+    add_cassette_commands(commands, common, _add_rule_options)
     return parser
 
 
@@ -275,9 +283,11 @@ def _add_redaction(command: argparse.ArgumentParser) -> None:
     )
 
 
-def redaction_from(arguments: argparse.Namespace) -> RedactionPolicy:
-    """The default redaction policy plus what the command line adds."""
-    return RedactionPolicy().extended(
+def redaction_from(
+    arguments: argparse.Namespace, configured: RedactionPolicy | None = None
+) -> RedactionPolicy:
+    """The default redaction policy, plus the project config's `redact` table, plus the command line."""
+    return (configured or RedactionPolicy()).extended(
         headers=arguments.redact_header,
         query=arguments.redact_query,
         form_fields=arguments.redact_form,
@@ -358,13 +368,14 @@ def run_record(arguments: argparse.Namespace) -> int:
     from proxy.server.record import RecordSettings, create_record_app
     from proxy.server.serving import serve_until_stopped
 
-    upstream = _checked_upstream(arguments.upstream, "record")
-    engine = None if arguments.no_check else load_engine(arguments)
+    upstream = checked_upstream(arguments.upstream, "record")
+    loaded_engine = load_engine(arguments)
+    engine = None if arguments.no_check else loaded_engine
     settings = RecordSettings(
         upstream=upstream,
         cassette=arguments.cassette,
         mode=arguments.mode,
-        redaction=redaction_from(arguments),
+        redaction=redaction_from(arguments, loaded_engine.project.redaction),
         match=MatchPolicy.parse(arguments.match_on, arguments.ignore_query),
         upstream_timeout=arguments.upstream_timeout,
         max_body_bytes=arguments.max_body_bytes,
@@ -390,12 +401,12 @@ def run_spy(arguments: argparse.Namespace) -> int:
     from proxy.server.record import RecordSettings, create_record_app
     from proxy.server.serving import serve_until_stopped
 
-    upstream = _checked_upstream(arguments.upstream, "spy")
+    upstream = checked_upstream(arguments.upstream, "spy")
     engine = load_engine(arguments)
     settings = RecordSettings(
         upstream=upstream,
         cassette=None,
-        redaction=redaction_from(arguments),
+        redaction=redaction_from(arguments, engine.project.redaction),
         upstream_timeout=arguments.upstream_timeout,
         max_body_bytes=arguments.max_body_bytes,
         rules=engine.ruleset,
@@ -413,15 +424,16 @@ def run_spy(arguments: argparse.Namespace) -> int:
     return 0
 
 
-def _checked_upstream(upstream: str | None, command: str) -> str:
+def checked_upstream(upstream: str | None, command: str, option: str = "--upstream") -> str:
+    """An http(s) URL with a host, without its trailing slash; anything else is a usage error."""
     from urllib.parse import urlsplit
 
     if not upstream:
         hint = " (or --mode none to replay only)" if command == "record" else ""
-        raise UsageError(f"{command} needs --upstream URL{hint}")
+        raise UsageError(f"{command} needs {option} URL{hint}")
     parts = urlsplit(upstream)
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise UsageError(f"--upstream {upstream!r}: expected an http:// or https:// URL with a host")
+        raise UsageError(f"{option} {upstream!r}: expected an http:// or https:// URL with a host")
     return upstream.rstrip("/")
 
 

@@ -6,6 +6,7 @@ with a safe loader (the C one when PyYAML has it), timestamps stay strings, dupl
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from http import HTTPStatus
@@ -346,6 +347,33 @@ def _path_text(path: tuple[str | int, ...]) -> str:
     for part in path:
         text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else part)
     return text or "document"
+
+
+def comment_line(text: str) -> int | None:
+    """The 1-based line of the first comment a person wrote (the format's header line aside), or None.
+
+    Rewriting a cassette drops comments, so commands that rewrite one ask before losing them.
+    """
+    start = len(HEADER_COMMENT) if text.startswith(HEADER_COMMENT) else 0
+    if "#" not in text[start:]:
+        return None
+    try:
+        spans = [
+            (token.start_mark.index, token.end_mark.index)
+            for token in yaml.scan(text, Loader=_SafeLoader)
+            if isinstance(token, yaml.ScalarToken)
+        ]
+    except yaml.YAMLError:
+        return None  # not YAML at all: loading it reports the real problem
+    spans.sort()
+    starts = [first for first, _ in spans]
+    position = text.find("#", start)
+    while position >= 0:
+        before = bisect.bisect_right(starts, position) - 1
+        if before < 0 or not spans[before][0] <= position < spans[before][1]:
+            return text.count("\n", 0, position) + 1
+        position = text.find("#", position + 1)
+    return None
 
 
 def _line_of(text: str, path: tuple[str | int, ...]) -> int | None:

@@ -31,14 +31,15 @@ class OriginRewriter:
     """Rewrites URLs under `old` (an origin, maybe with a base path) to the origin `new`.
 
     The old origin may be spelled with or without its default port; a base path such as
-    `https://gateway/commerce` is removed, since the proxy serves the API at its root.
+    `https://gateway/commerce` is removed, since the proxy serves the API at its root (unless
+    `keep_new_path`, for moving a cassette to another base URL).
     """
 
-    def __init__(self, old: str, new: str) -> None:
+    def __init__(self, old: str, new: str, keep_new_path: bool = False) -> None:
         origin = origin_of(old)
         prefix = urlsplit(old).path.rstrip("/")
         self.old = origin + prefix
-        self.new = origin_of(new)
+        self.new = origin_of(new) + (urlsplit(new).path.rstrip("/") if keep_new_path else "")
         scheme, _, host = origin.partition("://")
         self._spellings = [self.old]
         if ":" not in host.rsplit("]", 1)[-1] and scheme in DEFAULT_PORTS:

@@ -6,12 +6,14 @@ matches a recording whose secrets were redacted.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
+from typing import Any
 from urllib.parse import parse_qsl, unquote_plus
 
 from proxy.core.bodies import is_form_type, map_strings
 from proxy.core.exchange import Body, Exchange, Headers, JSONValue, Request, Response, header_value
+from proxy.errors import RuleFileError
 
 PLACEHOLDER = "<redacted>"
 
@@ -60,6 +62,30 @@ class RedactionPolicy:
             form_fields=self.form_fields | {name.lower() for name in form_fields},
             json_paths=self.json_paths | {tuple(path.split(".")) for path in json_paths},
         )
+
+
+REDACT_SETTINGS = {"headers": "headers", "query": "query", "form": "form_fields", "json_paths": "json_paths"}
+
+
+def configured_policy(document: Any, source: str) -> RedactionPolicy:
+    """The default policy plus the `redact` table of the project config (lists of names/paths)."""
+    if document is None:
+        return RedactionPolicy()
+    if not isinstance(document, Mapping):
+        raise RuleFileError(f"{source}: redact: expected a table with {', '.join(REDACT_SETTINGS)}")
+    unknown = set(document) - set(REDACT_SETTINGS)
+    if unknown:
+        raise RuleFileError(
+            f"{source}: redact: unknown setting(s) {', '.join(sorted(map(str, unknown)))}; "
+            f"known: {', '.join(REDACT_SETTINGS)}"
+        )
+    lists: dict[str, list[str]] = {}
+    for key, argument in REDACT_SETTINGS.items():
+        value = document.get(key, [])
+        if not isinstance(value, list) or not all(isinstance(item, str) and item for item in value):
+            raise RuleFileError(f"{source}: redact.{key}: expected a list of names, found {value!r}")
+        lists[argument] = value
+    return RedactionPolicy().extended(**lists)
 
 
 def redact_exchange(exchange: Exchange, policy: RedactionPolicy) -> Exchange:

@@ -16,7 +16,7 @@ from proxy.core.endpoints import EndpointPattern
 from proxy.core.findings import OFF, SEVERITIES, Finding, Setting
 from proxy.errors import RuleFileError
 
-SETTINGS = frozenset({"severity", "endpoints", "rules", "baseline"})
+SETTINGS = frozenset({"severity", "endpoints", "rules", "baseline", "redact"})  # redact: redaction.py
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,7 +11,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from proxy.core.cassette import Cassette, dump_cassette, parse_cassette
+from proxy.core.cassette import Cassette, comment_line, dump_cassette, parse_cassette
 from proxy.errors import CassetteFormatError, CommerceProxyError
 from proxy.store.journal import JOURNAL_SUFFIX, is_locked, journal_path, read_journal
 from proxy.store.parse_cache import cached_cassette, remember_cassette
@@ -88,6 +88,28 @@ def load_cassette(path: Path) -> Loaded:
         f"{path}: recovered {count} exchanges from {journal.name}: the recording did not stop cleanly{torn}"
     )
     return Loaded(path, merged, (note,))
+
+
+@dataclass(frozen=True, slots=True)
+class Editable:
+    """A cassette about to be rewritten: its text as on disk and the line of a hand-written comment."""
+
+    path: Path
+    cassette: Cassette
+    text: str
+    comment_line: int | None
+
+
+def load_for_edit(path: Path) -> Editable:
+    """Read a cassette for an edit; refused while `record` is writing it (its journal is locked)."""
+    journal = journal_path(path)
+    if journal.exists() and is_locked(journal):
+        raise CommerceProxyError(f"{path}: being recorded right now; stop `record` before editing it")
+    if journal.exists():
+        load_cassette(path)  # fold the journal of a recording that died into the file first
+    cassette = read_cassette_file(path)
+    text = _text_of(path.read_bytes(), path)
+    return Editable(path, cassette, text, comment_line(text))
 
 
 def save_cassette(path: Path, cassette: Cassette) -> None:

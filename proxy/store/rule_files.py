@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import os
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +18,7 @@ import yaml
 
 from proxy.core.cassette import CassetteLoader
 from proxy.core.findings import Finding
+from proxy.core.redaction import RedactionPolicy, configured_policy
 from proxy.core.rule_config import Baseline, RuleConfig
 from proxy.core.ruleset import RuleSet, Sourced
 from proxy.errors import RuleFileError
@@ -110,6 +111,7 @@ class ProjectConfig:
     config: RuleConfig
     folder: Path
     path: Path | None
+    redaction: RedactionPolicy = field(default_factory=RedactionPolicy)
 
     def resolve(self, written: str | None) -> Path | None:
         """A path from the config, relative to the config file's folder."""
@@ -146,7 +148,9 @@ def load_config(explicit: Path | None, ruleset_ids: list[str], start: Path | Non
         return ProjectConfig(RuleConfig(), start or Path(os.getcwd()), None)
     document = _config_document(path)
     source = f"{path} [tool.{PYPROJECT_TABLE}]" if path.name == PYPROJECT else str(path)
-    return ProjectConfig(RuleConfig.parse(document, source, ruleset_ids), path.parent, path)
+    config = RuleConfig.parse(document, source, ruleset_ids)
+    redact = document.get("redact") if isinstance(document, dict) else None
+    return ProjectConfig(config, path.parent, path, configured_policy(redact, source))
 
 
 def config_rule_folder(path: Path) -> Path | None:

@@ -1,0 +1,511 @@
+"""`commerce-proxy cassette ...`: list, show, grep and edit cassettes from the command line.
+
+Every edit is written atomically, redacted by the project's policy, and re-checked against the rules;
+the findings it adds are shown, and exit code 1 says it added an error. Unusable input is one line and
+exit 2 (raised as `CommerceProxyError`, printed by `proxy.cli`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import Counter
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from proxy.core.cassette import Cassette, CassetteDumper, dump_cassette, exchange_to_document
+from proxy.core.conformance import Checker
+from proxy.core.editing import (
+    FIELDS_HELP,
+    checked_indexes,
+    delete_exchanges,
+    fix_etags,
+    keep_exchanges,
+    merge_cassettes,
+    parse_value,
+    rehost_cassette,
+    set_field,
+    split_cassette,
+    unset_field,
+)
+from proxy.core.findings import Finding
+from proxy.core.redaction import RedactionPolicy, redact_exchange
+from proxy.core.selection import FIELDS_HELP as SELECTION_FIELDS
+from proxy.core.selection import ExpressionError, Selection, Subject, parse_selection
+from proxy.errors import UsageError
+from proxy.store.files import Editable, cassette_files, load_cassette, load_for_edit, save_cassette
+
+AddOptions = Callable[[argparse.ArgumentParser], None]
+
+
+def add_cassette_commands(commands: Any, common: argparse.ArgumentParser, rule_options: AddOptions) -> None:
+    """Register `cassette` and its sub-commands on the main parser's sub-parsers."""
+    cassette = commands.add_parser(
+        "cassette",
+        parents=[common],
+        help="list, show, grep and edit cassettes (re-checked against the rules after every edit)",
+        description=f"EXPR selects exchanges: FIELD OP VALUE terms ({SELECTION_FIELDS}; OP one of "
+        "= != ~ !~ < <= > >=), side by side or with and/or/not and parentheses. See the README.",
+    )
+    actions = cassette.add_subparsers(dest="action", required=True, metavar="ACTION")
+
+    def action(
+        name: str, help_text: str, run: Callable[[argparse.Namespace], int]
+    ) -> argparse.ArgumentParser:
+        parser: argparse.ArgumentParser = actions.add_parser(name, parents=[common], help=help_text)
+        parser.set_defaults(run=run)
+        rule_options(parser)
+        return parser
+
+    def edit(name: str, help_text: str, run: Callable[[argparse.Namespace], int]) -> argparse.ArgumentParser:
+        parser = action(name, help_text, run)
+        parser.add_argument("--dry-run", action="store_true", help="show what would change; write nothing")
+        parser.add_argument("--no-check", action="store_true", help="do not re-check the result")
+        parser.add_argument(
+            "--drop-comments",
+            action="store_true",
+            help="rewrite even a cassette with hand-written comments (they are lost)",
+        )
+        return parser
+
+    listing = action("list", "one line per exchange: index, method, path, status, findings", run_list)
+    listing.add_argument("path", metavar="PATH", type=Path, help="a cassette file or folder")
+    listing.add_argument("--format", choices=("text", "json"), default="text")
+
+    show = action("show", "one exchange in full, with its findings", run_show)
+    show.add_argument("path", metavar="PATH", type=Path)
+    show.add_argument("index", metavar="INDEX", help="0 is the first exchange, -1 the last")
+    show.add_argument("--format", choices=("yaml", "json"), default="yaml")
+
+    grep = action("grep", "the exchanges an expression selects (exit 1 when none)", run_grep)
+    grep.add_argument("path", metavar="PATH", type=Path, help="a cassette file or folder")
+    grep.add_argument("expression", metavar="EXPR")
+    grep.add_argument("--format", choices=("text", "json"), default="text")
+
+    delete = edit("delete", "remove exchanges by index", run_delete)
+    delete.add_argument("path", metavar="PATH", type=Path)
+    delete.add_argument("indexes", metavar="INDEX", nargs="+")
+
+    keep = edit("keep", "keep only the exchanges an expression selects", run_keep)
+    keep.add_argument("path", metavar="PATH", type=Path)
+    keep.add_argument("--where", metavar="EXPR", required=True)
+
+    merge = edit("merge", "merge cassettes by recording time, dropping exact repeats", run_merge)
+    merge.add_argument("paths", metavar="CASSETTE", type=Path, nargs="+")
+    merge.add_argument("-o", "--output", metavar="OUT", type=Path, required=True)
+    merge.add_argument("--force", action="store_true", help="replace OUT even when it is not an input")
+
+    split = edit("split", "one cassette per path or per status", run_split)
+    split.add_argument("path", metavar="PATH", type=Path)
+    split.add_argument("--by", choices=("path", "status"), required=True)
+    split.add_argument("-o", "--output", metavar="DIR", type=Path, required=True)
+    split.add_argument("--force", action="store_true", help="replace cassettes already in DIR")
+
+    redact = edit("redact", "replace secrets and personal data with a placeholder", run_redact)
+    redact.add_argument("path", metavar="PATH", type=Path)
+    for option, dest, metavar in (
+        ("--header", "redact_header", "NAME"),
+        ("--query", "redact_query", "NAME"),
+        ("--form", "redact_form", "NAME"),
+        ("--json-path", "redact_json_path", "PATH"),
+    ):
+        redact.add_argument(option, dest=dest, metavar=metavar, action="append", default=[])
+
+    setter = edit("set", "set one field of one exchange (a header, a JSON body field...)", run_set)
+    setter.add_argument("path", metavar="PATH", type=Path)
+    setter.add_argument("index", metavar="INDEX")
+    setter.add_argument("field", metavar="FIELD", help=f"one of: {FIELDS_HELP}")
+    setter.add_argument(
+        "value", metavar="VALUE", help="JSON when it reads as JSON (12, true, null), else text"
+    )
+    setter.add_argument("--string", action="store_true", help="take VALUE as text even if it reads as JSON")
+
+    unset = edit("unset", "remove a header, a JSON body field, a body...", run_unset)
+    unset.add_argument("path", metavar="PATH", type=Path)
+    unset.add_argument("index", metavar="INDEX")
+    unset.add_argument("field", metavar="FIELD")
+
+    rehost = edit("rehost", "move a cassette to another upstream URL (links in bodies too)", run_rehost)
+    rehost.add_argument("path", metavar="PATH", type=Path)
+    rehost.add_argument("--to", metavar="URL", required=True)
+
+    fix = edit("fix-etag", 'set each entry answer\'s ETag to W/"<etag_id>" of its body', run_fix_etag)
+    fix.add_argument("path", metavar="PATH", type=Path)
+
+    fmt = action("fmt", "rewrite cassettes in the normal layout (--check: only report)", run_fmt)
+    fmt.add_argument("paths", metavar="PATH", type=Path, nargs="+", help="cassette files or folders")
+    fmt.add_argument("--check", action="store_true", help="list files not in the normal layout; exit 1")
+    fmt.add_argument("--drop-comments", action="store_true", help="rewrite files with comments anyway")
+
+
+# ------------------------------------------------------------------------------------------- reading
+
+
+def _engine(arguments: argparse.Namespace) -> Any:
+    from proxy.cli import load_engine
+
+    return load_engine(arguments)
+
+
+def _findings(engine: Any, cassette: Cassette, name: str) -> list[Finding]:
+    checker = Checker(engine.ruleset, engine.project.config, cassette=name)
+    return checker.check_all(cassette.exchanges)
+
+
+def _per_exchange(findings: Sequence[Finding]) -> dict[int, list[Finding]]:
+    grouped: dict[int, list[Finding]] = {}
+    for finding in findings:
+        grouped.setdefault(finding.exchange, []).append(finding)
+    return grouped
+
+
+def _files(path: Path) -> list[Path]:
+    files = cassette_files(path)
+    if not files:
+        raise UsageError(f"{path}: no cassettes (*.yaml) in this folder")
+    return files
+
+
+def _rows(
+    path: Path, cassette: Cassette, found: dict[int, list[Finding]], picked: Sequence[int]
+) -> list[dict[str, Any]]:
+    rows = []
+    for index in picked:
+        exchange = cassette.exchanges[index]
+        mine = found.get(index, [])
+        rows.append(
+            {
+                "cassette": str(path),
+                "index": index,
+                "method": exchange.request.method,
+                "path": exchange.request.path,
+                "query": exchange.request.query,
+                "status": exchange.response.status,
+                "findings": len(mine),
+                "errors": sum(1 for finding in mine if finding.severity == "error"),
+            }
+        )
+    return rows
+
+
+def _print_rows(rows: list[dict[str, Any]], several: bool) -> None:
+    prefix = "CASSETTE  " if several else ""
+    print(f"{prefix}{'INDEX':>5}  {'METHOD':<7} STATUS  FINDINGS  PATH")
+    for row in rows:
+        where = f"{row['cassette']}  " if several else ""
+        errors = f"{row['errors']}E " if row["errors"] else ""
+        counts = f"{errors:>3}{row['findings']:>5}"
+        print(f"{where}{row['index']:>5}  {row['method']:<7} {row['status']:>6}  {counts}  {_target(row)}")
+
+
+def _target(row: dict[str, Any]) -> str:
+    return f"{row['path']}?{row['query']}" if row["query"] else str(row["path"])
+
+
+def run_list(arguments: argparse.Namespace) -> int:
+    """`cassette list`: a table (or JSON) of every exchange with its findings count."""
+    engine = _engine(arguments)
+    files = _files(arguments.path)
+    rows: list[dict[str, Any]] = []
+    for path in files:
+        cassette = load_cassette(path).cassette
+        found = _per_exchange(_findings(engine, cassette, str(path)))
+        rows.extend(_rows(path, cassette, found, range(len(cassette.exchanges))))
+    if arguments.format == "json":
+        print(json.dumps({"exchanges": rows}, indent=2))
+    else:
+        _print_rows(rows, len(files) > 1)
+    return 0
+
+
+def run_show(arguments: argparse.Namespace) -> int:
+    """`cassette show`: one exchange as stored, then its findings with their documentation sections."""
+    engine = _engine(arguments)
+    cassette = load_cassette(arguments.path).cassette
+    [index] = checked_indexes(cassette, [arguments.index])
+    mine = _per_exchange(_findings(engine, cassette, str(arguments.path))).get(index, [])
+    document = {"index": index, **exchange_to_document(cassette.exchanges[index])}
+    if arguments.format == "json":
+        document["findings"] = [finding.to_json() for finding in mine]
+        print(json.dumps(document, indent=2, ensure_ascii=False))
+        return 0
+    print(yaml.dump(document, Dumper=CassetteDumper, sort_keys=False, allow_unicode=True, width=100), end="")
+    print(f"# {len(mine)} finding(s)")
+    for finding in mine:
+        print(f"# {_finding_line(finding)}")
+        print(f"#     documentation: {finding.section}")
+    return 0
+
+
+def run_grep(arguments: argparse.Namespace) -> int:
+    """`cassette grep`: the exchanges an expression selects, as `list` shows them."""
+    selection = _selection(arguments.expression, "EXPR")
+    engine = _engine(arguments)
+    files = _files(arguments.path)
+    rows: list[dict[str, Any]] = []
+    for path in files:
+        cassette = load_cassette(path).cassette
+        found = _per_exchange(_findings(engine, cassette, str(path)))
+        picked = _selected(selection, cassette, found)
+        rows.extend(_rows(path, cassette, found, picked))
+    if arguments.format == "json":
+        print(json.dumps({"exchanges": rows}, indent=2))
+    elif rows:
+        _print_rows(rows, len(files) > 1)
+    return 0 if rows else 1
+
+
+def _selection(text: str, option: str) -> Selection:
+    try:
+        return parse_selection(text)
+    except ExpressionError as error:
+        raise ExpressionError(f"{option} {text!r}: {error}") from None
+
+
+def _selected(selection: Selection, cassette: Cassette, found: dict[int, list[Finding]]) -> list[int]:
+    return [
+        index
+        for index, exchange in enumerate(cassette.exchanges)
+        if selection.matches(Subject(index, exchange, found.get(index, ())))
+    ]
+
+
+# ------------------------------------------------------------------------------------------- editing
+
+
+def _policy(arguments: argparse.Namespace, engine: Any) -> RedactionPolicy:
+    from proxy.cli import redaction_from
+
+    if hasattr(arguments, "redact_header"):
+        return redaction_from(arguments, engine.project.redaction)
+    return engine.project.redaction  # type: ignore[no-any-return]
+
+
+def _editable(arguments: argparse.Namespace, path: Path) -> Editable:
+    editable = load_for_edit(path)
+    if editable.comment_line is not None and not arguments.drop_comments:
+        raise UsageError(
+            f"{path}:{editable.comment_line}: has a hand-written comment that rewriting would drop; "
+            "move it out or pass --drop-comments"
+        )
+    return editable
+
+
+def _signature(finding: Finding) -> tuple[str, ...]:
+    return (finding.rule, finding.severity, finding.method, finding.target, finding.where, finding.found)
+
+
+def _finding_line(finding: Finding) -> str:
+    return (
+        f"{finding.severity} {finding.rule}: #{finding.exchange} {finding.method} {finding.target}: "
+        f"{finding.where}: expected {finding.expected}; found {finding.found}"
+    )
+
+
+def _write(
+    arguments: argparse.Namespace,
+    engine: Any,
+    outputs: Sequence[tuple[Path, Cassette]],
+    before: Sequence[Finding],
+    summary: str,
+) -> int:
+    """Redact, write atomically (unless --dry-run), re-check, show what the edit added; 1 if errors."""
+    policy = _policy(arguments, engine)
+    redacted = [
+        (
+            path,
+            Cassette(tuple(redact_exchange(item, policy) for item in cassette.exchanges), cassette.upstream),
+        )
+        for path, cassette in outputs
+    ]
+    if not arguments.dry_run:
+        for path, cassette in redacted:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            save_cassette(path, cassette)
+    print(("would: " if arguments.dry_run else "") + summary)
+    if arguments.no_check:
+        return 0
+    after = [finding for path, cassette in redacted for finding in _findings(engine, cassette, str(path))]
+    old = Counter(_signature(finding) for finding in before)
+    added: list[Finding] = []
+    for finding in after:
+        if old[_signature(finding)]:
+            old[_signature(finding)] -= 1
+        else:
+            added.append(finding)
+    gone = sum(old.values())
+    errors = sum(1 for finding in added if finding.severity == "error")
+    for finding in added:
+        where = f"{finding.cassette} " if len(redacted) > 1 else ""
+        print(f"new {where}{_finding_line(finding)}")
+    rules = len(engine.ruleset.rules)
+    print(
+        f"re-checked against {rules} rules: {len(added)} new finding(s), {errors} of them error(s); "
+        f"{gone} finding(s) gone"
+    )
+    return 1 if errors else 0
+
+
+def run_delete(arguments: argparse.Namespace) -> int:
+    """`cassette delete`: remove exchanges by index."""
+    engine = _engine(arguments)
+    editable = _editable(arguments, arguments.path)
+    indexes = checked_indexes(editable.cassette, arguments.indexes)
+    edited = delete_exchanges(editable.cassette, indexes)
+    before = _findings(engine, editable.cassette, str(arguments.path))
+    summary = f"{arguments.path}: deleted {len(set(indexes))} exchange(s); {len(edited.exchanges)} left"
+    return _write(arguments, engine, [(arguments.path, edited)], before, summary)
+
+
+def run_keep(arguments: argparse.Namespace) -> int:
+    """`cassette keep --where EXPR`: keep only what the expression selects."""
+    selection = _selection(arguments.where, "--where")
+    engine = _engine(arguments)
+    editable = _editable(arguments, arguments.path)
+    before = _findings(engine, editable.cassette, str(arguments.path))
+    picked = set(_selected(selection, editable.cassette, _per_exchange(before)))
+    edited = keep_exchanges(editable.cassette, lambda index, _: index in picked)
+    total = len(editable.cassette.exchanges)
+    summary = f"{arguments.path}: kept {len(edited.exchanges)} of {total} exchange(s)"
+    return _write(arguments, engine, [(arguments.path, edited)], before, summary)
+
+
+def run_merge(arguments: argparse.Namespace) -> int:
+    """`cassette merge A B... -o OUT`: by recording time, exact repeats dropped."""
+    engine = _engine(arguments)
+    output = arguments.output
+    inputs = [path.resolve() for path in arguments.paths]
+    if output.exists() and output.resolve() not in inputs and not arguments.force:
+        raise UsageError(f"{output} exists and is not one of the inputs: pass --force to replace it")
+    named = [(str(path), load_cassette(path).cassette) for path in arguments.paths]
+    merged, dropped = merge_cassettes(named)
+    before = [finding for name, cassette in named for finding in _findings(engine, cassette, name)]
+    summary = (
+        f"{output}: merged {len(named)} cassette(s) into {len(merged.exchanges)} exchange(s); "
+        f"{dropped} exact repeat(s) dropped"
+    )
+    return _write(arguments, engine, [(output, merged)], before, summary)
+
+
+def run_split(arguments: argparse.Namespace) -> int:
+    """`cassette split --by path|status -o DIR`: one cassette per group, order kept."""
+    engine = _engine(arguments)
+    cassette = load_cassette(arguments.path).cassette
+    parts = split_cassette(cassette, arguments.by)
+    outputs = [(arguments.output / f"{name}.yaml", part) for name, part in parts.items()]
+    existing = [str(path) for path, _ in outputs if path.exists()]
+    if existing and not arguments.force:
+        raise UsageError(f"{existing[0]} exists ({len(existing)} of the outputs do): pass --force to replace")
+    before = _findings(engine, cassette, str(arguments.path))
+    summary = f"{arguments.output}: split {arguments.path} by {arguments.by} into {len(outputs)} cassette(s)"
+    return _write(arguments, engine, outputs, before, summary)
+
+
+def run_redact(arguments: argparse.Namespace) -> int:
+    """`cassette redact`: the default, configured and named secrets replaced by the placeholder."""
+    engine = _engine(arguments)
+    editable = _editable(arguments, arguments.path)
+    policy = _policy(arguments, engine)
+    redacted = Cassette(
+        tuple(redact_exchange(item, policy) for item in editable.cassette.exchanges),
+        editable.cassette.upstream,
+    )
+    changed = sum(
+        exchange_to_document(old) != exchange_to_document(new)
+        for old, new in zip(editable.cassette.exchanges, redacted.exchanges, strict=True)
+    )
+    before = _findings(engine, editable.cassette, str(arguments.path))
+    summary = f"{arguments.path}: redacted {changed} exchange(s)"
+    return _write(arguments, engine, [(arguments.path, redacted)], before, summary)
+
+
+def _edit_one(arguments: argparse.Namespace, change: Callable[[Any], Any], what: str) -> int:
+    engine = _engine(arguments)
+    editable = _editable(arguments, arguments.path)
+    [index] = checked_indexes(editable.cassette, [arguments.index])
+    exchanges = list(editable.cassette.exchanges)
+    exchanges[index] = change(exchanges[index])
+    edited = Cassette(tuple(exchanges), editable.cassette.upstream)
+    before = _findings(engine, editable.cassette, str(arguments.path))
+    return _write(
+        arguments, engine, [(arguments.path, edited)], before, f"{arguments.path}: #{index}: {what}"
+    )
+
+
+def run_set(arguments: argparse.Namespace) -> int:
+    """`cassette set PATH INDEX FIELD VALUE`."""
+    value = parse_value(arguments.value, arguments.string)
+    return _edit_one(
+        arguments,
+        lambda exchange: set_field(exchange, arguments.field, value),
+        f"set {arguments.field} to {json.dumps(value, ensure_ascii=False)}",
+    )
+
+
+def run_unset(arguments: argparse.Namespace) -> int:
+    """`cassette unset PATH INDEX FIELD`."""
+    return _edit_one(
+        arguments, lambda exchange: unset_field(exchange, arguments.field), f"removed {arguments.field}"
+    )
+
+
+def run_rehost(arguments: argparse.Namespace) -> int:
+    """`cassette rehost PATH --to URL`."""
+    from proxy.cli import checked_upstream
+
+    target = checked_upstream(arguments.to, "rehost", "--to")
+    engine = _engine(arguments)
+    editable = _editable(arguments, arguments.path)
+    moved, changed = rehost_cassette(editable.cassette, target)
+    before = _findings(engine, editable.cassette, str(arguments.path))
+    old = editable.cassette.upstream
+    summary = f"{arguments.path}: moved from {old} to {target}; {changed} exchange(s) changed"
+    return _write(arguments, engine, [(arguments.path, moved)], before, summary)
+
+
+def run_fix_etag(arguments: argparse.Namespace) -> int:
+    """`cassette fix-etag`: the ETag/etag_id agreement repaired on purpose."""
+    engine = _engine(arguments)
+    editable = _editable(arguments, arguments.path)
+    fixed_cassette, fixed = fix_etags(editable.cassette)
+    before = _findings(engine, editable.cassette, str(arguments.path))
+    listed = ", ".join(f"#{index}" for index in fixed) or "none needed it"
+    summary = f"{arguments.path}: set ETag from etag_id on {len(fixed)} exchange(s) ({listed})"
+    return _write(arguments, engine, [(arguments.path, fixed_cassette)], before, summary)
+
+
+def run_fmt(arguments: argparse.Namespace) -> int:
+    """`cassette fmt`: the normal layout (what a clean recording writes); --check lists files off it."""
+    engine = _engine(arguments)
+    policy = engine.project.redaction
+    unformatted: list[Path] = []
+    for given in arguments.paths:
+        for path in _files(given):
+            editable = load_for_edit(path)
+            cassette = Cassette(
+                tuple(redact_exchange(item, policy) for item in editable.cassette.exchanges),
+                editable.cassette.upstream,
+            )
+            normal = dump_cassette(cassette)
+            if normal == editable.text:
+                continue
+            unformatted.append(path)
+            if arguments.check:
+                print(f"{path}: not in the normal layout (run `commerce-proxy cassette fmt {path}`)")
+                continue
+            if editable.comment_line is not None and not arguments.drop_comments:
+                raise UsageError(
+                    f"{path}:{editable.comment_line}: has a hand-written comment that fmt would drop; "
+                    "move it out or pass --drop-comments"
+                )
+            save_cassette(path, cassette)
+            print(f"{path}: reformatted")
+    if arguments.check:
+        if unformatted:
+            print(f"{len(unformatted)} file(s) not in the normal layout", file=sys.stderr)
+        return 1 if unformatted else 0
+    return 0
