@@ -145,13 +145,13 @@ def add_cassette_commands(commands: Any, common: argparse.ArgumentParser, rule_o
 # ------------------------------------------------------------------------------------------- reading
 
 
-def _engine(arguments: argparse.Namespace) -> Any:
+def engine_for(arguments: argparse.Namespace) -> Any:
     from proxy.cli import load_engine
 
     return load_engine(arguments)
 
 
-def _findings(engine: Any, cassette: Cassette, name: str) -> list[Finding]:
+def findings_of(engine: Any, cassette: Cassette, name: str) -> list[Finding]:
     checker = Checker(engine.ruleset, engine.project.config, cassette=name)
     return checker.check_all(cassette.exchanges)
 
@@ -208,12 +208,12 @@ def _target(row: dict[str, Any]) -> str:
 
 def run_list(arguments: argparse.Namespace) -> int:
     """`cassette list`: a table (or JSON) of every exchange with its findings count."""
-    engine = _engine(arguments)
+    engine = engine_for(arguments)
     files = _files(arguments.path)
     rows: list[dict[str, Any]] = []
     for path in files:
         cassette = load_cassette(path).cassette
-        found = _per_exchange(_findings(engine, cassette, str(path)))
+        found = _per_exchange(findings_of(engine, cassette, str(path)))
         rows.extend(_rows(path, cassette, found, range(len(cassette.exchanges))))
     if arguments.format == "json":
         print(json.dumps({"exchanges": rows}, indent=2))
@@ -224,10 +224,10 @@ def run_list(arguments: argparse.Namespace) -> int:
 
 def run_show(arguments: argparse.Namespace) -> int:
     """`cassette show`: one exchange as stored, then its findings with their documentation sections."""
-    engine = _engine(arguments)
+    engine = engine_for(arguments)
     cassette = load_cassette(arguments.path).cassette
     [index] = checked_indexes(cassette, [arguments.index])
-    mine = _per_exchange(_findings(engine, cassette, str(arguments.path))).get(index, [])
+    mine = _per_exchange(findings_of(engine, cassette, str(arguments.path))).get(index, [])
     document = {"index": index, **exchange_to_document(cassette.exchanges[index])}
     if arguments.format == "json":
         document["findings"] = [finding.to_json() for finding in mine]
@@ -244,12 +244,12 @@ def run_show(arguments: argparse.Namespace) -> int:
 def run_grep(arguments: argparse.Namespace) -> int:
     """`cassette grep`: the exchanges an expression selects, as `list` shows them."""
     selection = _selection(arguments.expression, "EXPR")
-    engine = _engine(arguments)
+    engine = engine_for(arguments)
     files = _files(arguments.path)
     rows: list[dict[str, Any]] = []
     for path in files:
         cassette = load_cassette(path).cassette
-        found = _per_exchange(_findings(engine, cassette, str(path)))
+        found = _per_exchange(findings_of(engine, cassette, str(path)))
         picked = _selected(selection, cassette, found)
         rows.extend(_rows(path, cassette, found, picked))
     if arguments.format == "json":
@@ -329,7 +329,7 @@ def _write(
     print(("would: " if arguments.dry_run else "") + summary)
     if arguments.no_check:
         return 0
-    after = [finding for path, cassette in redacted for finding in _findings(engine, cassette, str(path))]
+    after = [finding for path, cassette in redacted for finding in findings_of(engine, cassette, str(path))]
     old = Counter(_signature(finding) for finding in before)
     added: list[Finding] = []
     for finding in after:
@@ -352,11 +352,11 @@ def _write(
 
 def run_delete(arguments: argparse.Namespace) -> int:
     """`cassette delete`: remove exchanges by index."""
-    engine = _engine(arguments)
+    engine = engine_for(arguments)
     editable = _editable(arguments, arguments.path)
     indexes = checked_indexes(editable.cassette, arguments.indexes)
     edited = delete_exchanges(editable.cassette, indexes)
-    before = _findings(engine, editable.cassette, str(arguments.path))
+    before = findings_of(engine, editable.cassette, str(arguments.path))
     summary = f"{arguments.path}: deleted {len(set(indexes))} exchange(s); {len(edited.exchanges)} left"
     return _write(arguments, engine, [(arguments.path, edited)], before, summary)
 
@@ -364,9 +364,9 @@ def run_delete(arguments: argparse.Namespace) -> int:
 def run_keep(arguments: argparse.Namespace) -> int:
     """`cassette keep --where EXPR`: keep only what the expression selects."""
     selection = _selection(arguments.where, "--where")
-    engine = _engine(arguments)
+    engine = engine_for(arguments)
     editable = _editable(arguments, arguments.path)
-    before = _findings(engine, editable.cassette, str(arguments.path))
+    before = findings_of(engine, editable.cassette, str(arguments.path))
     picked = set(_selected(selection, editable.cassette, _per_exchange(before)))
     edited = keep_exchanges(editable.cassette, lambda index, _: index in picked)
     total = len(editable.cassette.exchanges)
@@ -376,14 +376,14 @@ def run_keep(arguments: argparse.Namespace) -> int:
 
 def run_merge(arguments: argparse.Namespace) -> int:
     """`cassette merge A B... -o OUT`: by recording time, exact repeats dropped."""
-    engine = _engine(arguments)
+    engine = engine_for(arguments)
     output = arguments.output
     inputs = [path.resolve() for path in arguments.paths]
     if output.exists() and output.resolve() not in inputs and not arguments.force:
         raise UsageError(f"{output} exists and is not one of the inputs: pass --force to replace it")
     named = [(str(path), load_cassette(path).cassette) for path in arguments.paths]
     merged, dropped = merge_cassettes(named)
-    before = [finding for name, cassette in named for finding in _findings(engine, cassette, name)]
+    before = [finding for name, cassette in named for finding in findings_of(engine, cassette, name)]
     summary = (
         f"{output}: merged {len(named)} cassette(s) into {len(merged.exchanges)} exchange(s); "
         f"{dropped} exact repeat(s) dropped"
@@ -393,21 +393,21 @@ def run_merge(arguments: argparse.Namespace) -> int:
 
 def run_split(arguments: argparse.Namespace) -> int:
     """`cassette split --by path|status -o DIR`: one cassette per group, order kept."""
-    engine = _engine(arguments)
+    engine = engine_for(arguments)
     cassette = load_cassette(arguments.path).cassette
     parts = split_cassette(cassette, arguments.by)
     outputs = [(arguments.output / f"{name}.yaml", part) for name, part in parts.items()]
     existing = [str(path) for path, _ in outputs if path.exists()]
     if existing and not arguments.force:
         raise UsageError(f"{existing[0]} exists ({len(existing)} of the outputs do): pass --force to replace")
-    before = _findings(engine, cassette, str(arguments.path))
+    before = findings_of(engine, cassette, str(arguments.path))
     summary = f"{arguments.output}: split {arguments.path} by {arguments.by} into {len(outputs)} cassette(s)"
     return _write(arguments, engine, outputs, before, summary)
 
 
 def run_redact(arguments: argparse.Namespace) -> int:
     """`cassette redact`: the default, configured and named secrets replaced by the placeholder."""
-    engine = _engine(arguments)
+    engine = engine_for(arguments)
     editable = _editable(arguments, arguments.path)
     policy = _policy(arguments, engine)
     redacted = Cassette(
@@ -418,19 +418,19 @@ def run_redact(arguments: argparse.Namespace) -> int:
         exchange_to_document(old) != exchange_to_document(new)
         for old, new in zip(editable.cassette.exchanges, redacted.exchanges, strict=True)
     )
-    before = _findings(engine, editable.cassette, str(arguments.path))
+    before = findings_of(engine, editable.cassette, str(arguments.path))
     summary = f"{arguments.path}: redacted {changed} exchange(s)"
     return _write(arguments, engine, [(arguments.path, redacted)], before, summary)
 
 
 def _edit_one(arguments: argparse.Namespace, change: Callable[[Any], Any], what: str) -> int:
-    engine = _engine(arguments)
+    engine = engine_for(arguments)
     editable = _editable(arguments, arguments.path)
     [index] = checked_indexes(editable.cassette, [arguments.index])
     exchanges = list(editable.cassette.exchanges)
     exchanges[index] = change(exchanges[index])
     edited = Cassette(tuple(exchanges), editable.cassette.upstream)
-    before = _findings(engine, editable.cassette, str(arguments.path))
+    before = findings_of(engine, editable.cassette, str(arguments.path))
     return _write(
         arguments, engine, [(arguments.path, edited)], before, f"{arguments.path}: #{index}: {what}"
     )
@@ -458,10 +458,10 @@ def run_rehost(arguments: argparse.Namespace) -> int:
     from proxy.cli import checked_upstream
 
     target = checked_upstream(arguments.to, "rehost", "--to")
-    engine = _engine(arguments)
+    engine = engine_for(arguments)
     editable = _editable(arguments, arguments.path)
     moved, changed = rehost_cassette(editable.cassette, target)
-    before = _findings(engine, editable.cassette, str(arguments.path))
+    before = findings_of(engine, editable.cassette, str(arguments.path))
     old = editable.cassette.upstream
     summary = f"{arguments.path}: moved from {old} to {target}; {changed} exchange(s) changed"
     return _write(arguments, engine, [(arguments.path, moved)], before, summary)
@@ -469,10 +469,10 @@ def run_rehost(arguments: argparse.Namespace) -> int:
 
 def run_fix_etag(arguments: argparse.Namespace) -> int:
     """`cassette fix-etag`: the ETag/etag_id agreement repaired on purpose."""
-    engine = _engine(arguments)
+    engine = engine_for(arguments)
     editable = _editable(arguments, arguments.path)
     fixed_cassette, fixed = fix_etags(editable.cassette)
-    before = _findings(engine, editable.cassette, str(arguments.path))
+    before = findings_of(engine, editable.cassette, str(arguments.path))
     listed = ", ".join(f"#{index}" for index in fixed) or "none needed it"
     summary = f"{arguments.path}: set ETag from etag_id on {len(fixed)} exchange(s) ({listed})"
     return _write(arguments, engine, [(arguments.path, fixed_cassette)], before, summary)
@@ -480,7 +480,7 @@ def run_fix_etag(arguments: argparse.Namespace) -> int:
 
 def run_fmt(arguments: argparse.Namespace) -> int:
     """`cassette fmt`: the normal layout (what a clean recording writes); --check lists files off it."""
-    engine = _engine(arguments)
+    engine = engine_for(arguments)
     policy = engine.project.redaction
     unformatted: list[Path] = []
     for given in arguments.paths:

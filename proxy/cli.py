@@ -13,7 +13,6 @@ import logging
 import os
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -23,10 +22,9 @@ from proxy.core.matching import MatchPolicy
 from proxy.core.redaction import RedactionPolicy
 from proxy.core.replay_state import ReplayBook
 from proxy.core.rule_config import RuleConfig
-from proxy.core.ruleset import RuleSet
 from proxy.errors import CommerceProxyError, UsageError
 from proxy.store.files import Loaded, load_cassettes, write_atomically
-from proxy.store.rule_files import ProjectConfig
+from proxy.store.rule_files import Engine, load_project_rules
 from proxy.store.shipped import shipped_dir
 
 if TYPE_CHECKING:
@@ -224,6 +222,9 @@ def build_parser() -> argparse.ArgumentParser:
     from proxy.cassette_commands import add_cassette_commands
 
     add_cassette_commands(commands, common, _add_rule_options)
+    from proxy.interchange_commands import add_interchange_commands
+
+    add_interchange_commands(commands, common, _add_rule_options, _add_redaction)
     return parser
 
 
@@ -437,23 +438,9 @@ def checked_upstream(upstream: str | None, command: str, option: str = "--upstre
     return upstream.rstrip("/")
 
 
-@dataclass(frozen=True, slots=True)
-class Engine:
-    """The rule set in force and the project config that adjusts it."""
-
-    ruleset: RuleSet
-    project: ProjectConfig
-
-
 def load_engine(arguments: argparse.Namespace) -> Engine:
     """The rules and the project config, as the command line and the config name them."""
-    from proxy.store.rule_files import config_rule_folder, find_config, load_config, load_rules
-
-    config_path = arguments.config or find_config(Path.cwd())
-    folder = arguments.rules or (config_rule_folder(config_path) if config_path else None)
-    ruleset = load_rules(folder or shipped_dir("rules"))
-    project = load_config(config_path, [rule.id for rule in ruleset.rules], Path.cwd())
-    return Engine(ruleset, project)
+    return load_project_rules(arguments.config, arguments.rules, Path.cwd())
 
 
 def run_check(arguments: argparse.Namespace) -> int:

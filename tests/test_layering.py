@@ -66,3 +66,11 @@ def test_the_sandbox_depends_on_nothing_else_of_ours() -> None:
             if name.startswith("proxy") and not name.startswith("proxy.sandbox")
         }
         assert not ours, f"{path.name} imports {ours}"
+
+
+def test_only_the_mitmproxy_adapter_imports_mitmproxy() -> None:
+    """mitmproxy is a regular dependency, but only proxy/mitm imports it (lazily from the command line)."""
+    for path in sorted(PACKAGE.rglob("*.py")):
+        top = path.relative_to(PACKAGE).parts[0]
+        if "mitmproxy" in {name.split(".")[0] for name in imports_of(path)}:
+            assert top == "mitm", f"{path} imports mitmproxy"

@@ -7,9 +7,11 @@ saves, removes the journal, and says so in one note.
 from __future__ import annotations
 
 import gc
+import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from proxy.core.cassette import Cassette, comment_line, dump_cassette, parse_cassette
 from proxy.errors import CassetteFormatError, CommerceProxyError
@@ -110,6 +112,22 @@ def load_for_edit(path: Path) -> Editable:
     cassette = read_cassette_file(path)
     text = _text_of(path.read_bytes(), path)
     return Editable(path, cassette, text, comment_line(text))
+
+
+def read_json_file(path: Path, what: str) -> Any:
+    """A JSON document from a file (a HAR...); errors name the file and line."""
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise CommerceProxyError(f"{path}: no such {what}") from None
+    except OSError as error:
+        raise CommerceProxyError(f"{path}: cannot read: {error.strerror}") from None
+    try:
+        return json.loads(_text_of(raw, path))
+    except json.JSONDecodeError as error:
+        raise CassetteFormatError(f"{path}:{error.lineno}: not valid JSON: {error.msg}") from None
+    except RecursionError:
+        raise CassetteFormatError(f"{path}: not usable JSON: nested too deeply") from None
 
 
 def save_cassette(path: Path, cassette: Cassette) -> None:

@@ -175,3 +175,23 @@ def write_baseline(path: Path, findings: list[Finding]) -> int:
     document = Baseline.document(findings)
     write_atomically(path, json.dumps(document, indent=2) + "\n", "the baseline")
     return len(document["accepted"])
+
+
+@dataclass(frozen=True, slots=True)
+class Engine:
+    """The rule set in force and the project config that adjusts it."""
+
+    ruleset: RuleSet
+    project: ProjectConfig
+
+
+def load_project_rules(config: Path | None, rules: Path | None, start: Path) -> Engine:
+    """The rules and project config: the config named, else found from `start`; its rule folder, else
+    the shipped one (an explicit `rules` folder beats both)."""
+    from proxy.store.shipped import shipped_dir
+
+    config_path = config or find_config(start)
+    folder = rules or (config_rule_folder(config_path) if config_path else None)
+    ruleset = load_rules(folder or shipped_dir("rules"))
+    project = load_config(config_path, [rule.id for rule in ruleset.rules], start)
+    return Engine(ruleset, project)

@@ -1,0 +1,87 @@
+"""mitmproxy flows to exchanges, and flow files read with mitmproxy's own `io.FlowReader`."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+
+from mitmproxy import http, io
+from mitmproxy.exceptions import FlowReadException
+
+from proxy.core.bodies import body_from_bytes
+from proxy.core.exchange import Exchange, Headers, Request, Response
+from proxy.core.imports import Imported
+from proxy.core.links import origin_of
+from proxy.errors import CassetteFormatError, CommerceProxyError
+
+
+def _headers(fields: tuple[tuple[bytes, bytes], ...]) -> Headers:
+    """Header bytes as text, order, case and repeats kept (latin-1 cannot fail, as in HTTP/1.1)."""
+    return tuple((name.decode("latin-1"), value.decode("latin-1")) for name, value in fields)
+
+
+def stamp(timestamp: float | None) -> str | None:
+    """A flow's epoch timestamp in the cassette's `recorded_at` form."""
+    if not timestamp:
+        return None
+    return datetime.fromtimestamp(timestamp, UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def exchange_from_flow(flow: http.HTTPFlow) -> Imported | None:
+    """One HTTP flow as an exchange and its origin; None when it got no response."""
+    response = flow.response
+    if response is None:
+        return None
+    request = flow.request
+    target = request.path
+    path, _, query = target.partition("?")
+    request_headers = _headers(request.headers.fields)
+    response_headers = _headers(response.headers.fields)
+    duration = None
+    if response.timestamp_end and request.timestamp_start:
+        duration = round((response.timestamp_end - request.timestamp_start) * 1000, 3)
+    exchange = Exchange(
+        Request(
+            request.method.upper(),
+            path or "/",
+            query,
+            request_headers,
+            body_from_bytes(request.raw_content or b"", request_headers),
+        ),
+        Response(
+            response.status_code,
+            response_headers,
+            body_from_bytes(response.raw_content or b"", response_headers),
+            response.reason or None,
+        ),
+        stamp(request.timestamp_start),
+        duration,
+    )
+    origin = origin_of(f"{request.scheme}://{_host(request.host)}:{request.port}")
+    return Imported(origin, exchange)
+
+
+def _host(host: str) -> str:
+    return f"[{host}]" if ":" in host and not host.startswith("[") else host
+
+
+def read_flows(path: Path) -> Iterator[Imported]:
+    """The HTTP exchanges of a mitmproxy flow file (`mitmdump -w`), in file order."""
+    try:
+        handle = path.open("rb")
+    except FileNotFoundError:
+        raise CommerceProxyError(f"{path}: no such flow file") from None
+    except OSError as error:
+        raise CommerceProxyError(f"{path}: cannot read: {error.strerror}") from None
+    with handle:
+        try:
+            for flow in io.FlowReader(handle).stream():
+                if isinstance(flow, http.HTTPFlow):
+                    imported = exchange_from_flow(flow)
+                    if imported is not None:
+                        yield imported
+        except FlowReadException as error:
+            raise CassetteFormatError(f"{path}: not a mitmproxy flow file: {error}") from None
+        except ValueError as error:
+            raise CassetteFormatError(f"{path}: not a mitmproxy flow file: {error}") from None

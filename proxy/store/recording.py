@@ -1,0 +1,157 @@
+"""A recording session: settings, the cassette it adds to, its crash-safe journal, live checking.
+
+No network: the adapters (`record`'s aiohttp proxy, the mitmproxy addon) hand it exchanges as they
+complete; it redacts, journals, checks, and writes the cassette atomically when the session ends.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from proxy.core.cassette import Cassette
+from proxy.core.conformance import Checker
+from proxy.core.exchange import Exchange
+from proxy.core.findings import Finding, FindingsLog
+from proxy.core.links import origin_of
+from proxy.core.matching import MatchPolicy
+from proxy.core.redaction import RedactionPolicy, redact_exchange
+from proxy.core.replay_state import ReplayBook
+from proxy.core.rule_config import RuleConfig
+from proxy.core.ruleset import RuleSet
+from proxy.errors import UsageError
+from proxy.store.files import load_cassette, save_cassette
+from proxy.store.journal import JournalMode, JournalWriter, journal_path
+
+log = logging.getLogger(__name__)
+
+RecordMode = Literal["once", "new_episodes", "all", "none"]
+# Info findings (an undocumented endpoint...) are routine: `--quiet` hides them, not warnings or errors.
+LOG_LEVELS = {"error": logging.ERROR, "warning": logging.WARNING, "info": logging.INFO}
+RECORD_MODES: tuple[RecordMode, ...] = ("once", "new_episodes", "all", "none")
+
+
+@dataclass(frozen=True, slots=True)
+class RecordSettings:
+    """Everything `record` is told on the command line."""
+
+    upstream: str
+    cassette: Path | None  # None: `spy`, which checks traffic and writes nothing
+    mode: RecordMode = "once"
+    redaction: RedactionPolicy = field(default_factory=RedactionPolicy)
+    match: MatchPolicy = field(default_factory=MatchPolicy)
+    upstream_timeout: float = 30.0
+    max_body_bytes: int = 50 * 1024 * 1024
+    rules: RuleSet | None = None  # None: no live checking
+    rule_config: RuleConfig = field(default_factory=RuleConfig)
+    findings_kept: int = 1000
+
+
+class RecordingSession:
+    """A recording in progress: the base it adds to, the journal, and what arrived so far.
+
+    Shared by `record` (aiohttp) and the mitmproxy addon, so both redact, journal and check alike.
+    """
+
+    def __init__(self, settings: RecordSettings) -> None:
+        self.settings = settings
+        self.base = prepare_base(settings)
+        journal_mode: JournalMode = "append" if settings.mode == "new_episodes" else "replace"
+        self.journal: JournalWriter | None = None
+        if settings.cassette is not None:
+            settings.cassette.parent.mkdir(parents=True, exist_ok=True)
+            self.journal = JournalWriter(journal_path(settings.cassette), journal_mode, settings.upstream)
+        replayed_from = [(settings.cassette.name, self.base)] if settings.cassette is not None else []
+        self.book = ReplayBook.build(
+            replayed_from if settings.mode == "new_episodes" else [],
+            settings.match,
+            settings.redaction,
+        )
+        self.findings = FindingsLog(settings.findings_kept)
+        self.checker = (
+            Checker(settings.rules, settings.rule_config, cassette=None)
+            if settings.rules is not None
+            else None
+        )
+        self.recorded: list[tuple[int, Exchange]] = []
+        self.replayed = 0
+        self._next_sequence = 0
+
+    def arrival(self) -> int:
+        """Number the next request in order of arrival."""
+        self._next_sequence += 1
+        return self._next_sequence
+
+    def keep(self, sequence: int, exchange: Exchange) -> None:
+        """Journal a redacted exchange before its answer goes out, so an acknowledged one survives."""
+        redacted = redact_exchange(exchange, self.settings.redaction)
+        if self.journal is not None:
+            self.journal.append(sequence, redacted)
+            self.recorded.append((sequence, redacted))
+        if self.checker is not None:
+            self.report(self.checker.check(redacted, sequence))
+
+    def report(self, findings: list[Finding]) -> None:
+        """Log each finding as one line as it happens, and keep it for GET /_proxy/findings."""
+        self.findings.add(findings)
+        for finding in findings:
+            log.log(
+                LOG_LEVELS[finding.severity],
+                "%s %s #%d %s %s: %s",
+                finding.severity,
+                finding.rule,
+                finding.exchange,
+                finding.method,
+                finding.target,
+                finding.message,
+            )
+
+    def finish(self) -> Cassette | None:
+        """Write the cassette atomically in arrival order and drop the journal.
+
+        With nothing new recorded PATH is left as it was (None): a run that failed to bind its port,
+        or saw no traffic, neither creates an empty cassette nor rewrites an old one.
+        """
+        if self.journal is None or self.settings.cassette is None:
+            return None  # spy: nothing to write
+        new = tuple(exchange for _, exchange in sorted(self.recorded, key=lambda item: item[0]))
+        cassette = None
+        if new:
+            cassette = Cassette(exchanges=self.base.exchanges + new, upstream=self.settings.upstream)
+            save_cassette(self.settings.cassette, cassette)
+        self.journal.close(remove=True)
+        return cassette
+
+
+def prepare_base(settings: RecordSettings) -> Cassette:
+    """What the new recording adds to, by mode; recovers a crashed recording's journal first."""
+    path = settings.cassette
+    if path is None:
+        return Cassette(upstream=settings.upstream)
+    if settings.mode == "once" and journal_path(path).exists():
+        for note in load_cassette(path).notes:  # a first recording that crashed: keep what it got
+            log.warning("%s", note)
+    exists = path.exists() or journal_path(path).exists()
+    if settings.mode == "once" and exists:
+        raise UsageError(
+            f"{path} exists and --mode once records only new cassettes: use --mode new_episodes "
+            "to add to it, --mode all to replace it, or `replay` to serve it"
+        )
+    if not exists or settings.mode == "all":
+        return Cassette(upstream=settings.upstream)  # `all` replaces, so a broken old file is no obstacle
+    loaded = load_cassette(path)
+    for note in loaded.notes:
+        log.warning("%s", note)
+    recorded_from = loaded.cassette.upstream
+    if (
+        loaded.cassette.exchanges
+        and recorded_from
+        and origin_of(recorded_from) != origin_of(settings.upstream)
+    ):
+        raise UsageError(
+            f"{path} was recorded from {recorded_from}; adding episodes from {settings.upstream} would mix "
+            "origins in one cassette: use the same --upstream, another cassette, or --mode all"
+        )
+    return loaded.cassette

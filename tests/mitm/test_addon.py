@@ -1,0 +1,82 @@
+"""The mitmproxy addon, driven by mitmproxy's own test helpers (taddons, tflow)."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import pytest
+from mitmproxy import exceptions
+from mitmproxy.test import taddons
+
+from proxy.mitm.addon import CassetteRecorder
+from proxy.store.files import read_cassette_file
+from proxy.store.journal import journal_path
+from tests.mitm.flows import TOKEN, api_flow, products_page
+
+
+@pytest.fixture(autouse=True)
+def no_project_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+
+
+async def test_the_addon_records_redacts_and_checks_https_flows(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Flows of one origin are journaled as they complete, checked, and written redacted at the end."""
+    cassette = tmp_path / "phone.yaml"
+    recorder = CassetteRecorder()
+    with taddons.context(recorder) as context:
+        context.configure(recorder, cassette=str(cassette))
+        with caplog.at_level(logging.INFO):
+            recorder.response(api_flow("GET", "/v2/products?page[limit]=1", products_page(total=3)))
+            recorder.response(api_flow("GET", "/v2/products?page[limit]=1", products_page(total=-4)))
+            recorder.response(api_flow("GET", "/beacon", {}, host="tracker.example"))
+            assert journal_path(cassette).exists(), "each exchange is journaled before the session ends"
+            recorder.done()
+    recorded = read_cassette_file(cassette)
+    assert recorded.upstream == "https://api.shop.example"
+    assert [item.request.target for item in recorded.exchanges] == ["/v2/products?page[limit]=1"] * 2
+    raw = cassette.read_bytes()
+    assert TOKEN.encode() not in raw and b"Bearer <redacted>" in raw
+    assert not journal_path(cassette).exists()
+    messages = [record.getMessage() for record in caplog.records]
+    assert any("error" in message and "#2" in message and "pagination" in message for message in messages), (
+        messages
+    )
+    assert not any("#1 " in message and "error" in message for message in messages)
+    assert any("not recorded: 1 exchange(s) with https://tracker.example" in message for message in messages)
+
+
+async def test_the_addon_keeps_to_the_origin_it_is_given(tmp_path: Path) -> None:
+    """With cassette_origin set, flows to any other origin are left out even if they come first."""
+    cassette = tmp_path / "c.yaml"
+    recorder = CassetteRecorder()
+    with taddons.context(recorder) as context:
+        context.configure(recorder, cassette=str(cassette), cassette_origin="https://api.shop.example")
+        recorder.response(api_flow("GET", "/x", {}, host="first.example"))
+        recorder.response(api_flow("GET", "/v2/products", products_page()))
+        recorder.done()
+    assert [item.request.path for item in read_cassette_file(cassette).exchanges] == ["/v2/products"]
+
+
+async def test_once_refuses_an_existing_cassette_and_new_episodes_adds(tmp_path: Path) -> None:
+    """cassette_mode once will not overwrite a cassette; new_episodes appends to it in order."""
+    cassette = tmp_path / "c.yaml"
+    first = CassetteRecorder()
+    with taddons.context(first) as context:
+        context.configure(first, cassette=str(cassette))
+        first.response(api_flow("GET", "/v2/products", products_page()))
+        first.done()
+    second = CassetteRecorder()
+    with (
+        taddons.context(second) as context,
+        pytest.raises(exceptions.OptionsError, match="exists and cassette_mode once"),
+    ):
+        context.configure(second, cassette=str(cassette))
+    third = CassetteRecorder()
+    with taddons.context(third) as context:
+        context.configure(third, cassette=str(cassette), cassette_mode="new_episodes")
+        third.response(api_flow("PUT", "/v2/products/p1", {"data": {}}, sent={"data": {}}))
+        third.done()
+    assert [item.request.method for item in read_cassette_file(cassette).exchanges] == ["GET", "PUT"]
