@@ -208,18 +208,7 @@ def _target(row: dict[str, Any]) -> str:
 
 def run_list(arguments: argparse.Namespace) -> int:
     """`cassette list`: a table (or JSON) of every exchange with its findings count."""
-    engine = engine_for(arguments)
-    files = _files(arguments.path)
-    rows: list[dict[str, Any]] = []
-    for path in files:
-        cassette = load_cassette(path).cassette
-        found = _per_exchange(findings_of(engine, cassette, str(path)))
-        rows.extend(_rows(path, cassette, found, range(len(cassette.exchanges))))
-    if arguments.format == "json":
-        print(json.dumps({"exchanges": rows}, indent=2))
-    else:
-        _print_rows(rows, len(files) > 1)
-    return 0
+    return _table(arguments, None)
 
 
 def run_show(arguments: argparse.Namespace) -> int:
@@ -242,21 +231,26 @@ def run_show(arguments: argparse.Namespace) -> int:
 
 
 def run_grep(arguments: argparse.Namespace) -> int:
-    """`cassette grep`: the exchanges an expression selects, as `list` shows them."""
-    selection = _selection(arguments.expression, "EXPR")
+    """`cassette grep`: the exchanges an expression selects, as `list` shows them; exit 1 if none."""
+    return _table(arguments, _selection(arguments.expression, "EXPR"))
+
+
+def _table(arguments: argparse.Namespace, selection: Selection | None) -> int:
     engine = engine_for(arguments)
     files = _files(arguments.path)
     rows: list[dict[str, Any]] = []
     for path in files:
         cassette = load_cassette(path).cassette
         found = _per_exchange(findings_of(engine, cassette, str(path)))
-        picked = _selected(selection, cassette, found)
+        picked = (
+            range(len(cassette.exchanges)) if selection is None else _selected(selection, cassette, found)
+        )
         rows.extend(_rows(path, cassette, found, picked))
     if arguments.format == "json":
         print(json.dumps({"exchanges": rows}, indent=2))
-    elif rows:
+    elif rows or selection is None:
         _print_rows(rows, len(files) > 1)
-    return 0 if rows else 1
+    return 0 if rows or selection is None else 1
 
 
 def _selection(text: str, option: str) -> Selection:

@@ -14,7 +14,7 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 from proxy import __version__
 from proxy.core.faults import Fault, Latency
@@ -58,14 +58,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
 
 
+class OneLineParser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line (what is wrong, and where to read more) and exit 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see `{self.prog} --help`)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """All commands and their options."""
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="commerce-proxy",
         description="Record, check and replay traffic of the commerce API.",
     )
     parser.add_argument("--version", action="version", version=f"commerce-proxy {__version__}")
-    common = argparse.ArgumentParser(add_help=False)
+    common = OneLineParser(add_help=False)
     common.add_argument("-q", "--quiet", action="store_true", help="only warnings and errors")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 

@@ -408,3 +408,27 @@ def test_edits_leave_no_temporary_files(demo: Path, capsys: pytest.CaptureFixtur
     run(capsys, "fmt", str(demo))
     run(capsys, "fix-etag", str(demo))
     assert [item.name for item in demo.parent.iterdir()] == ["demo.yaml"]
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        (["cassette", "set", "c.yaml"], "the following arguments are required: INDEX, FIELD, VALUE"),
+        (["cassette", "frob"], "invalid choice: 'frob'"),
+        (["cassette", "split", "c.yaml", "--by", "colour", "-o", "d"], "invalid choice: 'colour'"),
+    ],
+)
+def test_command_line_mistakes_are_one_line_too(
+    capsys: pytest.CaptureFixture[str], arguments: list[str], message: str
+) -> None:
+    """A missing or unknown argument is one line naming it and where help is, and exit 2."""
+    with pytest.raises(SystemExit) as stopped:
+        main(arguments)
+    assert stopped.value.code == 2
+    [line] = capsys.readouterr().err.strip().splitlines()
+    assert message in line and "--help" in line
+
+
+def test_the_shipped_cassettes_are_in_the_normal_layout(capsys: pytest.CaptureFixture[str]) -> None:
+    """fmt --check passes on cassettes/, as a pre-commit hook would run it."""
+    assert main(["cassette", "fmt", "--check", str(shipped_dir("cassettes"))]) == 0

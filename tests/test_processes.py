@@ -216,3 +216,30 @@ async def test_replay_simulates_reports_usage_and_injects_faults_as_a_process(tm
     assert "simulated: GET /v2/products?page[limit]=4" in err
     total = cassette["exchanges"] + demo["exchanges"]
     assert f"usage: 2 of {total} recorded exchanges used; 1 requests answered from recordings" in err
+
+
+async def test_record_applies_the_redaction_settings_of_the_project_config(
+    serve: Serve, tmp_path: Path
+) -> None:
+    """`[tool.commerce-proxy.redact]` headers and JSON paths are redacted by `record` before writing."""
+    upstream = await serve(create_upstream_app())
+    config = tmp_path / "pyproject.toml"
+    config.write_text(
+        '[tool.commerce-proxy.redact]\nheaders = ["X-Shop-Secret"]\njson_paths = ["data.email"]\n'
+    )
+    cassette = tmp_path / "c.yaml"
+    async with (
+        commerce_proxy(
+            "record", "--upstream", upstream, "--cassette", str(cassette), "--config", str(config)
+        ) as running,
+        aiohttp.ClientSession() as session,
+    ):
+        sent = {"data": {"email": "carol@example.com", "name": "Carol"}}
+        headers = {"X-Shop-Secret": "shop-SECRET-31337"}
+        async with session.post(f"{running.url}/echo", json=sent, headers=headers) as answer:
+            assert answer.status == 200
+        code, err = await stop_with(running, signal.SIGINT)
+    assert code == 0, err
+    raw = cassette.read_bytes()
+    assert b"shop-SECRET-31337" not in raw and b"carol@example.com" not in raw
+    assert b"Carol" in raw and b"X-Shop-Secret: <redacted>" in raw

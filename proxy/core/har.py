@@ -176,24 +176,14 @@ def _exchange(entry: dict[str, Any], place: str, where: _Where) -> Imported:
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise where.error(f"{place}.request.url", f"expected an absolute http(s) URL, found {url!r}")
-    request_headers = _headers_from(request, f"{place}.request", where)
-    request_body = _body_from(
-        request.get("postData"),
-        request_headers,
-        extra.get("request_body"),
-        f"{place}.request.postData",
-        where,
+    request_headers, request_body = _message(
+        request, "postData", extra.get("request_body"), f"{place}.request", where
     )
     status = response.get("status")
     if not isinstance(status, int) or isinstance(status, bool) or not 100 <= status <= 599:
         raise where.error(f"{place}.response.status", f"expected an HTTP status 100-599, found {status!r}")
-    response_headers = _headers_from(response, f"{place}.response", where)
-    response_body = _body_from(
-        response.get("content"),
-        response_headers,
-        extra.get("response_body"),
-        f"{place}.response.content",
-        where,
+    response_headers, response_body = _message(
+        response, "content", extra.get("response_body"), f"{place}.response", where
     )
     reason = extra.get("reason") if EXTRA in entry else _reason(response.get("statusText"), status)
     recorded_at = extra["recorded_at"] if "recorded_at" in extra else entry.get("startedDateTime")
@@ -213,6 +203,13 @@ def _exchange(entry: dict[str, Any], place: str, where: _Where) -> Imported:
         float(duration) if duration is not None else None,
     )
     return Imported(origin_of(url), exchange)
+
+
+def _message(
+    message: dict[str, Any], body_key: str, note: Any, place: str, where: _Where
+) -> tuple[Headers, Body]:
+    headers = _headers_from(message, place, where)
+    return headers, _body_from(message.get(body_key), headers, note, f"{place}.{body_key}", where)
 
 
 def _object(parent: dict[str, Any], key: str, place: str, where: _Where) -> dict[str, Any]:
