@@ -306,15 +306,12 @@ def _write(
     outputs: Sequence[tuple[Path, Cassette]],
     before: Sequence[Finding],
     summary: str,
+    redacted_already: bool = False,
 ) -> int:
     """Redact, write atomically (unless --dry-run), re-check, show what the edit added; 1 if errors."""
     policy = _policy(arguments, engine)
     redacted = [
-        (
-            path,
-            Cassette(tuple(redact_exchange(item, policy) for item in cassette.exchanges), cassette.upstream),
-        )
-        for path, cassette in outputs
+        (path, cassette if redacted_already else _redacted(cassette, policy)) for path, cassette in outputs
     ]
     if not arguments.dry_run:
         for path, cassette in redacted:
@@ -404,17 +401,18 @@ def run_redact(arguments: argparse.Namespace) -> int:
     engine = engine_for(arguments)
     editable = _editable(arguments, arguments.path)
     policy = _policy(arguments, engine)
-    redacted = Cassette(
-        tuple(redact_exchange(item, policy) for item in editable.cassette.exchanges),
-        editable.cassette.upstream,
-    )
+    redacted = _redacted(editable.cassette, policy)
     changed = sum(
         exchange_to_document(old) != exchange_to_document(new)
         for old, new in zip(editable.cassette.exchanges, redacted.exchanges, strict=True)
     )
     before = findings_of(engine, editable.cassette, str(arguments.path))
     summary = f"{arguments.path}: redacted {changed} exchange(s)"
-    return _write(arguments, engine, [(arguments.path, redacted)], before, summary)
+    return _write(arguments, engine, [(arguments.path, redacted)], before, summary, redacted_already=True)
+
+
+def _redacted(cassette: Cassette, policy: RedactionPolicy) -> Cassette:
+    return Cassette(tuple(redact_exchange(item, policy) for item in cassette.exchanges), cassette.upstream)
 
 
 def _edit_one(arguments: argparse.Namespace, change: Callable[[Any], Any], what: str) -> int:
@@ -480,10 +478,7 @@ def run_fmt(arguments: argparse.Namespace) -> int:
     for given in arguments.paths:
         for path in _files(given):
             editable = load_for_edit(path)
-            cassette = Cassette(
-                tuple(redact_exchange(item, policy) for item in editable.cassette.exchanges),
-                editable.cassette.upstream,
-            )
+            cassette = _redacted(editable.cassette, policy)
             normal = dump_cassette(cassette)
             if normal == editable.text:
                 continue

@@ -32,14 +32,21 @@ class Loaded:
 
 def read_cassette_file(path: Path) -> Cassette:
     """Parse one cassette file, without looking at its journal."""
+    return _cassette_of(_cassette_bytes(path), path)
+
+
+def _cassette_bytes(path: Path) -> bytes:
     try:
-        raw = path.read_bytes()
+        return path.read_bytes()
     except FileNotFoundError:
         raise CommerceProxyError(f"{path}: no such cassette") from None
     except IsADirectoryError:
         raise CommerceProxyError(f"{path}: is a folder, expected a cassette file") from None
     except OSError as error:
         raise CommerceProxyError(f"{path}: cannot read: {error.strerror}") from None
+
+
+def _cassette_of(raw: bytes, path: Path) -> Cassette:
     collecting = gc.isenabled()
     gc.disable()  # parsing builds millions of acyclic objects; the cyclic collector would rescan them all
     try:
@@ -109,9 +116,9 @@ def load_for_edit(path: Path) -> Editable:
         raise CommerceProxyError(f"{path}: being recorded right now; stop `record` before editing it")
     if journal.exists():
         load_cassette(path)  # fold the journal of a recording that died into the file first
-    cassette = read_cassette_file(path)
-    text = _text_of(path.read_bytes(), path)
-    return Editable(path, cassette, text, comment_line(text))
+    raw = _cassette_bytes(path)
+    text = _text_of(raw, path)
+    return Editable(path, _cassette_of(raw, path), text, comment_line(text))
 
 
 def read_json_file(path: Path, what: str) -> Any:
