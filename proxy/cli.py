@@ -169,7 +169,7 @@ def build_parser() -> argparse.ArgumentParser:
         nargs="*",
         help="cassette files or folders (default: the shipped cassettes)",
     )
-    check.add_argument("--format", choices=("text", "json", "junit"), default="text")
+    check.add_argument("--format", choices=("text", "json", "junit", "markdown"), default="text")
     check.add_argument("-o", "--output", metavar="FILE", type=Path, help="write the report here, not stdout")
     check.add_argument(
         "--baseline",
@@ -453,7 +453,14 @@ def load_engine(arguments: argparse.Namespace) -> Engine:
 def run_check(arguments: argparse.Namespace) -> int:
     """`check`: every exchange of every cassette against the rules; exit 1 when an error is found."""
     from proxy.core.conformance import Checker
-    from proxy.core.reports import CassetteResult, Report, json_report, junit_report, text_report
+    from proxy.core.reports import (
+        CassetteResult,
+        Report,
+        json_report,
+        junit_report,
+        markdown_report,
+        text_report,
+    )
     from proxy.core.rule_config import Baseline
     from proxy.store.rule_files import load_baseline, write_baseline
 
@@ -483,8 +490,12 @@ def run_check(arguments: argparse.Namespace) -> int:
         results.append(CassetteResult(str(one.path), len(one.cassette.exchanges), new, len(accepted)))
     off = frozenset(rule.id for rule in engine.ruleset.rules if not config.may_apply(rule.id, rule.severity))
     report = Report(results, engine.ruleset.rules, off)
-    render = {"text": text_report, "json": json_report, "junit": junit_report}[arguments.format]
-    text = render(report)
+    if arguments.format == "markdown":
+        index = engine.ruleset.index
+        text = markdown_report(report, lambda finding: index.label(finding.method, finding.path))
+    else:
+        render = {"text": text_report, "json": json_report, "junit": junit_report}[arguments.format]
+        text = render(report)
     if arguments.output:
         write_atomically(arguments.output, text, "the report")
         print(f"commerce-proxy: wrote {arguments.output}", file=sys.stderr)

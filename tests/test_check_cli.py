@@ -229,3 +229,41 @@ def test_sandbox_refuses_to_break_an_unknown_rule(capsys: pytest.CaptureFixture[
     """--break with a rule the sandbox cannot break is one line and exit 2."""
     code, _, err = run(capsys, "sandbox", "--break", "pagination.request.limit-max", "--port", "0")
     assert code == 2 and "the sandbox cannot break 'pagination.request.limit-max'" in err
+
+
+def test_markdown_report_counts_match_the_json_report(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """check --format markdown: the headline, per-rule and per-endpoint counts are those of the JSON report."""
+    import re
+    import shutil
+
+    from proxy.store.shipped import shipped_dir
+
+    cassette = tmp_path / "c.yaml"
+    shutil.copyfile(shipped_dir("cassettes") / "demo-session.yaml", cassette)
+    assert main(["cassette", "set", str(cassette), "6", "resp.header.ETag", 'W/"a|b"']) == 1
+    capsys.readouterr()
+    assert main(["check", "--format", "json", str(cassette)]) == 1
+    report = json.loads(capsys.readouterr().out)
+    assert main(["check", "--format", "markdown", str(cassette)]) == 1
+    markdown = capsys.readouterr().out
+    counts = report["counts"]
+    assert markdown.startswith(
+        f"## ❌ commerce-proxy check: {counts['error']} error{'s' if counts['error'] != 1 else ''}, "
+        f"{counts['warning']} warnings, {counts['info']} info"
+    )
+    per_rule: dict[str, int] = {}
+    for finding in report["findings"]:
+        per_rule[finding["rule"]] = per_rule.get(finding["rule"], 0) + 1
+    rows = dict(re.findall(r"^\| `([a-z.\-]+)` \| \w+ \| (\d+) \|", markdown, re.MULTILINE))
+    assert {rule: int(count) for rule, count in rows.items()} == per_rule
+    endpoint_rows = re.findall(r"^\| `([A-Z]+ [^`]+)` \| (\d+) \| (\d+) \| (\d+) \|$", markdown, re.MULTILINE)
+    assert sum(int(e) + int(w) + int(i) for _, e, w, i in endpoint_rows) == len(report["findings"])
+    assert any(
+        endpoint == "GET /v2/extensions/{custom_api_slug}/{custom_api_entry_id}"
+        for endpoint, *_ in endpoint_rows
+    )
+    assert markdown.count("<details>") == len(report["findings"])
+    assert "Bearer &lt;ACCESS_TOKEN&gt;" in markdown and "Bearer <ACCESS_TOKEN>" not in markdown
+    assert 'W/"a\\|b"' in markdown, "a pipe in a finding cannot break the Markdown"

@@ -82,6 +82,13 @@ class EndpointIndex:
             self._memo[key] = hit
         return hit
 
+    def label(self, method: str, path: str) -> str:
+        """`METHOD /path/{param}`: the request's path with the values its endpoint captured named."""
+        names = {value: name for name, value in self.lookup(method, path).params.items()}
+        return f"{method} " + "/".join(
+            f"{{{names[part]}}}" if part in names else part for part in path.split("/")
+        )
+
     def _lookup(self, method: str, path: str) -> EndpointHit:
         names = set()
         params: dict[str, str] = {}

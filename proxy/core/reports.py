@@ -1,4 +1,5 @@
-"""The `check` reports as text: for people (grouped by rule), JSON (for tools), JUnit XML (for CI boards).
+"""The `check` reports as text: for people (grouped by rule), JSON (for tools), JUnit XML (for CI boards),
+Markdown (for CI job summaries and pull-request comments).
 
 Pure rendering; the CLI decides where the text goes.
 """
@@ -8,7 +9,7 @@ from __future__ import annotations
 import json
 import xml.etree.ElementTree as ElementTree
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from proxy.core.findings import SEVERITIES, Finding, severity_counts
@@ -165,3 +166,67 @@ def rules_table(rules: Sequence[Rule], severity_of: dict[str, str]) -> str:
     for rule in sorted(rules, key=lambda rule: rule.id):
         lines.append(f"{rule.id:<{width}}  {severity_of[rule.id]:<8}  {rule.section}")
     return "\n".join(lines) + "\n"
+
+
+MARKDOWN_FINDINGS_SHOWN = 200  # a pull-request comment holds at most 65,536 characters
+
+
+def markdown_report(report: Report, endpoint_of: Callable[[Finding], str]) -> str:
+    """A summary line, tables per rule and per endpoint, then each finding folded in <details>."""
+    findings = report.findings
+    counts = severity_counts(findings)
+    mark = "❌" if report.failed else ("⚠️" if counts["warning"] else "✅")
+    accepted = sum(result.accepted for result in report.cassettes)
+    tail = f", {accepted} accepted by the baseline" if accepted else ""
+    lines = [
+        f"## {mark} commerce-proxy check: {_summary(findings)}{tail}",
+        "",
+        f"{report.exchanges} exchanges in {len(report.cassettes)} cassette(s): "
+        + ", ".join(f"`{result.name}` ({result.exchanges})" for result in report.cassettes),
+    ]
+    if not findings:
+        return "\n".join([*lines, "", "No findings.", ""])
+    sections = {rule.id: rule.section for rule in report.rules}
+    by_rule: dict[str, list[Finding]] = defaultdict(list)
+    by_endpoint: dict[str, list[Finding]] = defaultdict(list)
+    for finding in findings:
+        by_rule[finding.rule].append(finding)
+        by_endpoint[endpoint_of(finding)].append(finding)
+    lines += ["", "### By rule", "", "| rule | severity | findings | documentation |", "|---|---|---:|---|"]
+    for rule_id, found in sorted(
+        by_rule.items(), key=lambda item: (SEVERITY_ORDER[item[1][0].severity], item[0])
+    ):
+        section = sections.get(rule_id, found[0].section)
+        lines.append(f"| `{rule_id}` | {found[0].severity} | {len(found)} | {_cell(section)} |")
+    lines += ["", "### By endpoint", "", "| endpoint | errors | warnings | info |", "|---|---:|---:|---:|"]
+    for endpoint, found in sorted(by_endpoint.items()):
+        per = severity_counts(found)
+        lines.append(f"| `{_cell(endpoint)}` | {per['error']} | {per['warning']} | {per['info']} |")
+    lines += ["", "### Findings", ""]
+    ordered = sorted(
+        findings, key=lambda item: (SEVERITY_ORDER[item.severity], item.cassette or "", item.exchange)
+    )
+    for finding in ordered[:MARKDOWN_FINDINGS_SHOWN]:
+        where = f"{finding.cassette} " if finding.cassette else ""
+        summary = f"{finding.severity} <code>{finding.rule}</code>: {_html(where)}#{finding.exchange}"
+        lines += [
+            f"<details><summary>{summary} {finding.method} {_html(finding.target)}</summary>",
+            "",
+            f"- {_html(_cell(finding.message))}",
+            f"- documentation: {_html(_cell(finding.section))}",
+            "",
+            "</details>",
+        ]
+    if len(ordered) > MARKDOWN_FINDINGS_SHOWN:
+        rest = len(ordered) - MARKDOWN_FINDINGS_SHOWN
+        lines += ["", f"... and {rest} more (see `commerce-proxy check --format json`)"]
+    return "\n".join(lines) + "\n"
+
+
+def _cell(text: str) -> str:
+    """Text safe inside a Markdown table cell: no pipe ends the cell, no newline ends the row."""
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def _html(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
