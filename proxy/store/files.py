@@ -32,16 +32,16 @@ class Loaded:
 
 def read_cassette_file(path: Path) -> Cassette:
     """Parse one cassette file, without looking at its journal."""
-    return _cassette_of(_cassette_bytes(path), path)
+    return _cassette_of(_file_bytes(path), path)
 
 
-def _cassette_bytes(path: Path) -> bytes:
+def _file_bytes(path: Path, what: str = "cassette") -> bytes:
     try:
         return path.read_bytes()
     except FileNotFoundError:
-        raise CommerceProxyError(f"{path}: no such cassette") from None
+        raise CommerceProxyError(f"{path}: no such {what}") from None
     except IsADirectoryError:
-        raise CommerceProxyError(f"{path}: is a folder, expected a cassette file") from None
+        raise CommerceProxyError(f"{path}: is a folder, expected a file ({what})") from None
     except OSError as error:
         raise CommerceProxyError(f"{path}: cannot read: {error.strerror}") from None
 
@@ -116,19 +116,14 @@ def load_for_edit(path: Path) -> Editable:
         raise CommerceProxyError(f"{path}: being recorded right now; stop `record` before editing it")
     if journal.exists():
         load_cassette(path)  # fold the journal of a recording that died into the file first
-    raw = _cassette_bytes(path)
+    raw = _file_bytes(path)
     text = _text_of(raw, path)
     return Editable(path, _cassette_of(raw, path), text, comment_line(text))
 
 
 def read_json_file(path: Path, what: str) -> Any:
     """A JSON document from a file (a HAR...); errors name the file and line."""
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise CommerceProxyError(f"{path}: no such {what}") from None
-    except OSError as error:
-        raise CommerceProxyError(f"{path}: cannot read: {error.strerror}") from None
+    raw = _file_bytes(path, what)
     try:
         return json.loads(_text_of(raw, path))
     except json.JSONDecodeError as error:
