@@ -304,11 +304,16 @@ def _write(
     arguments: argparse.Namespace,
     engine: Any,
     outputs: Sequence[tuple[Path, Cassette]],
-    before: Sequence[Finding],
+    originals: Sequence[tuple[Path, Cassette]],
     summary: str,
     redacted_already: bool = False,
+    before: Sequence[Finding] | None = None,
 ) -> int:
-    """Redact, write atomically (unless --dry-run), re-check, show what the edit added; 1 if errors."""
+    """Redact, write atomically (unless --dry-run), re-check, show what the edit added; 1 if errors.
+
+    The originals' findings (`before`, unless the caller already has them) are worked out only when
+    the result is re-checked, so --no-check runs no rule at all.
+    """
     policy = _policy(arguments, engine)
     redacted = [
         (path, cassette if redacted_already else _redacted(cassette, policy)) for path, cassette in outputs
@@ -320,6 +325,10 @@ def _write(
     print(("would: " if arguments.dry_run else "") + summary)
     if arguments.no_check:
         return 0
+    if before is None:
+        before = [
+            finding for path, cassette in originals for finding in findings_of(engine, cassette, str(path))
+        ]
     after = [finding for path, cassette in redacted for finding in findings_of(engine, cassette, str(path))]
     old = Counter(_signature(finding) for finding in before)
     added: list[Finding] = []
@@ -347,9 +356,10 @@ def run_delete(arguments: argparse.Namespace) -> int:
     editable = _editable(arguments, arguments.path)
     indexes = checked_indexes(editable.cassette, arguments.indexes)
     edited = delete_exchanges(editable.cassette, indexes)
-    before = findings_of(engine, editable.cassette, str(arguments.path))
     summary = f"{arguments.path}: deleted {len(set(indexes))} exchange(s); {len(edited.exchanges)} left"
-    return _write(arguments, engine, [(arguments.path, edited)], before, summary)
+    return _write(
+        arguments, engine, [(arguments.path, edited)], [(arguments.path, editable.cassette)], summary
+    )
 
 
 def run_keep(arguments: argparse.Namespace) -> int:
@@ -357,12 +367,13 @@ def run_keep(arguments: argparse.Namespace) -> int:
     selection = _selection(arguments.where, "--where")
     engine = engine_for(arguments)
     editable = _editable(arguments, arguments.path)
-    before = findings_of(engine, editable.cassette, str(arguments.path))
-    picked = set(_selected(selection, editable.cassette, _per_exchange(before)))
+    before = findings_of(engine, editable.cassette, str(arguments.path)) if selection.uses_findings else None
+    picked = set(_selected(selection, editable.cassette, _per_exchange(before or [])))
     edited = keep_exchanges(editable.cassette, lambda index, _: index in picked)
     total = len(editable.cassette.exchanges)
     summary = f"{arguments.path}: kept {len(edited.exchanges)} of {total} exchange(s)"
-    return _write(arguments, engine, [(arguments.path, edited)], before, summary)
+    originals = [(arguments.path, editable.cassette)]
+    return _write(arguments, engine, [(arguments.path, edited)], originals, summary, before=before)
 
 
 def run_merge(arguments: argparse.Namespace) -> int:
@@ -372,14 +383,13 @@ def run_merge(arguments: argparse.Namespace) -> int:
     inputs = [path.resolve() for path in arguments.paths]
     if output.exists() and output.resolve() not in inputs and not arguments.force:
         raise UsageError(f"{output} exists and is not one of the inputs: pass --force to replace it")
-    named = [(str(path), load_cassette(path).cassette) for path in arguments.paths]
-    merged, dropped = merge_cassettes(named)
-    before = [finding for name, cassette in named for finding in findings_of(engine, cassette, name)]
+    loaded = [(path, load_cassette(path).cassette) for path in arguments.paths]
+    merged, dropped = merge_cassettes([(str(path), cassette) for path, cassette in loaded])
     summary = (
-        f"{output}: merged {len(named)} cassette(s) into {len(merged.exchanges)} exchange(s); "
+        f"{output}: merged {len(loaded)} cassette(s) into {len(merged.exchanges)} exchange(s); "
         f"{dropped} exact repeat(s) dropped"
     )
-    return _write(arguments, engine, [(output, merged)], before, summary)
+    return _write(arguments, engine, [(output, merged)], loaded, summary)
 
 
 def run_split(arguments: argparse.Namespace) -> int:
@@ -391,9 +401,8 @@ def run_split(arguments: argparse.Namespace) -> int:
     existing = [str(path) for path, _ in outputs if path.exists()]
     if existing and not arguments.force:
         raise UsageError(f"{existing[0]} exists ({len(existing)} of the outputs do): pass --force to replace")
-    before = findings_of(engine, cassette, str(arguments.path))
     summary = f"{arguments.output}: split {arguments.path} by {arguments.by} into {len(outputs)} cassette(s)"
-    return _write(arguments, engine, outputs, before, summary)
+    return _write(arguments, engine, outputs, [(arguments.path, cassette)], summary)
 
 
 def run_redact(arguments: argparse.Namespace) -> int:
@@ -406,9 +415,9 @@ def run_redact(arguments: argparse.Namespace) -> int:
         exchange_to_document(old) != exchange_to_document(new)
         for old, new in zip(editable.cassette.exchanges, redacted.exchanges, strict=True)
     )
-    before = findings_of(engine, editable.cassette, str(arguments.path))
     summary = f"{arguments.path}: redacted {changed} exchange(s)"
-    return _write(arguments, engine, [(arguments.path, redacted)], before, summary, redacted_already=True)
+    originals = [(arguments.path, editable.cassette)]
+    return _write(arguments, engine, [(arguments.path, redacted)], originals, summary, redacted_already=True)
 
 
 def _redacted(cassette: Cassette, policy: RedactionPolicy) -> Cassette:
@@ -422,9 +431,9 @@ def _edit_one(arguments: argparse.Namespace, change: Callable[[Any], Any], what:
     exchanges = list(editable.cassette.exchanges)
     exchanges[index] = change(exchanges[index])
     edited = Cassette(tuple(exchanges), editable.cassette.upstream)
-    before = findings_of(engine, editable.cassette, str(arguments.path))
+    originals = [(arguments.path, editable.cassette)]
     return _write(
-        arguments, engine, [(arguments.path, edited)], before, f"{arguments.path}: #{index}: {what}"
+        arguments, engine, [(arguments.path, edited)], originals, f"{arguments.path}: #{index}: {what}"
     )
 
 
@@ -453,10 +462,11 @@ def run_rehost(arguments: argparse.Namespace) -> int:
     engine = engine_for(arguments)
     editable = _editable(arguments, arguments.path)
     moved, changed = rehost_cassette(editable.cassette, target)
-    before = findings_of(engine, editable.cassette, str(arguments.path))
     old = editable.cassette.upstream
     summary = f"{arguments.path}: moved from {old} to {target}; {changed} exchange(s) changed"
-    return _write(arguments, engine, [(arguments.path, moved)], before, summary)
+    return _write(
+        arguments, engine, [(arguments.path, moved)], [(arguments.path, editable.cassette)], summary
+    )
 
 
 def run_fix_etag(arguments: argparse.Namespace) -> int:
@@ -464,10 +474,11 @@ def run_fix_etag(arguments: argparse.Namespace) -> int:
     engine = engine_for(arguments)
     editable = _editable(arguments, arguments.path)
     fixed_cassette, fixed = fix_etags(editable.cassette)
-    before = findings_of(engine, editable.cassette, str(arguments.path))
     listed = ", ".join(f"#{index}" for index in fixed) or "none needed it"
     summary = f"{arguments.path}: set ETag from etag_id on {len(fixed)} exchange(s) ({listed})"
-    return _write(arguments, engine, [(arguments.path, fixed_cassette)], before, summary)
+    return _write(
+        arguments, engine, [(arguments.path, fixed_cassette)], [(arguments.path, editable.cassette)], summary
+    )
 
 
 def run_fmt(arguments: argparse.Namespace) -> int:
