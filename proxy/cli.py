@@ -23,11 +23,12 @@ from proxy.core.redaction import RedactionPolicy
 from proxy.core.replay_state import ReplayBook
 from proxy.core.rule_config import RuleConfig
 from proxy.errors import CommerceProxyError, UsageError
-from proxy.store.files import Loaded, load_cassettes, write_atomically
+from proxy.store.files import Loaded, cassette_paths, load_cassette, load_cassettes, write_atomically
 from proxy.store.rule_files import Engine, load_project_rules
 from proxy.store.shipped import shipped_dir
 
 if TYPE_CHECKING:
+    from proxy.core.findings import Finding
     from proxy.server.replay import ReplayOptions
 
 log = logging.getLogger("proxy")
@@ -152,9 +153,16 @@ def build_parser() -> argparse.ArgumentParser:
         type=Path,
         help="at shutdown, write which recordings were never used and which requests missed (JSON)",
     )
+    replay.add_argument(
+        "--check",
+        action="store_true",
+        help="check every answer served, with the request that got it, against the rules "
+        "(findings logged and at /_proxy/findings)",
+    )
     _add_serving(replay)
     _add_matching(replay)
     _add_redaction(replay)
+    _add_rule_options(replay)
     replay.set_defaults(run=run_replay)
 
     check = commands.add_parser(
@@ -169,7 +177,13 @@ def build_parser() -> argparse.ArgumentParser:
         nargs="*",
         help="cassette files or folders (default: the shipped cassettes)",
     )
-    check.add_argument("--format", choices=("text", "json", "junit", "markdown"), default="text")
+    check.add_argument(
+        "--format",
+        choices=("text", "json", "junit", "markdown", "html"),
+        default="text",
+        help="html: one self-contained page (timeline, per-rule and per-endpoint summaries, every "
+        "exchange with its findings); give it -o report.html",
+    )
     check.add_argument("-o", "--output", metavar="FILE", type=Path, help="write the report here, not stdout")
     check.add_argument(
         "--baseline",
@@ -335,12 +349,21 @@ def run_replay(arguments: argparse.Namespace) -> int:
     paths = arguments.cassette or [shipped_dir("cassettes")]
     options = replay_options(arguments, paths)
     book, loaded = build_book(paths, arguments)
-    app = create_replay_app(book, options)
+    # `record --mode none` replays, and checks unless told --no-check, as record itself does.
+    checking = getattr(arguments, "check", False) or not getattr(arguments, "no_check", True)
+    live = None
+    if checking:
+        from proxy.core.conformance import Checker, LiveChecker
+
+        engine = load_engine(arguments)
+        live = LiveChecker(Checker(engine.ruleset, engine.project.config))
+    app = create_replay_app(book, options, live)
 
     def ready(url: str) -> None:
+        checked = f", checking against the rules (findings at {url}/_proxy/findings)" if live else ""
         _announce(
             f"commerce-proxy replay: listening on {url} "
-            f"({len(book.recordings)} exchanges from {len(loaded)} cassette(s))"
+            f"({len(book.recordings)} exchanges from {len(loaded)} cassette(s){checked})"
         )
 
     asyncio.run(serve_until_stopped(app, arguments.host, arguments.port, ready))
@@ -462,20 +485,26 @@ def run_check(arguments: argparse.Namespace) -> int:
         text_report,
     )
     from proxy.core.rule_config import Baseline
+    from proxy.progress import Progress
     from proxy.store.rule_files import load_baseline, write_baseline
 
     engine = load_engine(arguments)
-    paths = arguments.paths or [shipped_dir("cassettes")]
-    loaded = load_cassettes(paths)
-    _show_notes(loaded)
-    # The loaded cassettes live until exit: keep the cyclic collector from rescanning them while the
-    # rules allocate (a third of the run time on a 50,000-exchange cassette).
-    gc.freeze()
     config = engine.project.config
-    checked = [
-        (one, Checker(engine.ruleset, config, cassette=str(one.path)).check_all(one.cassette.exchanges))
-        for one in loaded
-    ]
+    files = cassette_paths(arguments.paths or [shipped_dir("cassettes")])
+    loaded: list[Loaded] = []
+    checked: list[tuple[Loaded, list[Finding]]] = []
+    with Progress(len(files), sys.stderr, wanted=not arguments.quiet) as progress:
+        for number, file in enumerate(files):
+            progress.reading(number, file)
+            one = load_cassette(file)
+            # Loaded cassettes live until exit: keep the cyclic collector from rescanning them while
+            # the rules allocate (a third of the run time on a 50,000-exchange cassette).
+            gc.freeze()
+            progress.checking(len(one.cassette.exchanges))
+            checker = Checker(engine.ruleset, config, cassette=str(one.path))
+            loaded.append(one)
+            checked.append((one, checker.check_all(one.cassette.exchanges, progress.advance)))
+    _show_notes(loaded)
     if arguments.write_baseline:
         count = write_baseline(arguments.write_baseline, [item for _, found in checked for item in found])
         print(
@@ -490,9 +519,13 @@ def run_check(arguments: argparse.Namespace) -> int:
         results.append(CassetteResult(str(one.path), len(one.cassette.exchanges), new, len(accepted)))
     off = frozenset(rule.id for rule in engine.ruleset.rules if not config.may_apply(rule.id, rule.severity))
     report = Report(results, engine.ruleset.rules, off)
+    index = engine.ruleset.index
     if arguments.format == "markdown":
-        index = engine.ruleset.index
         text = markdown_report(report, lambda finding: index.label(finding.method, finding.path))
+    elif arguments.format == "html":
+        from proxy.core.html_report import html_report
+
+        text = html_report(report, [one.cassette.exchanges for one in loaded], index.label)
     else:
         render = {"text": text_report, "json": json_report, "junit": junit_report}[arguments.format]
         text = render(report)

@@ -13,6 +13,7 @@ from proxy.sandbox.app import SandboxSettings, create_sandbox_app
 from proxy.server.serving import start
 
 Serve = Callable[[web.Application], Awaitable[str]]
+pytest_plugins = ("pytester",)  # the pytest plugin's tests run real inner pytest sessions
 
 
 @pytest.fixture(autouse=True)

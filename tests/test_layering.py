@@ -46,8 +46,9 @@ def test_the_core_does_no_io() -> None:
 
 
 def test_only_adapters_import_aiohttp_and_only_store_touches_files() -> None:
-    """aiohttp stays in the server, sandbox and demo adapters; file access stays in proxy/store."""
-    adapters = {"server", "sandbox", "demo.py", "cli.py"}
+    """aiohttp stays in the adapters (servers, sandbox, demo, CLI, pytest plugin); file access stays in
+    proxy/store."""
+    adapters = {"server", "sandbox", "demo.py", "cli.py", "pytest_plugin.py"}
     for path in sorted(PACKAGE.rglob("*.py")):
         top = path.relative_to(PACKAGE).parts[0]
         names = {name.split(".")[0] for name in imports_of(path)}

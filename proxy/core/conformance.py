@@ -7,18 +7,21 @@ happened so the stateful rules (update semantics, ETag history, sort+filter walk
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from proxy.core.checks import CHECKS, OBSERVERS
 from proxy.core.checks.context import CheckContext
 from proxy.core.checks.session import Session
 from proxy.core.endpoints import EndpointHit
 from proxy.core.exchange import Exchange
-from proxy.core.findings import Finding, Violation
+from proxy.core.findings import Finding, FindingsLog, Violation
 from proxy.core.rule_config import RuleConfig
 from proxy.core.ruleset import Rule, RuleSet
 
 log = logging.getLogger(__name__)
+# Info findings (an undocumented endpoint...) are routine: `--quiet` hides them, not warnings or errors.
+PROGRESS_EVERY = 256
+LOG_LEVELS = {"error": logging.ERROR, "warning": logging.WARNING, "info": logging.INFO}
 
 
 class Checker:
@@ -90,9 +93,50 @@ class Checker:
             for violation in violations
         ]
 
-    def check_all(self, exchanges: Iterable[Exchange]) -> list[Finding]:
-        """The findings of a whole cassette, its exchanges numbered from 0."""
+    def check_all(
+        self, exchanges: Iterable[Exchange], progress: Callable[[int], None] | None = None
+    ) -> list[Finding]:
+        """The findings of a whole cassette, its exchanges numbered from 0; `progress` hears how many
+        are done every PROGRESS_EVERY exchanges."""
         findings: list[Finding] = []
         for index, exchange in enumerate(exchanges):
             findings.extend(self.check(exchange, index))
+            if progress is not None and index % PROGRESS_EVERY == 0:
+                progress(index + 1)
         return findings
+
+
+class LiveChecker:
+    """Checking traffic as it flows (record, spy, replay --check, the pytest plugin, the addon).
+
+    Each exchange's findings are logged as one line, kept in a bounded log for GET /_proxy/findings,
+    and handed to listeners (the pytest plugin files them under the test that caused them).
+    """
+
+    def __init__(self, checker: Checker, kept: int = 1000) -> None:
+        self.checker = checker
+        self.log = FindingsLog(kept)
+        self.listeners: list[Callable[[list[Finding]], None]] = []
+
+    def check(self, exchange: Exchange, sequence: int) -> list[Finding]:
+        """Check one exchange (already redacted), report its findings and return them."""
+        findings = self.checker.check(exchange, sequence)
+        self.report(findings)
+        return findings
+
+    def report(self, findings: list[Finding]) -> None:
+        """Log each finding as one line as it happens, keep it, and tell the listeners."""
+        self.log.add(findings)
+        for finding in findings:
+            log.log(
+                LOG_LEVELS[finding.severity],
+                "%s %s #%d %s %s: %s",
+                finding.severity,
+                finding.rule,
+                finding.exchange,
+                finding.method,
+                finding.target,
+                finding.message,
+            )
+        for listener in self.listeners:
+            listener(findings)

@@ -9,7 +9,7 @@ from aiohttp import web
 from multidict import CIMultiDict
 
 from proxy.core.bodies import body_from_bytes
-from proxy.core.exchange import Headers, Request
+from proxy.core.exchange import Headers, Request, Response
 from proxy.core.links import origin_of
 
 ADMIN_PREFIX = "/_proxy/"
@@ -33,6 +33,15 @@ async def read_request(request: web.Request) -> tuple[Request, bytes]:
         body=body_from_bytes(raw_body, headers),
     )
     return core, raw_body
+
+
+def core_response(answer: web.Response) -> Response:
+    """The core value of an answer we built (replay's), to check what a client was really served."""
+    headers = tuple(answer.headers.items())
+    body = answer.body if isinstance(answer.body, bytes) else b""
+    return Response(
+        status=answer.status, headers=headers, body=body_from_bytes(body, headers), reason=answer.reason
+    )
 
 
 def own_origin(request: web.Request) -> str:

@@ -2,7 +2,8 @@
 
 Requests are answered by the book of the cassettes given on the command line, or, with an
 `X-Commerce-Cassette: NAME` header, by that one cassette from the cassette folder (its own sequences and
-simulated state). Usage, latency and faults wrap around the answer.
+simulated state). Usage, latency and faults wrap around the answer. With a live checker, each answer
+served (recorded or simulated) is checked with the request that got it.
 """
 
 from __future__ import annotations
@@ -16,8 +17,10 @@ from pathlib import Path
 
 from aiohttp import web
 
-from proxy.core.exchange import Request
+from proxy.core.conformance import LiveChecker
+from proxy.core.exchange import Exchange, Request
 from proxy.core.faults import FAULT_TITLES, Fault, FaultPlan, Latency
+from proxy.core.redaction import redact_exchange
 from proxy.core.replay_state import Answer, Miss, ReplayBook
 from proxy.core.simulation.answers import Simulated
 from proxy.core.usage import usage_report, usage_summary
@@ -31,6 +34,7 @@ from proxy.server.answers import (
 )
 from proxy.server.convert import (
     ADMIN_PREFIX,
+    core_response,
     error_document,
     json_response,
     own_origin,
@@ -174,7 +178,9 @@ async def slow_body(request: web.Request, answer: web.Response, seconds: float) 
     return stream
 
 
-def create_replay_app(book: ReplayBook, options: ReplayOptions | None = None) -> web.Application:
+def create_replay_app(
+    book: ReplayBook, options: ReplayOptions | None = None, live: LiveChecker | None = None
+) -> web.Application:
     """An aiohttp app answering every request from the book (or the cassette a header names)."""
     options = options or ReplayOptions()
     app = web.Application(client_max_size=MAX_REQUEST_BYTES)
@@ -195,6 +201,24 @@ def create_replay_app(book: ReplayBook, options: ReplayOptions | None = None) ->
     async def usage(request: web.Request) -> web.Response:
         return json_response(200, usage_report(library.books()))
 
+    async def findings(request: web.Request) -> web.Response:
+        if live is None:
+            return json_response(
+                404, error_document(404, "Not Found", "replay is not checking: start it with --check")
+            )
+        return json_response(200, live.log.to_json())
+
+    checked = 0
+
+    def check(core: Request, answer: web.Response, chosen: ReplayBook, recorded_at: str) -> None:
+        """Check the answer served (not a miss: that 404 is ours, not the API's) with its request."""
+        nonlocal checked
+        if live is None or NO_MATCH_HEADER in answer.headers:
+            return
+        exchange = redact_exchange(Exchange(core, core_response(answer), recorded_at), chosen.redaction)
+        live.check(exchange, checked)
+        checked += 1
+
     async def handle(request: web.Request) -> web.StreamResponse:
         if request.path.startswith(ADMIN_PREFIX):
             return admin_not_found(request)
@@ -213,6 +237,7 @@ def create_replay_app(book: ReplayBook, options: ReplayOptions | None = None) ->
             document = error_document(400, f"Unusable {CASSETTE_HEADER}", str(error))
             return json_response(400, document, headers={NO_MATCH_HEADER: "bad-cassette"})
         answer, recorded_ms = respond(chosen, cache, core, own_origin(request))
+        check(core, answer, chosen, now_stamp())
         delay = options.latency.seconds(recorded_ms)
         if delay:
             await asyncio.sleep(delay)
@@ -240,5 +265,6 @@ def create_replay_app(book: ReplayBook, options: ReplayOptions | None = None) ->
     app.router.add_get("/_proxy/health", health)
     app.router.add_post("/_proxy/reset", reset)
     app.router.add_get("/_proxy/usage", usage)
+    app.router.add_get("/_proxy/findings", findings)
     app.router.add_route("*", "/{tail:.*}", handle)
     return app

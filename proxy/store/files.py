@@ -169,12 +169,17 @@ def cassette_files(path: Path) -> list[Path]:
     return sorted(found)
 
 
-def load_cassettes(paths: list[Path]) -> list[Loaded]:
-    """Load every cassette the paths name (files or folders); an empty folder is an error."""
-    loaded: list[Loaded] = []
+def cassette_paths(paths: list[Path]) -> list[Path]:
+    """Every cassette file the paths name (files, or folders searched); an empty folder is an error."""
+    found: list[Path] = []
     for given in paths:
         files = cassette_files(given)
         if not files:
             raise CommerceProxyError(f"{given}: no cassettes (*.yaml) in this folder")
-        loaded.extend(load_cassette(file) for file in files)
-    return loaded
+        found.extend(files)
+    return found
+
+
+def load_cassettes(paths: list[Path]) -> list[Loaded]:
+    """Load every cassette the paths name (files or folders); an empty folder is an error."""
+    return [load_cassette(file) for file in cassette_paths(paths)]

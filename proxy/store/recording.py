@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import Literal
 
 from proxy.core.cassette import Cassette
-from proxy.core.conformance import Checker
+from proxy.core.conformance import Checker, LiveChecker
 from proxy.core.exchange import Exchange
-from proxy.core.findings import Finding, FindingsLog
+from proxy.core.findings import FindingsLog
 from proxy.core.links import origin_of
 from proxy.core.matching import MatchPolicy
 from proxy.core.redaction import RedactionPolicy, redact_exchange
@@ -28,8 +28,6 @@ from proxy.store.journal import JournalMode, JournalWriter, journal_path
 log = logging.getLogger(__name__)
 
 RecordMode = Literal["once", "new_episodes", "all", "none"]
-# Info findings (an undocumented endpoint...) are routine: `--quiet` hides them, not warnings or errors.
-LOG_LEVELS = {"error": logging.ERROR, "warning": logging.WARNING, "info": logging.INFO}
 RECORD_MODES: tuple[RecordMode, ...] = ("once", "new_episodes", "all", "none")
 
 
@@ -69,9 +67,8 @@ class RecordingSession:
             settings.match,
             settings.redaction,
         )
-        self.findings = FindingsLog(settings.findings_kept)
-        self.checker = (
-            Checker(settings.rules, settings.rule_config, cassette=None)
+        self.live = (
+            LiveChecker(Checker(settings.rules, settings.rule_config), settings.findings_kept)
             if settings.rules is not None
             else None
         )
@@ -90,23 +87,13 @@ class RecordingSession:
         if self.journal is not None:
             self.journal.append(sequence, redacted)
             self.recorded.append((sequence, redacted))
-        if self.checker is not None:
-            self.report(self.checker.check(redacted, sequence))
+        if self.live is not None:
+            self.live.check(redacted, sequence)
 
-    def report(self, findings: list[Finding]) -> None:
-        """Log each finding as one line as it happens, and keep it for GET /_proxy/findings."""
-        self.findings.add(findings)
-        for finding in findings:
-            log.log(
-                LOG_LEVELS[finding.severity],
-                "%s %s #%d %s %s: %s",
-                finding.severity,
-                finding.rule,
-                finding.exchange,
-                finding.method,
-                finding.target,
-                finding.message,
-            )
+    @property
+    def findings(self) -> FindingsLog:
+        """What live checking found so far (empty when not checking)."""
+        return self.live.log if self.live is not None else FindingsLog(0)
 
     def finish(self) -> Cassette | None:
         """Write the cassette atomically in arrival order and drop the journal.

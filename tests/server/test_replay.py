@@ -165,3 +165,45 @@ async def test_a_gzip_request_body_matches_by_meaning(serve: Serve) -> None:
         session.put(f"{url}/v2/x", data=gzip.compress(b'{"data": {"a": 1}}'), headers=headers) as answer,
     ):
         assert answer.status == 200 and await answer.json() == {"ok": True}
+
+
+async def test_replay_check_checks_each_answer_served_but_not_a_miss(serve: Serve) -> None:
+    from pathlib import Path
+
+    from proxy.core.conformance import Checker, LiveChecker
+    from proxy.store.files import load_cassette
+    from proxy.store.rule_files import load_rules
+    from proxy.store.shipped import shipped_dir
+
+    source = (
+        Path(__file__).parent.parent
+        / "example"
+        / "cassettes"
+        / "test_catalog"
+        / "test_entry_etag_is_weak.yaml"
+    )
+    cassette = load_cassette(source).cassette
+    entry = cassette.exchanges[1]
+    headers = tuple(
+        (name, 'W/"' + "0" * 64 + '"' if name == "ETag" else value) for name, value in entry.response.headers
+    )
+    broken = Exchange(entry.request, Response(entry.response.status, headers, entry.response.body))
+    book = ReplayBook.build([("broken", Cassette(exchanges=(broken,)))], MatchPolicy(), RedactionPolicy())
+    live = LiveChecker(Checker(load_rules(shipped_dir("rules"))))
+    heard: list[str] = []
+    live.listeners.append(lambda findings: heard.extend(finding.rule for finding in findings))
+    base = await serve(create_replay_app(book, live=live))
+    async with aiohttp.ClientSession() as session:
+        async with session.get(base + entry.request.target, headers={"Authorization": "Bearer t"}) as answer:
+            assert answer.status == 200
+        async with session.get(base + "/v2/brands", headers={"Authorization": "Bearer t"}) as missed:
+            assert missed.status == 404
+        async with session.get(base + "/_proxy/findings") as answer:
+            document = await answer.json()
+    assert document["exchanges"] == 1  # the miss was not checked
+    assert [finding["rule"] for finding in document["findings"]] == ["entry.etag.matches-etag-id"]
+    assert heard == ["entry.etag.matches-etag-id"]
+    unchecked = await serve(create_replay_app(book))
+    async with aiohttp.ClientSession() as session, session.get(unchecked + "/_proxy/findings") as answer:
+        assert answer.status == 404
+        assert "--check" in (await answer.json())["errors"][0]["detail"]

@@ -1,0 +1,198 @@
+"""`check --format html` in a real headless browser (Debian's chromium, driven by Playwright).
+
+The page is made by the command line as a user makes it, opened from disk with every network request
+refused, and compared with `check --format json` of the same cassettes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+ENTRY_CASSETTE = ROOT / "tests" / "example" / "cassettes" / "test_catalog" / "test_entry_etag_is_weak.yaml"
+HOSTILE = "</script><script>alert(1)</script>"
+
+
+def chromium_path() -> str | None:
+    return (
+        os.environ.get("COMMERCE_PROXY_CHROMIUM")
+        or shutil.which("chromium")
+        or shutil.which("chromium-browser")
+    )
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    executable = chromium_path()
+    if executable is None:
+        reason = (
+            "no chromium on this machine (apt-get install chromium): the HTML report's browser tests need it"
+        )
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(f"{reason}; .ci/run installs it, so CI never skips these", pytrace=False)
+        pytest.skip(reason)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=executable, args=["--no-sandbox"])
+        yield launched
+        launched.close()
+
+
+def run_check(*arguments: str | Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "proxy", "check", *map(str, arguments)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+@pytest.fixture(scope="module")
+def reports(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
+    """The shipped cassettes plus one with a broken ETag and a hostile string in a body."""
+    folder = tmp_path_factory.mktemp("report")
+    cassettes = folder / "cassettes"
+    shutil.copytree(ROOT / "cassettes", cassettes)
+    text = ENTRY_CASSETTE.read_text()
+    etag = re.search(r'ETag: W/"([0-9a-f]+)"', text)
+    assert etag is not None
+    broken = text.replace(etag.group(0), 'ETag: W/"' + "f" * 64 + '"').replace(
+        "name: My Wishlist", f"name: '{HOSTILE}'"
+    )
+    (cassettes / "broken-etag.yaml").write_text(broken)
+    page = folder / "report.html"
+    made = run_check(cassettes, "--format", "html", "-o", page)
+    assert made.returncode == 1, made.stderr  # the broken ETag is an error
+    assert made.stderr.strip() == f"commerce-proxy: wrote {page}"
+    as_json = run_check(cassettes, "--format", "json")
+    return page, json.loads(as_json.stdout)
+
+
+@pytest.fixture
+def opened(
+    browser: Any, reports: tuple[Path, dict[str, Any]]
+) -> Iterator[tuple[Any, dict[str, Any], list[str]]]:
+    """The report open in a fresh page; every console error, page error, dialog and network request is kept."""
+    page_file, document = reports
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    problems: list[str] = []
+    page.on(
+        "console",
+        lambda message: (
+            problems.append(f"console {message.type}: {message.text}")
+            if message.type in ("error", "warning")
+            else None
+        ),
+    )
+    page.on("pageerror", lambda error: problems.append(f"page error: {error}"))
+    page.on("dialog", lambda dialog: (problems.append(f"dialog: {dialog.message}"), dialog.dismiss()))
+
+    def only_the_file(route: Any) -> None:
+        if route.request.url.startswith("file:"):
+            route.continue_()
+        else:
+            problems.append(f"network request: {route.request.url}")
+            route.abort()
+
+    page.route("**/*", only_the_file)
+    page.goto(page_file.as_uri())
+    page.wait_for_selector("details.exchange")
+    yield page, document, problems
+    context.close()
+
+
+def test_the_page_loads_with_no_console_error_and_no_network(
+    opened: tuple[Any, dict[str, Any], list[str]],
+) -> None:
+    page, _, problems = opened
+    assert page.locator("#verdict").inner_text() == "FAIL"
+    assert problems == []
+
+
+def test_the_summary_counts_match_the_json_report(opened: tuple[Any, dict[str, Any], list[str]]) -> None:
+    page, document, _ = opened
+    assert int(page.locator("#count-exchanges").inner_text()) == document["exchanges"]
+    for severity in ("error", "warning", "info"):
+        assert int(page.locator(f"#count-{severity}").inner_text()) == document["counts"][severity]
+    assert page.locator("details.exchange").count() == document["exchanges"]
+    assert page.locator(".tick").count() == document["exchanges"]
+    failing = {
+        (finding["cassette"], finding["exchange"])
+        for finding in document["findings"]
+        if finding["severity"] == "error"
+    }
+    assert page.locator(".tick.fail").count() == len(failing)
+    # Per rule: every rule with findings, with the JSON's count.
+    per_rule = Counter(finding["rule"] for finding in document["findings"])
+    shown = {
+        row.get_attribute("data-rule"): int(row.locator("td").nth(3).inner_text())
+        for row in page.locator("#by-rule tbody tr").all()
+        if row.is_visible()
+    }
+    assert shown == dict(per_rule)
+    # Per endpoint: every exchange counted once, every finding under some endpoint.
+    rows = page.locator("#by-endpoint tbody tr").all()
+    cells = [[int(cell.inner_text()) for cell in row.locator("td.n").all()] for row in rows]
+    assert sum(cell[0] for cell in cells) == document["exchanges"]
+    for column, severity in ((3, "error"), (4, "warning"), (5, "info")):
+        assert sum(cell[column] for cell in cells) == document["counts"][severity]
+    entry = page.locator(
+        '#by-endpoint tr[data-endpoint="GET /v2/extensions/{custom_api_slug}/{custom_api_entry_id}"]'
+    )
+    assert entry.count() == 1
+
+
+def test_clicking_a_failing_exchange_shows_request_response_finding_and_section(
+    opened: tuple[Any, dict[str, Any], list[str]], tmp_path: Path
+) -> None:
+    page, document, problems = opened
+    error = next(finding for finding in document["findings"] if finding["severity"] == "error")
+    details = page.locator("details.exchange.fail")
+    assert details.count() == 1
+    assert not details.locator(".finding").is_visible()
+    page.locator(".tick.fail").click()
+    assert details.get_attribute("open") is not None
+    request = details.locator(".part").nth(0)
+    response = details.locator(".part").nth(1)
+    assert request.is_visible() and response.is_visible()
+    assert request.locator("pre.headers").inner_text().startswith(f"GET {error['target']}")
+    assert response.locator("pre.headers").inner_text().startswith("200 OK")
+    assert 'ETag: W/"ffff' in response.locator("pre.headers").inner_text()
+    finding = details.locator(f'.finding[data-rule="{error["rule"]}"]')
+    assert finding.is_visible()
+    assert finding.locator(".message").inner_text() == error["message"]
+    assert finding.locator(".section").inner_text() == error["section"]
+    assert finding.locator(".section").is_visible()
+    # The hostile string in the body is shown as text, never run.
+    assert HOSTILE in response.locator("pre.body-text").inner_text()
+    page.screenshot(path=str(tmp_path / "report-opened.png"))
+    assert problems == []
+
+
+def test_the_list_filters_to_failing_exchanges_and_rules_that_found_nothing_unfold(
+    opened: tuple[Any, dict[str, Any], list[str]],
+) -> None:
+    page, document, _ = opened
+    page.locator("input[name=show][value=fail]").check()
+    visible = [item for item in page.locator("details.exchange").all() if item.is_visible()]
+    assert len(visible) == 1 and visible[0].get_attribute("data-mark") == "fail"
+    page.locator("#search").fill("no such thing")
+    assert page.locator("#shown").inner_text() == f"0 of {document['exchanges']} shown"
+    hidden_before = sum(1 for row in page.locator("#by-rule tbody tr").all() if not row.is_visible())
+    assert hidden_before > 0
+    page.locator("#more-rules").click()
+    assert all(row.is_visible() for row in page.locator("#by-rule tbody tr").all())

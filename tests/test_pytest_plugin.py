@@ -1,0 +1,379 @@
+"""The pytest plugin, run the way users run it: real pytest sessions (pytester, in a subprocess each)
+with the plugin loaded from its pytest11 entry point, against real servers on 127.0.0.1."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import socket
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+
+from proxy.sandbox.app import SandboxSettings, create_sandbox_app
+from proxy.server.background import BackgroundServer
+from proxy.store.files import load_cassette
+
+EXAMPLE = Path(__file__).parent / "example" / "cassettes"
+ENTRY_CASSETTE = EXAMPLE / "test_catalog" / "test_entry_etag_is_weak.yaml"
+ENTRY = "/v2/extensions/wishlists/5b0f6a52-3a8e-4f65-9d4c-0e6f1a2b3c4d"
+
+# What the inner suites' tests share: a urllib GET that reports where it went.
+HELPERS = """
+import json, os, urllib.request, urllib.error
+from pathlib import Path
+
+def get(base, target, token="t"):
+    request = urllib.request.Request(base + target, headers={"Authorization": f"Bearer {token}"})
+    try:
+        with urllib.request.urlopen(request, timeout=10) as answer:
+            return answer.status, json.loads(answer.read())
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read() or b"null")
+
+def note(name, url):
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+    with open(Path(__file__).parent / "served.jsonl", "a") as out:
+        out.write(json.dumps({"test": name, "url": url, "worker": worker}) + "\\n")
+"""
+
+
+@pytest.fixture
+def suite(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
+    """An empty user project: asyncio auto mode, the helpers above, not under CI unless a test says."""
+    monkeypatch.delenv("CI", raising=False)
+    pytester.makeini("[pytest]\nasyncio_mode = auto\nasyncio_default_fixture_loop_scope = function\n")
+    pytester.makepyfile(helpers=HELPERS)
+    return pytester
+
+
+@pytest.fixture
+def sandbox() -> Iterator[str]:
+    server = BackgroundServer(lambda: create_sandbox_app(SandboxSettings()))
+    yield server.start()
+    server.stop()
+
+
+def put_cassette(
+    suite: pytest.Pytester, relative: str, source: Path = ENTRY_CASSETTE, text: str | None = None
+) -> Path:
+    target = suite.path / "cassettes" / relative
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if text is None:
+        shutil.copyfile(source, target)
+    else:
+        target.write_text(text)
+    return target
+
+
+def served(suite: pytest.Pytester) -> list[dict[str, str]]:
+    path = suite.path / "served.jsonl"
+    return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
+
+
+def refuses_connections(url: str) -> bool:
+    parts = urlsplit(url)
+    with socket.socket() as probe:
+        probe.settimeout(2)
+        return probe.connect_ex((parts.hostname or "", parts.port or 0)) != 0
+
+
+def test_replay_serves_sync_and_async_tests_each_its_own_server(suite: pytest.Pytester) -> None:
+    put_cassette(suite, "test_client/test_sync_read.yaml")
+    put_cassette(suite, "shared/entry.yaml")
+    suite.makepyfile(
+        test_client=f'''
+import aiohttp, pytest
+from helpers import get, note
+
+def test_sync_read(commerce_replay):
+    note("sync", commerce_replay)
+    status, document = get(commerce_replay, "{ENTRY}")
+    assert status == 200 and document["data"]["name"] == "My Wishlist"
+
+@pytest.mark.commerce_cassette("shared/entry.yaml")
+async def test_async_read(commerce_replay):
+    note("async", commerce_replay)
+    async with aiohttp.ClientSession() as session:
+        async with session.get(commerce_replay + "{ENTRY}") as answer:
+            assert answer.status == 200
+            assert answer.headers["ETag"].startswith('W/"')
+
+def test_servers_are_gone_after_their_test():
+    import socket, json
+    from pathlib import Path
+    from urllib.parse import urlsplit
+    for line in (Path(__file__).parent / "served.jsonl").read_text().splitlines():
+        parts = urlsplit(json.loads(line)["url"])
+        with socket.socket() as probe:
+            assert probe.connect_ex((parts.hostname, parts.port)) != 0
+'''
+    )
+    result = suite.runpytest_subprocess("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=3)
+    urls = [row["url"] for row in served(suite)]
+    assert len(urls) == 2 and urls[0] != urls[1]
+    assert all(re.fullmatch(r"http://127\.0\.0\.1:\d+", url) for url in urls)
+
+
+def test_a_module_server_is_shared_and_a_test_server_is_not(suite: pytest.Pytester) -> None:
+    put_cassette(suite, "test_module_scope.yaml")
+    put_cassette(suite, "test_module_scope/test_one.yaml")
+    put_cassette(suite, "test_module_scope/test_two.yaml")
+    suite.makepyfile(
+        test_module_scope=f'''
+from helpers import get, note
+
+def test_one(commerce_replay_module, commerce_replay):
+    note("module", commerce_replay_module); note("function", commerce_replay)
+    assert get(commerce_replay_module, "{ENTRY}")[0] == 200
+
+def test_two(commerce_replay_module, commerce_replay):
+    note("module", commerce_replay_module); note("function", commerce_replay)
+    assert get(commerce_replay, "{ENTRY}")[0] == 200
+'''
+    )
+    suite.runpytest_subprocess("-p", "no:cacheprovider").assert_outcomes(passed=2)
+    rows = served(suite)
+    module_urls = {row["url"] for row in rows if row["test"] == "module"}
+    function_urls = [row["url"] for row in rows if row["test"] == "function"]
+    assert len(module_urls) == 1
+    assert len(set(function_urls)) == 2 and not module_urls & set(function_urls)
+    assert refuses_connections(module_urls.pop())
+
+
+def test_record_once_writes_a_redacted_cassette_that_then_replays_offline(
+    suite: pytest.Pytester, sandbox: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    suite.makepyfile(
+        test_live="""
+import urllib.parse, urllib.request, json
+from helpers import get
+
+def test_signs_in_and_reads(commerce_record):
+    form = urllib.parse.urlencode({"grant_type": "client_credentials", "client_id": "sandbox-client",
+                                   "client_secret": "sandbox-secret"}).encode()
+    with urllib.request.urlopen(commerce_record + "/oauth/access_token", data=form, timeout=10) as answer:
+        token = json.loads(answer.read())["access_token"]
+    status, document = get(commerce_record, "/v2/brands?page[limit]=5", token)
+    assert status == 200 and len(document["data"]) == 5
+"""
+    )
+    recorded = suite.runpytest_subprocess(
+        "-p", "no:cacheprovider", "--commerce-record-mode=once", f"--commerce-upstream={sandbox}"
+    )
+    recorded.assert_outcomes(passed=1)
+    cassette = suite.path / "cassettes" / "test_live" / "test_signs_in_and_reads.yaml"
+    text = cassette.read_text()
+    assert "sandbox-secret" not in text and "<redacted>" in text
+    assert [exchange.request.path for exchange in load_cassette(cassette).cassette.exchanges] == [
+        "/oauth/access_token",
+        "/v2/brands",
+    ]
+    # Offline, as CI: no upstream given at all, and the cassette answers.
+    monkeypatch.setenv("CI", "true")
+    replayed = suite.runpytest_subprocess("-p", "no:cacheprovider")
+    replayed.assert_outcomes(passed=1)
+    replayed.stdout.fnmatch_lines(["commerce-proxy: record mode none, conformance warn"])
+    assert cassette.read_text() == text
+
+
+def test_under_ci_a_missing_cassette_is_one_clear_error_and_no_network(
+    suite: pytest.Pytester, sandbox: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CI", "true")
+    suite.makepyfile(test_missing="def test_needs_a_cassette(commerce_record):\n    pass\n")
+    result = suite.runpytest_subprocess("-p", "no:cacheprovider", f"--commerce-upstream={sandbox}")
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*no cassette *cassettes/test_missing/test_needs_a_cassette.yaml: record it with "
+            "`pytest --commerce-record-mode=once --commerce-upstream URL`*"
+        ]
+    )
+    assert "Traceback" not in result.stdout.str()
+    assert not (suite.path / "cassettes").exists()
+
+
+def test_recording_without_an_upstream_says_how_to_give_one(suite: pytest.Pytester) -> None:
+    suite.makepyfile(test_nowhere="def test_records(commerce_record):\n    pass\n")
+    result = suite.runpytest_subprocess("-p", "no:cacheprovider")
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(["*record mode once needs an upstream to record*--commerce-upstream URL*"])
+
+
+def test_bad_markers_and_options_are_one_line_errors(suite: pytest.Pytester) -> None:
+    suite.makepyfile(
+        test_marked="""
+import pytest
+
+@pytest.mark.commerce_cassette("a.yaml", simulte=True)
+def test_typo(commerce_replay):
+    pass
+"""
+    )
+    result = suite.runpytest_subprocess("-p", "no:cacheprovider")
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(
+        ["*commerce_cassette on test_marked.py::test_typo: unknown option 'simulte'*"]
+    )
+    wrong = suite.runpytest_subprocess("-p", "no:cacheprovider", "--commerce-record-mode=sometimes")
+    assert wrong.ret == pytest.ExitCode.USAGE_ERROR
+    wrong.stderr.fnmatch_lines(["*--commerce-record-mode: invalid choice: 'sometimes'*"])
+
+
+def broken_etag_cassette(suite: pytest.Pytester) -> None:
+    text = ENTRY_CASSETTE.read_text()
+    etag = re.search(r'ETag: W/"([0-9a-f]+)"', text)
+    assert etag is not None
+    put_cassette(
+        suite,
+        "test_etag/test_reads_entry.yaml",
+        text=text.replace(etag.group(0), 'ETag: W/"' + "0" * 64 + '"'),
+    )
+    suite.makepyfile(
+        test_etag=f'''
+from helpers import get
+
+def test_reads_entry(commerce_replay):
+    assert get(commerce_replay, "{ENTRY}")[0] == 200
+
+def test_clean(commerce_replay_module):
+    pass
+'''
+    )
+    put_cassette(suite, "test_etag.yaml")
+
+
+def test_strict_fails_a_test_whose_traffic_breaks_a_rule_and_shows_the_finding(
+    suite: pytest.Pytester,
+) -> None:
+    broken_etag_cassette(suite)
+    result = suite.runpytest_subprocess("-p", "no:cacheprovider", "--commerce-conformance=strict")
+    result.assert_outcomes(failed=1, passed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*commerce-proxy conformance (strict): the traffic of this test broke 1 documented rule(s):",
+            f"*error entry.etag.matches-etag-id #0 GET {ENTRY}: * (see *)",
+            "*where headers.ETag: expected *; found *",
+            "*replaying *test_reads_entry.yaml at http://127.0.0.1:*",
+            "FAILED test_etag.py::test_reads_entry*",
+        ]
+    )
+
+
+def test_warn_passes_and_lists_the_finding_in_the_summary_and_off_checks_nothing(
+    suite: pytest.Pytester,
+) -> None:
+    broken_etag_cassette(suite)
+    warned = suite.runpytest_subprocess("-p", "no:cacheprovider", "--commerce-conformance=warn")
+    warned.assert_outcomes(passed=2)
+    warned.stdout.fnmatch_lines(
+        [
+            "*= commerce-proxy conformance =*",
+            "test_etag.py::test_reads_entry: 1 error",
+            f"  error entry.etag.matches-etag-id #0 GET {ENTRY}: *",
+        ]
+    )
+    off = suite.runpytest_subprocess("-p", "no:cacheprovider", "--commerce-conformance=off")
+    off.assert_outcomes(passed=2)
+    assert "commerce-proxy conformance" not in off.stdout.str()
+
+
+def test_a_marker_sets_the_conformance_of_one_test(suite: pytest.Pytester) -> None:
+    broken_etag_cassette(suite)
+    source = (suite.path / "test_etag.py").read_text()
+    (suite.path / "test_etag.py").write_text(
+        "import pytest\n"
+        + source.replace(
+            "def test_reads_entry", '@pytest.mark.commerce_conformance("strict")\ndef test_reads_entry'
+        )
+    )
+    suite.runpytest_subprocess("-p", "no:cacheprovider").assert_outcomes(failed=1, passed=1)
+
+
+def test_xdist_workers_get_their_own_servers_and_never_clobber_a_cassette(
+    suite: pytest.Pytester, sandbox: str
+) -> None:
+    reads = "\n".join(
+        f'''
+def test_list_{name}(commerce_record):
+    note("{name}", commerce_record)
+    status, document = get(commerce_record, "/v2/{name}?page[limit]=3", "{{token}}")
+    assert status == 200, document
+'''
+        for name in ("brands", "accounts", "customers", "products")
+    )
+    # Two tests record into one cassette at once (both sleep while recording): the lock keeps both.
+    shared = "\n".join(
+        f"""
+@pytest.mark.commerce_cassette("shared.yaml")
+def test_shared_{name}(commerce_record):
+    note("shared-{name}", commerce_record)
+    status, _ = get(commerce_record, "/v2/{name}?page[limit]=2", "{{token}}")
+    assert status == 200
+    time.sleep(0.5)
+"""
+        for name in ("orders", "files")
+    )
+    suite.makeconftest(
+        f'''
+import json, urllib.parse, urllib.request
+import pytest
+
+@pytest.fixture(scope="session")
+def token():
+    form = urllib.parse.urlencode({{"grant_type": "client_credentials", "client_id": "sandbox-client",
+                                   "client_secret": "sandbox-secret"}}).encode()
+    with urllib.request.urlopen("{sandbox}/oauth/access_token", data=form, timeout=10) as answer:
+        return json.loads(answer.read())["access_token"]
+'''
+    )
+    body = "import time\nimport pytest\nfrom helpers import get, note\n" + reads + shared
+    suite.makepyfile(
+        test_parallel=body.replace('"{token}"', "token").replace(
+            "(commerce_record)", "(commerce_record, token)"
+        )
+    )
+    result = suite.runpytest_subprocess(
+        "-p",
+        "no:cacheprovider",
+        "-n",
+        "2",
+        "--commerce-record-mode=new_episodes",
+        f"--commerce-upstream={sandbox}",
+    )
+    result.assert_outcomes(passed=6)
+    rows = served(suite)
+    assert {row["worker"] for row in rows} == {"gw0", "gw1"}
+    assert len({row["url"] for row in rows}) == 6
+    folder = suite.path / "cassettes"
+    for name in ("brands", "accounts", "customers", "products"):
+        exchanges = load_cassette(folder / "test_parallel" / f"test_list_{name}.yaml").cassette.exchanges
+        assert [exchange.request.path for exchange in exchanges] == [f"/v2/{name}"]
+    shared_paths = sorted(
+        exchange.request.path for exchange in load_cassette(folder / "shared.yaml").cassette.exchanges
+    )
+    assert shared_paths == ["/v2/files", "/v2/orders"]
+    assert not list(folder.rglob("*.journal"))
+
+
+def test_module_recording_under_xdist_asks_for_loadfile(suite: pytest.Pytester, sandbox: str) -> None:
+    suite.makepyfile(test_mod="def test_a(commerce_record_module):\n    pass\n\ndef test_b():\n    pass\n")
+    options = (
+        "-p",
+        "no:cacheprovider",
+        "-n",
+        "2",
+        "--commerce-record-mode=once",
+        f"--commerce-upstream={sandbox}",
+    )
+    spread = suite.runpytest_subprocess(*options)
+    spread.assert_outcomes(errors=1, passed=1)
+    spread.stdout.fnmatch_lines(
+        ["*needs the whole module on one pytest-xdist worker: run with --dist loadfile*"]
+    )
+    suite.runpytest_subprocess(*options, "--dist", "loadfile").assert_outcomes(passed=2)
