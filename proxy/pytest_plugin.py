@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, cast, get_args
+from typing import Any, Literal, NoReturn, cast, get_args
 
 import pytest
 from aiohttp import web
@@ -239,7 +239,7 @@ def _cassettes(request: pytest.FixtureRequest, folder: Path, default_name: str) 
     )
 
 
-def _fail(message: str) -> Any:
+def _fail(message: str) -> NoReturn:
     """Fail the fixture with one line (no traceback into the plugin)."""
     pytest.fail(message, pytrace=False)
 

@@ -196,3 +196,39 @@ def test_the_list_filters_to_failing_exchanges_and_rules_that_found_nothing_unfo
     assert hidden_before > 0
     page.locator("#more-rules").click()
     assert all(row.is_visible() for row in page.locator("#by-rule tbody tr").all())
+
+
+def test_without_a_browser_only_these_tests_skip_with_the_reason_and_ci_fails_instead(tmp_path: Path) -> None:
+    env = {key: value for key, value in os.environ.items() if key not in ("CI", "COMMERCE_PROXY_CHROMIUM")}
+    env["PATH"] = str(Path(sys.executable).parent)  # the venv's tools, and no chromium
+    command = [
+        sys.executable,
+        "-m",
+        "pytest",
+        __file__,
+        "-p",
+        "no:cacheprovider",
+        "-rs",
+        "-k",
+        "page_loads or counts",
+    ]
+    skipped = subprocess.run(
+        command, capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120, check=False
+    )
+    assert skipped.returncode == 0, skipped.stdout
+    assert "2 skipped" in skipped.stdout
+    assert (
+        "SKIPPED [" in skipped.stdout
+        and "no chromium on this machine (apt-get install chromium)" in skipped.stdout
+    )
+    failed = subprocess.run(
+        command,
+        capture_output=True,
+        text=True,
+        env={**env, "CI": "true"},
+        cwd=tmp_path,
+        timeout=120,
+        check=False,
+    )
+    assert failed.returncode == 1
+    assert ".ci/run installs it, so CI never skips these" in failed.stdout
