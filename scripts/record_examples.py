@@ -24,8 +24,11 @@ async def record_pagination_walk(path: Path) -> None:
     )
     try:
         async with aiohttp.ClientSession() as session:
-            form = {"grant_type": "client_credentials", "client_id": settings.client_id,
-                    "client_secret": settings.client_secret}
+            form = {
+                "grant_type": "client_credentials",
+                "client_id": settings.client_id,
+                "client_secret": settings.client_secret,
+            }
             async with session.post(f"{url}/oauth/access_token", data=form) as answer:
                 headers = {"Authorization": f"Bearer {(await answer.json())['access_token']}"}
             for method in ("exact", "lower_bound", "observed"):
@@ -34,8 +37,12 @@ async def record_pagination_walk(path: Path) -> None:
                     assert target is not None
                     async with session.get(URL(target, encoded=True), headers=headers) as answer:
                         target = (await answer.json())["links"]["next"]
-            for target in ("/v2/files?page[offset]=10000", "/v2/files?page[offset]=10050",
-                           "/v2/categories?page[limit]=150", "/v2/inventory?page[limit]=abc"):
+            for target in (
+                "/v2/files?page[offset]=10000",
+                "/v2/files?page[offset]=10050",
+                "/v2/categories?page[limit]=150",
+                "/v2/inventory?page[limit]=abc",
+            ):
                 async with session.get(URL(url + target, encoded=True), headers=headers) as answer:
                     await answer.read()
     finally:

@@ -1,0 +1,237 @@
+"""Cassette loading: commerce-proxy against vcrpy's loader and cassetter on the same content, and `check`.
+
+Each cassette holds N GET exchanges with about 4 KB JSON bodies (the throughput benchmark's list pages),
+written in each tool's own format. Every load runs in a fresh process (`--measure`), which prints its
+wall time and peak memory. "cold" is the first load in a new process with no parse cache of ours (the
+YAML is parsed); "warm" is the same load again (our parse cache is filled; vcrpy and cassetter have no
+cache, so for them it is the same work with the file in the OS page cache).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from common import ROOT, median, table
+
+UPSTREAM = "http://127.0.0.1:9000"
+
+
+def documents(count: int) -> list[tuple[str, str]]:
+    from throughput import PAGES, RECORDS_PER_PAGE, page_document
+
+    pages = [json.dumps(page_document(number, UPSTREAM)) for number in range(PAGES)]
+    return [
+        (
+            f"/v2/products?page[limit]={RECORDS_PER_PAGE}&page[offset]={index * RECORDS_PER_PAGE}",
+            pages[index % PAGES],
+        )
+        for index in range(count)
+    ]
+
+
+def write_ours(path: Path, count: int) -> None:
+    sys.path.insert(0, str(ROOT))
+    from proxy.core.bodies import body_from_bytes
+    from proxy.core.cassette import Cassette
+    from proxy.core.exchange import EMPTY_BODY, Exchange, Request, Response
+    from proxy.store.files import save_cassette
+
+    exchanges = []
+    for target, text in documents(count):
+        path_part, _, query = target.partition("?")
+        headers = (("Content-Type", "application/json"),)
+        exchanges.append(
+            Exchange(
+                Request(
+                    "GET",
+                    path_part,
+                    query,
+                    (("Accept", "application/json"), ("Authorization", "Bearer <redacted>")),
+                    EMPTY_BODY,
+                ),
+                Response(200, headers, body_from_bytes(text.encode(), headers)),
+                "2026-01-01T00:00:00.000000Z",
+                1.0,
+            )
+        )
+    save_cassette(path, Cassette(tuple(exchanges), upstream=UPSTREAM))
+
+
+def write_vcrpy(path: Path, count: int) -> None:
+    from vcr.serializers import yamlserializer
+
+    interactions = [
+        {
+            "request": {
+                "body": None,
+                "headers": {"Accept": ["application/json"]},
+                "method": "GET",
+                "uri": UPSTREAM + target,
+            },
+            "response": {
+                "body": {"string": text},
+                "headers": {"Content-Type": ["application/json"]},
+                "status": {"code": 200, "message": "OK"},
+            },
+        }
+        for target, text in documents(count)
+    ]
+    path.write_text(yamlserializer.serialize({"interactions": interactions, "version": 1}))
+
+
+def write_cassetter(path: Path, count: int) -> None:
+    from cassetter._core import Body, Cassette, HttpInteraction, HttpRequest, HttpResponse
+
+    cassette = Cassette()
+    for target, text in documents(count):
+        cassette.add_interaction(
+            HttpInteraction(
+                HttpRequest("GET", UPSTREAM + target, {"Accept": ["application/json"]}, Body("none")),
+                HttpResponse(
+                    200, {"Content-Type": ["application/json"]}, Body("text", text)
+                ),  # its node budget refuses 50,000 parsed bodies
+                "2026-01-01T00:00:00Z",
+            )
+        )
+    cassette.save(str(path))
+
+
+WRITERS: dict[str, tuple[str, Callable[[Path, int], None]]] = {
+    "commerce-proxy": ("yaml", write_ours),
+    "vcrpy": ("vcrpy.yaml", write_vcrpy),
+    "cassetter": ("cassetter.yaml", write_cassetter),
+}
+
+
+def load(kind: str, path: Path) -> int:
+    """Load as the tool loads before its first request; returns the number of exchanges."""
+    if kind == "commerce-proxy":
+        sys.path.insert(0, str(ROOT))
+        from proxy.store.files import load_cassette
+
+        return len(load_cassette(path).cassette.exchanges)
+    if kind == "vcrpy":
+        from vcr.persisters.filesystem import FilesystemPersister
+        from vcr.serializers import yamlserializer
+
+        requests, _ = FilesystemPersister.load_cassette(str(path), yamlserializer)
+        return len(requests)
+    from cassetter._core import Cassette
+
+    return len(Cassette.load(str(path)))
+
+
+class LoadFailed(Exception):
+    """The tool could not load the cassette (cassetter refuses more than 250,000 YAML nodes, say)."""
+
+
+def measured(kind: str, path: Path, cache: Path) -> tuple[float, int]:
+    """Wall seconds and peak resident KB of one load in a fresh process."""
+    env = {**os.environ, "COMMERCE_PROXY_CACHE": str(cache)}
+    command = [sys.executable, __file__, "--measure", kind, str(path)]
+    done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=1800, check=False)
+    if done.returncode != 0:
+        last = [line for line in done.stderr.splitlines() if line.strip() and not line.lstrip()[:1].isdigit()]
+        raise LoadFailed(last[-1].strip() if last else f"exit {done.returncode}")
+    result = json.loads(done.stdout)
+    return result["seconds"], result["max_rss_kb"]
+
+
+def check_wall(path: Path, cache: Path) -> float:
+    env = {**os.environ, "COMMERCE_PROXY_CACHE": str(cache)}
+    started = time.perf_counter()
+    subprocess.run(
+        [sys.executable, "-m", "proxy", "check", str(path), "--format", "json"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        timeout=3600,
+        check=False,
+    )
+    return time.perf_counter() - started
+
+
+def run(work: Path, sizes: list[int], rounds: int, log: Callable[[str], None]) -> list[str]:
+    """The loading table and the check figures."""
+    rows = []
+    refused: list[str] = []
+    for count in sizes:
+        files = {}
+        for kind, (suffix, write) in WRITERS.items():
+            files[kind] = work / f"{count}.{suffix}"
+            write(files[kind], count)
+        for kind, path in files.items():
+            colds, warms, memory = [], [], []
+            try:
+                for round_number in range(rounds):
+                    cache = work / f"cache-{count}-{kind}-{round_number}"
+                    cold, cold_kb = measured(kind, path, cache)
+                    warm, warm_kb = measured(kind, path, cache)
+                    colds.append(cold)
+                    warms.append(warm)
+                    memory.append((cold_kb, warm_kb))
+            except LoadFailed as failure:
+                refused.append(f"- {kind} could not load {count:,} exchanges: {failure}")
+                log(f"  load {count:,} {kind}: failed: {failure}")
+                continue
+            size_mb = path.stat().st_size / 1e6
+            cold_kb = median([item[0] for item in memory])
+            warm_kb = median([item[1] for item in memory])
+            rows.append((count, kind, size_mb, median(colds), median(warms), cold_kb, warm_kb))
+            log(f"  load {count:,} {kind}: cold {median(colds):.2f} s, warm {median(warms):.2f} s")
+    lines = table(
+        ["exchanges", "loader", "file MB", "cold s", "warm s", "x vcrpy cold", "peak MB cold / warm"],
+        [
+            [
+                f"{count:,}",
+                kind,
+                f"{size:.1f}",
+                f"{cold:.2f}",
+                f"{warm:.3f}",
+                f"{vcrpy_cold(rows, count) / cold:.1f}",
+                f"{cold_kb / 1024:.0f} / {warm_kb / 1024:.0f}",
+            ]
+            for count, kind, size, cold, warm, cold_kb, warm_kb in rows
+        ],
+    )
+    if refused:
+        lines += ["", *refused]
+    biggest = max(sizes)
+    path = work / f"{biggest}.yaml"
+    cache = work / "cache-check"
+    cold = check_wall(path, cache)
+    warm = median([check_wall(path, cache) for _ in range(rounds)])
+    log(f"  check {biggest:,}: cold {cold:.1f} s, warm {warm:.1f} s")
+    lines += [
+        "",
+        *table(
+            [f"`check` on {biggest:,} exchanges, load included", "wall s", "exchanges/s"],
+            [
+                ["cold (YAML parsed)", f"{cold:.2f}", f"{biggest / cold:,.0f}"],
+                ["warm (parse cache)", f"{warm:.2f}", f"{biggest / warm:,.0f}"],
+            ],
+        ),
+    ]
+    return lines
+
+
+def vcrpy_cold(rows: list[tuple[int, str, float, float, float, float, float]], count: int) -> float:
+    return next(cold for size, kind, _, cold, _, _, _ in rows if size == count and kind == "vcrpy")
+
+
+if __name__ == "__main__" and sys.argv[1:2] == ["--measure"]:
+    kind, where = sys.argv[2], Path(sys.argv[3])
+    started = time.perf_counter()
+    loaded = load(kind, where)
+    seconds = time.perf_counter() - started
+    # VmHWM, not ru_maxrss: Linux carries ru_maxrss over from the parent across fork and exec.
+    status = Path("/proc/self/status").read_text().splitlines()
+    peak = next((int(line.split()[1]) for line in status if line.startswith("VmHWM:")), 0)
+    print(json.dumps({"seconds": seconds, "max_rss_kb": peak, "exchanges": loaded}))

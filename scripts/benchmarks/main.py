@@ -1,0 +1,124 @@
+"""`scripts/bench`: throughput against the peers, cassette loading against vcrpy and cassetter, and `check`.
+
+Everything runs on 127.0.0.1 with bounded durations and stops by itself; only processes it started are
+stopped, by PID. The results table (markdown) is what the README's Benchmarks section quotes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import os
+import platform
+import shutil
+import sys
+import tempfile
+import time
+from importlib import metadata
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+import loading
+import throughput
+from common import ROOT, TOOLS, tool_version
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(prog="scripts/bench", description=__doc__)
+    parser.add_argument(
+        "--quick", action="store_true", help="one round, 16 connections, 1 s each, 1,000 exchanges"
+    )
+    parser.add_argument("--rounds", type=int, default=None, help="interleaved rounds (default 3; --quick 1)")
+    parser.add_argument("--seconds", type=float, default=None, help="each wrk run (default 5; --quick 1)")
+    parser.add_argument("--only", choices=("throughput", "loading"), help="run one part")
+    parser.add_argument(
+        "-o", "--output", type=Path, default=ROOT / "bench-results.md", help="the results table"
+    )
+    arguments = parser.parse_args()
+    rounds = arguments.rounds or (1 if arguments.quick else 3)
+    seconds = arguments.seconds or (1.0 if arguments.quick else 5.0)
+    connections = [16] if arguments.quick else [16, 64]
+    sizes = [1_000] if arguments.quick else [1_000, 10_000, 50_000]
+    missing = [tool for tool in ("nginx", "wrk", "node", "java") if shutil.which(tool) is None]
+    if (
+        not (TOOLS / "node_modules" / "talkback").is_dir()
+        or not (TOOLS / "node_modules" / "wiremock").is_dir()
+    ):
+        missing.append("npm packages talkback and wiremock in .bench/")
+    if missing and arguments.only != "loading":
+        print(
+            f"scripts/bench: missing {', '.join(missing)} (scripts/bench installs them when run as root)",
+            file=sys.stderr,
+        )
+        return 2
+
+    def log(line: str) -> None:
+        print(line, file=sys.stderr, flush=True)
+
+    started = time.perf_counter()
+    lines = header(rounds, seconds, connections)
+    with tempfile.TemporaryDirectory(prefix="commerce-proxy-bench-") as folder:
+        work = Path(folder)
+        if arguments.only != "loading":
+            log(f"throughput: {rounds} round(s), {seconds:g} s per run, connections {connections}")
+            measured, _ = throughput.run(work, rounds, connections, seconds, log)
+            lines += ["## Throughput (wrk, 2 threads, rotating over 20 list pages of 4 KB)", ""]
+            lines += throughput.report(measured, connections)
+            lines.append("")
+        if arguments.only != "throughput":
+            log(f"loading: {sizes} exchanges, {rounds} round(s)")
+            lines += ["## Cassette loading (fresh process each; time of the load call, imports excluded)", ""]
+            (work / "loading").mkdir()
+            lines += loading.run(work / "loading", sizes, rounds, log)
+            lines.append("")
+    lines.append(f"Whole run: {time.perf_counter() - started:.0f} s.")
+    arguments.output.write_text("\n".join(lines) + "\n")
+    log(f"scripts/bench: wrote {arguments.output}")
+    return 0
+
+
+def header(rounds: int, seconds: float, connections: list[int]) -> list[str]:
+    python = ROOT / ".venv" / "bin"
+    versions = {
+        "commerce-proxy": tool_version([sys.executable, "-m", "proxy", "--version"]),
+        "Python": platform.python_version(),
+        "nginx": tool_version(["nginx", "-v"]),
+        "wrk": tool_version(["wrk", "--version"]),
+        "mitmdump": tool_version([str(python / "mitmdump"), "--version"]),
+        "talkback": package_version("talkback"),
+        "WireMock": package_version("wiremock"),
+        "java": tool_version(["java", "-version"]),
+        "node": tool_version(["node", "--version"]),
+    }
+    for package in ("aiohttp", "uvloop", "vcrpy", "cassetter", "PyYAML"):
+        try:
+            versions[package] = metadata.version(package)
+        except metadata.PackageNotFoundError:
+            versions[package] = "not installed"
+    versions = {
+        name: version.removeprefix("nginx version: ").split(" Copyright")[0]
+        for name, version in versions.items()
+    }
+    return [
+        "# commerce-proxy benchmarks",
+        "",
+        f"{datetime.date.today().isoformat()}, {platform.machine()} with {os.cpu_count()} cores, "
+        f"{platform.platform()}; {rounds} interleaved round(s), {seconds:g} s per wrk run, connections "
+        f"{', '.join(map(str, connections))}. Medians over rounds; ratios are medians of same-round ratios "
+        "(shared, noisy machine: compare within this run).",
+        "",
+        "Versions: " + ", ".join(f"{name} {version}" for name, version in versions.items()) + ".",
+        "",
+    ]
+
+
+def package_version(name: str) -> str:
+    import json
+
+    manifest = TOOLS / "node_modules" / name / "package.json"
+    return json.loads(manifest.read_text())["version"] if manifest.exists() else "not installed"
+
+
+if __name__ == "__main__":
+    sys.exit(main())
