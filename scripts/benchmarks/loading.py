@@ -137,8 +137,8 @@ def measured(kind: str, path: Path, cache: Path) -> tuple[float, int]:
     command = [sys.executable, __file__, "--measure", kind, str(path)]
     done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=1800, check=False)
     if done.returncode != 0:
-        last = [line for line in done.stderr.splitlines() if line.strip() and not line.lstrip()[:1].isdigit()]
-        raise LoadFailed(last[-1].strip() if last else f"exit {done.returncode}")
+        errors = [line.strip() for line in done.stderr.splitlines() if "Error:" in line]
+        raise LoadFailed(errors[-1] if errors else f"exit {done.returncode}")
     result = json.loads(done.stdout)
     return result["seconds"], result["max_rss_kb"]
 
