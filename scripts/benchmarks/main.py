@@ -62,7 +62,7 @@ def main() -> int:
         work = Path(folder)
         if arguments.only != "loading":
             log(f"throughput: {rounds} round(s), {seconds:g} s per run, connections {connections}")
-            measured, _ = throughput.run(work, rounds, connections, seconds, log)
+            measured = throughput.run(work, rounds, connections, seconds, log)
             lines += ["## Throughput (wrk, 2 threads, rotating over 20 list pages of 4 KB)", ""]
             lines += throughput.report(measured, connections)
             lines.append("")

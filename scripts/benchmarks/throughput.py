@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import sys
 import urllib.request
 from collections.abc import Callable
@@ -225,7 +224,7 @@ class Subject:
 
     name: str
     role: str  # "limit", "baseline", "pass-through", "record", "replay"
-    start: Starter
+    start: Starter | None  # None: the upstream itself, measured directly
     feed: Starter | None = None  # replay: how to make its recording first
     figures: dict[int, list[Measurement]] = field(default_factory=dict)
     ratios_direct: dict[int, list[float]] = field(default_factory=dict)
@@ -313,9 +312,8 @@ def wiremock(recording: bool) -> Starter:
 
 
 def subjects() -> list[Subject]:
-    direct: Starter = lambda work, upstream, port: None  # type: ignore[assignment,return-value]  # noqa: E731
     return [
-        Subject("direct to nginx (the limit)", "limit", direct),
+        Subject("direct to nginx (the limit)", "limit", None),
         Subject("baseline: aiohttp pass-through + uvloop", "baseline", baseline),
         Subject(
             "commerce-proxy record (recording, checking)",
@@ -362,7 +360,7 @@ def subjects() -> list[Subject]:
 
 def run(
     work: Path, rounds: int, connections: list[int], seconds: float, log: Callable[[str], None]
-) -> tuple[list[Subject], list[str]]:
+) -> list[Subject]:
     """Every subject, every round, every connection count; returns them with their figures."""
     script = work / "rotate.lua"
     paths = ", ".join(json.dumps(target) for target in targets())
@@ -388,7 +386,7 @@ def run(
                     log(f"  {subject.name}: failed: {subject.failed}")
     finally:
         upstream.stop()
-    return everything, []
+    return everything
 
 
 def measure(
@@ -413,7 +411,7 @@ def measure(
         feeder.stop()
     process = None
     url = upstream.url
-    if subject.role != "limit":
+    if subject.start is not None:
         port = free_port()
         process = subject.start(folder, upstream.url, port)
         url = f"http://127.0.0.1:{port}"
@@ -456,7 +454,6 @@ def measure(
     finally:
         if process:
             subject.exit_s.append(process.stop())
-            shutil.rmtree(folder / "tapes", ignore_errors=True)
 
 
 def report(everything: list[Subject], connections: list[int]) -> list[str]:
