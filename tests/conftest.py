@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
 
 import aiohttp
 import pytest
@@ -82,3 +84,16 @@ def make_exchange(
 def json_body(value: object) -> Body:
     """A JSON body."""
     return Body("json", value)  # type: ignore[arg-type]
+
+
+ENTRY_CASSETTE = (
+    Path(__file__).parent / "example" / "cassettes" / "test_catalog" / "test_entry_etag_is_weak.yaml"
+)
+
+
+def entry_cassette_with_wrong_etag(digit: str) -> str:
+    """The example entry-read cassette as text, its ETag header made W/"<64 x digit>" (not the etag_id)."""
+    text = ENTRY_CASSETTE.read_text()
+    etag = re.search(r'ETag: W/"([0-9a-f]+)"', text)
+    assert etag is not None and etag.group(1) != digit * 64
+    return text.replace(etag.group(0), 'ETag: W/"' + digit * 64 + '"')

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -19,8 +18,9 @@ from typing import Any
 
 import pytest
 
+from tests.conftest import entry_cassette_with_wrong_etag
+
 ROOT = Path(__file__).resolve().parent.parent
-ENTRY_CASSETTE = ROOT / "tests" / "example" / "cassettes" / "test_catalog" / "test_entry_etag_is_weak.yaml"
 HOSTILE = "</script><script>alert(1)</script>"
 
 
@@ -66,12 +66,7 @@ def reports(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, A
     folder = tmp_path_factory.mktemp("report")
     cassettes = folder / "cassettes"
     shutil.copytree(ROOT / "cassettes", cassettes)
-    text = ENTRY_CASSETTE.read_text()
-    etag = re.search(r'ETag: W/"([0-9a-f]+)"', text)
-    assert etag is not None
-    broken = text.replace(etag.group(0), 'ETag: W/"' + "f" * 64 + '"').replace(
-        "name: My Wishlist", f"name: '{HOSTILE}'"
-    )
+    broken = entry_cassette_with_wrong_etag("f").replace("name: My Wishlist", f"name: '{HOSTILE}'")
     (cassettes / "broken-etag.yaml").write_text(broken)
     page = folder / "report.html"
     made = run_check(cassettes, "--format", "html", "-o", page)

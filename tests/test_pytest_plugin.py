@@ -16,9 +16,8 @@ import pytest
 from proxy.sandbox.app import SandboxSettings, create_sandbox_app
 from proxy.server.background import BackgroundServer
 from proxy.store.files import load_cassette
+from tests.conftest import ENTRY_CASSETTE, entry_cassette_with_wrong_etag
 
-EXAMPLE = Path(__file__).parent / "example" / "cassettes"
-ENTRY_CASSETTE = EXAMPLE / "test_catalog" / "test_entry_etag_is_weak.yaml"
 ENTRY = "/v2/extensions/wishlists/5b0f6a52-3a8e-4f65-9d4c-0e6f1a2b3c4d"
 
 # What the inner suites' tests share: a urllib GET that reports where it went.
@@ -235,14 +234,7 @@ def test_typo(commerce_replay):
 
 
 def broken_etag_cassette(suite: pytest.Pytester) -> None:
-    text = ENTRY_CASSETTE.read_text()
-    etag = re.search(r'ETag: W/"([0-9a-f]+)"', text)
-    assert etag is not None
-    put_cassette(
-        suite,
-        "test_etag/test_reads_entry.yaml",
-        text=text.replace(etag.group(0), 'ETag: W/"' + "0" * 64 + '"'),
-    )
+    put_cassette(suite, "test_etag/test_reads_entry.yaml", text=entry_cassette_with_wrong_etag("0"))
     suite.makepyfile(
         test_etag=f'''
 from helpers import get

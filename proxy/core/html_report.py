@@ -8,6 +8,7 @@ when it is opened, so a 50,000-exchange cassette still opens quickly. Pure: retu
 
 from __future__ import annotations
 
+import html
 import json
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -32,7 +33,7 @@ def html_report(
     # Inside <script> only "</" could end the element early; \u003c keeps the JSON the same JSON.
     embedded = json.dumps(data, ensure_ascii=False, separators=(",", ":")).replace("<", "\\u003c")
     return (
-        PAGE.replace("{{TITLE}}", _escape(title))
+        PAGE.replace("{{TITLE}}", html.escape(title))
         .replace("{{STYLE}}", STYLE)
         .replace("{{SCRIPT}}", SCRIPT)
         .replace("{{DATA}}", embedded)
@@ -134,10 +135,6 @@ def _phrase(status: int) -> str | None:
         return HTTPStatus(status).phrase
     except ValueError:
         return None
-
-
-def _escape(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
 
 
 PAGE = """<!DOCTYPE html>
