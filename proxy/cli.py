@@ -344,7 +344,7 @@ def build_book(paths: list[Path], arguments: argparse.Namespace) -> tuple[Replay
 def run_replay(arguments: argparse.Namespace) -> int:
     """`replay`: serve cassettes until stopped."""
     from proxy.server.replay import create_replay_app
-    from proxy.server.serving import serve_until_stopped
+    from proxy.server.serving import run_served, serve_until_stopped
 
     paths = arguments.cassette or [shipped_dir("cassettes")]
     options = replay_options(arguments, paths)
@@ -366,7 +366,7 @@ def run_replay(arguments: argparse.Namespace) -> int:
             f"({len(book.recordings)} exchanges from {len(loaded)} cassette(s){checked})"
         )
 
-    asyncio.run(serve_until_stopped(app, arguments.host, arguments.port, ready))
+    run_served(serve_until_stopped(app, arguments.host, arguments.port, ready))
     return 0
 
 
@@ -397,7 +397,7 @@ def run_record(arguments: argparse.Namespace) -> int:
     if arguments.mode == "none":
         return run_replay(argparse.Namespace(**{**vars(arguments), "cassette": [arguments.cassette]}))
     from proxy.server.record import RecordSettings, create_record_app
-    from proxy.server.serving import serve_until_stopped
+    from proxy.server.serving import run_served, serve_until_stopped
 
     upstream = checked_upstream(arguments.upstream, "record")
     loaded_engine = load_engine(arguments)
@@ -423,14 +423,14 @@ def run_record(arguments: argparse.Namespace) -> int:
             f"findings at {url}/_proxy/findings)"
         )
 
-    asyncio.run(serve_until_stopped(app, arguments.host, arguments.port, ready))
+    run_served(serve_until_stopped(app, arguments.host, arguments.port, ready))
     return 0
 
 
 def run_spy(arguments: argparse.Namespace) -> int:
     """`spy`: forward to the upstream and check every exchange live; no cassette is written."""
     from proxy.server.record import RecordSettings, create_record_app
-    from proxy.server.serving import serve_until_stopped
+    from proxy.server.serving import run_served, serve_until_stopped
 
     upstream = checked_upstream(arguments.upstream, "spy")
     engine = load_engine(arguments)
@@ -451,7 +451,7 @@ def run_spy(arguments: argparse.Namespace) -> int:
             f"{len(engine.ruleset.rules)} rules (findings at {url}/_proxy/findings)"
         )
 
-    asyncio.run(serve_until_stopped(app, arguments.host, arguments.port, ready))
+    run_served(serve_until_stopped(app, arguments.host, arguments.port, ready))
     return 0
 
 
@@ -569,7 +569,7 @@ def run_rules(arguments: argparse.Namespace) -> int:
 def run_sandbox(arguments: argparse.Namespace) -> int:
     """`sandbox`: serve the in-memory stand-in for the real service."""
     from proxy.sandbox.app import SandboxSettings, create_sandbox_app
-    from proxy.server.serving import serve_until_stopped
+    from proxy.server.serving import run_served, serve_until_stopped
 
     try:
         settings = SandboxSettings(
@@ -589,7 +589,7 @@ def run_sandbox(arguments: argparse.Namespace) -> int:
             + (f", breaking {settings.broken}" if settings.broken else "")
         )
 
-    asyncio.run(serve_until_stopped(app, arguments.host, arguments.port, ready))
+    run_served(serve_until_stopped(app, arguments.host, arguments.port, ready))
     return 0
 
 

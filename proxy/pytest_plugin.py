@@ -20,10 +20,9 @@ from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, NoReturn, cast, get_args
+from typing import TYPE_CHECKING, Any, Literal, NoReturn, cast, get_args
 
 import pytest
-from aiohttp import web
 
 from proxy.core.conformance import Checker, LiveChecker
 from proxy.core.findings import SEVERITIES, Finding
@@ -34,6 +33,9 @@ from proxy.store.files import load_cassettes
 from proxy.store.locks import cassette_lock
 from proxy.store.recording import RECORD_MODES, RecordMode, RecordSettings
 from proxy.store.rule_files import Engine, load_project_rules
+
+if TYPE_CHECKING:
+    from proxy.server.serving import Servable
 
 log = logging.getLogger(__name__)
 
@@ -358,7 +360,7 @@ def _live_checker(state: PluginState, served: Served) -> LiveChecker | None:
 
 
 @contextmanager
-def _serving(state: PluginState, served: Served, build: Callable[[], web.Application]) -> Iterator[str]:
+def _serving(state: PluginState, served: Served, build: Callable[[], Servable]) -> Iterator[str]:
     from proxy.server.background import BackgroundServer
 
     server = BackgroundServer(build)

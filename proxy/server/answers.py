@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import logging
 
-from aiohttp import web
-
 from proxy.core.bodies import body_to_bytes, dump_json
 from proxy.core.exchange import Response
 from proxy.core.hop_by_hop import end_to_end
@@ -13,37 +11,32 @@ from proxy.core.links import OriginRewriter
 from proxy.core.matching import Difference
 from proxy.core.replay_state import Answer, NearMiss, Recording
 from proxy.core.simulation.answers import Simulated
-from proxy.server.convert import error_document, json_response, multidict
+from proxy.server.wire import Outgoing, error_document, json_answer
 
 log = logging.getLogger(__name__)
 NO_MATCH_HEADER = "X-Commerce-Proxy"
 
 
 class AnswerCache:
-    """Bytes and headers of each recording as served at an origin, built once per (recording, origin)."""
+    """Each recording's answer as served at an origin, encoded to wire bytes once per (recording, origin).
+
+    Memory stays flat: one entry per recording and origin, however many requests are served.
+    """
 
     def __init__(self) -> None:
-        self._built: dict[tuple[int, str], tuple[int, str | None, list[tuple[str, str]], bytes]] = {}
+        self._built: dict[tuple[int, str], Outgoing] = {}
 
-    def response(self, recording: Recording, origin: str) -> web.Response:
+    def response(self, recording: Recording, origin: str) -> Outgoing:
         """The recorded answer with links moved from the recorded upstream to `origin`."""
         key = (id(recording), origin)
         built = self._built.get(key)
         if built is None:
             built = _build(recording.exchange.response, recording.upstream, origin)
             self._built[key] = built
-        return _web_response(built)
+        return built
 
 
-Built = tuple[int, str | None, list[tuple[str, str]], bytes]
-
-
-def _web_response(built: Built) -> web.Response:
-    status, reason, headers, body = built
-    return web.Response(status=status, reason=reason, headers=multidict(tuple(headers)), body=body)
-
-
-def _build(response: Response, upstream: str | None, origin: str) -> Built:
+def _build(response: Response, upstream: str | None, origin: str) -> Outgoing:
     dropped = {"content-length"}
     if response.body.decoded_from:
         dropped.add("content-encoding")  # the stored body is already decoded
@@ -54,16 +47,13 @@ def _build(response: Response, upstream: str | None, origin: str) -> Built:
         if rewriter.needed:
             headers = rewriter.headers(headers)
             if body.kind == "json":
-                return (
-                    response.status,
-                    response.reason,
-                    list(headers),
-                    dump_json(rewriter.json(body.value)),
+                return Outgoing(
+                    response.status, tuple(headers), dump_json(rewriter.json(body.value)), response.reason
                 )
-    return response.status, response.reason, list(headers), body_to_bytes(body)
+    return Outgoing(response.status, tuple(headers), body_to_bytes(body), response.reason)
 
 
-def serve_answer(answer: Answer, cache: AnswerCache, origin: str) -> web.Response:
+def serve_answer(answer: Answer, cache: AnswerCache, origin: str) -> Outgoing:
     """The recorded answer for a hit; a sequence that ran out is logged once, then repeats."""
     if answer.first_repeat:
         recording = answer.recording
@@ -77,15 +67,13 @@ def serve_answer(answer: Answer, cache: AnswerCache, origin: str) -> web.Respons
     return cache.response(answer.recording, origin)
 
 
-def serve_simulated(simulated: Simulated, upstream: str | None, origin: str) -> web.Response:
+def serve_simulated(simulated: Simulated, upstream: str | None, origin: str) -> Outgoing:
     """A simulated answer, its links moved from the recordings' upstream to us, logged as simulated."""
     log.info("simulated: %s", simulated.summary)
-    return _web_response(_build(simulated.response, upstream, origin))
+    return _build(simulated.response, upstream, origin)
 
 
-def no_match_response(
-    method: str, target: str, near: list[NearMiss], reason: str | None = None
-) -> web.Response:
+def no_match_response(method: str, target: str, near: list[NearMiss], reason: str | None = None) -> Outgoing:
     """404 in the API's error shape, naming the closest recordings and how they differ.
 
     With `--simulate`, `reason` says why the simulator could not answer either.
@@ -107,7 +95,7 @@ def no_match_response(
     )
     log.warning("no match: %s%s", detail, f" (closest: {summary})" if summary else "")
     document = error_document(404, "No recorded exchange matches", detail, meta={"closest": closest})
-    return json_response(404, document, headers={NO_MATCH_HEADER: "no-match"})
+    return json_answer(404, document, headers={NO_MATCH_HEADER: "no-match"})
 
 
 def _difference(difference: Difference) -> dict[str, str]:

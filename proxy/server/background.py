@@ -11,9 +11,7 @@ import threading
 from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
 
-from aiohttp import web
-
-from proxy.server.serving import SHUTDOWN_TIMEOUT, start
+from proxy.server.serving import SHUTDOWN_TIMEOUT, Runner, Servable, start
 
 STARTUP_TIMEOUT = 30.0
 T = TypeVar("T")
@@ -22,12 +20,12 @@ T = TypeVar("T")
 class BackgroundServer:
     """Serves the app `build` makes on 127.0.0.1 and a free port until `stop`."""
 
-    def __init__(self, build: Callable[[], web.Application], host: str = "127.0.0.1") -> None:
+    def __init__(self, build: Callable[[], Servable], host: str = "127.0.0.1") -> None:
         self._build = build
         self._host = host
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name="commerce-proxy", daemon=True)
-        self._runner: web.AppRunner | None = None
+        self._runner: Runner | None = None
         self.url = ""
 
     def start(self) -> str:
@@ -40,7 +38,7 @@ class BackgroundServer:
             raise
         return self.url
 
-    async def _start(self) -> tuple[web.AppRunner, str]:
+    async def _start(self) -> tuple[Runner, str]:
         return await start(self._build(), self._host, 0)
 
     def stop(self) -> None:

@@ -11,6 +11,7 @@ from multidict import CIMultiDict
 from proxy.core.bodies import body_from_bytes
 from proxy.core.exchange import Headers, Request, Response
 from proxy.core.links import origin_of
+from proxy.server.wire import Outgoing
 
 ADMIN_PREFIX = "/_proxy/"
 
@@ -35,12 +36,13 @@ async def read_request(request: web.Request) -> tuple[Request, bytes]:
     return core, raw_body
 
 
-def core_response(answer: web.Response) -> Response:
+def core_response(answer: Outgoing) -> Response:
     """The core value of an answer we built (replay's), to check what a client was really served."""
-    headers = tuple(answer.headers.items())
-    body = answer.body if isinstance(answer.body, bytes) else b""
     return Response(
-        status=answer.status, headers=headers, body=body_from_bytes(body, headers), reason=answer.reason
+        status=answer.status,
+        headers=answer.headers,
+        body=body_from_bytes(answer.body, answer.headers),
+        reason=answer.reason,
     )
 
 
@@ -64,8 +66,8 @@ def json_response(status: int, document: Any, headers: dict[str, str] | None = N
     )
 
 
-def error_document(status: int, title: str, detail: str, **extra: Any) -> dict[str, Any]:
-    """An `{"errors": [...]}` body in the API's own error shape."""
-    error: dict[str, Any] = {"status": str(status), "title": title, "detail": detail}
-    error.update(extra)
-    return {"errors": [error]}
+def web_response(answer: Outgoing) -> web.Response:
+    """An answer built for the wire server, as aiohttp sends it (record's replayed answers)."""
+    return web.Response(
+        status=answer.status, reason=answer.reason, headers=multidict(answer.headers), body=answer.body
+    )

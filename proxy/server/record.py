@@ -22,15 +22,16 @@ from proxy.core.links import OriginRewriter
 from proxy.server.answers import AnswerCache, serve_answer
 from proxy.server.convert import (
     ADMIN_PREFIX,
-    error_document,
     json_response,
     multidict,
     own_origin,
     raw_headers,
     read_request,
+    web_response,
 )
 from proxy.server.replay import MAX_REQUEST_BYTES, admin_not_found, now_stamp
 from proxy.server.serving import REQUEST_BODIES_AS_SENT
+from proxy.server.wire import error_document
 from proxy.store.recording import RecordingSession
 from proxy.store.recording import RecordSettings as RecordSettings
 
@@ -110,7 +111,7 @@ def create_record_app(settings: RecordSettings) -> web.Application:
 
     async def handle(request: web.Request) -> web.StreamResponse:
         if request.path.startswith(ADMIN_PREFIX):
-            return admin_not_found(request)
+            return web_response(admin_not_found(request.method, request.path))
         sequence = recording.arrival()
         recorded_at = now_stamp()
         core, raw_body = await read_request(request)
@@ -118,7 +119,7 @@ def create_record_app(settings: RecordSettings) -> web.Application:
         answer = recording.book.answer(core)
         if answer is not None:
             recording.replayed += 1
-            return serve_answer(answer, cache, origin)
+            return web_response(serve_answer(answer, cache, origin))
         started = time.perf_counter()
         try:
             status, reason, headers, body = await _forward(

@@ -11,15 +11,16 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+from collections.abc import Awaitable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from aiohttp import web
-
+from proxy.core.bodies import body_from_bytes
 from proxy.core.conformance import LiveChecker
 from proxy.core.exchange import Exchange, Request
 from proxy.core.faults import FAULT_TITLES, Fault, FaultPlan, Latency
+from proxy.core.links import origin_of
 from proxy.core.redaction import redact_exchange
 from proxy.core.replay_state import Answer, Miss, ReplayBook
 from proxy.core.simulation.answers import Simulated
@@ -32,15 +33,17 @@ from proxy.server.answers import (
     serve_answer,
     serve_simulated,
 )
-from proxy.server.convert import (
-    ADMIN_PREFIX,
-    core_response,
+from proxy.server.convert import ADMIN_PREFIX, core_response
+from proxy.server.wire import (
+    DROP,
+    Incoming,
+    Outgoing,
+    Reply,
+    Trickle,
+    WireServer,
     error_document,
-    json_response,
-    own_origin,
-    read_request,
+    json_answer,
 )
-from proxy.server.serving import LISTENING, REQUEST_BODIES_AS_SENT, Listening
 from proxy.store.cassette_names import resolve_cassette_name
 from proxy.store.files import load_cassette, write_atomically
 
@@ -112,7 +115,7 @@ class Library:
             book.reset()
 
 
-def no_match(core: Request, book: ReplayBook, miss: Miss) -> web.Response:
+def no_match(core: Request, book: ReplayBook, miss: Miss) -> Outgoing:
     """The 404 answer for a request nothing answers (secrets in it shown redacted)."""
     prepared = book.prepare(core)
     return no_match_response(prepared.method, prepared.target, miss.near, miss.reason)
@@ -120,7 +123,7 @@ def no_match(core: Request, book: ReplayBook, miss: Miss) -> web.Response:
 
 def respond(
     book: ReplayBook, cache: AnswerCache, core: Request, origin: str
-) -> tuple[web.Response, float | None]:
+) -> tuple[Outgoing, float | None]:
     """The recorded or simulated answer (or the 404 of a miss), and the recorded upstream time."""
     result = book.respond(core, now_stamp())
     if isinstance(result, Answer):
@@ -138,116 +141,125 @@ def now_stamp() -> str:
     return datetime.now(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
 
 
-def admin_not_found(request: web.Request) -> web.Response:
+def admin_not_found(method: str, path: str) -> Outgoing:
     """Admin paths are ours: an unknown one is a 404, never forwarded or recorded."""
-    return json_response(
-        404, error_document(404, "Not Found", f"no admin endpoint {request.method} {request.path}")
-    )
+    return json_answer(404, error_document(404, "Not Found", f"no admin endpoint {method} {path}"))
 
 
-def fault_response(fault: Fault) -> web.Response:
+def fault_response(fault: Fault) -> Outgoing:
     """429/500/503 in the API's error shape, marked as injected."""
     status = fault.status or 500
     headers = {"X-Commerce-Proxy": "fault"}
     if status == 429:
         headers["Retry-After"] = "1"
     detail = f"fault injected by commerce-proxy (--fault {fault.text})"
-    return json_response(status, error_document(status, FAULT_TITLES[status], detail), headers=headers)
+    return json_answer(status, error_document(status, FAULT_TITLES[status], detail), headers=headers)
 
 
-async def drop_connection(request: web.Request) -> web.StreamResponse:
-    """Close the connection without an answer, as a crashed server or a cut network does."""
-    transport = request.transport
-    if transport is not None:
-        transport.abort()
-    raise asyncio.CancelledError  # aiohttp ends the handler quietly on a closed connection
-
-
-async def slow_body(request: web.Request, answer: web.Response, seconds: float) -> web.StreamResponse:
-    """The same answer, its body trickled out in pieces over `seconds` (headers go out at once)."""
-    body = answer.body if isinstance(answer.body, bytes) else b""
-    stream = web.StreamResponse(status=answer.status, reason=answer.reason, headers=answer.headers)
-    stream.content_length = len(body)
-    await stream.prepare(request)
-    step = max(1, -(-len(body) // SLOW_CHUNKS))
-    pieces = [body[start : start + step] for start in range(0, len(body), step)] or [b""]
-    for piece in pieces:
-        await asyncio.sleep(seconds / len(pieces))
-        await stream.write(piece)
-    await stream.write_eof()
-    return stream
+async def _after(seconds: float, reply: Reply) -> Reply:
+    await asyncio.sleep(seconds)
+    return reply
 
 
 def create_replay_app(
     book: ReplayBook, options: ReplayOptions | None = None, live: LiveChecker | None = None
-) -> web.Application:
-    """An aiohttp app answering every request from the book (or the cassette a header names)."""
+) -> WireServer:
+    """A server answering every request from the book (or the cassette a header names).
+
+    The common request, a recorded answer with no faults or latency, is answered synchronously with
+    bytes encoded once per recording (AnswerCache): one index lookup and one write.
+    """
     options = options or ReplayOptions()
-    app = web.Application(client_max_size=MAX_REQUEST_BYTES)
     library = Library(book, options)
     plan = FaultPlan(options.faults, options.fault_seed)
     cache = AnswerCache()
-    app[REQUEST_BODIES_AS_SENT] = True  # bodies are decoded for matching by the core, as recorded
-    app[LISTENING] = Listening()
-
-    async def health(request: web.Request) -> web.Response:
-        return json_response(200, {"status": "ok", "mode": "replay", "exchanges": len(book.recordings)})
-
-    async def reset(request: web.Request) -> web.Response:
-        library.reset()
-        plan.reset()
-        return json_response(200, {"status": "ok", "rewound": True})
-
-    async def usage(request: web.Request) -> web.Response:
-        return json_response(200, usage_report(library.books()))
-
-    async def findings(request: web.Request) -> web.Response:
-        if live is None:
-            return json_response(
-                404, error_document(404, "Not Found", "replay is not checking: start it with --check")
-            )
-        return json_response(200, live.log.to_json())
-
     checked = 0
 
-    def check(core: Request, answer: web.Response, chosen: ReplayBook, recorded_at: str) -> None:
+    def health() -> Outgoing:
+        return json_answer(200, {"status": "ok", "mode": "replay", "exchanges": len(book.recordings)})
+
+    def reset() -> Outgoing:
+        library.reset()
+        plan.reset()
+        return json_answer(200, {"status": "ok", "rewound": True})
+
+    def usage() -> Outgoing:
+        return json_answer(200, usage_report(library.books()))
+
+    def findings() -> Outgoing:
+        if live is None:
+            return json_answer(
+                404, error_document(404, "Not Found", "replay is not checking: start it with --check")
+            )
+        return json_answer(200, live.log.to_json())
+
+    admin = {
+        "/_proxy/health": ("GET", health),
+        "/_proxy/reset": ("POST", reset),
+        "/_proxy/usage": ("GET", usage),
+        "/_proxy/findings": ("GET", findings),
+    }
+
+    def answer_admin(method: str, path: str) -> Outgoing:
+        known = admin.get(path)
+        if known is None:
+            return admin_not_found(method, path)
+        allowed, build = known
+        if method != allowed and not (allowed == "GET" and method == "HEAD"):
+            document = error_document(405, "Method Not Allowed", f"{path} takes {allowed}")
+            return json_answer(405, document, headers={"Allow": allowed})
+        return build()
+
+    def check(core: Request, answer: Outgoing, chosen: ReplayBook) -> None:
         """Check the answer served (not a miss: that 404 is ours, not the API's) with its request."""
         nonlocal checked
-        if live is None or NO_MATCH_HEADER in answer.headers:
+        if live is None or any(name == NO_MATCH_HEADER for name, _ in answer.headers):
             return
-        exchange = redact_exchange(Exchange(core, core_response(answer), recorded_at), chosen.redaction)
-        live.check(exchange, checked)
+        exchange = Exchange(core, core_response(answer), now_stamp())
+        live.check(redact_exchange(exchange, chosen.redaction), checked)
         checked += 1
 
-    async def handle(request: web.Request) -> web.StreamResponse:
-        if request.path.startswith(ADMIN_PREFIX):
-            return admin_not_found(request)
-        core, _ = await read_request(request)
+    def serve(
+        chosen: ReplayBook, core: Request, origin: str, fault: Fault | None
+    ) -> Reply | Awaitable[Reply]:
+        answer, recorded_ms = respond(chosen, cache, core, origin)
+        check(core, answer, chosen)
+        reply: Reply = answer
+        if fault is not None and fault.kind == "slow":
+            reply = Trickle(answer, options.slow_body_ms / 1000, SLOW_CHUNKS)
+        delay = options.latency.seconds(recorded_ms)
+        return _after(delay, reply) if delay else reply
+
+    async def serve_named(name: str, core: Request, origin: str, fault: Fault | None) -> Reply:
+        try:
+            chosen = await library.book_for(name)
+        except CommerceProxyError as error:
+            log.warning("%s %s: %s", core.method, core.target, error)
+            document = error_document(400, f"Unusable {CASSETTE_HEADER}", str(error))
+            return json_answer(400, document, headers={NO_MATCH_HEADER: "bad-cassette"})
+        reply = serve(chosen, core, origin, fault)
+        return await reply if isinstance(reply, Awaitable) else reply
+
+    def handle(incoming: Incoming) -> Reply | Awaitable[Reply]:
+        path, _, query = incoming.target.partition("?")
+        if path.startswith(ADMIN_PREFIX):
+            return answer_admin(incoming.method, path)
+        headers = incoming.headers
+        core = Request(incoming.method, path, query, headers, body_from_bytes(incoming.body, headers))
         fault = plan.decide(core.method, core.target, core.path) if plan.faults else None
         if fault is not None:
             log.info("fault %s: %s %s", fault.text, core.method, core.target)
             if fault.kind == "drop":
-                return await drop_connection(request)
+                return DROP
             if fault.status is not None:
                 return fault_response(fault)
-        try:
-            chosen = await library.book_for(request.headers.get(CASSETTE_HEADER))
-        except CommerceProxyError as error:
-            log.warning("%s %s: %s", core.method, core.target, error)
-            document = error_document(400, f"Unusable {CASSETTE_HEADER}", str(error))
-            return json_response(400, document, headers={NO_MATCH_HEADER: "bad-cassette"})
-        answer, recorded_ms = respond(chosen, cache, core, own_origin(request))
-        check(core, answer, chosen, now_stamp())
-        delay = options.latency.seconds(recorded_ms)
-        if delay:
-            await asyncio.sleep(delay)
-        if fault is not None and fault.kind == "slow":
-            return await slow_body(request, answer, options.slow_body_ms / 1000)
-        return answer
+        origin = origin_of("http://" + (incoming.header("Host") or server.address))
+        name = incoming.header(CASSETTE_HEADER)
+        if name is not None:
+            return serve_named(name, core, origin, fault)
+        return serve(library.default, core, origin, fault)
 
-    async def report_usage(app: web.Application) -> None:
-        if not app[LISTENING].bound:
-            return  # never served (the port was taken): nothing to report, no file to write
+    async def report_usage() -> None:
         report = usage_report(library.books())
         for line in usage_summary(report):
             log.info("%s", line)
@@ -261,10 +273,6 @@ def create_replay_app(
             else:
                 log.info("wrote the usage report to %s", options.usage_report)
 
-    app.on_cleanup.append(report_usage)
-    app.router.add_get("/_proxy/health", health)
-    app.router.add_post("/_proxy/reset", reset)
-    app.router.add_get("/_proxy/usage", usage)
-    app.router.add_get("/_proxy/findings", findings)
-    app.router.add_route("*", "/{tail:.*}", handle)
-    return app
+    server = WireServer(handle, max_body=MAX_REQUEST_BYTES)
+    server.on_cleanup.append(report_usage)
+    return server

@@ -7,11 +7,15 @@ from __future__ import annotations
 
 import asyncio
 import signal
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
+from typing import Any, Protocol, TypeVar
 
 from aiohttp import web
 
+from proxy.server.wire import WireServer
+
 SHUTDOWN_TIMEOUT = 30.0
+T = TypeVar("T")
 # Set on apps that must see request bodies as sent: a proxy forwards gzip bytes as gzip bytes.
 REQUEST_BODIES_AS_SENT = web.AppKey("request_bodies_as_sent", bool)
 
@@ -25,8 +29,24 @@ class Listening:
 LISTENING = web.AppKey("listening", Listening)
 
 
-async def start(app: web.Application, host: str, port: int) -> tuple[web.AppRunner, str]:
+class Runner(Protocol):
+    """What `start` returns: a running server that `cleanup` stops."""
+
+    async def cleanup(self) -> None: ...
+
+
+Servable = web.Application | WireServer
+
+
+async def start(app: Servable, host: str, port: int) -> tuple[Runner, str]:
     """Start serving; returns the runner and the base URL actually bound (port 0 picks a free one)."""
+    shown_host = f"[{host}]" if ":" in host else host
+    if isinstance(app, WireServer):
+        try:
+            bound = await app.start(host, port)
+        except OSError as error:
+            raise OSError(f"cannot listen on {host}:{port}: {error.strerror}") from None
+        return app, f"http://{shown_host}:{bound}"
     runner = web.AppRunner(
         app,
         handle_signals=False,
@@ -45,13 +65,20 @@ async def start(app: web.Application, host: str, port: int) -> tuple[web.AppRunn
         app[LISTENING].bound = True
     sockets = [address for address in runner.addresses if isinstance(address, tuple)]
     bound_port = sockets[0][1] if sockets else port
-    shown_host = f"[{host}]" if ":" in host else host
     return runner, f"http://{shown_host}:{bound_port}"
 
 
-async def serve_until_stopped(
-    app: web.Application, host: str, port: int, on_ready: Callable[[str], None]
-) -> None:
+def run_served(work: Coroutine[Any, Any, T]) -> T:
+    """Run a serving coroutine to its end on uvloop where it is installed (about twice asyncio's speed)."""
+    try:
+        import uvloop
+    except ImportError:
+        return asyncio.run(work)
+    with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
+        return runner.run(work)
+
+
+async def serve_until_stopped(app: Servable, host: str, port: int, on_ready: Callable[[str], None]) -> None:
     """Serve until SIGINT/SIGTERM, then stop accepting, finish in-flight requests and clean up."""
     runner, url = await start(app, host, port)
     stop = asyncio.Event()

@@ -33,6 +33,11 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=None, help="each wrk run (default 5; --quick 1)")
     parser.add_argument("--only", choices=("throughput", "loading"), help="run one part")
     parser.add_argument(
+        "--subjects",
+        metavar="REGEX",
+        help="throughput: only subjects whose name matches (the limit and the baseline always run)",
+    )
+    parser.add_argument(
         "-o", "--output", type=Path, default=ROOT / "bench-results.md", help="the results table"
     )
     arguments = parser.parse_args()
@@ -62,7 +67,7 @@ def main() -> int:
         work = Path(folder)
         if arguments.only != "loading":
             log(f"throughput: {rounds} round(s), {seconds:g} s per run, connections {connections}")
-            measured = throughput.run(work, rounds, connections, seconds, log)
+            measured = throughput.run(work, rounds, connections, seconds, log, arguments.subjects)
             lines += ["## Throughput (wrk, 2 threads, rotating over 20 list pages of 4 KB)", ""]
             lines += throughput.report(measured, connections)
             lines.append("")

@@ -359,7 +359,12 @@ def subjects() -> list[Subject]:
 
 
 def run(
-    work: Path, rounds: int, connections: list[int], seconds: float, log: Callable[[str], None]
+    work: Path,
+    rounds: int,
+    connections: list[int],
+    seconds: float,
+    log: Callable[[str], None],
+    only: str | None = None,
 ) -> list[Subject]:
     """Every subject, every round, every connection count; returns them with their figures."""
     script = work / "rotate.lua"
@@ -369,7 +374,11 @@ def run(
         "request = function()\n  i = i % #paths + 1\n  return wrk.format(nil, paths[i])\nend\n"
     )
     upstream = Nginx(work)
-    everything = subjects()
+    everything = [
+        subject
+        for subject in subjects()
+        if only is None or subject.role in ("limit", "baseline") or re.search(only, subject.name)
+    ]
     try:
         for round_number in range(1, rounds + 1):
             direct: dict[int, float] = {}

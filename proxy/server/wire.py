@@ -1,0 +1,407 @@
+"""A lean HTTP/1.1 server: asyncio protocol, httptools (llhttp) parsing, answers written as ready bytes.
+
+Replay answers from memory, so the serving path is its whole cost. aiohttp.web builds a request object,
+routes, builds a response object and serialises its headers on every request: about 70 µs here, more than
+replay's matching. This server parses with llhttp and writes each answer as the bytes it was encoded to
+once, about five times faster. It keeps what a client may rely on: keep-alive, pipelined requests answered
+in order, HTTP/1.0, `Expect: 100-continue`, HEAD, limits on header and body size (431, 413), 400 on bad
+input, idle connections closed, write back-pressure, and a graceful stop that lets answers in flight finish.
+
+A handler gets an `Incoming` and returns an `Outgoing` (or an awaitable of one, only when it must wait),
+`DROP` to cut the connection, or a `Trickle` to send the body slowly.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections import deque
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from http import HTTPStatus
+from typing import Any, cast
+
+import httptools
+
+from proxy.core.exchange import Headers
+
+log = logging.getLogger(__name__)
+
+MAX_HEADER_BYTES = 64 * 1024
+IDLE_SECONDS = 75.0  # keep-alive connections idle this long are closed (aiohttp's default too)
+PARTIAL_SECONDS = 30.0  # a request still incomplete after this long is cut (slow clients, slowloris)
+MAX_PIPELINED = 64  # requests queued on one connection before reading pauses
+NO_BODY_STATUSES = frozenset({204, 304})
+
+
+@dataclass(slots=True)
+class Incoming:
+    """One request as received: method, raw target, header pairs (order, case, repeats kept), body bytes."""
+
+    method: str
+    target: str
+    headers: Headers
+    body: bytes
+    http_version: str = "1.1"
+
+    def header(self, name: str) -> str | None:
+        """The first value of a header, by case-insensitive name."""
+        wanted = name.lower()
+        for key, value in self.headers:
+            if key.lower() == wanted:
+                return value
+        return None
+
+
+class Outgoing:
+    """An answer and its wire bytes, encoded once: a cached answer is written as is on every request."""
+
+    __slots__ = ("_head", "body", "headers", "reason", "status")
+
+    def __init__(self, status: int, headers: Headers, body: bytes, reason: str | None = None) -> None:
+        self.status = status
+        self.reason = reason
+        self.headers = headers
+        self.body = body
+        self._head: bytes | None = None
+
+    @property
+    def head(self) -> bytes:
+        """Status line and headers (with Content-Length), without the blank line that ends them."""
+        if self._head is None:
+            reason = self.reason or _reason(self.status)
+            lines = [f"HTTP/1.1 {self.status} {reason}"]
+            lines.extend(f"{name}: {value}" for name, value in self.headers if not _framing(name))
+            if self.status not in NO_BODY_STATUSES and not 100 <= self.status < 200:
+                lines.append(f"Content-Length: {len(self.body)}")
+            self._head = "\r\n".join(lines).encode("latin-1", "replace")
+        return self._head
+
+    def wire(self, head_only: bool, closing: bool) -> bytes:
+        """The bytes to send: HEAD gets no body; a closing connection says so."""
+        ending = b"\r\nConnection: close\r\n\r\n" if closing else b"\r\n\r\n"
+        if head_only or self.status in NO_BODY_STATUSES:
+            return self.head + ending
+        return self.head + ending + self.body
+
+
+@dataclass(frozen=True, slots=True)
+class Trickle:
+    """Send `answer` with its headers at once and its body in `pieces` spread over `seconds`."""
+
+    answer: Outgoing
+    seconds: float
+    pieces: int = 10
+
+
+DROP = object()  # a handler's answer that closes the connection without a reply
+Reply = Outgoing | Trickle | object
+Handler = Callable[[Incoming], Reply | Awaitable[Reply]]
+
+
+def _reason(status: int) -> str:
+    try:
+        return HTTPStatus(status).phrase
+    except ValueError:
+        return "Unknown"
+
+
+def _framing(name: str) -> bool:
+    """Headers this server writes itself, never copied from an answer."""
+    return name.lower() in {"content-length", "transfer-encoding", "connection", "keep-alive"}
+
+
+class RequestRefused(Exception):
+    """A request this server answers with an error status and then closes the connection."""
+
+    def __init__(self, status: int, detail: str) -> None:
+        super().__init__(detail)
+        self.status = status
+
+
+@dataclass
+class WireServer:
+    """Serves `handler` on a port; `start` binds, `cleanup` stops gracefully and runs `on_cleanup`."""
+
+    handler: Handler
+    max_body: int = 50 * 1024 * 1024
+    on_cleanup: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
+    bound: bool = field(default=False, init=False)
+    address: str = field(default="", init=False)  # host:port bound, for requests without a Host header
+    _server: asyncio.AbstractServer | None = field(default=None, init=False)
+    _connections: set[_Connection] = field(default_factory=set, init=False)
+    _sweeper: asyncio.Task[None] | None = field(default=None, init=False)
+
+    async def start(self, host: str, port: int) -> int:
+        """Bind and serve; returns the port bound (port 0 picks a free one)."""
+        loop = asyncio.get_running_loop()
+        self._server = await loop.create_server(lambda: _Connection(self), host, port, reuse_address=True)
+        self.bound = True
+        self._sweeper = loop.create_task(self._sweep())
+        bound_port = int(self._server.sockets[0].getsockname()[1])
+        self.address = f"[{host}]:{bound_port}" if ":" in host else f"{host}:{bound_port}"
+        return bound_port
+
+    async def cleanup(self, timeout: float = 30.0) -> None:
+        """Stop accepting, let answers in flight finish (up to `timeout`), close, run on_cleanup."""
+        if self._server is not None:
+            self._server.close()
+            self._server = None
+        if self._sweeper is not None:
+            self._sweeper.cancel()
+            self._sweeper = None
+        deadline = asyncio.get_running_loop().time() + timeout
+        for connection in list(self._connections):
+            connection.closing = True
+            if not connection.busy:
+                connection.close()
+        while any(connection.busy for connection in self._connections):
+            if asyncio.get_running_loop().time() > deadline:
+                break
+            await asyncio.sleep(0.01)
+        for connection in list(self._connections):
+            connection.close()
+        for callback in self.on_cleanup:
+            await callback()
+        self.on_cleanup.clear()
+
+    async def _sweep(self) -> None:
+        """Close connections idle too long, and requests that never finish arriving."""
+        loop = asyncio.get_running_loop()
+        while True:
+            await asyncio.sleep(1.0)
+            now = loop.time()
+            for connection in list(self._connections):
+                idle = now - connection.last_activity
+                if connection.partial and idle > PARTIAL_SECONDS:
+                    connection.refuse(RequestRefused(408, "request not completed in time"))
+                elif not connection.busy and not connection.partial and idle > IDLE_SECONDS:
+                    connection.close()
+
+
+class _Connection(asyncio.Protocol):
+    """One client connection: parses requests, answers them in order, one at a time."""
+
+    def __init__(self, server: WireServer) -> None:
+        self.server = server
+        self.loop = asyncio.get_running_loop()
+        self.parser = httptools.HttpRequestParser(self)
+        self.transport: asyncio.Transport | None = None
+        self.queue: deque[tuple[Incoming, bool]] = deque()
+        self.busy = False
+        self.partial = False
+        self.closing = False
+        self.last_activity = self.loop.time()
+        self._writable: asyncio.Future[None] | None = None
+        self._reading_paused = False
+        self._reset()
+
+    def _reset(self) -> None:
+        self.url = b""
+        self.header_pairs: list[tuple[str, str]] = []
+        self.header_bytes = 0
+        self.body_parts: list[bytes] = []
+        self.body_size = 0
+        self.name = b""
+
+    # asyncio.Protocol
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = cast(asyncio.Transport, transport)  # uvloop's is not a subclass
+        self.server._connections.add(self)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.server._connections.discard(self)
+        self.transport = None
+        self.queue.clear()
+        if self._writable is not None and not self._writable.done():
+            self._writable.set_result(None)
+
+    def pause_writing(self) -> None:
+        if self._writable is None or self._writable.done():
+            self._writable = self.loop.create_future()
+
+    def resume_writing(self) -> None:
+        if self._writable is not None and not self._writable.done():
+            self._writable.set_result(None)
+
+    def data_received(self, data: bytes) -> None:
+        self.last_activity = self.loop.time()
+        if self.closing:
+            return
+        try:
+            self.parser.feed_data(data)
+        except httptools.HttpParserUpgrade:
+            self.closing = True  # the request before the upgrade is answered, then the connection ends
+        except httptools.HttpParserError as error:
+            # A callback's own refusal arrives wrapped (HttpParserCallbackError, the refusal as context).
+            refused = error.__context__
+            if isinstance(refused, RequestRefused):
+                self.refuse(refused)
+            else:
+                self.refuse(RequestRefused(400, f"malformed request: {error}"))
+
+    # httptools callbacks
+
+    def on_message_begin(self) -> None:
+        self.partial = True
+        self._reset()
+
+    def on_url(self, url: bytes) -> None:
+        self.url += url
+        self._count(len(url))
+
+    def on_header(self, name: bytes, value: bytes) -> None:
+        self._count(len(name) + len(value))
+        self.header_pairs.append((name.decode("latin-1"), value.decode("latin-1")))
+
+    def on_headers_complete(self) -> None:
+        for name, value in self.header_pairs:
+            lowered = name.lower()
+            if lowered == "content-length" and value.strip().isdigit():
+                if int(value) > self.server.max_body:
+                    raise RequestRefused(413, f"request body over {self.server.max_body} bytes")
+            elif lowered == "expect" and value.lower() == "100-continue" and self.transport is not None:
+                self.transport.write(b"HTTP/1.1 100 Continue\r\n\r\n")
+
+    def on_body(self, body: bytes) -> None:
+        self.body_size += len(body)
+        if self.body_size > self.server.max_body:
+            raise RequestRefused(413, f"request body over {self.server.max_body} bytes")
+        self.body_parts.append(body)
+
+    def on_message_complete(self) -> None:
+        self.partial = False
+        incoming = Incoming(
+            self.parser.get_method().decode("ascii", "replace"),
+            self.url.decode("latin-1"),
+            tuple(self.header_pairs),
+            b"".join(self.body_parts),
+            self.parser.get_http_version(),
+        )
+        self.queue.append((incoming, not self.parser.should_keep_alive()))
+        self._reset()
+        if len(self.queue) > MAX_PIPELINED and self.transport is not None and not self._reading_paused:
+            self.transport.pause_reading()
+            self._reading_paused = True
+        if not self.busy:
+            self._answer_queued()
+
+    def _count(self, size: int) -> None:
+        self.header_bytes += size
+        if self.header_bytes > MAX_HEADER_BYTES:
+            raise RequestRefused(431, f"request line and headers over {MAX_HEADER_BYTES} bytes")
+
+    # answering
+
+    def _answer_queued(self) -> None:
+        """Answer queued requests in order; synchronous answers go out at once, without a task."""
+        while self.queue and self.transport is not None:
+            if self._writable is not None and not self._writable.done():
+                self._wait(self._writable, None)
+                return
+            incoming, closing = self.queue.popleft()
+            try:
+                reply = self.server.handler(incoming)
+            except Exception:
+                log.exception("answering %s %s", incoming.method, incoming.target)
+                reply = _error(500, "the proxy failed to answer; see its log")
+            if isinstance(reply, Outgoing):
+                self._send(reply, incoming, closing)
+            else:
+                self._wait(reply, (incoming, closing))
+                return
+        if self._reading_paused and self.transport is not None:
+            self.transport.resume_reading()
+            self._reading_paused = False
+
+    def _wait(self, pending: Any, request: tuple[Incoming, bool] | None) -> None:
+        self.busy = True
+        self.loop.create_task(self._finish(pending, request))
+
+    async def _finish(self, pending: Any, request: tuple[Incoming, bool] | None) -> None:
+        try:
+            if request is None:
+                await pending  # the transport's buffer drained
+            else:
+                incoming, closing = request
+                try:
+                    reply = await pending if isinstance(pending, Awaitable) else pending
+                except Exception:
+                    log.exception("answering %s %s", incoming.method, incoming.target)
+                    reply = _error(500, "the proxy failed to answer; see its log")
+                if isinstance(reply, Trickle):
+                    await self._trickle(reply, incoming, closing)
+                elif isinstance(reply, Outgoing):
+                    self._send(reply, incoming, closing)
+                else:
+                    self.abort()
+        finally:
+            self.busy = False
+        self._answer_queued()
+
+    def _send(self, reply: Outgoing, incoming: Incoming, closing: bool) -> None:
+        if self.transport is None:
+            return
+        closing = closing or self.closing
+        self.transport.write(reply.wire(incoming.method == "HEAD", closing))
+        self.last_activity = self.loop.time()
+        if closing:
+            self.close()
+
+    async def _trickle(self, trickle: Trickle, incoming: Incoming, closing: bool) -> None:
+        answer = trickle.answer
+        closing = closing or self.closing
+        if self.transport is None:
+            return
+        self.transport.write(answer.wire(True, closing))
+        if incoming.method != "HEAD":
+            body = answer.body
+            step = max(1, -(-len(body) // trickle.pieces))
+            pieces = [body[start : start + step] for start in range(0, len(body), step)]
+            for piece in pieces:
+                await asyncio.sleep(trickle.seconds / len(pieces))
+                if self.transport is None:
+                    return
+                self.transport.write(piece)
+        if closing:
+            self.close()
+
+    def refuse(self, refused: RequestRefused) -> None:
+        """Answer a request we will not serve with its error status, then close the connection."""
+        log.warning("refused a request from %s: %s", self._peer(), refused)
+        self.closing = True
+        self.queue.clear()
+        if self.transport is not None and not self.busy:
+            self.transport.write(_error(refused.status, str(refused)).wire(False, True))
+            self.close()
+
+    def _peer(self) -> str:
+        peer = self.transport.get_extra_info("peername") if self.transport is not None else None
+        return f"{peer[0]}:{peer[1]}" if isinstance(peer, tuple) else "a client"
+
+    def close(self) -> None:
+        if self.transport is not None and not self.transport.is_closing():
+            self.transport.close()
+
+    def abort(self) -> None:
+        if self.transport is not None:
+            self.transport.abort()
+
+
+def json_answer(status: int, document: Any, headers: dict[str, str] | None = None) -> Outgoing:
+    """A JSON answer of our own (admin endpoints, errors in the API's shape)."""
+    pairs = [("Content-Type", "application/json; charset=utf-8"), *(headers or {}).items()]
+    return Outgoing(status, tuple(pairs), json.dumps(document, ensure_ascii=False).encode("utf-8"))
+
+
+def error_document(status: int, title: str, detail: str, **extra: Any) -> dict[str, Any]:
+    """An `{"errors": [...]}` body in the API's own error shape."""
+    error: dict[str, Any] = {"status": str(status), "title": title, "detail": detail}
+    error.update(extra)
+    return {"errors": [error]}
+
+
+def _error(status: int, detail: str) -> Outgoing:
+    return json_answer(status, error_document(status, _reason(status), detail))
