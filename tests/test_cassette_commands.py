@@ -372,8 +372,9 @@ def test_rehost_moves_the_upstream_and_every_link(demo: Path, capsys: pytest.Cap
 def test_fmt_normalises_is_idempotent_and_check_reports(
     demo: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """fmt --check lists a hand-laid-out file (exit 1); fmt fixes it; a second fmt changes nothing."""
+    """fmt --check lists a hand-laid-out format 1 file (exit 1); fmt makes it the normal format 2 layout."""
     document = cassette_to_document(read_cassette_file(demo))
+    document["cassette_format"] = 1  # format 1: JSON bodies as YAML structure, here in flow style
     demo.write_text(yaml.safe_dump(document, default_flow_style=True, width=60, sort_keys=False))
     code, out = run(capsys, "fmt", "--check", str(demo.parent))
     assert code == 1 and f"{demo}: not in the normal layout" in out

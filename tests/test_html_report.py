@@ -66,7 +66,7 @@ def reports(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, A
     folder = tmp_path_factory.mktemp("report")
     cassettes = folder / "cassettes"
     shutil.copytree(ROOT / "cassettes", cassettes)
-    broken = entry_cassette_with_wrong_etag("f").replace("name: My Wishlist", f"name: '{HOSTILE}'")
+    broken = entry_cassette_with_wrong_etag("f").replace('"name": "My Wishlist"', f'"name": "{HOSTILE}"')
     (cassettes / "broken-etag.yaml").write_text(broken)
     page = folder / "report.html"
     made = run_check(cassettes, "--format", "html", "-o", page)

@@ -60,12 +60,34 @@ def test_resave_is_byte_identical() -> None:
     assert dump_cassette(parse_cassette(text, "x.yaml")) == text
 
 
-def test_json_keeps_server_key_order_and_is_structured_yaml() -> None:
-    """JSON bodies are stored as YAML mappings in the order the server sent, never sorted."""
+def test_json_is_pretty_json_text_in_server_key_order() -> None:
+    """JSON bodies are stored as the JSON text itself, in a literal block, in the order the server sent."""
     text = dump_cassette(sample())
-    assert "    json:\n      z: 1\n      a:\n      - 1.5\n" in text
-    assert text.index("type: subscription_feature") < text.index("id: x")
-    assert "{" not in text.split("exchanges:")[1].split("text:")[0]
+    assert "cassette_format: 2\n" in text
+    assert '    json: |\n      {\n        "z": 1,\n        "a": [\n          1.5,\n          null,' in text
+    assert text.index('"type": "subscription_feature"') < text.index('"id": "x"')
+
+
+def test_format_1_structured_json_loads_as_the_same_cassette() -> None:
+    """A format 1 cassette (JSON as YAML structure) loads to what its format 2 rewrite loads to."""
+    old = VALID + "    json:\n      data:\n        id: x\n        list: [1, yes, '012']\n"
+    cassette = parse_cassette(old, "old.yaml")
+    assert cassette.exchanges[0].response.body.value == {"data": {"id": "x", "list": [1, True, "012"]}}
+    assert parse_cassette(dump_cassette(cassette), "new.yaml") == cassette
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        ('    json: |\n      {"a": 1,}\n', "x.yaml:9: exchanges[0].response.json: not valid JSON: Expecting"),
+        ("    json:\n      a: 1\n", "x.yaml:10: exchanges[0].response.json: expected JSON text (format 2)"),
+    ],
+)
+def test_format_2_json_bodies_must_be_json_text(body: str, expected: str) -> None:
+    text = VALID.replace("cassette_format: 1", "cassette_format: 2") + body
+    with pytest.raises(CassetteFormatError) as raised:
+        parse_cassette(text, "x.yaml")
+    assert str(raised.value).startswith(expected), str(raised.value)
 
 
 def test_strings_that_look_like_other_types_stay_strings() -> None:
@@ -81,7 +103,7 @@ def test_strings_that_look_like_other_types_stay_strings() -> None:
     ("text", "expected"),
     [
         ("cassette_format: 1\nexchanges: [\n", "x.yaml:3: not valid YAML"),
-        ("cassette_format: 2\nexchanges: []\n", "x.yaml:1: cassette_format: format version 2 is newer"),
+        ("cassette_format: 3\nexchanges: []\n", "x.yaml:1: cassette_format: format version 3 is newer"),
         ("exchanges: []\n", "missing 'cassette_format': not a commerce-proxy cassette"),
         ("version: 1\ninteractions: []\n", "a vcrpy cassette?"),
         ("- 1\n", "expected a mapping with 'cassette_format', found a list"),
