@@ -16,7 +16,7 @@ from typing import Any
 from proxy.core.cassette import Cassette, comment_line, dump_cassette, parse_cassette
 from proxy.errors import CassetteFormatError, CommerceProxyError
 from proxy.store.journal import JOURNAL_SUFFIX, is_locked, journal_path, read_journal
-from proxy.store.parse_cache import cached_cassette, remember_cassette
+from proxy.store.parse_cache import cached_cassette, file_state, remember_cassette
 
 CASSETTE_SUFFIXES = (".yaml", ".yml")
 
@@ -31,8 +31,20 @@ class Loaded:
 
 
 def read_cassette_file(path: Path) -> Cassette:
-    """Parse one cassette file, without looking at its journal."""
-    return _cassette_of(_file_bytes(path), path)
+    """Parse one cassette file (or take it from its parse cache), without looking at its journal."""
+    collecting = gc.isenabled()
+    gc.disable()  # parsing builds millions of acyclic objects; the cyclic collector would rescan them all
+    try:
+        state = file_state(path)
+        cassette = cached_cassette(path, state)
+        if cassette is None:
+            raw = _file_bytes(path)
+            cassette = parse_cassette(_text_of(raw, path), str(path))
+            remember_cassette(path, raw, state, cassette)
+    finally:
+        if collecting:
+            gc.enable()
+    return cassette
 
 
 def _file_bytes(path: Path, what: str = "cassette") -> bytes:
@@ -44,20 +56,6 @@ def _file_bytes(path: Path, what: str = "cassette") -> bytes:
         raise CommerceProxyError(f"{path}: is a folder, expected a file ({what})") from None
     except OSError as error:
         raise CommerceProxyError(f"{path}: cannot read: {error.strerror}") from None
-
-
-def _cassette_of(raw: bytes, path: Path) -> Cassette:
-    collecting = gc.isenabled()
-    gc.disable()  # parsing builds millions of acyclic objects; the cyclic collector would rescan them all
-    try:
-        cassette = cached_cassette(raw)
-        if cassette is None:
-            cassette = parse_cassette(_text_of(raw, path), str(path))
-            remember_cassette(raw, cassette)
-    finally:
-        if collecting:
-            gc.enable()
-    return cassette
 
 
 def _text_of(raw: bytes, path: Path) -> str:
@@ -116,9 +114,11 @@ def load_for_edit(path: Path) -> Editable:
         raise CommerceProxyError(f"{path}: being recorded right now; stop `record` before editing it")
     if journal.exists():
         load_cassette(path)  # fold the journal of a recording that died into the file first
+    state = file_state(path)
     raw = _file_bytes(path)
     text = _text_of(raw, path)
-    return Editable(path, _cassette_of(raw, path), text, comment_line(text))
+    cassette = cached_cassette(path, state) or parse_cassette(text, str(path))
+    return Editable(path, cassette, text, comment_line(text))
 
 
 def read_json_file(path: Path, what: str) -> Any:
@@ -133,8 +133,10 @@ def read_json_file(path: Path, what: str) -> Any:
 
 
 def save_cassette(path: Path, cassette: Cassette) -> None:
-    """Write a cassette atomically: a temporary file beside it, then a rename over it."""
-    write_atomically(path, dump_cassette(cassette), "the cassette")
+    """Write a cassette atomically (a temporary file beside it, then a rename), and its parse cache."""
+    text = dump_cassette(cassette)
+    write_atomically(path, text, "the cassette")
+    remember_cassette(path, text.encode("utf-8"), file_state(path), cassette)
 
 
 def write_atomically(path: Path, text: str, what: str = "the file") -> None:

@@ -1,85 +1,225 @@
-"""A cache of parsed cassettes, so checking or replaying a large cassette again skips the YAML parse.
+"""A cache of each parsed cassette beside it, so loading a large cassette again skips the YAML parse.
 
-PyYAML's safe loader builds Python objects in Python and reads about 1 MB/s; a cassette of 50,000
-exchanges takes minutes. The cache holds the validated cassette document in `marshal` form (exact types,
-tens of MB/s), keyed by a hash of the file's bytes, so an edited cassette is simply a miss. Entries live
-in a private folder (0700) of the user's cache; an unreadable entry is a miss, never an error. Small
-cassettes parse fast enough and are not cached. COMMERCE_PROXY_CACHE=off turns the cache off and
-COMMERCE_PROXY_CACHE=DIR moves it.
+The YAML stays the source of truth. `.commerce-proxy-cache/NAME.json` beside `NAME.yaml` holds the parsed
+cassette as JSON (loading JSON runs no code, unlike pickle or marshal, and orjson reads it at hundreds of
+MB/s) under a first line naming the SHA-256 of the YAML bytes it was parsed from, the cassette format and
+the tool version: an edited, replaced or checked-out cassette is a miss, never a stale answer. The folder
+holds a `.gitignore` of `*`, so it is never committed. A warm load does not even read the YAML: the
+entry's first line holds the file's stat (inode, size, mtime and ctime, as git's index does), and a file
+changed within two seconds of its entry's writing is confirmed by its hash instead. An entry that
+cannot be read, written or trusted is a miss, never an error. Cassettes under 1 MB parse fast and are
+not cached.
+
+COMMERCE_PROXY_CACHE=off turns the cache off; COMMERCE_PROXY_CACHE=DIR keeps the entries in DIR instead
+(for cassettes in read-only folders).
 """
 
 from __future__ import annotations
 
 import hashlib
 import logging
-import marshal
 import os
+import time
 from pathlib import Path
+from typing import Any
+
+import orjson
 
 from proxy import __version__
-from proxy.core.cassette import FORMAT_VERSION, Cassette, cassette_from_document, cassette_to_document
+from proxy.core.bodies import dump_json
+from proxy.core.cassette import FORMAT_VERSION, Cassette
+from proxy.core.exchange import BODY_KINDS, EMPTY_BODY, Body, Exchange, JSONFromText, Request, Response
 
 log = logging.getLogger(__name__)
 
 SMALLEST_CACHED = 1024 * 1024  # bytes of YAML
-CACHE_LIMIT = 2 * 1024**3  # bytes in the cache folder; the oldest entries go first
+FOLDER_NAME = ".commerce-proxy-cache"
 
 
-def cache_folder() -> Path | None:
-    """Where parsed cassettes are kept, or None when the cache is off."""
+def _entry(path: Path) -> Path | None:
+    """Where the entry for the cassette at `path` lives, or None when the cache is off."""
     setting = os.environ.get("COMMERCE_PROXY_CACHE", "")
     if setting.lower() == "off":
         return None
     if setting:
-        return Path(setting)
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "commerce-proxy" / "parsed"
+        where = hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:16]
+        return Path(setting) / f"{where}-{path.name}.json"
+    return path.parent / FOLDER_NAME / f"{path.name}.json"
 
 
-def _entry(raw: bytes) -> Path | None:
-    folder = cache_folder()
-    if folder is None or len(raw) < SMALLEST_CACHED:
+RACY_NS = 2_000_000_000  # a file changed this close to its entry's writing is checked by its hash
+
+
+def file_state(path: Path) -> os.stat_result | None:
+    """The file's stat, taken before reading it, to key the entry; None when it cannot be taken."""
+    try:
+        return os.stat(path)
+    except OSError:
         return None
-    digest = hashlib.sha256(raw).hexdigest()
-    return folder / f"{digest}-v{FORMAT_VERSION}-{__version__}.marshal"
 
 
-def cached_cassette(raw: bytes) -> Cassette | None:
-    """The cassette parsed earlier from exactly these bytes, if the cache has it."""
-    entry = _entry(raw)
-    if entry is None:
+def _stamp(state: os.stat_result) -> str:
+    # Any write to the file changes its ctime (which no tool can set back) and a replacement changes
+    # the inode: git's index trusts the same fields.
+    return f"{state.st_dev} {state.st_ino} {state.st_size} {state.st_mtime_ns} {state.st_ctime_ns}"
+
+
+def _prefix() -> str:
+    return f"commerce-proxy {__version__} format {FORMAT_VERSION} stat "
+
+
+def cached_cassette(path: Path, state: os.stat_result | None) -> Cassette | None:
+    """The cassette parsed earlier from the file as it is now (`state`), if the cache has it.
+
+    The file is not read when its stat matches the entry's and it last changed well before the entry
+    was written; otherwise a matching stat is confirmed by the SHA-256 of the file's bytes.
+    """
+    entry = _entry(path) if state is not None and state.st_size >= SMALLEST_CACHED else None
+    if entry is None or state is None:
         return None
     try:
-        document = marshal.loads(entry.read_bytes())
-        return cassette_from_document(document)
-    except FileNotFoundError:
+        stored = entry.read_bytes()
+    except OSError:
         return None
-    except Exception as error:
+    line_end = stored.find(b"\n")
+    key = stored[:line_end].decode("utf-8", "replace").split(" written ")
+    if len(key) != 2 or key[0] != _prefix() + _stamp(state):
+        return None
+    written, _, digest = key[1].partition(" sha256 ")
+    try:
+        racy = state.st_ctime_ns > int(written) - RACY_NS
+        if racy and hashlib.sha256(path.read_bytes()).hexdigest() != digest:
+            return None
+        return _cassette_of(orjson.loads(memoryview(stored)[line_end + 1 :]))
+    except Exception as error:  # a damaged or foreign entry: parse the YAML instead
         log.debug("ignoring cache entry %s: %s", entry, error)
         return None
 
 
-def remember_cassette(raw: bytes, cassette: Cassette) -> None:
-    """Keep a parsed cassette for the next load of the same bytes; failing to is not an error."""
-    entry = _entry(raw)
-    if entry is None:
+def remember_cassette(path: Path, raw: bytes, state: os.stat_result | None, cassette: Cassette) -> None:
+    """Keep the cassette parsed from `raw` (read after `state` was taken); failing to is not an error."""
+    entry = _entry(path) if state is not None and len(raw) >= SMALLEST_CACHED else None
+    if entry is None or state is None or state.st_size != len(raw):
         return
     try:
-        entry.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        folder = entry.parent
+        if not folder.is_dir():
+            folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+            if folder.name == FOLDER_NAME:
+                (folder / ".gitignore").write_text("# commerce-proxy's parse cache: never committed\n*\n")
         temporary = entry.with_name(f".{entry.name}.{os.getpid()}")
+    except OSError as error:
+        log.debug("cannot cache %s: %s", entry, error)
+        return
+    key = f"{_prefix()}{_stamp(state)} written {time.time_ns()} sha256 {hashlib.sha256(raw).hexdigest()}\n"
+    try:
         descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(descriptor, "wb") as stream:
-            marshal.dump(cassette_to_document(cassette), stream)
+            stream.write(key.encode())
+            stream.write(orjson.dumps(_entry_of(cassette)))
         os.replace(temporary, entry)
-        _evict(entry.parent)
-    except OSError as error:
+    except (OSError, TypeError) as error:  # TypeError: a value JSON cannot hold (an int over 64 bits)
+        temporary.unlink(missing_ok=True)
         log.debug("cannot cache %s: %s", entry, error)
 
 
-def _evict(folder: Path) -> None:
-    entries = sorted(folder.glob("*.marshal"), key=lambda path: path.stat().st_mtime, reverse=True)
-    total = 0
-    for path in entries:
-        total += path.stat().st_size
-        if total > CACHE_LIMIT:
-            path.unlink(missing_ok=True)
+# An entry is compact lists, and a JSON body is kept as its text (`JSONFromText`): building 10,000
+# exchanges then takes about a tenth of a second, and a body is parsed only when something reads it.
+# Every value is type-checked as it is built, so a foreign entry is a miss, not a strange cassette.
+
+
+def _entry_of(cassette: Cassette) -> dict[str, object]:
+    return {
+        "upstream": cassette.upstream,
+        "exchanges": [
+            [
+                exchange.recorded_at,
+                exchange.duration_ms,
+                [
+                    exchange.request.method,
+                    exchange.request.path,
+                    exchange.request.query,
+                    _flat(exchange.request.headers),
+                    _body_entry(exchange.request.body),
+                ],
+                [
+                    exchange.response.status,
+                    exchange.response.reason,
+                    _flat(exchange.response.headers),
+                    _body_entry(exchange.response.body),
+                ],
+            ]
+            for exchange in cassette.exchanges
+        ],
+    }
+
+
+def _flat(headers: tuple[tuple[str, str], ...]) -> list[str]:
+    return [part for pair in headers for part in pair]
+
+
+def _body_entry(body: Body) -> list[object] | None:
+    if body.kind == "empty" and body.decoded_from is None:
+        return None
+    value = dump_json(body.value).decode("utf-8") if body.kind == "json" else body.value
+    return [body.kind, value, body.decoded_from]
+
+
+def _cassette_of(entry: dict[str, Any]) -> Cassette:
+    upstream = entry["upstream"]
+    items = entry["exchanges"]
+    if not (upstream is None or isinstance(upstream, str)) or not isinstance(items, list):
+        raise ValueError("not a cassette entry")
+    seen: dict[tuple[str, ...], tuple[tuple[str, str], ...]] = {}  # equal header sets share one tuple
+    return Cassette(tuple(_exchange_of(item, seen) for item in items), upstream)
+
+
+def _exchange_of(item: list[Any], seen: dict[tuple[str, ...], tuple[tuple[str, str], ...]]) -> Exchange:
+    recorded_at, duration, request, response = item
+    method, path, query, request_headers, request_body = request
+    status, reason, response_headers, response_body = response
+    if not (
+        isinstance(method, str)
+        and isinstance(path, str)
+        and isinstance(query, str)
+        and type(status) is int
+        and (reason is None or isinstance(reason, str))
+        and (recorded_at is None or isinstance(recorded_at, str))
+        and (duration is None or type(duration) in (int, float))
+    ):
+        raise ValueError("not an exchange entry")
+    return Exchange(
+        Request(method, path, query, _headers_of(request_headers, seen), _body_of(request_body)),
+        Response(status, _headers_of(response_headers, seen), _body_of(response_body), reason),
+        recorded_at,
+        None if duration is None else float(duration),
+    )
+
+
+def _headers_of(
+    flat: list[str], seen: dict[tuple[str, ...], tuple[tuple[str, str], ...]]
+) -> tuple[tuple[str, str], ...]:
+    key = tuple(flat)
+    headers = seen.get(key)
+    if headers is None:
+        "".join(key)  # TypeError unless every name and value is a string, checked at C speed
+        if len(key) % 2:
+            raise ValueError("not a header entry")
+        parts = iter(key)
+        headers = seen[key] = tuple(zip(parts, parts, strict=True))
+    return headers
+
+
+def _body_of(item: list[Any] | None) -> Body:
+    if item is None:
+        return EMPTY_BODY
+    kind, value, decoded_from = item
+    if kind not in BODY_KINDS or not (decoded_from is None or isinstance(decoded_from, str)):
+        raise ValueError("not a body entry")
+    if kind == "json":
+        if not isinstance(value, str):
+            raise ValueError("not a JSON body entry")
+        return JSONFromText(decoded_from=decoded_from, text=value)
+    if not ((kind == "empty" and value is None) or isinstance(value, str)):
+        raise ValueError("not a body entry")
+    return Body(kind, value, decoded_from)

@@ -2,9 +2,10 @@
 
 Each cassette holds N GET exchanges with about 4 KB JSON bodies (the throughput benchmark's list pages),
 written in each tool's own format. Every load runs in a fresh process (`--measure`), which prints its
-wall time and peak memory. "cold" is the first load in a new process with no parse cache of ours (the
-YAML is parsed); "warm" is the same load again (our parse cache is filled; vcrpy and cassetter have no
-cache, so for them it is the same work with the file in the OS page cache).
+wall time and peak memory. "cold" is a load in a new process with no parse cache of ours (its entry
+beside the YAML removed first: the YAML is parsed, and the entry written); "warm" is the same load again
+(from the entry; vcrpy and cassetter have no cache, so for them it is the same work with the file in the
+OS page cache).
 """
 
 from __future__ import annotations
@@ -132,9 +133,19 @@ class LoadFailed(Exception):
     """The tool could not load the cassette (cassetter refuses more than 250,000 YAML nodes, say)."""
 
 
-def measured(kind: str, path: Path, cache: Path) -> tuple[float, int]:
+def without_cache() -> dict[str, str]:
+    """The environment for our loads: the parse cache in its default place, beside the YAML."""
+    return {name: value for name, value in os.environ.items() if name != "COMMERCE_PROXY_CACHE"}
+
+
+def forget_cache(path: Path) -> None:
+    """Remove our parse cache entry for `path`, so the next load is cold."""
+    (path.parent / ".commerce-proxy-cache" / f"{path.name}.json").unlink(missing_ok=True)
+
+
+def measured(kind: str, path: Path) -> tuple[float, int]:
     """Wall seconds and peak resident KB of one load in a fresh process."""
-    env = {**os.environ, "COMMERCE_PROXY_CACHE": str(cache)}
+    env = without_cache()
     command = [sys.executable, __file__, "--measure", kind, str(path)]
     done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=1800, check=False)
     if done.returncode != 0:
@@ -144,8 +155,8 @@ def measured(kind: str, path: Path, cache: Path) -> tuple[float, int]:
     return result["seconds"], result["max_rss_kb"]
 
 
-def check_wall(path: Path, cache: Path) -> float:
-    env = {**os.environ, "COMMERCE_PROXY_CACHE": str(cache)}
+def check_wall(path: Path) -> float:
+    env = without_cache()
     started = time.perf_counter()
     subprocess.run(
         [sys.executable, "-m", "proxy", "check", str(path), "--format", "json"],
@@ -171,10 +182,10 @@ def run(work: Path, sizes: list[int], rounds: int, log: Callable[[str], None]) -
         for kind, path in files.items():
             colds, warms, memory = [], [], []
             try:
-                for round_number in range(rounds):
-                    cache = work / f"cache-{count}-{kind}-{round_number}"
-                    cold, cold_kb = measured(kind, path, cache)
-                    warm, warm_kb = measured(kind, path, cache)
+                for _ in range(rounds):
+                    forget_cache(path)
+                    cold, cold_kb = measured(kind, path)
+                    warm, warm_kb = measured(kind, path)
                     colds.append(cold)
                     warms.append(warm)
                     memory.append((cold_kb, warm_kb))
@@ -206,9 +217,9 @@ def run(work: Path, sizes: list[int], rounds: int, log: Callable[[str], None]) -
         lines += ["", *refused]
     biggest = max(sizes)
     path = work / f"{biggest}.yaml"
-    cache = work / "cache-check"
-    cold = check_wall(path, cache)
-    warm = median([check_wall(path, cache) for _ in range(rounds)])
+    forget_cache(path)
+    cold = check_wall(path)
+    warm = median([check_wall(path) for _ in range(rounds)])
     log(f"  check {biggest:,}: cold {cold:.1f} s, warm {warm:.1f} s")
     lines += [
         "",

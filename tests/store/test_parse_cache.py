@@ -1,64 +1,134 @@
-"""The parse cache: a second load of the same bytes skips the YAML; an edit or a damaged entry is a miss."""
+"""The parse cache beside each cassette: a warm load skips the YAML; any change to the file is a miss."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
+from proxy.core import cassette as cassette_format
 from proxy.core.cassette import Cassette
-from proxy.store import parse_cache
-from proxy.store.files import read_cassette_file, save_cassette
+from proxy.core.exchange import JSONFromText
+from proxy.store import files, parse_cache
+from proxy.store.files import load_for_edit, read_cassette_file, save_cassette
 from tests.conftest import json_body, make_exchange
 
 
-@pytest.fixture
-def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    folder = tmp_path / "cache"
-    monkeypatch.setenv("COMMERCE_PROXY_CACHE", str(folder))
+@pytest.fixture(autouse=True)
+def beside(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Entries beside the cassettes (the default), for cassettes of any size."""
+    monkeypatch.delenv("COMMERCE_PROXY_CACHE", raising=False)
     monkeypatch.setattr(parse_cache, "SMALLEST_CACHED", 0)
-    return folder
 
 
 def cassette_file(tmp_path: Path, name: str = "Gold") -> Path:
     path = tmp_path / "c.yaml"
-    save_cassette(
-        path, Cassette((make_exchange(body=json_body({"data": {"name": name, "n": [1, 2.5, None]}})),))
+    exchanges = tuple(
+        make_exchange(body=json_body({"data": {"name": name, "n": [number, 2.5, None]}}))
+        for number in range(3)
     )
+    path.write_text(cassette_format.dump_cassette(Cassette(exchanges, "http://127.0.0.1:9")))
     return path
 
 
-def test_second_load_comes_from_the_cache_and_is_equal(tmp_path: Path, cache: Path) -> None:
-    """The first load writes one private entry; the next returns an equal cassette without parsing."""
+def entry_of(path: Path) -> Path:
+    return path.parent / ".commerce-proxy-cache" / f"{path.name}.json"
+
+
+def no_yaml(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(text: str, source: str) -> Cassette:
+        raise AssertionError(f"{source} was parsed")
+
+    monkeypatch.setattr(files, "parse_cassette", refuse)
+
+
+def test_a_warm_load_is_equal_and_neither_parses_nor_reads_the_yaml(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     path = cassette_file(tmp_path)
     first = read_cassette_file(path)
-    (entry,) = cache.glob("*.marshal")
-    assert entry.stat().st_mode & 0o777 == 0o600 and cache.stat().st_mode & 0o777 == 0o700
-    assert parse_cache.cached_cassette(path.read_bytes()) == first == read_cassette_file(path)
+    entry = entry_of(path)
+    assert entry.stat().st_mode & 0o777 == 0o600
+    assert (entry.parent / ".gitignore").read_text().splitlines()[-1] == "*"
+    no_yaml(monkeypatch)
+    monkeypatch.setattr(parse_cache, "RACY_NS", 0)  # the file is old enough: its stat is trusted
+    monkeypatch.setattr(Path, "read_bytes", guarded_read(path))
+    warm = read_cassette_file(path)
+    assert warm == first
+    body = warm.exchanges[0].response.body
+    assert isinstance(body, JSONFromText)  # parsed when first read, not at load
+    assert body.value == {"data": {"name": "Gold", "n": [0, 2.5, None]}}
 
 
-def test_an_edited_cassette_is_a_miss(tmp_path: Path, cache: Path) -> None:
-    """Entries are keyed by the file's bytes, so an edit is parsed afresh."""
+def guarded_read(forbidden: Path):  # type: ignore[no-untyped-def]
+    original = Path.read_bytes
+
+    def read_bytes(self: Path) -> bytes:
+        assert self != forbidden, "the YAML was read"
+        return original(self)
+
+    return read_bytes
+
+
+def test_an_edit_is_a_miss_even_at_the_same_size_and_mtime(tmp_path: Path) -> None:
     path = cassette_file(tmp_path)
     read_cassette_file(path)
-    path.write_text(path.read_text().replace("Gold", "Platinum"))
-    assert parse_cache.cached_cassette(path.read_bytes()) is None
+    before = path.stat()
+    path.write_text(path.read_text().replace("Gold", "Bold"))
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))  # what a careless tool might do
+    assert path.stat().st_size == before.st_size
     assert read_cassette_file(path).exchanges[0].response.body.value == {
-        "data": {"name": "Platinum", "n": [1, 2.5, None]}
+        "data": {"name": "Bold", "n": [0, 2.5, None]}
     }
 
 
-def test_a_damaged_entry_falls_back_to_parsing(tmp_path: Path, cache: Path) -> None:
-    """A truncated or foreign cache entry is ignored, not an error."""
+def test_a_file_changed_just_before_its_entry_is_confirmed_by_its_hash(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = cassette_file(tmp_path)
+    expected = read_cassette_file(path)  # written within RACY_NS of the file: racy
+    entry = entry_of(path)
+    no_yaml(monkeypatch)
+    assert read_cassette_file(path) == expected  # the hash matched
+    key, _, rest = entry.read_bytes().partition(b"\n")
+    entry.write_bytes(key[:-8] + b"00000000\n" + rest)  # as if the bytes had changed under the same stat
+    with pytest.raises(AssertionError, match="was parsed"):
+        read_cassette_file(path)
+
+
+def test_a_damaged_or_foreign_entry_falls_back_to_parsing(tmp_path: Path) -> None:
     path = cassette_file(tmp_path)
     expected = read_cassette_file(path)
-    (entry,) = cache.glob("*.marshal")
-    entry.write_bytes(b"\x00garbage")
-    assert read_cassette_file(path) == expected
+    entry = entry_of(path)
+    key, _, rest = entry.read_bytes().partition(b"\n")
+    for damaged in (b"\x00garbage", key + b"\n" + rest[:-9], key + b'\n{"upstream": 1, "exchanges": []}'):
+        entry.write_bytes(damaged)
+        assert read_cassette_file(path) == expected
 
 
-def test_cache_off_writes_nothing(tmp_path: Path, cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """COMMERCE_PROXY_CACHE=off parses every time and keeps no entry."""
+def test_save_writes_the_entry_so_the_first_load_after_recording_is_warm(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "recorded.yaml"
+    cassette = Cassette((make_exchange(body=json_body({"data": []})),))
+    save_cassette(path, cassette)
+    assert entry_of(path).exists()
+    no_yaml(monkeypatch)
+    assert read_cassette_file(path) == cassette
+    assert load_for_edit(path).cassette == cassette
+
+
+def test_cache_off_writes_nothing_and_a_folder_setting_moves_entries(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("COMMERCE_PROXY_CACHE", "off")
-    read_cassette_file(cassette_file(tmp_path))
-    assert not cache.exists()
+    path = cassette_file(tmp_path)
+    read_cassette_file(path)
+    assert not entry_of(path).parent.exists()
+    monkeypatch.setenv("COMMERCE_PROXY_CACHE", str(tmp_path / "elsewhere"))
+    read_cassette_file(path)
+    assert not entry_of(path).parent.exists()
+    assert len(list((tmp_path / "elsewhere").glob("*-c.yaml.json"))) == 1
+    no_yaml(monkeypatch)
+    assert read_cassette_file(path).exchanges[0].response.body.value["data"]["name"] == "Gold"  # type: ignore[index,call-overload]
