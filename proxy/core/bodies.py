@@ -11,6 +11,8 @@ import json
 import zlib
 from collections.abc import Callable
 
+import orjson
+
 from proxy.core.exchange import EMPTY_BODY, Body, Headers, JSONValue, header_value
 
 DECODABLE_ENCODINGS = frozenset({"gzip", "x-gzip", "deflate"})
@@ -58,12 +60,36 @@ def body_from_bytes(raw: bytes, headers: Headers) -> Body:
         return Body("base64", base64.b64encode(data).decode("ascii"), decoded_from)
     if is_json_type(header_value(headers, "Content-Type")):
         try:
-            document: JSONValue = json.loads(text)
+            document = parse_json(text)
         except ValueError:
             pass
         else:
             return Body("json", document, decoded_from)
     return Body("text", text, decoded_from)
+
+
+def parse_json(text: str) -> JSONValue:
+    """Strict JSON: NaN and Infinity are not JSON and are refused (ValueError), as is any other error.
+
+    orjson (C) parses about three times as fast as the standard library; integers beyond 64 bits,
+    which it refuses, go to the standard library.
+    """
+    try:
+        return orjson.loads(text)  # type: ignore[no-any-return]
+    except orjson.JSONDecodeError:
+        return json.loads(text, parse_constant=_not_json)  # type: ignore[no-any-return]
+
+
+def _not_json(constant: str) -> None:
+    raise ValueError(f"{constant} is not JSON")
+
+
+def pretty_json(document: JSONValue) -> str:
+    """Indented JSON in the document's own key order, as cassettes store it."""
+    try:
+        return orjson.dumps(document, option=orjson.OPT_INDENT_2).decode("utf-8")
+    except TypeError:  # an integer beyond 64 bits
+        return json.dumps(document, indent=2, ensure_ascii=False)
 
 
 def body_to_bytes(body: Body) -> bytes:
@@ -79,7 +105,10 @@ def body_to_bytes(body: Body) -> bytes:
 
 def dump_json(document: JSONValue) -> bytes:
     """Compact JSON in the document's own key order."""
-    return json.dumps(document, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    try:
+        return orjson.dumps(document)
+    except TypeError:  # an integer beyond 64 bits
+        return json.dumps(document, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 
 def map_strings(value: JSONValue, change: Callable[[str], str], keys: bool = False) -> JSONValue:

@@ -12,7 +12,6 @@ parser is C). Format 1 cassettes still load; they are written back as format 2.
 from __future__ import annotations
 
 import bisect
-import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from http import HTTPStatus
@@ -20,6 +19,7 @@ from typing import Any
 
 import yaml
 
+from proxy.core.bodies import parse_json, pretty_json
 from proxy.core.exchange import EMPTY_BODY, Body, Exchange, Headers, JSONValue, Request, Response
 from proxy.errors import CassetteFormatError
 
@@ -185,7 +185,7 @@ def dump_cassette(cassette: Cassette) -> str:
         for side in ("request", "response"):
             message = exchange[side]
             if "json" in message:
-                message["json"] = JSONText(json.dumps(message["json"], indent=2, ensure_ascii=False) + "\n")
+                message["json"] = JSONText(pretty_json(message["json"]) + "\n")
     text = yaml.dump(
         document,
         Dumper=CassetteDumper,
@@ -246,7 +246,7 @@ def _json_bodies_parsed(document: Any) -> Any:
             if not isinstance(text, str):
                 raise _DocumentError(path, f"expected JSON text (format {version}), found {_kind(text)}")
             try:
-                message["json"] = json.loads(text)
+                message["json"] = parse_json(text)
             except ValueError as error:
                 raise _DocumentError(path, f"not valid JSON: {error}") from None
     return document

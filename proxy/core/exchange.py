@@ -61,9 +61,9 @@ class JSONFromText(Body):
     def value(self) -> JSONValue:
         parsed = _VALUE_SLOT.__get__(self)
         if parsed is _UNPARSED:
-            import json
+            from proxy.core.bodies import parse_json  # bodies builds on this module
 
-            parsed = json.loads(self._text)
+            parsed = parse_json(self._text)
             _VALUE_SLOT.__set__(self, parsed)
         return parsed  # type: ignore[no-any-return]
 

@@ -6,6 +6,7 @@ matches a recording whose secrets were redacted.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -128,9 +129,41 @@ def secret_values(request: Request, response: Response, policy: RedactionPolicy)
         body = message.body
         if body.kind == "text" and is_form_type(header_value(message.headers, "Content-Type")):
             found.update(_named_values(str(body.value), policy.form_fields))
-        elif body.kind == "json":
+        elif body.kind == "json" and _may_name(body.value, policy):
             _collect_json_secrets(body.value, (), policy, found)
     return frozenset(value for value in found if len(value) >= MIN_SCRUBBED_LENGTH and value != PLACEHOLDER)
+
+
+# Walking a JSON document in Python costs about 40 times encoding it in C, so a body is first looked at as
+# text: a key the policy names must appear in it quoted, a secret value as it is. Either test may say
+# "maybe" (then the document is walked); neither says "no" when the walk would find something.
+
+
+def _json_text(value: JSONValue) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _may_name(value: JSONValue, policy: RedactionPolicy) -> bool:
+    """Whether a document may hold a key the policy redacts (a key or the last part of a path)."""
+    names = policy.json_keys | {path[-1].lower() for path in policy.json_paths if path}
+    if not names:
+        return False
+    if not isinstance(value, dict | list):
+        return False
+    text = _json_text(value).lower()
+    return any(f'"{json.dumps(name, ensure_ascii=False)[1:-1]}"' in text for name in names)
+
+
+def _may_contain(value: JSONValue, secrets: list[str]) -> bool:
+    """Whether a document's strings (or keys) may contain one of the secret values."""
+    if any(_escaped_in_json(secret) for secret in secrets):
+        return True  # written differently in JSON text: walk to be sure
+    text = _json_text(value)
+    return any(secret in text for secret in secrets)
+
+
+def _escaped_in_json(text: str) -> bool:
+    return any(character in '"\\' or character < " " for character in text)
 
 
 def _named_values(query: str, names: frozenset[str]) -> set[str]:
@@ -173,7 +206,7 @@ def scrub_exchange(exchange: Exchange, values: frozenset[str]) -> Exchange:
     def body(stored: Body) -> Body:
         if stored.kind == "text":
             return replace(stored, value=text(str(stored.value)))
-        if stored.kind == "json":
+        if stored.kind == "json" and _may_contain(stored.value, ordered):
             return replace(stored, value=map_strings(stored.value, text, keys=True))
         return stored
 
@@ -252,7 +285,7 @@ def redact_query(query: str, names: frozenset[str]) -> str:
 
 def redact_body(body: Body, headers: Headers, policy: RedactionPolicy) -> Body:
     """A body with its secrets replaced: form fields in form bodies, keys and paths in JSON."""
-    if body.kind == "json" and (policy.json_keys or policy.json_paths):
+    if body.kind == "json" and _may_name(body.value, policy):
         redacted = _redact_json(body.value, (), policy)
         return body if redacted is body.value else replace(body, value=redacted)
     if body.kind == "text" and is_form_type(header_value(headers, "Content-Type")):

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+import orjson
+
 from proxy.core.cassette import exchange_from_document, exchange_to_document
 from proxy.core.exchange import Exchange
 from proxy.errors import CassetteFormatError, JournalError, UsageError
@@ -51,8 +53,11 @@ class JournalWriter:
         self._write({"seq": sequence, "exchange": exchange_to_document(exchange)})
 
     def _write(self, document: dict[str, Any]) -> None:
-        line = json.dumps(document, ensure_ascii=False, separators=(",", ":")) + "\n"
-        os.write(self._fd, line.encode("utf-8"))
+        try:
+            line = orjson.dumps(document, option=orjson.OPT_APPEND_NEWLINE)
+        except TypeError:  # an integer beyond 64 bits
+            line = (json.dumps(document, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+        os.write(self._fd, line)
 
     def close(self, remove: bool) -> None:
         """Release the lock; remove the journal once the cassette holds everything."""

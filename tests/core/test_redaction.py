@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import pytest
+
+from proxy.core import redaction
 from proxy.core.exchange import Body
 from proxy.core.redaction import (
     PLACEHOLDER,
@@ -110,3 +113,33 @@ def test_short_secret_values_are_not_scrubbed_from_ordinary_text() -> None:
     redacted = redact_exchange(exchange, RedactionPolicy())
     assert redacted.request.headers == (("X-API-Key", PLACEHOLDER),)
     assert redacted.response.body.value == {"word": "abcdef"}
+
+
+@pytest.mark.parametrize(
+    "document",
+    [
+        {"Data": {"ACCESS_TOKEN": "tok-123456", "n": 1}},
+        {"data": [{"attributes": {"Email": "me@example.com"}}], "meta": {"echo": "Bearer sekret-token"}},
+        {"list": ["sekret-token", {"nested": "x sekret-token y"}], "client_secret": None},
+        {"quote": 'say "sekret\\"token"', "key with sekret-token inside": 1},
+        {"unicode": "ÄÖÜ sekret-token", "İD": "x"},
+        ["refresh_token", {"refresh_token": "abcdefgh"}],
+        {"ok": "nothing secret here at all"},
+    ],
+)
+def test_the_text_prechecks_never_skip_what_the_walk_would_redact(
+    document: object, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Redaction looks at a body as JSON text before walking it; the result is the walk's, always."""
+    policy = RedactionPolicy().extended(json_paths=["data.attributes.email"])
+    exchanges = [
+        make_exchange(
+            make_request("POST", headers=(("Authorization", f"Bearer {token}"),), body=json_body(document)),
+            body=json_body(document),
+        )
+        for token in ("sekret-token", 'sekret\\"token', "abcdefgh")
+    ]
+    fast = [redact_exchange(exchange, policy) for exchange in exchanges]
+    monkeypatch.setattr(redaction, "_may_name", lambda value, policy: True)
+    monkeypatch.setattr(redaction, "_may_contain", lambda value, secrets: True)
+    assert fast == [redact_exchange(exchange, policy) for exchange in exchanges]
