@@ -24,7 +24,7 @@ from proxy.core.matching import MatchPolicy
 from proxy.core.redaction import RedactionPolicy, redact_body
 from proxy.core.replay_state import ReplayBook
 from proxy.sandbox.app import SandboxSettings, create_sandbox_app
-from proxy.server.record import RECORDING, RecordSettings, create_record_app
+from proxy.server.record import RecordSettings, create_record_app
 from proxy.server.replay import create_replay_app
 from proxy.server.serving import start
 from proxy.store.files import load_cassette
@@ -200,7 +200,7 @@ async def run_demo_session(cassette: Path | None, say: Callable[[str], None]) ->
     count = len(loaded.cassette.exchanges)
     say(f"recorded {count} exchanges into {path} ({size} KiB); secrets written: {written}")
     say(f"replayed {same}/{len(live)} requests offline with the same status, body and ETag")
-    checked = record_app[RECORDING].findings
+    checked = record_app.recording.findings
     counts = severity_counts(checked.recent)
     say(
         f"checked {checked.exchanges} exchanges live against {len(rules.rules)} documented rules: "

@@ -282,7 +282,7 @@ def _replaying(request: pytest.FixtureRequest, cassettes: Cassettes) -> Iterator
 
 @contextmanager
 def _recording(request: pytest.FixtureRequest, cassettes: Cassettes) -> Iterator[str]:
-    from proxy.server.record import RECORDING, create_record_app
+    from proxy.server.record import create_record_app
 
     state = request.config.stash[STATE]
     if len(cassettes.paths) != 1:
@@ -327,7 +327,7 @@ def _recording(request: pytest.FixtureRequest, cassettes: Cassettes) -> Iterator
         except CommerceProxyError as error:
             _fail(f"{request.node.nodeid}: {error}")
         served = _served(state, cassette, "recording")
-        recording = app[RECORDING]
+        recording = app.recording
         if recording.live is not None:
             recording.live.listeners.append(served.findings.extend)
         with _serving(state, served, lambda: app) as url:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 from urllib.parse import parse_qsl, unquote_plus
 
-from proxy.core.bodies import is_form_type, map_strings
+from proxy.core.bodies import dump_json, is_form_type, map_strings
 from proxy.core.exchange import Body, Exchange, Headers, JSONValue, Request, Response, header_value
 from proxy.errors import RuleFileError
 
@@ -140,7 +140,7 @@ def secret_values(request: Request, response: Response, policy: RedactionPolicy)
 
 
 def _json_text(value: JSONValue) -> str:
-    return json.dumps(value, ensure_ascii=False)
+    return dump_json(value).decode("utf-8")
 
 
 def _may_name(value: JSONValue, policy: RedactionPolicy) -> bool:

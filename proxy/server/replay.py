@@ -260,6 +260,8 @@ def create_replay_app(
         return serve(library.default, core, origin, fault)
 
     async def report_usage() -> None:
+        if not server.bound:
+            return  # never served (the port was taken): nothing to report, no file to write
         report = usage_report(library.books())
         for line in usage_summary(report):
             log.info("%s", line)

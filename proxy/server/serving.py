@@ -45,6 +45,7 @@ async def start(app: Servable, host: str, port: int) -> tuple[Runner, str]:
         try:
             bound = await app.start(host, port)
         except OSError as error:
+            await app.cleanup()  # record releases its journal; nothing was served, so nothing is written
             raise OSError(f"cannot listen on {host}:{port}: {error.strerror}") from None
         return app, f"http://{shown_host}:{bound}"
     runner = web.AppRunner(

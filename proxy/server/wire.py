@@ -57,13 +57,21 @@ class Incoming:
 class Outgoing:
     """An answer and its wire bytes, encoded once: a cached answer is written as is on every request."""
 
-    __slots__ = ("_head", "body", "headers", "reason", "status")
+    __slots__ = ("_head", "body", "headers", "length", "reason", "status")
 
-    def __init__(self, status: int, headers: Headers, body: bytes, reason: str | None = None) -> None:
+    def __init__(
+        self,
+        status: int,
+        headers: Headers,
+        body: bytes,
+        reason: str | None = None,
+        length: int | None = None,
+    ) -> None:
         self.status = status
         self.reason = reason
         self.headers = headers
         self.body = body
+        self.length = len(body) if length is None else length  # a HEAD answer's differs from its body's
         self._head: bytes | None = None
 
     @property
@@ -74,7 +82,7 @@ class Outgoing:
             lines = [f"HTTP/1.1 {self.status} {reason}"]
             lines.extend(f"{name}: {value}" for name, value in self.headers if not _framing(name))
             if self.status not in NO_BODY_STATUSES and not 100 <= self.status < 200:
-                lines.append(f"Content-Length: {len(self.body)}")
+                lines.append(f"Content-Length: {self.length}")
             self._head = "\r\n".join(lines).encode("latin-1", "replace")
         return self._head
 

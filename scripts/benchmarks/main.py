@@ -11,6 +11,7 @@ import datetime
 import os
 import platform
 import shutil
+import signal
 import sys
 import tempfile
 import time
@@ -24,7 +25,13 @@ import throughput
 from common import ROOT, TOOLS, tool_version
 
 
+def stop_on_sigterm(signum: int, frame: object) -> None:
+    """SIGTERM unwinds like Ctrl-C, so every server the run started is stopped by its PID."""
+    raise KeyboardInterrupt
+
+
 def main() -> int:
+    signal.signal(signal.SIGTERM, stop_on_sigterm)
     parser = argparse.ArgumentParser(prog="scripts/bench", description=__doc__)
     parser.add_argument(
         "--quick", action="store_true", help="one round, 16 connections, 1 s each, 1,000 exchanges"

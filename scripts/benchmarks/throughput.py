@@ -412,20 +412,23 @@ def measure(
     if subject.feed is not None:
         port = free_port()
         feeder = subject.feed(folder, upstream.url, port)
-        wait_until_up(f"http://127.0.0.1:{port}/", feeder)
-        for target in targets():
-            status, _ = fetch(f"http://127.0.0.1:{port}{target}")
-            if status != 200:
-                raise RuntimeError(f"recording the replay feed: {target} answered {status}")
-        feeder.stop()
+        try:
+            wait_until_up(f"http://127.0.0.1:{port}/", feeder)
+            for target in targets():
+                status, _ = fetch(f"http://127.0.0.1:{port}{target}")
+                if status != 200:
+                    raise RuntimeError(f"recording the replay feed: {target} answered {status}")
+        finally:
+            feeder.stop()  # also when it never came up: nothing we started outlives the run
     process = None
     url = upstream.url
     if subject.start is not None:
         port = free_port()
         process = subject.start(folder, upstream.url, port)
         url = f"http://127.0.0.1:{port}"
-        wait_until_up(url + "/", process)
     try:
+        if process is not None:
+            wait_until_up(url + "/", process)
         if subject.role == "replay":
             problem = same_as_recorded(url, upstream)
             if problem:

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import gzip
+import json
 import zlib
+
+import pytest
 
 from proxy.core.bodies import body_from_bytes, body_to_bytes
 from proxy.core.hop_by_hop import end_to_end
@@ -106,3 +109,35 @@ def test_map_strings_changes_values_and_asked_for_keys_and_keeps_untouched_docum
     }
     assert map_strings(document, lambda text: text.replace("q", "Z")) is document
     assert document == {"a": ["x", {"x": "yx"}], "n": 1, "none": None}
+
+
+@pytest.mark.parametrize(
+    "document",
+    [
+        {"links": {"self": "http://127.0.0.1:9000/v2/x?page[offset]=10", "first": "http://127.0.0.1:9000"}},
+        {"http://127.0.0.1:9000/key": "http://127.0.0.1:9000#frag", "a": ["HTTP://127.0.0.1:9000/Up"]},
+        {"text": "see http://127.0.0.1:9000/x here", "other": "http://127.0.0.1:90001/no"},
+        {"quoted": 'say \\"http://127.0.0.1:9000/x\\"', "n": [1, None, True, 2.5], "ü": "ÄÖÜ"},
+        {"escaped": "http://127.0.0.1:9000\\/x", "deep": [[{"u": "http://127.0.0.1:9000?q=1"}]]},
+        {"default": "http://shop.example:80/v2/a", "base": "http://shop.example/v2/b"},
+        {"kelvin": "http://127.0.0.1:9000/\u212a", "none": "nothing to move"},
+    ],
+)
+@pytest.mark.parametrize("old", ["http://127.0.0.1:9000", "http://shop.example"])
+def test_moving_links_in_json_text_gives_what_walking_the_document_gives(document: object, old: str) -> None:
+    """The bytes path either agrees with the walk, value for value, or declines (None)."""
+    rewriter = OriginRewriter(old, "http://127.0.0.1:7777")
+    for raw in (json.dumps(document).encode(), json.dumps(document, ensure_ascii=False, indent=1).encode()):
+        moved = rewriter.json_bytes(raw)
+        if moved is not None:
+            assert json.loads(moved) == rewriter.json(json.loads(raw))
+
+
+def test_a_list_page_moves_its_links_in_the_bytes() -> None:
+    """The common case takes the bytes path: links at the start of values, none escaped."""
+    page = {"data": [], "links": {"self": "http://127.0.0.1:9000/v2/x?page[offset]=0"}, "meta": {}}
+    moved = OriginRewriter("http://127.0.0.1:9000", "http://127.0.0.1:7777").json_bytes(
+        json.dumps(page).encode()
+    )
+    assert moved is not None
+    assert json.loads(moved)["links"]["self"] == "http://127.0.0.1:7777/v2/x?page[offset]=0"
