@@ -158,15 +158,19 @@ def measured(kind: str, path: Path) -> tuple[float, int]:
 def check_wall(path: Path) -> float:
     env = without_cache()
     started = time.perf_counter()
-    subprocess.run(
+    done = subprocess.run(
         [sys.executable, "-m", "proxy", "check", str(path), "--format", "json"],
         cwd=ROOT,
         env=env,
         stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
         timeout=3600,
         check=False,
     )
+    if done.returncode not in (0, 1):  # 1: findings of error severity, still a whole check
+        last = done.stderr.strip().splitlines()[-1:] or [f"exit {done.returncode}"]
+        raise RuntimeError(f"check on {path} failed: {last[0]}")
     return time.perf_counter() - started
 
 
