@@ -1,4 +1,4 @@
-"""Serving an aiohttp app until SIGINT or SIGTERM, then shutting down gracefully.
+"""Serving the wire server (record, spy, replay) or an aiohttp app (the sandbox) until SIGINT or SIGTERM.
 
 In-flight requests finish before the app's cleanup runs, which is where `record` writes its cassette.
 """
@@ -16,17 +16,6 @@ from proxy.server.wire import WireServer
 
 SHUTDOWN_TIMEOUT = 30.0
 T = TypeVar("T")
-# Set on apps that must see request bodies as sent: a proxy forwards gzip bytes as gzip bytes.
-REQUEST_BODIES_AS_SENT = web.AppKey("request_bodies_as_sent", bool)
-
-
-class Listening:
-    """Set once the app's port is bound: cleanup then knows whether the server ever served."""
-
-    bound = False
-
-
-LISTENING = web.AppKey("listening", Listening)
 
 
 class Runner(Protocol):
@@ -53,7 +42,6 @@ async def start(app: Servable, host: str, port: int) -> tuple[Runner, str]:
         handle_signals=False,
         access_log=None,
         shutdown_timeout=SHUTDOWN_TIMEOUT,
-        auto_decompress=not app.get(REQUEST_BODIES_AS_SENT, False),
     )
     await runner.setup()
     site = web.TCPSite(runner, host, port, reuse_address=True)
@@ -62,8 +50,6 @@ async def start(app: Servable, host: str, port: int) -> tuple[Runner, str]:
     except OSError as error:
         await runner.cleanup()
         raise OSError(f"cannot listen on {host}:{port}: {error.strerror}") from None
-    if LISTENING in app:
-        app[LISTENING].bound = True
     sockets = [address for address in runner.addresses if isinstance(address, tuple)]
     bound_port = sockets[0][1] if sockets else port
     return runner, f"http://{shown_host}:{bound_port}"
