@@ -19,7 +19,7 @@ from proxy.core.hop_by_hop import end_to_end
 from proxy.core.links import OriginRewriter, origin_of
 from proxy.server.answers import AnswerCache, serve_answer
 from proxy.server.convert import ADMIN_PREFIX
-from proxy.server.replay import MAX_REQUEST_BYTES, admin_not_found, now_stamp
+from proxy.server.replay import MAX_REQUEST_BYTES, AdminRoutes, answer_admin, now_stamp
 from proxy.server.upstream import UpstreamError, UpstreamPool
 from proxy.server.wire import Incoming, Outgoing, Reply, WireServer, error_document, json_answer
 from proxy.store.recording import RecordingSession
@@ -67,16 +67,14 @@ def create_record_app(settings: RecordSettings) -> RecordServer:
             rewriters[origin] = OriginRewriter(upstream_base, origin)
         return rewriters[origin]
 
-    def admin(method: str, path: str) -> Outgoing:
-        if path == "/_proxy/health" and method in ("GET", "HEAD"):
-            mode = settings.mode if settings.cassette is not None else "spy"
-            return json_answer(200, {"status": "ok", "mode": mode, "recorded": len(recording.recorded)})
-        if path == "/_proxy/findings" and method in ("GET", "HEAD"):
-            return json_answer(200, recording.findings.to_json())
-        if path in ("/_proxy/health", "/_proxy/findings"):
-            document = error_document(405, "Method Not Allowed", f"{path} takes GET")
-            return json_answer(405, document, headers={"Allow": "GET"})
-        return admin_not_found(method, path)
+    def health() -> Outgoing:
+        mode = settings.mode if settings.cassette is not None else "spy"
+        return json_answer(200, {"status": "ok", "mode": mode, "recorded": len(recording.recorded)})
+
+    admin: AdminRoutes = {
+        "/_proxy/health": ("GET", health),
+        "/_proxy/findings": ("GET", lambda: json_answer(200, recording.findings.to_json())),
+    }
 
     async def forward(incoming: Incoming, core: Request, origin: str, sequence: int) -> Reply:
         recorded_at = now_stamp()
@@ -101,7 +99,7 @@ def create_record_app(settings: RecordSettings) -> RecordServer:
     def handle(incoming: Incoming) -> Reply | Awaitable[Reply]:
         path, _, query = incoming.target.partition("?")
         if path.startswith(ADMIN_PREFIX):
-            return admin(incoming.method, path)
+            return answer_admin(admin, incoming.method, path)
         sequence = recording.arrival()
         headers = incoming.headers
         core = Request(incoming.method, path, query, headers, body_from_bytes(incoming.body, headers))

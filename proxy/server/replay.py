@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -146,6 +146,21 @@ def admin_not_found(method: str, path: str) -> Outgoing:
     return json_answer(404, error_document(404, "Not Found", f"no admin endpoint {method} {path}"))
 
 
+AdminRoutes = dict[str, tuple[str, Callable[[], Outgoing]]]
+
+
+def answer_admin(routes: AdminRoutes, method: str, path: str) -> Outgoing:
+    """An admin endpoint's answer from `routes` (path: method, builder); 404 or 405 otherwise."""
+    known = routes.get(path)
+    if known is None:
+        return admin_not_found(method, path)
+    allowed, build = known
+    if method != allowed and not (allowed == "GET" and method == "HEAD"):
+        document = error_document(405, "Method Not Allowed", f"{path} takes {allowed}")
+        return json_answer(405, document, headers={"Allow": allowed})
+    return build()
+
+
 def fault_response(fault: Fault) -> Outgoing:
     """429/500/503 in the API's error shape, marked as injected."""
     status = fault.status or 500
@@ -193,22 +208,12 @@ def create_replay_app(
             )
         return json_answer(200, live.log.to_json())
 
-    admin = {
+    admin: AdminRoutes = {
         "/_proxy/health": ("GET", health),
         "/_proxy/reset": ("POST", reset),
         "/_proxy/usage": ("GET", usage),
         "/_proxy/findings": ("GET", findings),
     }
-
-    def answer_admin(method: str, path: str) -> Outgoing:
-        known = admin.get(path)
-        if known is None:
-            return admin_not_found(method, path)
-        allowed, build = known
-        if method != allowed and not (allowed == "GET" and method == "HEAD"):
-            document = error_document(405, "Method Not Allowed", f"{path} takes {allowed}")
-            return json_answer(405, document, headers={"Allow": allowed})
-        return build()
 
     def check(core: Request, answer: Outgoing, chosen: ReplayBook) -> None:
         """Check the answer served (not a miss: that 404 is ours, not the API's) with its request."""
@@ -243,7 +248,7 @@ def create_replay_app(
     def handle(incoming: Incoming) -> Reply | Awaitable[Reply]:
         path, _, query = incoming.target.partition("?")
         if path.startswith(ADMIN_PREFIX):
-            return answer_admin(incoming.method, path)
+            return answer_admin(admin, incoming.method, path)
         headers = incoming.headers
         core = Request(incoming.method, path, query, headers, body_from_bytes(incoming.body, headers))
         fault = plan.decide(core.method, core.target, core.path) if plan.faults else None
