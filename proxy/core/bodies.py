@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 import orjson
 
-from proxy.core.exchange import EMPTY_BODY, Body, Headers, JSONValue, header_value
+from proxy.core.exchange import EMPTY_BODY, Body, Headers, JSONFromText, JSONValue, header_value
 
 DECODABLE_ENCODINGS = frozenset({"gzip", "x-gzip", "deflate"})
 
@@ -50,7 +50,10 @@ def decode_content(raw: bytes, encoding: str | None) -> tuple[bytes, str | None]
 
 
 def body_from_bytes(raw: bytes, headers: Headers) -> Body:
-    """Store body bytes in the most readable faithful form the headers allow."""
+    """Store body bytes in the most readable faithful form the headers allow.
+
+    A JSON body keeps the text it was parsed from (`source_text`): redaction searches it before walking.
+    """
     data, decoded_from = decode_content(raw, header_value(headers, "Content-Encoding"))
     if not data:
         return Body("empty", None, decoded_from) if decoded_from else EMPTY_BODY
@@ -64,7 +67,7 @@ def body_from_bytes(raw: bytes, headers: Headers) -> Body:
         except ValueError:
             pass
         else:
-            return Body("json", document, decoded_from)
+            return JSONFromText(value=document, decoded_from=decoded_from, text=text)
     return Body("text", text, decoded_from)
 
 

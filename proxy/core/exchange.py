@@ -37,7 +37,8 @@ class JSONFromText(Body):
     """A JSON body parsed from its text on first use: a cassette loaded from its parse cache holds
     thousands of bodies, and replaying or checking one part of it should not pay for building them all.
 
-    It equals the `Body` of the same value; `dataclasses.replace` gives a plain parsed body.
+    It equals the `Body` of the same value; `dataclasses.replace` gives one without text (`source_text`
+    None) holding the new value.
     """
 
     __slots__ = ("_text",)
@@ -48,14 +49,14 @@ class JSONFromText(Body):
         value: JSONValue | object = _UNPARSED,
         decoded_from: str | None = None,
         *,
-        text: str = "null",
+        text: str | None = None,
     ) -> None:
         object.__setattr__(self, "kind", kind)
         object.__setattr__(self, "decoded_from", decoded_from)
         object.__setattr__(self, "_text", text)
         _VALUE_SLOT.__set__(self, value)
 
-    _text: str
+    _text: str | None  # None once `dataclasses.replace` made it: its value is then the parsed one
 
     @property
     def value(self) -> JSONValue:
@@ -63,9 +64,16 @@ class JSONFromText(Body):
         if parsed is _UNPARSED:
             from proxy.core.bodies import parse_json  # bodies builds on this module
 
-            parsed = parse_json(self._text)
+            parsed = parse_json(self._text or "null")
             _VALUE_SLOT.__set__(self, parsed)
         return parsed  # type: ignore[no-any-return]
+
+    def compact(self) -> JSONFromText:
+        """The same body holding only its text, to be parsed again when asked: a recording keeps
+        thousands until it ends, and their parsed documents would cost memory and garbage collection."""
+        if self._text is None:
+            return self
+        return JSONFromText(decoded_from=self.decoded_from, text=self._text)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Body):
@@ -112,6 +120,21 @@ class Exchange:
     response: Response
     recorded_at: str | None = None
     duration_ms: float | None = None
+
+
+def fresh_value(body: Body) -> JSONValue:
+    """A body's value, parsed for this use only when it has not been parsed yet: a check reads each
+    exchange once, and keeping 50,000 parsed documents would cost memory and garbage collection."""
+    if isinstance(body, JSONFromText) and _VALUE_SLOT.__get__(body) is _UNPARSED:
+        from proxy.core.bodies import parse_json  # bodies builds on this module
+
+        return parse_json(body._text or "null")
+    return body.value
+
+
+def source_text(body: Body) -> str | None:
+    """The JSON text a body was parsed from, when it still has it (not for a body built or changed)."""
+    return body._text if isinstance(body, JSONFromText) else None
 
 
 def header_value(headers: Headers, name: str) -> str | None:

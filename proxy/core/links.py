@@ -13,6 +13,10 @@ from proxy.core.bodies import map_strings
 from proxy.core.exchange import Headers, JSONValue
 
 DEFAULT_PORTS = {"http": 80, "https": 443}
+BACKSLASH = ord("\\")
+# The rest of a JSON string from where the origin ends: its characters, the closing quote, and a colon
+# when the string is a key.
+STRING_REST = re.compile(rb'[^"\\]*(?:\\.[^"\\]*)*"(\s*:)?')
 
 
 def origin_of(url: str) -> str:
@@ -45,6 +49,8 @@ class OriginRewriter:
         self._spellings = [self.old]
         if ":" not in host.rsplit("]", 1)[-1] and scheme in DEFAULT_PORTS:
             self._spellings.append(f"{origin}:{DEFAULT_PORTS[scheme]}{prefix}")
+        # The bytes path compares lower case as ASCII does; a spelling with other capitals declines.
+        self._json_ready = all(spelling == spelling.lower() for spelling in self._spellings)
 
     @property
     def needed(self) -> bool:
@@ -72,26 +78,38 @@ class OriginRewriter:
         followed by the origin opens a string (a closing quote is never followed by a letter), and a
         string followed by a colon is a key, which stays. None when only parsing can tell: an escape
         right after the origin, or a character whose lower case is ASCII (the walk compares lower case).
+        The origin is found with `bytes.find` in an ASCII-lowered copy (same offsets), many times faster
+        than a regular expression's scan.
         """
-        if b"\xe2\x84\xaa" in raw or b"\xc4\xb0" in raw or any(s != s.lower() for s in self._spellings):
+        if not self._json_ready or (not raw.isascii() and (b"\xe2\x84\xaa" in raw or b"\xc4\xb0" in raw)):
             return None
         new = self.new.encode()
-        unsure = False
-
-        def move(match: re.Match[bytes]) -> bytes:
-            nonlocal unsure
-            rest = match.group(2)
-            if match.group(3) is not None or (rest and rest[:1] not in b"/?#"):
-                if rest[:1] == b"\\":
-                    unsure = True
-                return match.group(0)  # a key, or a longer host that only starts like the origin
-            return b'"' + new + rest + b'"'
-
         for spelling in self._spellings:
-            pattern = rb'(?<!\\)"(' + re.escape(spelling.encode()) + rb')((?:[^"\\]|\\.)*)"(\s*:)?'
-            raw = re.sub(pattern, move, raw, flags=re.IGNORECASE)
-            if unsure:
-                return None
+            opening = b'"' + spelling.encode()
+            lowered = raw.lower()
+            pieces: list[bytes] = []
+            done = 0
+            start = lowered.find(opening)
+            while start >= 0:
+                rest_start = start + len(opening)
+                string_end = STRING_REST.match(lowered, rest_start)
+                if string_end is None:
+                    return None  # no closing quote: not JSON text
+                after = string_end.end()
+                first = lowered[rest_start : rest_start + 1]
+                if start and lowered[start - 1] == BACKSLASH:
+                    pass  # an escaped quote inside a string, not one that opens a URL string
+                elif string_end.group(1) is not None or (first != b'"' and first not in b"/?#"):
+                    if first == b"\\":
+                        return None
+                    # a key, or a longer host that only starts like the origin: stays
+                else:
+                    pieces += [raw[done:start], b'"', new, raw[rest_start:after]]
+                    done = after
+                start = lowered.find(opening, rest_start)
+            if pieces:
+                pieces.append(raw[done:])
+                raw = b"".join(pieces)
         return raw
 
     def json(self, value: JSONValue) -> JSONValue:

@@ -6,6 +6,7 @@ matches a recording whose secrets were redacted.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
@@ -13,7 +14,16 @@ from typing import Any
 from urllib.parse import parse_qsl, unquote_plus
 
 from proxy.core.bodies import dump_json, is_form_type, map_strings
-from proxy.core.exchange import Body, Exchange, Headers, JSONValue, Request, Response, header_value
+from proxy.core.exchange import (
+    Body,
+    Exchange,
+    Headers,
+    JSONValue,
+    Request,
+    Response,
+    header_value,
+    source_text,
+)
 from proxy.errors import RuleFileError
 
 PLACEHOLDER = "<redacted>"
@@ -129,7 +139,7 @@ def secret_values(request: Request, response: Response, policy: RedactionPolicy)
         body = message.body
         if body.kind == "text" and is_form_type(header_value(message.headers, "Content-Type")):
             found.update(_named_values(str(body.value), policy.form_fields))
-        elif body.kind == "json" and _may_name(body.value, policy):
+        elif body.kind == "json" and _may_name(body, policy):
             _collect_json_secrets(body.value, (), policy, found)
     return frozenset(value for value in found if len(value) >= MIN_SCRUBBED_LENGTH and value != PLACEHOLDER)
 
@@ -139,26 +149,36 @@ def secret_values(request: Request, response: Response, policy: RedactionPolicy)
 # "maybe" (then the document is walked); neither says "no" when the walk would find something.
 
 
-def _json_text(value: JSONValue) -> str:
-    return dump_json(value).decode("utf-8")
+def _json_text(body: Body) -> str:
+    """The body as JSON text with no escapes but those a quote, a backslash and a control character
+    need: the text it came in when that has no backslash at all (so no `\\u0061`), else encoded anew."""
+    text = source_text(body)
+    if text is not None and "\\" not in text:
+        return text
+    return dump_json(body.value).decode("utf-8")
 
 
-def _may_name(value: JSONValue, policy: RedactionPolicy) -> bool:
-    """Whether a document may hold a key the policy redacts (a key or the last part of a path)."""
+@functools.lru_cache(maxsize=16)
+def _quoted_names(policy: RedactionPolicy) -> tuple[str, ...]:
+    """Each key the policy redacts (a key or the last part of a path), lower case, quoted as in JSON."""
     names = policy.json_keys | {path[-1].lower() for path in policy.json_paths if path}
-    if not names:
-        return False
-    if not isinstance(value, dict | list):
-        return False
-    text = _json_text(value).lower()
-    return any(f'"{json.dumps(name, ensure_ascii=False)[1:-1]}"' in text for name in names)
+    return tuple(f'"{json.dumps(name, ensure_ascii=False)[1:-1]}"' for name in sorted(names))
 
 
-def _may_contain(value: JSONValue, secrets: list[str]) -> bool:
-    """Whether a document's strings (or keys) may contain one of the secret values."""
+def _may_name(body: Body, policy: RedactionPolicy) -> bool:
+    """Whether a JSON body may hold a key the policy redacts."""
+    names = _quoted_names(policy)
+    if not names or not isinstance(body.value, dict | list):
+        return False
+    text = _json_text(body).lower()
+    return any(name in text for name in names)
+
+
+def _may_contain(body: Body, secrets: list[str]) -> bool:
+    """Whether a JSON body's strings (or keys) may contain one of the secret values."""
     if any(_escaped_in_json(secret) for secret in secrets):
         return True  # written differently in JSON text: walk to be sure
-    text = _json_text(value)
+    text = _json_text(body)
     return any(secret in text for secret in secrets)
 
 
@@ -206,7 +226,7 @@ def scrub_exchange(exchange: Exchange, values: frozenset[str]) -> Exchange:
     def body(stored: Body) -> Body:
         if stored.kind == "text":
             return replace(stored, value=text(str(stored.value)))
-        if stored.kind == "json" and _may_contain(stored.value, ordered):
+        if stored.kind == "json" and _may_contain(stored, ordered):
             return replace(stored, value=map_strings(stored.value, text, keys=True))
         return stored
 
@@ -285,7 +305,7 @@ def redact_query(query: str, names: frozenset[str]) -> str:
 
 def redact_body(body: Body, headers: Headers, policy: RedactionPolicy) -> Body:
     """A body with its secrets replaced: form fields in form bodies, keys and paths in JSON."""
-    if body.kind == "json" and _may_name(body.value, policy):
+    if body.kind == "json" and _may_name(body, policy):
         redacted = _redact_json(body.value, (), policy)
         return body if redacted is body.value else replace(body, value=redacted)
     if body.kind == "text" and is_form_type(header_value(headers, "Content-Type")):

@@ -104,7 +104,7 @@ def create_record_app(settings: RecordSettings) -> RecordServer:
         headers = incoming.headers
         core = Request(incoming.method, path, query, headers, body_from_bytes(incoming.body, headers))
         origin = origin_of("http://" + (incoming.header("Host") or server.address))
-        answer = recording.book.answer(core)
+        answer = recording.book.answer(core) if recording.book.recordings else None
         if answer is not None:
             recording.replayed += 1
             return serve_answer(answer, cache, origin)
@@ -158,17 +158,18 @@ def _to_client(response: Response, raw_body: bytes, rewriter: OriginRewriter, he
     body = raw_body
     if rewriter.needed:
         headers = rewriter.headers(headers)
-        document = response.body.value
         # Compressed bodies cannot be searched as bytes; plain ones usually need no walk at all.
-        if response.body.kind == "json" and (response.body.decoded_from or rewriter.mentions_old(raw_body)):
-            moved_text = None if response.body.decoded_from else rewriter.json_bytes(raw_body)
-            if moved_text is not None:
-                body = moved_text
-            else:
-                moved = rewriter.json(document)
-                if moved is not document:
-                    body = dump_json(moved)
-                    headers = without_headers(headers, ["content-encoding"])
+        moved_text = None
+        if response.body.kind == "json" and not response.body.decoded_from:
+            moved_text = rewriter.json_bytes(raw_body)
+        if moved_text is not None:
+            body = moved_text
+        elif response.body.kind == "json" and (response.body.decoded_from or rewriter.mentions_old(raw_body)):
+            document = response.body.value
+            moved = rewriter.json(document)
+            if moved is not document:
+                body = dump_json(moved)
+                headers = without_headers(headers, ["content-encoding"])
     length = None
     if head:  # a HEAD answer has no body but says how long the GET's would be
         sizes = [value for name, value in response.headers if name.lower() == "content-length"]

@@ -7,13 +7,13 @@ complete; it redacts, journals, checks, and writes the cassette atomically when 
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
 from proxy.core.cassette import Cassette
 from proxy.core.conformance import Checker, LiveChecker
-from proxy.core.exchange import Exchange
+from proxy.core.exchange import Exchange, JSONFromText
 from proxy.core.findings import FindingsLog
 from proxy.core.links import origin_of
 from proxy.core.matching import MatchPolicy
@@ -86,9 +86,10 @@ class RecordingSession:
         redacted = redact_exchange(exchange, self.settings.redaction)
         if self.journal is not None:
             self.journal.append(sequence, redacted)
-            self.recorded.append((sequence, redacted))
         if self.live is not None:
             self.live.check(redacted, sequence)
+        if self.journal is not None:
+            self.recorded.append((sequence, compact_exchange(redacted)))
 
     @property
     def findings(self) -> FindingsLog:
@@ -110,6 +111,16 @@ class RecordingSession:
             save_cassette(self.settings.cassette, cassette)
         self.journal.close(remove=True)
         return cassette
+
+
+def compact_exchange(exchange: Exchange) -> Exchange:
+    """The exchange with JSON bodies that came as text kept as text only (see `JSONFromText.compact`)."""
+    request, response = exchange.request, exchange.response
+    if isinstance(request.body, JSONFromText):
+        request = replace(request, body=request.body.compact())
+    if isinstance(response.body, JSONFromText):
+        response = replace(response, body=response.body.compact())
+    return replace(exchange, request=request, response=response)
 
 
 def prepare_base(settings: RecordSettings) -> Cassette:

@@ -5,10 +5,12 @@ from __future__ import annotations
 import gzip
 import json
 import zlib
+from dataclasses import replace
 
 import pytest
 
 from proxy.core.bodies import body_from_bytes, body_to_bytes
+from proxy.core.exchange import Body, JSONFromText, fresh_value, source_text
 from proxy.core.hop_by_hop import end_to_end
 from proxy.core.links import OriginRewriter, origin_of
 
@@ -83,6 +85,26 @@ def test_json_text_and_binary_bodies_are_stored_readably_and_faithfully() -> Non
     assert (binary.kind, body_to_bytes(binary)) == ("base64", b"\xff\x00\x01")
     broken = body_from_bytes(b'{"a":', JSON)
     assert broken.kind == "text"
+
+
+def test_a_json_body_read_from_bytes_keeps_its_text_until_it_changes() -> None:
+    """Redaction searches the text a body came in; a changed body must not offer the old text."""
+    raw = '{"b": 1, "token": "abc"}'
+    body = body_from_bytes(raw.encode(), JSON)
+    assert (source_text(body), body) == (raw, Body("json", {"b": 1, "token": "abc"}))
+    changed = replace(body, value={"b": 2})
+    assert source_text(changed) is None and changed == Body("json", {"b": 2})
+    compact = body.compact()  # type: ignore[attr-defined]
+    assert source_text(compact) == raw and compact == body
+
+
+def test_fresh_value_parses_for_one_use_and_keeps_nothing() -> None:
+    """A check reads a lazily parsed body without making it hold its parsed document."""
+    lazy = JSONFromText(text='{"a": [1, 2]}')
+    first = fresh_value(lazy)
+    assert first == {"a": [1, 2]} and fresh_value(lazy) is not first
+    kept = lazy.value
+    assert fresh_value(lazy) is kept  # once parsed for good, that document is the one given
 
 
 def test_gzip_and_deflate_are_decoded_and_noted() -> None:

@@ -9,7 +9,7 @@ from urllib.parse import parse_qsl
 
 from proxy.core.checks.session import Session
 from proxy.core.endpoints import EndpointHit
-from proxy.core.exchange import Exchange, header_value
+from proxy.core.exchange import Exchange, fresh_value, header_value
 from proxy.core.shapes import PartViolation, Shape
 
 
@@ -44,13 +44,13 @@ class CheckContext:
     def response_json(self) -> Any:
         """The response body when it is JSON, else None."""
         body = self.exchange.response.body
-        return body.value if body.kind == "json" else None
+        return fresh_value(body) if body.kind == "json" else None
 
     @cached_property
     def request_json(self) -> Any:
         """The request body when it is JSON, else None."""
         body = self.exchange.request.body
-        return body.value if body.kind == "json" else None
+        return fresh_value(body) if body.kind == "json" else None
 
     @cached_property
     def query(self) -> dict[str, list[str]]:

@@ -28,7 +28,8 @@ def _etag_id(context: CheckContext) -> Any:
 def _digest(context: CheckContext) -> str:
     """A fingerprint of the representation: the JSON body with keys sorted, else the raw value."""
     body = context.exchange.response.body
-    text = json.dumps(body.value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    value = context.response_json if body.kind == "json" else body.value
+    text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(f"{body.kind}:{text}".encode()).hexdigest()
 
 
