@@ -2,4 +2,5 @@
 
 from proxy.cli import main
 
-raise SystemExit(main())
+if __name__ == "__main__":  # not when a checker process started with `spawn` imports it
+    raise SystemExit(main())

@@ -24,7 +24,7 @@ from proxy.core.replay_state import ReplayBook
 from proxy.core.rule_config import RuleConfig
 from proxy.errors import CommerceProxyError, UsageError
 from proxy.store.files import Loaded, cassette_paths, load_cassette, load_cassettes, write_atomically
-from proxy.store.rule_files import Engine, load_project_rules
+from proxy.store.rule_files import Engine, RuleSource
 from proxy.store.shipped import shipped_dir
 
 if TYPE_CHECKING:
@@ -412,6 +412,7 @@ def run_record(arguments: argparse.Namespace) -> int:
         max_body_bytes=arguments.max_body_bytes,
         rules=engine.ruleset if engine else None,
         rule_config=engine.project.config if engine else RuleConfig(),
+        rule_source=rule_source(arguments),
     )
     app = create_record_app(settings)
 
@@ -442,6 +443,7 @@ def run_spy(arguments: argparse.Namespace) -> int:
         max_body_bytes=arguments.max_body_bytes,
         rules=engine.ruleset,
         rule_config=engine.project.config,
+        rule_source=rule_source(arguments),
     )
     app = create_record_app(settings)
 
@@ -470,7 +472,16 @@ def checked_upstream(upstream: str | None, command: str, option: str = "--upstre
 
 def load_engine(arguments: argparse.Namespace) -> Engine:
     """The rules and the project config, as the command line and the config name them."""
-    return load_project_rules(arguments.config, arguments.rules, Path.cwd())
+    return rule_source(arguments).load()
+
+
+def rule_source(arguments: argparse.Namespace) -> RuleSource:
+    """Where the command line's rules come from, as absolute paths another process can load too."""
+
+    def absolute(path: Path | None) -> Path | None:
+        return path.absolute() if path is not None else None
+
+    return RuleSource(absolute(arguments.config), absolute(arguments.rules), Path.cwd())
 
 
 def run_check(arguments: argparse.Namespace) -> int:

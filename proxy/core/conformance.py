@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterable
+from typing import Protocol
 
 from proxy.core.checks import CHECKS, OBSERVERS
 from proxy.core.checks.context import CheckContext
@@ -125,18 +126,31 @@ class LiveChecker:
         return findings
 
     def report(self, findings: list[Finding]) -> None:
-        """Log each finding as one line as it happens, keep it, and tell the listeners."""
-        self.log.add(findings)
-        for finding in findings:
-            log.log(
-                LOG_LEVELS[finding.severity],
-                "%s %s #%d %s %s: %s",
-                finding.severity,
-                finding.rule,
-                finding.exchange,
-                finding.method,
-                finding.target,
-                finding.message,
-            )
-        for listener in self.listeners:
-            listener(findings)
+        report_findings(self, findings)
+
+
+class LiveChecking(Protocol):
+    """What a live proxy checks with: in its own process (LiveChecker) or another one."""
+
+    log: FindingsLog
+    listeners: list[Callable[[list[Finding]], None]]
+
+    def check(self, exchange: Exchange, sequence: int) -> list[Finding]: ...
+
+
+def report_findings(live: LiveChecking, findings: list[Finding]) -> None:
+    """Log each finding of one exchange as one line as it happens, keep it, and tell the listeners."""
+    live.log.add(findings)
+    for finding in findings:
+        log.log(
+            LOG_LEVELS[finding.severity],
+            "%s %s #%d %s %s: %s",
+            finding.severity,
+            finding.rule,
+            finding.exchange,
+            finding.method,
+            finding.target,
+            finding.message,
+        )
+    for listener in live.listeners:
+        listener(findings)

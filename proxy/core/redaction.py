@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -105,21 +106,50 @@ def redact_exchange(exchange: Exchange, policy: RedactionPolicy) -> Exchange:
     Secret values are then also scrubbed wherever else they appear (an upstream that echoes the
     request, a token repeated in a body), so a secret never reaches disk by a side door.
     """
-    values = secret_values(exchange.request, exchange.response, policy)
-    redacted = replace(
-        exchange,
-        request=redact_request(exchange.request, policy),
-        response=redact_response(exchange.response, policy),
+    request, response = exchange.request, exchange.response
+    named = (_may_name(request.body, policy), _may_name(response.body, policy))  # looked at once
+    values = secret_values(request, response, policy, named)
+    redacted = _with_messages(
+        exchange, redact_request(request, policy, named[0]), redact_response(response, policy, named[1])
     )
     return scrub_exchange(redacted, values) if values else redacted
 
 
+# `dataclasses.replace` costs microseconds a call, on every recorded exchange: the messages are built
+# directly, and only when something in them changed.
+
+
+def _with_messages(exchange: Exchange, request: Request, response: Response) -> Exchange:
+    if request is exchange.request and response is exchange.response:
+        return exchange
+    return Exchange(request, response, exchange.recorded_at, exchange.duration_ms)
+
+
+def _request_with(request: Request, query: str, headers: Headers, body: Body) -> Request:
+    if query is request.query and headers is request.headers and body is request.body:
+        return request
+    return Request(request.method, request.path, query, headers, body)
+
+
+def _response_with(response: Response, headers: Headers, body: Body) -> Response:
+    if headers is response.headers and body is response.body:
+        return response
+    return Response(response.status, headers, body, response.reason)
+
+
+JSON_ESCAPED = re.compile(r'["\\\x00-\x1f]')  # characters JSON text writes as an escape
 # Shorter values are too likely to be ordinary text ("true", "1234") to be replaced everywhere.
 MIN_SCRUBBED_LENGTH = 6
 
 
-def secret_values(request: Request, response: Response, policy: RedactionPolicy) -> frozenset[str]:
-    """The literal secret values the policy finds in an exchange's named places."""
+def secret_values(
+    request: Request,
+    response: Response,
+    policy: RedactionPolicy,
+    named: tuple[bool, bool] | None = None,
+) -> frozenset[str]:
+    """The literal secret values the policy finds in an exchange's named places (`named`: whether each
+    body may hold a redacted key, when already known)."""
     found: set[str] = set()
     for headers in (request.headers, response.headers):
         for name, value in headers:
@@ -135,11 +165,12 @@ def secret_values(request: Request, response: Response, policy: RedactionPolicy)
             else:
                 found.add(value)
     found.update(_named_values(request.query, policy.query))
-    for message in (request, response):
+    messages: tuple[Request | Response, ...] = (request, response)
+    for position, message in enumerate(messages):
         body = message.body
         if body.kind == "text" and is_form_type(header_value(message.headers, "Content-Type")):
             found.update(_named_values(str(body.value), policy.form_fields))
-        elif body.kind == "json" and _may_name(body, policy):
+        elif body.kind == "json" and (named[position] if named else _may_name(body, policy)):
             _collect_json_secrets(body.value, (), policy, found)
     return frozenset(value for value in found if len(value) >= MIN_SCRUBBED_LENGTH and value != PLACEHOLDER)
 
@@ -168,7 +199,7 @@ def _quoted_names(policy: RedactionPolicy) -> tuple[str, ...]:
 def _may_name(body: Body, policy: RedactionPolicy) -> bool:
     """Whether a JSON body may hold a key the policy redacts."""
     names = _quoted_names(policy)
-    if not names or not isinstance(body.value, dict | list):
+    if body.kind != "json" or not names or not isinstance(body.value, dict | list):
         return False
     text = _json_text(body).lower()
     return any(name in text for name in names)
@@ -183,7 +214,7 @@ def _may_contain(body: Body, secrets: list[str]) -> bool:
 
 
 def _escaped_in_json(text: str) -> bool:
-    return any(character in '"\\' or character < " " for character in text)
+    return JSON_ESCAPED.search(text) is not None
 
 
 def _named_values(query: str, names: frozenset[str]) -> set[str]:
@@ -221,6 +252,8 @@ def scrub_exchange(exchange: Exchange, values: frozenset[str]) -> Exchange:
         return value
 
     def headers(pairs: Headers) -> Headers:
+        if not any(secret in value for _, value in pairs for secret in ordered):
+            return pairs
         return tuple((name, text(value)) for name, value in pairs)
 
     def body(stored: Body) -> Body:
@@ -231,31 +264,35 @@ def scrub_exchange(exchange: Exchange, values: frozenset[str]) -> Exchange:
         return stored
 
     request, response = exchange.request, exchange.response
-    return replace(
+    query = text(request.query)
+    return _with_messages(
         exchange,
-        request=replace(
-            request, query=text(request.query), headers=headers(request.headers), body=body(request.body)
+        _request_with(
+            request,
+            query,
+            headers(request.headers),
+            body(request.body),
         ),
-        response=replace(response, headers=headers(response.headers), body=body(response.body)),
+        _response_with(response, headers(response.headers), body(response.body)),
     )
 
 
-def redact_request(request: Request, policy: RedactionPolicy) -> Request:
+def redact_request(request: Request, policy: RedactionPolicy, named: bool | None = None) -> Request:
     """The request with its secrets replaced (headers, query parameters, form fields, JSON)."""
-    return replace(
+    return _request_with(
         request,
-        query=redact_query(request.query, policy.query),
-        headers=redact_headers(request.headers, policy.headers),
-        body=redact_body(request.body, request.headers, policy),
+        redact_query(request.query, policy.query),
+        redact_headers(request.headers, policy.headers),
+        redact_body(request.body, request.headers, policy, named),
     )
 
 
-def redact_response(response: Response, policy: RedactionPolicy) -> Response:
+def redact_response(response: Response, policy: RedactionPolicy, named: bool | None = None) -> Response:
     """The response with its secrets replaced (Set-Cookie and friends, token fields in JSON)."""
-    return replace(
+    return _response_with(
         response,
-        headers=redact_headers(response.headers, policy.headers),
-        body=redact_body(response.body, response.headers, policy),
+        redact_headers(response.headers, policy.headers),
+        redact_body(response.body, response.headers, policy, named),
     )
 
 
@@ -290,7 +327,10 @@ def _named_parts(parts: list[str], names: frozenset[str]) -> Iterator[tuple[int,
     """(position, raw key, raw value) of each `key=value` part whose decoded key is named."""
     for position, part in enumerate(parts if names else ()):
         key, sep, raw = part.partition("=")
-        if sep and unquote_plus(key).lower() in names:
+        if not sep:
+            continue
+        decoded = unquote_plus(key) if "%" in key or "+" in key else key
+        if decoded.lower() in names:
             yield position, key, raw
 
 
@@ -303,9 +343,10 @@ def redact_query(query: str, names: frozenset[str]) -> str:
     return "&".join(parts) if named else query
 
 
-def redact_body(body: Body, headers: Headers, policy: RedactionPolicy) -> Body:
-    """A body with its secrets replaced: form fields in form bodies, keys and paths in JSON."""
-    if body.kind == "json" and _may_name(body, policy):
+def redact_body(body: Body, headers: Headers, policy: RedactionPolicy, named: bool | None = None) -> Body:
+    """A body with its secrets replaced: form fields in form bodies, keys and paths in JSON (`named`:
+    whether the JSON may hold a redacted key, when already known)."""
+    if body.kind == "json" and (_may_name(body, policy) if named is None else named):
         redacted = _redact_json(body.value, (), policy)
         return body if redacted is body.value else replace(body, value=redacted)
     if body.kind == "text" and is_form_type(header_value(headers, "Content-Type")):

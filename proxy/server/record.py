@@ -14,10 +14,12 @@ from dataclasses import dataclass, field
 from urllib.parse import urlsplit, urlunsplit
 
 from proxy.core.bodies import body_from_bytes, dump_json
+from proxy.core.conformance import Checker
 from proxy.core.exchange import Exchange, Request, Response, without_headers
 from proxy.core.hop_by_hop import end_to_end
 from proxy.core.links import OriginRewriter, origin_of
 from proxy.server.answers import AnswerCache, serve_answer
+from proxy.server.check_worker import CheckWorker
 from proxy.server.convert import ADMIN_PREFIX
 from proxy.server.replay import MAX_REQUEST_BYTES, AdminRoutes, answer_admin, now_stamp
 from proxy.server.upstream import UpstreamError, UpstreamPool
@@ -54,7 +56,18 @@ def create_record_app(settings: RecordSettings) -> RecordServer:
     The upstream is reached through a pool of keep-alive connections (`UpstreamPool`) and answers go
     out through the wire server: a recorded exchange costs its checking and journaling, little else.
     """
-    recording = RecordingSession(settings)
+    worker = None
+    if settings.rules is not None and settings.rule_source is not None:
+        ruleset, rule_config = settings.rules, settings.rule_config
+        worker = CheckWorker(
+            settings.rule_source, lambda: Checker(ruleset, rule_config), settings.findings_kept
+        )
+    try:
+        recording = RecordingSession(settings, worker)
+    except BaseException:
+        if worker is not None:
+            worker.close()  # the settings were refused (an existing cassette...): no checker left behind
+        raise
     cache = AnswerCache()
     # A base path in --upstream (a gateway's /commerce) is kept: requests go below it.
     parts = urlsplit(settings.upstream)
@@ -71,9 +84,14 @@ def create_record_app(settings: RecordSettings) -> RecordServer:
         mode = settings.mode if settings.cassette is not None else "spy"
         return json_answer(200, {"status": "ok", "mode": mode, "recorded": len(recording.recorded)})
 
+    async def findings() -> Outgoing:
+        if worker is not None:
+            await worker.caught_up()  # every exchange answered so far is in the findings
+        return json_answer(200, recording.findings.to_json())
+
     admin: AdminRoutes = {
         "/_proxy/health": ("GET", health),
-        "/_proxy/findings": ("GET", lambda: json_answer(200, recording.findings.to_json())),
+        "/_proxy/findings": ("GET", findings),
     }
 
     async def forward(incoming: Incoming, core: Request, origin: str, sequence: int) -> Reply:
@@ -112,6 +130,9 @@ def create_record_app(settings: RecordSettings) -> RecordServer:
 
     async def finish() -> None:
         pool.close()
+        if worker is not None:
+            await worker.caught_up()
+            worker.close()
         cassette = recording.finish()
         if settings.cassette is None:
             totals = recording.findings.to_json()["totals"]

@@ -146,10 +146,10 @@ def admin_not_found(method: str, path: str) -> Outgoing:
     return json_answer(404, error_document(404, "Not Found", f"no admin endpoint {method} {path}"))
 
 
-AdminRoutes = dict[str, tuple[str, Callable[[], Outgoing]]]
+AdminRoutes = dict[str, tuple[str, Callable[[], Outgoing | Awaitable[Outgoing]]]]
 
 
-def answer_admin(routes: AdminRoutes, method: str, path: str) -> Outgoing:
+def answer_admin(routes: AdminRoutes, method: str, path: str) -> Outgoing | Awaitable[Outgoing]:
     """An admin endpoint's answer from `routes` (path: method, builder); 404 or 405 otherwise."""
     known = routes.get(path)
     if known is None:

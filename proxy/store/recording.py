@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Literal
 
 from proxy.core.cassette import Cassette
-from proxy.core.conformance import Checker, LiveChecker
+from proxy.core.conformance import Checker, LiveChecker, LiveChecking
 from proxy.core.exchange import Exchange, JSONFromText
 from proxy.core.findings import FindingsLog
 from proxy.core.links import origin_of
@@ -24,6 +24,7 @@ from proxy.core.ruleset import RuleSet
 from proxy.errors import UsageError
 from proxy.store.files import load_cassette, save_cassette
 from proxy.store.journal import JournalMode, JournalWriter, journal_path
+from proxy.store.rule_files import RuleSource
 
 log = logging.getLogger(__name__)
 
@@ -45,6 +46,8 @@ class RecordSettings:
     rules: RuleSet | None = None  # None: no live checking
     rule_config: RuleConfig = field(default_factory=RuleConfig)
     findings_kept: int = 1000
+    # Set: the proxy checks in a child process that loads the same rules from here (record, spy).
+    rule_source: RuleSource | None = None
 
 
 class RecordingSession:
@@ -53,7 +56,8 @@ class RecordingSession:
     Shared by `record` (aiohttp) and the mitmproxy addon, so both redact, journal and check alike.
     """
 
-    def __init__(self, settings: RecordSettings) -> None:
+    def __init__(self, settings: RecordSettings, live: LiveChecking | None = None) -> None:
+        """`live` checks the exchanges; by default a LiveChecker in this process (when there are rules)."""
         self.settings = settings
         self.base = prepare_base(settings)
         journal_mode: JournalMode = "append" if settings.mode == "new_episodes" else "replace"
@@ -67,11 +71,9 @@ class RecordingSession:
             settings.match,
             settings.redaction,
         )
-        self.live = (
-            LiveChecker(Checker(settings.rules, settings.rule_config), settings.findings_kept)
-            if settings.rules is not None
-            else None
-        )
+        self.live = live
+        if live is None and settings.rules is not None:
+            self.live = LiveChecker(Checker(settings.rules, settings.rule_config), settings.findings_kept)
         self.recorded: list[tuple[int, Exchange]] = []
         self.replayed = 0
         self._next_sequence = 0

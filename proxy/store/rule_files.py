@@ -195,3 +195,15 @@ def load_project_rules(config: Path | None, rules: Path | None, start: Path) -> 
     ruleset = load_rules(folder or shipped_dir("rules"))
     project = load_config(config_path, [rule.id for rule in ruleset.rules], start)
     return Engine(ruleset, project)
+
+
+@dataclass(frozen=True, slots=True)
+class RuleSource:
+    """Where the rules and project config come from, so that another process can load the same ones."""
+
+    config: Path | None
+    rules: Path | None
+    start: Path
+
+    def load(self) -> Engine:
+        return load_project_rules(self.config, self.rules, self.start)

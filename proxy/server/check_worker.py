@@ -1,0 +1,255 @@
+"""Live checking in a child process, so the rules never hold up the traffic that `record` and `spy` carry.
+
+The proxy hands each redacted exchange to a checker process over a pipe, in the order the exchanges
+completed, and goes on serving; the child runs every rule (with the session's history) and sends back
+each exchange's findings, which are logged and kept as in-process checking does. The two run on two
+cores: on this machine checking costs about 190 us an exchange, as much as forwarding and journaling.
+
+Nothing is checked twice or skipped: `/_proxy/findings` and the end of the session wait until the
+child has answered for every exchange handed over. If the child dies, the exchanges it had not
+answered for are checked in the proxy's own process, and so is everything after (logged as a warning).
+
+Both pipes carry frames (a 4-byte length, then JSON). The proxy never blocks on a full pipe while it
+could be reading answers, so the two processes cannot wait on each other: past BACKLOG_BYTES handed
+over and not yet taken, the proxy reads answers until the child catches up (the child sets the pace).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import select
+import struct
+import subprocess
+import sys
+from collections import deque
+from collections.abc import Callable
+from dataclasses import asdict
+from pathlib import Path
+from typing import BinaryIO
+
+import orjson
+
+from proxy.core.cassette import exchange_from_document, exchange_to_document
+from proxy.core.conformance import Checker, LiveChecker, report_findings
+from proxy.core.exchange import Exchange
+from proxy.core.findings import Finding, FindingsLog
+from proxy.store.rule_files import RuleSource
+
+log = logging.getLogger(__name__)
+
+FRAME = struct.Struct(">I")
+READ_BYTES = 1 << 20
+BACKLOG_BYTES = 4 << 20  # handed over but not yet in the pipe: past this, wait for the child
+ANSWER_WAIT = 60.0  # seconds without an answer, at the end of a session, before giving up on the child
+
+
+class CheckWorker:
+    """A LiveChecker whose checking happens in a child process; findings arrive a moment later."""
+
+    def __init__(self, source: RuleSource, fallback: Callable[[], Checker], kept: int = 1000) -> None:
+        self.log = FindingsLog(kept)
+        self.listeners: list[Callable[[list[Finding]], None]] = []
+        self._fallback = fallback
+        self._local: LiveChecker | None = None
+        self._unanswered: deque[tuple[int, Exchange]] = deque()
+        self._outgoing = bytearray()
+        self._incoming = bytearray()
+        self._caught_up: asyncio.Event | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._writing = False
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "proxy.server.check_worker", _source_argument(source)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            cwd=source.start,
+        )
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self._to_child = self.process.stdin.fileno()
+        self._from_child = self.process.stdout.fileno()
+        for fd in (self._to_child, self._from_child):
+            os.set_blocking(fd, False)
+
+    def check(self, exchange: Exchange, sequence: int) -> list[Finding]:
+        """Hand one exchange over (its findings are reported when they come back); returns none now."""
+        if self._local is not None:
+            return self._local.check(exchange, sequence)
+        self._attach()
+        payload = orjson.dumps([sequence, exchange_to_document(exchange)])
+        self._outgoing += FRAME.pack(len(payload)) + payload
+        self._unanswered.append((sequence, exchange))
+        if self._caught_up is not None:
+            self._caught_up.clear()
+        self._flush()
+        while len(self._outgoing) > BACKLOG_BYTES and self._local is None:
+            self._wait(1.0)  # reads answers while the child takes what is handed over
+        return []
+
+    async def caught_up(self) -> None:
+        """Return once every exchange handed over has its findings reported."""
+        if self._caught_up is not None and self._local is None:
+            await self._caught_up.wait()
+
+    def close(self) -> None:
+        """Wait for the child to answer for everything, then stop it (the end of the session)."""
+        self._detach()
+        while self._unanswered and self._local is None:
+            if not self._wait(ANSWER_WAIT):
+                self.process.kill()
+                self._take_over(f"the checker process gave no answer in {ANSWER_WAIT:g} s")
+        if self.process.stdin is not None:
+            with contextlib.suppress(OSError):
+                self.process.stdin.close()
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        if self.process.stdout is not None:
+            self.process.stdout.close()
+
+    # --- the pipes -------------------------------------------------------------------------------
+
+    def _attach(self) -> None:
+        """Read answers (and write what is left over) from the event loop, once one is running."""
+        if self._loop is not None:
+            return
+        try:
+            self._loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return  # a synchronous caller: answers are read whenever it hands an exchange over
+        self._caught_up = asyncio.Event()
+        self._loop.add_reader(self._from_child, self._read_answers)
+
+    def _detach(self) -> None:
+        if self._loop is not None:
+            with contextlib.suppress(RuntimeError, ValueError, OSError):
+                self._loop.remove_reader(self._from_child)
+            with contextlib.suppress(RuntimeError, ValueError, OSError):
+                self._loop.remove_writer(self._to_child)
+            self._loop = None
+            self._writing = False
+        if self._caught_up is not None:
+            self._caught_up.set()
+
+    def _flush(self) -> None:
+        """Write as much of what is handed over as the pipe takes now."""
+        try:
+            while self._outgoing:
+                written = os.write(self._to_child, self._outgoing)
+                del self._outgoing[:written]
+        except BlockingIOError:
+            pass
+        except OSError:
+            self._take_over("the checker process is gone")
+            return
+        if self._loop is not None and bool(self._outgoing) != self._writing:
+            if self._outgoing:
+                self._loop.add_writer(self._to_child, self._flush)
+            else:
+                self._loop.remove_writer(self._to_child)
+            self._writing = bool(self._outgoing)
+
+    def _wait(self, seconds: float) -> bool:
+        """Block until the child answers or takes more (True), or `seconds` pass with neither (False)."""
+        writers = [self._to_child] if self._outgoing else []
+        readable, writable, _ = select.select([self._from_child], writers, [], seconds)
+        if writable:
+            self._flush()
+        if readable:
+            self._read_answers()
+        return bool(readable or writable)
+
+    def _read_answers(self) -> None:
+        """Take every answer the pipe holds and report its findings."""
+        try:
+            while True:
+                chunk = os.read(self._from_child, READ_BYTES)
+                if not chunk:
+                    self._take_over("the checker process stopped")
+                    return
+                self._incoming += chunk
+        except BlockingIOError:
+            pass
+        except OSError:
+            self._take_over("the checker process stopped")
+            return
+        while len(self._incoming) >= FRAME.size:
+            (size,) = FRAME.unpack_from(self._incoming)
+            if len(self._incoming) < FRAME.size + size:
+                break
+            payload = bytes(self._incoming[FRAME.size : FRAME.size + size])
+            del self._incoming[: FRAME.size + size]
+            sequence, documents = orjson.loads(payload)
+            if self._unanswered and self._unanswered[0][0] == sequence:
+                self._unanswered.popleft()
+            report_findings(self, [Finding(**document) for document in documents])
+        if not self._unanswered and self._caught_up is not None:
+            self._caught_up.set()
+
+    def _take_over(self, why: str) -> None:
+        """Check here from now on, starting with what the child had not answered for."""
+        if self._local is not None:
+            return
+        log.warning("%s (exit %s); checking goes on in the proxy process", why, self.process.poll())
+        self._detach()
+        self._local = LiveChecker(self._fallback())
+        self._local.log = self.log
+        self._local.listeners = self.listeners
+        self._outgoing.clear()
+        while self._unanswered:
+            sequence, exchange = self._unanswered.popleft()
+            self._local.check(exchange, sequence)
+
+
+def _source_argument(source: RuleSource) -> str:
+    """The rule source as one JSON command-line argument for the child."""
+    document = {name: str(value) if value is not None else None for name, value in asdict(source).items()}
+    return orjson.dumps(document).decode()
+
+
+def serve_checks(source: RuleSource, inbox: BinaryIO, answers: BinaryIO) -> None:
+    """The child: check each exchange as it arrives and answer with its findings, until the pipe closes."""
+    engine = source.load()
+    checker = Checker(engine.ruleset, engine.project.config)
+    while True:
+        header = inbox.read(FRAME.size)
+        if len(header) < FRAME.size:
+            return
+        (size,) = FRAME.unpack(header)
+        sequence, document = orjson.loads(inbox.read(size))
+        exchange = exchange_from_document(document, ("exchange",))
+        findings = [finding.to_json() for finding in checker.check(exchange, sequence)]
+        payload = orjson.dumps([sequence, findings])
+        answers.write(FRAME.pack(len(payload)) + payload)
+        answers.flush()
+
+
+def main() -> int:
+    """`python -m proxy.server.check_worker SOURCE`: frames in on stdin, answers out on stdout."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C stops the proxy, which then closes the pipe
+    answers = os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)  # anything printed goes to stderr, never into the answers
+    sys.stdout = sys.stderr
+    document = orjson.loads(sys.argv[1])
+    source = RuleSource(
+        Path(document["config"]) if document["config"] else None,
+        Path(document["rules"]) if document["rules"] else None,
+        Path(document["start"]),
+    )
+    try:
+        serve_checks(source, sys.stdin.buffer, answers)
+    except BrokenPipeError:
+        return 0  # the proxy is gone
+    except Exception as error:  # the proxy checks what is left itself and says so
+        print(f"commerce-proxy: checker process: {type(error).__name__}: {error}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
