@@ -258,21 +258,16 @@ def scrub_exchange(exchange: Exchange, values: frozenset[str]) -> Exchange:
 
     def body(stored: Body) -> Body:
         if stored.kind == "text":
-            return replace(stored, value=text(str(stored.value)))
+            scrubbed = text(str(stored.value))
+            return stored if scrubbed == stored.value else replace(stored, value=scrubbed)
         if stored.kind == "json" and _may_contain(stored, ordered):
             return replace(stored, value=map_strings(stored.value, text, keys=True))
         return stored
 
     request, response = exchange.request, exchange.response
-    query = text(request.query)
     return _with_messages(
         exchange,
-        _request_with(
-            request,
-            query,
-            headers(request.headers),
-            body(request.body),
-        ),
+        _request_with(request, text(request.query), headers(request.headers), body(request.body)),
         _response_with(response, headers(response.headers), body(response.body)),
     )
 

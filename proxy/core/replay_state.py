@@ -133,6 +133,8 @@ class ReplayBook:
 
     def answer(self, request: Request) -> Answer | None:
         """The next recording in sequence for this request, or None when nothing matches."""
+        if not self._index:
+            return None  # an empty book (record without a base): no need to redact and key the request
         key = request_key(self.prepare(request), self.policy)
         numbers = self._index.get(key)
         if not numbers:

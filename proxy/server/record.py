@@ -122,7 +122,7 @@ def create_record_app(settings: RecordSettings) -> RecordServer:
         headers = incoming.headers
         core = Request(incoming.method, path, query, headers, body_from_bytes(incoming.body, headers))
         origin = origin_of("http://" + (incoming.header("Host") or server.address))
-        answer = recording.book.answer(core) if recording.book.recordings else None
+        answer = recording.book.answer(core)
         if answer is not None:
             recording.replayed += 1
             return serve_answer(answer, cache, origin)

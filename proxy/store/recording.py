@@ -7,13 +7,13 @@ complete; it redacts, journals, checks, and writes the cassette atomically when 
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
 from proxy.core.cassette import Cassette
 from proxy.core.conformance import Checker, LiveChecker, LiveChecking
-from proxy.core.exchange import Exchange, JSONFromText
+from proxy.core.exchange import Exchange, JSONFromText, Request, Response
 from proxy.core.findings import FindingsLog
 from proxy.core.links import origin_of
 from proxy.core.matching import MatchPolicy
@@ -118,11 +118,15 @@ class RecordingSession:
 def compact_exchange(exchange: Exchange) -> Exchange:
     """The exchange with JSON bodies that came as text kept as text only (see `JSONFromText.compact`)."""
     request, response = exchange.request, exchange.response
-    if isinstance(request.body, JSONFromText):
-        request = replace(request, body=request.body.compact())
+    if isinstance(request.body, JSONFromText):  # built directly: dataclasses.replace is slow per call
+        request = Request(
+            request.method, request.path, request.query, request.headers, request.body.compact()
+        )
     if isinstance(response.body, JSONFromText):
-        response = replace(response, body=response.body.compact())
-    return replace(exchange, request=request, response=response)
+        response = Response(response.status, response.headers, response.body.compact(), response.reason)
+    if request is exchange.request and response is exchange.response:
+        return exchange
+    return Exchange(request, response, exchange.recorded_at, exchange.duration_ms)
 
 
 def prepare_base(settings: RecordSettings) -> Cassette:
