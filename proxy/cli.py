@@ -12,7 +12,7 @@ import json
 import logging
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
@@ -258,8 +258,41 @@ def _add_serving(command: argparse.ArgumentParser, default_port: int = 8080) -> 
 
 def _add_upstream(command: argparse.ArgumentParser) -> None:
     command.add_argument("--upstream", metavar="URL", help="the real service, e.g. http://127.0.0.1:9000")
-    command.add_argument("--upstream-timeout", type=float, default=30.0, metavar="SECONDS")
-    command.add_argument("--max-body-bytes", type=int, default=50 * 1024 * 1024, metavar="N")
+    command.add_argument(
+        "--upstream-timeout",
+        type=_positive(float),
+        default=30.0,
+        metavar="SECONDS",
+        help="a client gets a 504 when the upstream's answer is not complete by then (default 30)",
+    )
+    command.add_argument(
+        "--max-body-bytes",
+        type=_positive(int),
+        default=50 * 1024 * 1024,
+        metavar="N",
+        help="a larger upstream answer is a 502 and is not recorded (default 50 MiB)",
+    )
+    command.add_argument(
+        "--ca-bundle",
+        type=Path,
+        metavar="FILE",
+        help="PEM certificates of a private CA to verify an https upstream with (default: the system's)",
+    )
+
+
+def _positive(kind: type[float] | type[int]) -> Callable[[str], float]:
+    """An argparse type: a number above zero, else argparse's own one-line usage error."""
+
+    def parse(text: str) -> float:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a number, found {text!r}") from None
+        if not 0 < value < float("inf"):
+            raise argparse.ArgumentTypeError(f"expected a number above 0, found {text!r}")
+        return value
+
+    return parse
 
 
 def _add_rule_options(command: argparse.ArgumentParser) -> None:
@@ -410,6 +443,7 @@ def run_record(arguments: argparse.Namespace) -> int:
         match=MatchPolicy.parse(arguments.match_on, arguments.ignore_query),
         upstream_timeout=arguments.upstream_timeout,
         max_body_bytes=arguments.max_body_bytes,
+        ca_bundle=arguments.ca_bundle,
         rules=engine.ruleset if engine else None,
         rule_config=engine.project.config if engine else RuleConfig(),
         rule_source=rule_source(arguments),
@@ -441,6 +475,7 @@ def run_spy(arguments: argparse.Namespace) -> int:
         redaction=redaction_from(arguments, engine.project.redaction),
         upstream_timeout=arguments.upstream_timeout,
         max_body_bytes=arguments.max_body_bytes,
+        ca_bundle=arguments.ca_bundle,
         rules=engine.ruleset,
         rule_config=engine.project.config,
         rule_source=rule_source(arguments),

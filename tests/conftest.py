@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import ssl
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 
@@ -13,6 +14,7 @@ from aiohttp import web
 from proxy.core.exchange import EMPTY_BODY, Body, Exchange, Headers, Request, Response
 from proxy.sandbox.app import SandboxSettings, create_sandbox_app
 from proxy.server.serving import start
+from tests.tls import self_signed
 
 Serve = Callable[[web.Application], Awaitable[str]]
 pytest_plugins = ("pytester",)  # the pytest plugin's tests run real inner pytest sessions
@@ -97,3 +99,18 @@ def entry_cassette_with_wrong_etag(digit: str) -> str:
     etag = re.search(r'ETag: W/"([0-9a-f]+)"', text)
     assert etag is not None and etag.group(1) != digit * 64
     return text.replace(etag.group(0), 'ETag: W/"' + digit * 64 + '"')
+
+
+@pytest.fixture
+async def tls_sandbox(tmp_path: Path) -> AsyncIterator[tuple[str, Path]]:
+    """The sandbox over HTTPS on a free port, and its certificate."""
+    cert, key = self_signed(tmp_path)
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    context.load_cert_chain(cert, key)
+    runner = web.AppRunner(create_sandbox_app())
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0, ssl_context=context)
+    await site.start()
+    port = runner.addresses[0][1]
+    yield f"https://127.0.0.1:{port}", cert
+    await runner.cleanup()

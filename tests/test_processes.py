@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import signal
 import sys
 import time
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import aiohttp
@@ -19,47 +17,13 @@ from proxy.store.files import read_cassette_file
 from proxy.store.journal import journal_path
 from proxy.store.shipped import shipped_dir
 from tests.conftest import Serve
+from tests.running import commerce_proxy, stop_with
 from tests.server.upstream import create_upstream_app
 
 LOAD_CLIENTS = 64
 ACKNOWLEDGED_BEFORE_KILL = 1000
 LOAD_REQUEST_CAP = 20_000
 LOAD_SECONDS_CAP = 60.0
-
-
-class Running:
-    def __init__(self, process: asyncio.subprocess.Process, url: str) -> None:
-        self.process, self.url = process, url
-
-
-@contextlib.asynccontextmanager
-async def commerce_proxy(*arguments: str) -> AsyncIterator[Running]:
-    """Start `python -m proxy ARGS --port 0`, wait for its ready line, and always reap it."""
-    process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "proxy",
-        *arguments,
-        "--port",
-        "0",
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-    )
-    try:
-        assert process.stdout is not None
-        line = (await asyncio.wait_for(process.stdout.readline(), 30)).decode()
-        assert "listening on http://" in line, line + (await process.stderr.read()).decode()  # type: ignore[union-attr]
-        yield Running(process, line.split("listening on ", 1)[1].split()[0].rstrip(","))
-    finally:
-        if process.returncode is None:
-            process.kill()
-        await process.wait()
-
-
-async def stop_with(running: Running, signum: int) -> tuple[int, str]:
-    running.process.send_signal(signum)
-    _, err = await asyncio.wait_for(running.process.communicate(), 30)
-    return running.process.returncode or 0, err.decode()
 
 
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])

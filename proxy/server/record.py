@@ -18,6 +18,7 @@ from proxy.core.conformance import Checker
 from proxy.core.exchange import Exchange, Request, Response, without_headers
 from proxy.core.hop_by_hop import end_to_end
 from proxy.core.links import OriginRewriter, origin_of
+from proxy.core.redaction import redact_request
 from proxy.server.answers import AnswerCache, serve_answer
 from proxy.server.check_worker import CheckWorker
 from proxy.server.convert import ADMIN_PREFIX
@@ -56,6 +57,13 @@ def create_record_app(settings: RecordSettings) -> RecordServer:
     The upstream is reached through a pool of keep-alive connections (`UpstreamPool`) and answers go
     out through the wire server: a recorded exchange costs its checking and journaling, little else.
     """
+    # A base path in --upstream (a gateway's /commerce) is kept: requests go below it. The pool comes
+    # first: a refused --ca-bundle must stop the start before a journal or a checker exists.
+    parts = urlsplit(settings.upstream)
+    upstream_base = urlunsplit((parts.scheme, parts.netloc, parts.path, "", "")).rstrip("/")
+    pool = UpstreamPool(
+        upstream_base, settings.upstream_timeout, settings.max_body_bytes, ca_bundle=settings.ca_bundle
+    )
     worker = None
     if settings.rules is not None and settings.rule_source is not None:
         ruleset, rule_config = settings.rules, settings.rule_config
@@ -69,10 +77,6 @@ def create_record_app(settings: RecordSettings) -> RecordServer:
             worker.close()  # the settings were refused (an existing cassette...): no checker left behind
         raise
     cache = AnswerCache()
-    # A base path in --upstream (a gateway's /commerce) is kept: requests go below it.
-    parts = urlsplit(settings.upstream)
-    upstream_base = urlunsplit((parts.scheme, parts.netloc, parts.path, "", "")).rstrip("/")
-    pool = UpstreamPool(upstream_base, settings.upstream_timeout, settings.max_body_bytes)
     rewriters: dict[str, OriginRewriter] = {}  # one per origin clients use to reach us
 
     def rewriter_to(origin: str) -> OriginRewriter:
@@ -102,7 +106,8 @@ def create_record_app(settings: RecordSettings) -> RecordServer:
             answer = await pool.send(incoming.method, incoming.target, headers, incoming.body)
         except UpstreamError as error:
             status, title, detail = _failure(error, upstream_base, settings)
-            log.warning("%s %s: %s", core.method, core.target, detail)
+            shown = redact_request(core, settings.redaction)  # a log is read by people: no secrets in it
+            log.warning("%s %s: %s", shown.method, shown.target, detail)
             return json_answer(status, error_document(status, title, detail))
         duration_ms = round((time.perf_counter() - started) * 1000, 3)
         response = Response(

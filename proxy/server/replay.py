@@ -239,7 +239,7 @@ def create_replay_app(
         try:
             chosen = await library.book_for(name)
         except CommerceProxyError as error:
-            log.warning("%s %s: %s", core.method, core.target, error)
+            log.warning("%s %s: %s", core.method, library.default.prepare(core).target, error)
             document = error_document(400, f"Unusable {CASSETTE_HEADER}", str(error))
             return json_answer(400, document, headers={NO_MATCH_HEADER: "bad-cassette"})
         reply = serve(chosen, core, origin, fault)
@@ -253,7 +253,7 @@ def create_replay_app(
         core = Request(incoming.method, path, query, headers, body_from_bytes(incoming.body, headers))
         fault = plan.decide(core.method, core.target, core.path) if plan.faults else None
         if fault is not None:
-            log.info("fault %s: %s %s", fault.text, core.method, core.target)
+            log.info("fault %s: %s %s", fault.text, core.method, library.default.prepare(core).target)
             if fault.kind == "drop":
                 return DROP
             if fault.status is not None:

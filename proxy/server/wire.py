@@ -312,8 +312,8 @@ class _Connection(asyncio.Protocol):
             incoming, closing = self.queue.popleft()
             try:
                 reply = self.server.handler(incoming)
-            except Exception:
-                log.exception("answering %s %s", incoming.method, incoming.target)
+            except Exception:  # the query is left out of the log: it may carry a secret
+                log.exception("answering %s %s", incoming.method, incoming.target.partition("?")[0])
                 reply = _error(500, "the proxy failed to answer; see its log")
             if isinstance(reply, Outgoing):
                 self._send(reply, incoming, closing)
@@ -337,7 +337,7 @@ class _Connection(asyncio.Protocol):
                 try:
                     reply = await pending if isinstance(pending, Awaitable) else pending
                 except Exception:
-                    log.exception("answering %s %s", incoming.method, incoming.target)
+                    log.exception("answering %s %s", incoming.method, incoming.target.partition("?")[0])
                     reply = _error(500, "the proxy failed to answer; see its log")
                 if isinstance(reply, Trickle):
                     await self._trickle(reply, incoming, closing)

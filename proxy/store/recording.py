@@ -43,6 +43,7 @@ class RecordSettings:
     match: MatchPolicy = field(default_factory=MatchPolicy)
     upstream_timeout: float = 30.0
     max_body_bytes: int = 50 * 1024 * 1024
+    ca_bundle: Path | None = None  # a private CA's certificates; None: the system's
     rules: RuleSet | None = None  # None: no live checking
     rule_config: RuleConfig = field(default_factory=RuleConfig)
     findings_kept: int = 1000

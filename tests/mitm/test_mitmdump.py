@@ -3,82 +3,23 @@
 from __future__ import annotations
 
 import asyncio
-import datetime
-import ipaddress
 import signal
-import socket
 import ssl
 import sys
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import aiohttp
 import pytest
-from aiohttp import web
-from cryptography import x509
-from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import ec
-from cryptography.x509.oid import NameOID
 from yarl import URL
 
 import proxy.mitm.addon
 from proxy.cli import main
-from proxy.sandbox.app import create_sandbox_app
 from proxy.store.files import read_cassette_file
 from tests.conftest import sandbox_token
+from tests.running import free_port
 
 ADDON = Path(proxy.mitm.addon.__file__)
 MITMDUMP = Path(sys.executable).with_name("mitmdump")
-
-
-def self_signed(folder: Path) -> tuple[Path, Path]:
-    """A certificate for 127.0.0.1 and its key, so the sandbox can speak TLS."""
-    key = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "commerce sandbox")])
-    now = datetime.datetime.now(datetime.UTC)
-    certificate = (
-        x509.CertificateBuilder()
-        .subject_name(name)
-        .issuer_name(name)
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - datetime.timedelta(minutes=5))
-        .not_valid_after(now + datetime.timedelta(days=1))
-        .add_extension(
-            x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]), False
-        )
-        .add_extension(x509.BasicConstraints(ca=True, path_length=None), True)
-        .sign(key, hashes.SHA256())
-    )
-    cert_path, key_path = folder / "sandbox.pem", folder / "sandbox.key"
-    cert_path.write_bytes(certificate.public_bytes(serialization.Encoding.PEM))
-    key_path.write_bytes(
-        key.private_bytes(
-            serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
-        )
-    )
-    return cert_path, key_path
-
-
-@pytest.fixture
-async def tls_sandbox(tmp_path: Path) -> AsyncIterator[tuple[str, Path]]:
-    """The sandbox over HTTPS on a free port, and its certificate."""
-    cert, key = self_signed(tmp_path)
-    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
-    context.load_cert_chain(cert, key)
-    runner = web.AppRunner(create_sandbox_app())
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0, ssl_context=context)
-    await site.start()
-    port = runner.addresses[0][1]
-    yield f"https://127.0.0.1:{port}", cert
-    await runner.cleanup()
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 async def wait_until_listening(port: int, process: asyncio.subprocess.Process) -> None:

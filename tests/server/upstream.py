@@ -9,6 +9,7 @@ import json
 from aiohttp import web
 
 HITS = web.AppKey("hits", dict)
+ISSUED = ("issued-ACCESS-5150", "issued-REFRESH-6160", "issued-PIN-7170")  # secrets /issue answers with
 
 
 def create_upstream_app() -> web.Application:
@@ -62,6 +63,11 @@ def create_upstream_app() -> web.Application:
         await asyncio.sleep(3)
         return web.json_response({"slow": True})
 
+    async def issue(request: web.Request) -> web.Response:
+        """Secrets that start in a response body: the default token fields and one a config names."""
+        document = {"access_token": ISSUED[0], "refresh_token": ISSUED[1], "data": {"pin": ISSUED[2]}}
+        return web.json_response(document)
+
     async def binary(request: web.Request) -> web.Response:
         return web.Response(body=bytes(range(256)), content_type="application/octet-stream")
 
@@ -71,5 +77,6 @@ def create_upstream_app() -> web.Application:
     app.router.add_post("/created", created)
     app.router.add_get("/slow", slow)
     app.router.add_get("/binary", binary)
+    app.router.add_post("/issue", issue)
     app.router.add_route("*", "/{tail:.*}", echo)
     return app

@@ -1,0 +1,128 @@
+"""Secrets never reach anything a person or a CI log can read: record tokens in headers, query strings,
+form bodies, JSON bodies and answers (by default and as configured), then grep every output for them."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import sys
+from pathlib import Path
+
+import aiohttp
+from yarl import URL
+
+from proxy.store.journal import journal_path
+from tests.conftest import Serve
+from tests.running import commerce_proxy, free_port, stop_with
+from tests.server.upstream import ISSUED, create_upstream_app
+
+# Each secret is sent where the default policy or the configured flags below redact it.
+BY_DEFAULT = {
+    "bearer": "tok-BEARER-1111",
+    "api_key_header": "key-HEADER-2222",
+    "cookie": "cookie-VALUE-3333",
+    "access_token_query": "tok-QUERY-4444",
+    "client_secret_form": "secret-FORM-5555",
+    "refresh_token_json": "tok-JSON-6666",
+}
+CONFIGURED = {"shop_header": "shop-HEADER-7777", "shop_query": "shop-QUERY-8888", "pin_form": "pin-FORM-9999"}
+CONFIGURED["pin_json"] = "pin-JSON-0000"
+FLAGS = ["--redact-header", "X-Shop-Key", "--redact-query", "shop_key", "--redact-form", "pin"]
+FLAGS += ["--redact-json-path", "data.pin"]
+SECRETS = [*BY_DEFAULT.values(), *CONFIGURED.values(), *ISSUED]
+REPORT_FORMATS = ("text", "json", "junit", "markdown", "html")
+
+
+def headers() -> dict[str, str]:
+    return {
+        "Authorization": f"Bearer {BY_DEFAULT['bearer']}",
+        "X-API-Key": BY_DEFAULT["api_key_header"],
+        "Cookie": f"sid={BY_DEFAULT['cookie']}",
+        "X-Shop-Key": CONFIGURED["shop_header"],
+    }
+
+
+async def send_everything(session: aiohttp.ClientSession, base: str) -> None:
+    query = f"access_token={BY_DEFAULT['access_token_query']}&shop_key={CONFIGURED['shop_query']}"
+    async with session.get(URL(f"{base}/v2/products?{query}", encoded=True), headers=headers()) as answer:
+        assert answer.status == 200
+    form = {"grant_type": "client_credentials", "client_secret": BY_DEFAULT["client_secret_form"]}
+    form["pin"] = CONFIGURED["pin_form"]
+    async with session.post(f"{base}/oauth/access_token", data=form, headers=headers()) as answer:
+        assert answer.status == 200
+    document = {"refresh_token": BY_DEFAULT["refresh_token_json"], "data": {"pin": CONFIGURED["pin_json"]}}
+    async with session.put(f"{base}/v2/subscriptions/features/x", json=document, headers=headers()) as answer:
+        assert answer.status == 200
+    async with session.post(f"{base}/issue", headers=headers()) as answer:
+        assert (await answer.json())["access_token"] == ISSUED[0]  # the client gets the real answer
+
+
+async def run(*arguments: str) -> str:
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "proxy",
+        *arguments,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    out, err = await asyncio.wait_for(process.communicate(), 120)
+    return out.decode() + err.decode()
+
+
+async def test_no_secret_reaches_any_file_log_answer_or_report(serve: Serve, tmp_path: Path) -> None:
+    upstream = await serve(create_upstream_app())
+    cassette = tmp_path / "secrets.yaml"
+    seen: dict[str, str] = {}
+    async with aiohttp.ClientSession() as session:
+        async with commerce_proxy(
+            "record", "--upstream", upstream, "--cassette", str(cassette), *FLAGS
+        ) as proxy:
+            await send_everything(session, proxy.url)
+            seen["journal"] = journal_path(cassette).read_text()
+            async with session.get(f"{proxy.url}/_proxy/findings") as answer:
+                seen["record /_proxy/findings"] = await answer.text()
+            code, seen["record log"] = await stop_with(proxy, signal.SIGTERM)
+            assert code == 0
+        seen["cassette"] = cassette.read_text()
+        async with commerce_proxy("spy", "--upstream", upstream, *FLAGS) as proxy:
+            await send_everything(session, proxy.url)
+            async with session.get(f"{proxy.url}/_proxy/findings") as answer:
+                seen["spy /_proxy/findings"] = await answer.text()
+            code, seen["spy log"] = await stop_with(proxy, signal.SIGTERM)
+            assert code == 0
+        async with commerce_proxy("spy", "--upstream", f"http://127.0.0.1:{free_port()}", *FLAGS) as proxy:
+            query = f"access_token={BY_DEFAULT['access_token_query']}&shop_key={CONFIGURED['shop_query']}"
+            async with session.get(URL(f"{proxy.url}/v2/products?{query}", encoded=True)) as answer:
+                assert answer.status == 502
+                seen["502 answer"] = await answer.text()
+            code, seen["log of a failed upstream"] = await stop_with(proxy, signal.SIGTERM)
+            assert code == 0
+        replaying = ["replay", "--cassette", str(cassette), "--cassette-dir", str(tmp_path), *FLAGS]
+        async with commerce_proxy(*replaying, "--fault", "503:100%:GET /v2/brands*") as proxy:
+            query = f"access_token={BY_DEFAULT['access_token_query']}&shop_key={CONFIGURED['shop_query']}"
+            async with session.get(URL(f"{proxy.url}/v2/brands?{query}", encoded=True)) as answer:
+                assert answer.status == 503  # the fault, logged with the request
+            named = {"X-Commerce-Cassette": "../outside"}
+            async with session.get(
+                URL(f"{proxy.url}/v2/products?{query}", encoded=True), headers=named
+            ) as answer:
+                assert answer.status == 400  # an unusable cassette name, logged with the request
+                seen["bad cassette name answer"] = await answer.text()
+            # The same requests with other values miss: the near-miss answers show what differs.
+            for secret in SECRETS[:4]:
+                query = f"access_token={secret}x&shop_key={secret}y&page=2"
+                target = URL(f"{proxy.url}/v2/products?{query}", encoded=True)
+                async with session.get(target, headers=headers()) as answer:
+                    assert answer.status == 404
+                    seen[f"near miss for {secret}"] = await answer.text()
+            code, seen["replay log"] = await stop_with(proxy, signal.SIGTERM)
+            assert code == 0
+    for report_format in REPORT_FORMATS:
+        seen[f"check --format {report_format}"] = await run("check", str(cassette), "--format", report_format)
+    seen["export-har"] = await run("export-har", str(cassette), "-o", str(tmp_path / "out.har"))
+    seen["har file"] = (tmp_path / "out.har").read_text()
+    seen["cassette show"] = await run("cassette", "show", str(cassette), "0")
+    assert "<redacted>" in seen["cassette"] and "issued-" not in seen["cassette"]
+    leaks = [(where, secret) for where, text in seen.items() for secret in SECRETS if secret in text]
+    assert not leaks, leaks
