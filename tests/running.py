@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import socket
+import subprocess
 import sys
 from collections.abc import AsyncIterator
 
@@ -49,3 +50,14 @@ def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return int(probe.getsockname()[1])
+
+
+def run_commerce_proxy(*arguments: str) -> subprocess.CompletedProcess[str]:
+    """`python -m proxy ARGS` to its end, with no stdin (as CI runs it); output captured as text."""
+    return subprocess.run(
+        [sys.executable, "-m", "proxy", *arguments],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+    )

@@ -3,9 +3,7 @@ form bodies, JSON bodies and answers (by default and as configured), then grep e
 
 from __future__ import annotations
 
-import asyncio
 import signal
-import sys
 from pathlib import Path
 
 import aiohttp
@@ -13,7 +11,7 @@ from yarl import URL
 
 from proxy.store.journal import journal_path
 from tests.conftest import Serve
-from tests.running import commerce_proxy, free_port, stop_with
+from tests.running import commerce_proxy, free_port, run_commerce_proxy, stop_with
 from tests.server.upstream import ISSUED, create_upstream_app
 
 # Each secret is sent where the default policy or the configured flags below redact it.
@@ -57,17 +55,9 @@ async def send_everything(session: aiohttp.ClientSession, base: str) -> None:
         assert (await answer.json())["access_token"] == ISSUED[0]  # the client gets the real answer
 
 
-async def run(*arguments: str) -> str:
-    process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "proxy",
-        *arguments,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-    )
-    out, err = await asyncio.wait_for(process.communicate(), 120)
-    return out.decode() + err.decode()
+def run(*arguments: str) -> str:
+    result = run_commerce_proxy(*arguments)
+    return result.stdout + result.stderr
 
 
 async def test_no_secret_reaches_any_file_log_answer_or_report(serve: Serve, tmp_path: Path) -> None:
@@ -119,10 +109,10 @@ async def test_no_secret_reaches_any_file_log_answer_or_report(serve: Serve, tmp
             code, seen["replay log"] = await stop_with(proxy, signal.SIGTERM)
             assert code == 0
     for report_format in REPORT_FORMATS:
-        seen[f"check --format {report_format}"] = await run("check", str(cassette), "--format", report_format)
-    seen["export-har"] = await run("export-har", str(cassette), "-o", str(tmp_path / "out.har"))
+        seen[f"check --format {report_format}"] = run("check", str(cassette), "--format", report_format)
+    seen["export-har"] = run("export-har", str(cassette), "-o", str(tmp_path / "out.har"))
     seen["har file"] = (tmp_path / "out.har").read_text()
-    seen["cassette show"] = await run("cassette", "show", str(cassette), "0")
+    seen["cassette show"] = run("cassette", "show", str(cassette), "0")
     assert "<redacted>" in seen["cassette"] and "issued-" not in seen["cassette"]
     leaks = [(where, secret) for where, text in seen.items() for secret in SECRETS if secret in text]
     assert not leaks, leaks

@@ -4,8 +4,6 @@ serving, and nothing already recorded is lost (the journal is read after every f
 from __future__ import annotations
 
 import signal
-import subprocess
-import sys
 from pathlib import Path
 
 import aiohttp
@@ -14,7 +12,7 @@ import pytest
 from proxy.store.files import read_cassette_file
 from proxy.store.journal import journal_path, read_journal
 from tests.reliability.faulty_upstream import HUGE_BYTES, faulty_upstream
-from tests.running import commerce_proxy, free_port, stop_with
+from tests.running import commerce_proxy, free_port, run_commerce_proxy, stop_with
 
 TIMEOUT = 1.0
 LIMIT = HUGE_BYTES // 2
@@ -98,13 +96,7 @@ async def test_every_upstream_fault_gets_a_clear_answer_and_loses_nothing(
 )
 def test_fault_limits_must_be_positive_numbers(tmp_path: Path, flag: str, value: str) -> None:
     arguments = ["record", "--upstream", "http://127.0.0.1:9", "--cassette", str(tmp_path / "c.yaml")]
-    result = subprocess.run(
-        [sys.executable, "-m", "proxy", *arguments, flag, value],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        stdin=subprocess.DEVNULL,
-    )
+    result = run_commerce_proxy(*arguments, flag, value)
     assert result.returncode == 2
     assert result.stderr.count("\n") == 1 and f"argument {flag}: expected a number" in result.stderr
     assert not list(tmp_path.iterdir())  # nothing was started, nothing written

@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import signal
-import subprocess
-import sys
 from pathlib import Path
 
 import aiohttp
 
-from tests.running import commerce_proxy, stop_with
+from tests.running import commerce_proxy, run_commerce_proxy, stop_with
 
 
 async def test_an_unknown_ca_is_refused_and_ca_bundle_trusts_it(
@@ -47,12 +45,6 @@ def test_a_ca_bundle_that_is_missing_or_not_pem_is_one_line_and_exit_2(tmp_path:
     garbage.write_text("not a certificate\n")
     for bundle, words in ((tmp_path / "missing.pem", "no such file"), (garbage, "not a PEM file")):
         arguments = ["record", "--upstream", "https://127.0.0.1:9", "--cassette", str(tmp_path / "c.yaml")]
-        result = subprocess.run(
-            [sys.executable, "-m", "proxy", *arguments, "--ca-bundle", str(bundle), "--port", "0"],
-            capture_output=True,
-            text=True,
-            timeout=60,
-            stdin=subprocess.DEVNULL,
-        )
+        result = run_commerce_proxy(*arguments, "--ca-bundle", str(bundle), "--port", "0")
         assert result.returncode == 2, result.stderr
         assert result.stderr.count("\n") == 1 and f"--ca-bundle {bundle}: {words}" in result.stderr
