@@ -57,6 +57,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         return 130
+    except Exception as error:  # a bug of ours: still one line, the traceback when asked for
+        if os.environ.get("COMMERCE_PROXY_TRACEBACK"):
+            raise
+        problem = " ".join(f"{type(error).__name__}: {error}".split())
+        print(
+            f"commerce-proxy: internal error: {problem} (a bug: please report it; "
+            "COMMERCE_PROXY_TRACEBACK=1 shows where)",
+            file=sys.stderr,
+        )
+        return 70
 
 
 class OneLineParser(argparse.ArgumentParser):

@@ -136,6 +136,11 @@ def test_yaml_config_turns_rules_off_for_one_endpoint(
             "endpoints 'FETCH /v2': expected 'METHOD /path'",
         ),
         ("severity: [\n", "commerce-proxy.yaml:2: not valid YAML"),
+        (
+            "severity: " + "[" * 50_000 + "]" * 50_000,
+            "commerce-proxy.yaml:1: not valid YAML: nested more than",
+        ),
+        ("severity: !!python/name:os.system\n", "commerce-proxy.yaml:1: not valid YAML: could not determine"),
         ("colour: blue\n", "unknown setting(s) colour"),
     ],
 )

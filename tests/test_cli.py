@@ -145,3 +145,21 @@ def test_demo_records_replays_and_redacts(tmp_path: Path, capsys: pytest.Capture
     assert "name changed, external_ref removed, the rest kept (simulated)" in out
     text = path.read_text()
     assert "sandbox-secret" not in text and "Bearer <redacted>" in text
+
+
+def test_a_bug_of_ours_is_still_one_line(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An unexpected exception is one line naming it and exit 70; COMMERCE_PROXY_TRACEBACK shows it."""
+    import proxy.cli
+
+    def broken(arguments: object) -> int:
+        raise KeyError("a\nb")
+
+    monkeypatch.setattr(proxy.cli, "run_rules", broken)
+    assert main(["rules"]) == 70
+    err = capsys.readouterr().err
+    assert err.startswith("commerce-proxy: internal error: KeyError: 'a\\nb' (a bug") and err.count("\n") == 1
+    monkeypatch.setenv("COMMERCE_PROXY_TRACEBACK", "1")
+    with pytest.raises(KeyError):
+        main(["rules"])

@@ -10,12 +10,14 @@ import base64
 import json
 import zlib
 from collections.abc import Callable
+from typing import Any
 
 import orjson
 
 from proxy.core.exchange import EMPTY_BODY, Body, Headers, JSONFromText, JSONValue, header_value
 
 DECODABLE_ENCODINGS = frozenset({"gzip", "x-gzip", "deflate"})
+JSON_MAX_DEPTH = 500  # a deeper body is kept as text: the recursive walks over it would overflow
 
 
 def is_json_type(content_type: str | None) -> bool:
@@ -72,15 +74,38 @@ def body_from_bytes(raw: bytes, headers: Headers) -> Body:
 
 
 def parse_json(text: str) -> JSONValue:
-    """Strict JSON: NaN and Infinity are not JSON and are refused (ValueError), as is any other error.
+    """Strict JSON: NaN and Infinity are not JSON and are refused (ValueError), as is nesting past
+    `JSON_MAX_DEPTH` (checks, redaction and reports walk a body recursively) and any other error.
 
     orjson (C) parses about three times as fast as the standard library; integers beyond 64 bits,
     which it refuses, go to the standard library.
     """
     try:
-        return orjson.loads(text)  # type: ignore[no-any-return]
+        document = orjson.loads(text)
     except orjson.JSONDecodeError:
-        return json.loads(text, parse_constant=_not_json)  # type: ignore[no-any-return]
+        try:
+            document = json.loads(text, parse_constant=_not_json)
+        except RecursionError:  # orjson stops at 1,024 levels; the standard library recurses
+            raise ValueError(f"nested more than {JSON_MAX_DEPTH} levels deep") from None
+    if text.count("[") + text.count("{") > JSON_MAX_DEPTH and _deeper_than(document, JSON_MAX_DEPTH):
+        raise ValueError(f"nested more than {JSON_MAX_DEPTH} levels deep")
+    return document  # type: ignore[no-any-return]
+
+
+def _deeper_than(document: Any, limit: int) -> bool:
+    """Whether `document` nests more than `limit` levels, counted level by level without recursion."""
+    level = [document]
+    for _ in range(limit):  # after n rounds `level` holds the containers n + 1 levels down
+        level = [
+            child
+            for item in level
+            if isinstance(item, dict | list)
+            for child in (item.values() if isinstance(item, dict) else item)
+            if isinstance(child, dict | list)
+        ]
+        if not level:
+            return False
+    return True
 
 
 def _not_json(constant: str) -> None:

@@ -21,6 +21,7 @@ import yaml
 
 from proxy.core.bodies import parse_json, pretty_json
 from proxy.core.exchange import EMPTY_BODY, Body, Exchange, Headers, JSONValue, Request, Response
+from proxy.core.yaml_loading import SafeLoader, load_yaml, yaml_problem
 from proxy.errors import CassetteFormatError
 
 FORMAT_VERSION = 2
@@ -40,7 +41,6 @@ def _from_format_1(document: dict[str, Any]) -> dict[str, Any]:
 
 MIGRATIONS[1] = _from_format_1
 
-_SafeLoader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _SafeDumper: type[yaml.SafeDumper] = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
 
@@ -50,51 +50,6 @@ class Cassette:
 
     exchanges: tuple[Exchange, ...] = ()
     upstream: str | None = None
-
-
-class CassetteLoader(_SafeLoader):  # type: ignore[misc,valid-type]
-    """Safe loader that keeps timestamps as strings and refuses duplicate keys."""
-
-    def __init__(self, stream: str) -> None:
-        super().__init__(stream)
-        self._plain_tags: dict[str, str] = {}
-
-    def resolve(self, kind: type[yaml.Node], value: str, implicit: tuple[bool, bool]) -> str:
-        """PyYAML's resolver, remembering the tag of each short plain scalar (header names and values,
-        keys, methods repeat thousands of times in a cassette and each costs several regex tries)."""
-        if kind is not yaml.ScalarNode or self.yaml_path_resolvers:
-            return super().resolve(kind, value, implicit)  # type: ignore[no-any-return]
-        if not implicit[0]:
-            return self.DEFAULT_SCALAR_TAG  # type: ignore[no-any-return]
-        tag = self._plain_tags.get(value)
-        if tag is None:
-            tag = super().resolve(kind, value, implicit)
-            if len(value) <= 80:
-                self._plain_tags[value] = tag
-        return tag
-
-    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
-        if not isinstance(node, yaml.MappingNode):  # `!!map [..]`: PyYAML's own message, not a TypeError
-            return super().construct_mapping(node, deep=deep)
-        seen: set[Any] = set()
-        for key_node, _ in node.value:
-            key = key_node.value
-            if key in seen:
-                raise yaml.constructor.ConstructorError(
-                    None, None, f"duplicate key {key!r}", key_node.start_mark
-                )
-            seen.add(key)
-        return super().construct_mapping(node, deep=deep)  # type: ignore[no-any-return]
-
-
-CassetteLoader.yaml_implicit_resolvers = {
-    first: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:timestamp"]
-    for first, resolvers in _SafeLoader.yaml_implicit_resolvers.items()
-}
-CassetteLoader.add_constructor(
-    "tag:yaml.org,2002:map",
-    CassetteLoader.construct_mapping,
-)
 
 
 class CassetteDumper(_SafeDumper):  # type: ignore[misc,valid-type]
@@ -230,14 +185,11 @@ def _standard_reason(status: int) -> str | None:
 def parse_cassette(text: str, source: str) -> Cassette:
     """Parse cassette text; any problem is a `CassetteFormatError` naming `source`, line and cause."""
     try:
-        document = _load_yaml(text)
-    except yaml.MarkedYAMLError as error:
-        mark = error.problem_mark or error.context_mark
-        line = f":{mark.line + 1}" if mark is not None else ""
-        problem = error.problem or error.context or "malformed YAML"
-        raise CassetteFormatError(f"{source}{line}: not valid YAML: {problem}") from None
+        document = load_yaml(text)
     except yaml.YAMLError as error:
-        raise CassetteFormatError(f"{source}: not valid YAML: {error}") from None
+        line, problem = yaml_problem(error, text)
+        where = f"{source}:{line}" if line else source
+        raise CassetteFormatError(f"{where}: not valid YAML: {problem}") from None
     try:
         return cassette_from_document(_json_bodies_parsed(document))
     except _DocumentError as error:
@@ -245,82 +197,6 @@ def parse_cassette(text: str, source: str) -> Cassette:
         where = _path_text(error.path)
         location = f"{source}:{number}" if number else source
         raise CassetteFormatError(f"{location}: {where}: {error.message}") from None
-
-
-_STR_TAG = "tag:yaml.org,2002:str"
-_MAP_TAG = "tag:yaml.org,2002:map"
-_SEQ_TAG = "tag:yaml.org,2002:seq"
-_MERGE_TAGS = ("tag:yaml.org,2002:merge", "tag:yaml.org,2002:value")
-
-
-class _NotPlain(Exception):
-    """The node tree uses YAML that only PyYAML's own constructor builds right (merge keys, cycles, tags)."""
-
-
-def _load_yaml(text: str) -> Any:
-    """`yaml.load(text, Loader=CassetteLoader)`, with the node tree built by `_plain_value` when it can.
-
-    PyYAML's constructor is pure Python: about 2 of the 5 s of a cold 10,000-exchange load in a profile.
-    A cassette is plain maps, lists and scalars, which one small walk builds in about a third of that
-    (the C composer before it is the rest of the YAML time). Anything else (merge keys,
-    recursive anchors, explicit collection tags, nesting past Python's stack) goes to PyYAML's
-    constructor on the same tree: both give the same document, and an error for the same faults.
-    """
-    loader = CassetteLoader(text)
-    try:
-        node = loader.get_single_node()
-        if node is None:
-            return None
-        try:
-            return _plain_value(node, loader, {})
-        except (_NotPlain, RecursionError, TypeError, ValueError):
-            pass  # PyYAML's build below either builds it or says what is wrong
-        try:
-            return loader.construct_document(node)
-        except RecursionError:
-            raise yaml.constructor.ConstructorError(
-                None, None, "nested too deeply", node.start_mark
-            ) from None
-        except (TypeError, ValueError) as error:  # PyYAML's own slips on hostile input (unhashable keys)
-            raise yaml.constructor.ConstructorError(None, None, str(error), node.start_mark) from None
-    finally:
-        loader.dispose()
-
-
-_BUILDING = object()
-
-
-def _plain_value(node: yaml.Node, loader: CassetteLoader, built: dict[int, Any]) -> Any:
-    """The value of `node`: strings straight from the node, other scalars through the loader's own
-    constructors, collections shared when an alias names them again (as PyYAML shares them)."""
-    kind = node.__class__
-    if kind is yaml.ScalarNode:
-        return node.value if node.tag == _STR_TAG else loader.construct_object(node, deep=True)
-    seen = built.get(id(node))
-    if seen is not None:
-        if seen is _BUILDING:
-            raise _NotPlain
-        return seen
-    built[id(node)] = _BUILDING
-    value: Any
-    if kind is yaml.MappingNode and node.tag == _MAP_TAG:
-        value = {}
-        written: set[str] = set()  # keys as written: CassetteLoader.construct_mapping's test
-        for key_node, value_node in node.value:
-            if key_node.__class__ is not yaml.ScalarNode or key_node.tag in _MERGE_TAGS:
-                raise _NotPlain
-            if key_node.value in written:
-                raise yaml.constructor.ConstructorError(
-                    None, None, f"duplicate key {key_node.value!r}", key_node.start_mark
-                )
-            written.add(key_node.value)
-            value[_plain_value(key_node, loader, built)] = _plain_value(value_node, loader, built)
-    elif kind is yaml.SequenceNode and node.tag == _SEQ_TAG:
-        value = [_plain_value(child, loader, built) for child in node.value]
-    else:
-        raise _NotPlain
-    built[id(node)] = value
-    return value
 
 
 def _json_bodies_parsed(document: Any) -> Any:
@@ -514,7 +390,7 @@ def comment_line(text: str) -> int | None:
     try:
         spans = [
             (token.start_mark.index, token.end_mark.index)
-            for token in yaml.scan(text, Loader=_SafeLoader)
+            for token in yaml.scan(text, Loader=SafeLoader)
             if isinstance(token, yaml.ScalarToken)
         ]
     except yaml.YAMLError:
@@ -533,7 +409,7 @@ def comment_line(text: str) -> int | None:
 def _line_of(text: str, path: tuple[str | int, ...]) -> int | None:
     """The 1-based line of the node at `path`, found by composing the text again (error path only)."""
     try:
-        node = yaml.compose(text, Loader=_SafeLoader)
+        node = yaml.compose(text, Loader=SafeLoader)
     except (yaml.YAMLError, RecursionError):
         return None
     if node is None:

@@ -16,11 +16,11 @@ from typing import Any
 
 import yaml
 
-from proxy.core.cassette import CassetteLoader
 from proxy.core.findings import Finding
 from proxy.core.redaction import RedactionPolicy, configured_policy
 from proxy.core.rule_config import Baseline, RuleConfig
 from proxy.core.ruleset import RuleSet, Sourced
+from proxy.core.yaml_loading import CassetteLoader, load_yaml, yaml_problem
 from proxy.errors import RuleFileError
 from proxy.store.files import write_atomically
 
@@ -38,6 +38,11 @@ class _Lined(dict[str, Any]):
 
 class _LineLoader(CassetteLoader):
     """The cassette loader's safety (duplicate keys refused, no timestamps) plus line numbers."""
+
+    def new_mapping(self, line: int) -> _Lined:
+        mapping = _Lined()
+        mapping.line = line
+        return mapping
 
     def construct_lined_mapping(self, node: yaml.MappingNode) -> _Lined:
         mapping = _Lined(self.construct_mapping(node, deep=True))
@@ -61,13 +66,11 @@ def _read_text(path: Path, what: str) -> str:
 
 def _parse_yaml(path: Path, text: str) -> Any:
     try:
-        return yaml.load(text, Loader=_LineLoader)
-    except yaml.MarkedYAMLError as error:
-        mark = error.problem_mark or error.context_mark
-        line = f":{mark.line + 1}" if mark else ""
-        raise RuleFileError(f"{path}{line}: not valid YAML: {error.problem or error}") from None
+        return load_yaml(text, _LineLoader)
     except yaml.YAMLError as error:
-        raise RuleFileError(f"{path}: not valid YAML: {error}") from None
+        line, problem = yaml_problem(error, text)
+        where = f"{path}:{line}" if line else str(path)
+        raise RuleFileError(f"{where}: not valid YAML: {problem}") from None
 
 
 def _sourced(path: Path, items: Any, key: str) -> list[Sourced]:

@@ -9,7 +9,7 @@ from dataclasses import replace
 
 import pytest
 
-from proxy.core.bodies import body_from_bytes, body_to_bytes
+from proxy.core.bodies import JSON_MAX_DEPTH, body_from_bytes, body_to_bytes, parse_json
 from proxy.core.exchange import Body, JSONFromText, fresh_value, source_text
 from proxy.core.hop_by_hop import end_to_end
 from proxy.core.links import OriginRewriter, origin_of
@@ -163,3 +163,14 @@ def test_a_list_page_moves_its_links_in_the_bytes() -> None:
     )
     assert moved is not None
     assert json.loads(moved)["links"]["self"] == "http://127.0.0.1:7777/v2/x?page[offset]=0"
+
+
+def test_json_nested_past_the_limit_is_kept_as_text() -> None:
+    """A body nested deeper than the recursive walks over bodies can go is recorded as text, not parsed."""
+    headers = (("Content-Type", "application/json"),)
+    for depth, kind in ((JSON_MAX_DEPTH, "json"), (JSON_MAX_DEPTH + 1, "text"), (100_000, "text")):
+        raw = ("[" * depth + "]" * depth).encode()
+        assert body_from_bytes(raw, headers).kind == kind, depth
+    with pytest.raises(ValueError, match=f"nested more than {JSON_MAX_DEPTH} levels deep"):
+        parse_json('{"a": ' + "[" * 2000 + "]" * 2000 + "}")
+    assert parse_json("[" + "[]," * 2000 + "1]")[-1] == 1  # many brackets, shallow: parsed
