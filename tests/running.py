@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import resource
 import socket
 import subprocess
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable, Sequence
 
 
 class Running:
@@ -16,8 +17,11 @@ class Running:
 
 
 @contextlib.asynccontextmanager
-async def commerce_proxy(*arguments: str) -> AsyncIterator[Running]:
-    """Start `python -m proxy ARGS --port 0`, wait for its ready line, and always reap it."""
+async def commerce_proxy(*arguments: str, file_size_limit: int | None = None) -> AsyncIterator[Running]:
+    """Start `python -m proxy ARGS --port 0`, wait for its ready line, and always reap it.
+
+    `file_size_limit` (bytes) makes every file write past it fail, as on a full disk (RLIMIT_FSIZE).
+    """
     process = await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
@@ -27,6 +31,7 @@ async def commerce_proxy(*arguments: str) -> AsyncIterator[Running]:
         "0",
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
+        preexec_fn=_file_size_limited(file_size_limit),
     )
     try:
         assert process.stdout is not None
@@ -52,12 +57,27 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-def run_commerce_proxy(*arguments: str) -> subprocess.CompletedProcess[str]:
-    """`python -m proxy ARGS` to its end, with no stdin (as CI runs it); output captured as text."""
+def run_commerce_proxy(
+    *arguments: str, prefix: Sequence[str] = (), file_size_limit: int | None = None
+) -> subprocess.CompletedProcess[str]:
+    """`python -m proxy ARGS` to its end, with no stdin (as CI runs it); output captured as text.
+
+    `prefix` runs it through another command (`unshare ...`); `file_size_limit` as `commerce_proxy`'s."""
     return subprocess.run(
-        [sys.executable, "-m", "proxy", *arguments],
+        [*prefix, sys.executable, "-m", "proxy", *arguments],
+        preexec_fn=_file_size_limited(file_size_limit),
         capture_output=True,
         text=True,
         timeout=120,
         stdin=subprocess.DEVNULL,
     )
+
+
+def _file_size_limited(limit: int | None) -> Callable[[], None]:
+    """A child's setup that makes its writes past `limit` bytes fail (Python ignores SIGXFSZ)."""
+
+    def setup() -> None:
+        if limit is not None:
+            resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    return setup

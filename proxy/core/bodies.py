@@ -160,3 +160,10 @@ def map_strings(value: JSONValue, change: Callable[[str], str], keys: bool = Fal
         items = [map_strings(item, change, keys) for item in value]
         return items if any(new is not old for new, old in zip(items, value, strict=True)) else value
     return value
+
+
+def error_document(status: int, title: str, detail: str, **extra: Any) -> dict[str, Any]:
+    """An `{"errors": [...]}` body in the API's own error shape, for answers the proxies make up."""
+    error: dict[str, Any] = {"status": str(status), "title": title, "detail": detail}
+    error.update(extra)
+    return {"errors": [error]}

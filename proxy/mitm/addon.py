@@ -18,9 +18,10 @@ from pathlib import Path
 from mitmproxy import ctx, exceptions, http
 from mitmproxy.addonmanager import Loader
 
+from proxy.core.bodies import dump_json, error_document
 from proxy.core.links import origin_of
 from proxy.core.redaction import RedactionPolicy
-from proxy.errors import CommerceProxyError
+from proxy.errors import CommerceProxyError, JournalError
 from proxy.mitm.flows import exchange_from_flow
 from proxy.store.files import read_cassette_file
 from proxy.store.recording import RECORD_MODES, RecordingSession, RecordSettings
@@ -131,7 +132,16 @@ class CassetteRecorder:
                 ctx.options.update(cassette="")
                 return
         self.sequence += 1
-        self.session.keep(self.sequence, imported.exchange)
+        try:
+            self.session.keep(self.sequence, imported.exchange)
+        except JournalError as error:  # disk full: the client must not take this answer as recorded
+            log.error("commerce-proxy: %s", error)
+            detail = f"the server answered {flow.response.status_code if flow.response else '?'}, but {error}"
+            flow.response = http.Response.make(
+                507,
+                dump_json(error_document(507, "Not recorded", detail)),
+                {"Content-Type": "application/json"},
+            )
 
     def done(self) -> None:
         """Write the cassette (atomically) when mitmdump stops."""

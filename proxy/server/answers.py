@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import logging
 
-from proxy.core.bodies import body_to_bytes, dump_json
+from proxy.core.bodies import body_to_bytes, dump_json, error_document
 from proxy.core.exchange import Response
 from proxy.core.hop_by_hop import end_to_end
 from proxy.core.links import OriginRewriter
 from proxy.core.matching import Difference
 from proxy.core.replay_state import Answer, NearMiss, Recording
 from proxy.core.simulation.answers import Simulated
-from proxy.server.wire import Outgoing, error_document, json_answer
+from proxy.server.wire import Outgoing, json_answer
 
 log = logging.getLogger(__name__)
 NO_MATCH_HEADER = "X-Commerce-Proxy"

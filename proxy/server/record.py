@@ -13,18 +13,19 @@ from collections.abc import Awaitable
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit, urlunsplit
 
-from proxy.core.bodies import body_from_bytes, dump_json
+from proxy.core.bodies import body_from_bytes, dump_json, error_document
 from proxy.core.conformance import Checker
 from proxy.core.exchange import Exchange, Request, Response, without_headers
 from proxy.core.hop_by_hop import end_to_end
 from proxy.core.links import OriginRewriter, origin_of
 from proxy.core.redaction import redact_request
+from proxy.errors import JournalError
 from proxy.server.answers import AnswerCache, serve_answer
 from proxy.server.check_worker import CheckWorker
 from proxy.server.convert import ADMIN_PREFIX
 from proxy.server.replay import MAX_REQUEST_BYTES, AdminRoutes, answer_admin, now_stamp
 from proxy.server.upstream import UpstreamError, UpstreamPool
-from proxy.server.wire import Incoming, Outgoing, Reply, WireServer, error_document, json_answer
+from proxy.server.wire import Incoming, Outgoing, Reply, WireServer, json_answer
 from proxy.store.recording import RecordingSession
 from proxy.store.recording import RecordSettings as RecordSettings
 
@@ -77,6 +78,7 @@ def create_record_app(settings: RecordSettings) -> RecordServer:
             worker.close()  # the settings were refused (an existing cassette...): no checker left behind
         raise
     cache = AnswerCache()
+    unrecorded = [0]  # exchanges answered 507 because the journal could not be written
     rewriters: dict[str, OriginRewriter] = {}  # one per origin clients use to reach us
 
     def rewriter_to(origin: str) -> OriginRewriter:
@@ -86,7 +88,7 @@ def create_record_app(settings: RecordSettings) -> RecordServer:
 
     def health() -> Outgoing:
         mode = settings.mode if settings.cassette is not None else "spy"
-        return json_answer(200, {"status": "ok", "mode": mode, "recorded": len(recording.recorded)})
+        return json_answer(200, {"status": "ok", "mode": mode, "recorded": recording.recorded})
 
     async def findings() -> Outgoing:
         if worker is not None:
@@ -116,7 +118,14 @@ def create_record_app(settings: RecordSettings) -> RecordServer:
             body=body_from_bytes(answer.body, answer.headers),
             reason=answer.reason,
         )
-        recording.keep(sequence, Exchange(core, response, recorded_at, duration_ms))
+        try:
+            recording.keep(sequence, Exchange(core, response, recorded_at, duration_ms))
+        except JournalError as error:  # disk full: an answer the client cannot mistake for recorded
+            unrecorded[0] += 1
+            if unrecorded[0] == 1:  # once: the rest are counted at stop
+                log.error("%s; answering 507 to every exchange it cannot record", error)
+            detail = f"the upstream answered {response.status}, but {error}: this exchange is not recorded"
+            return json_answer(507, error_document(507, "Not recorded", detail))
         return _to_client(response, answer.body, rewriter_to(origin), incoming.method == "HEAD")
 
     def handle(incoming: Incoming) -> Reply | Awaitable[Reply]:
@@ -135,6 +144,8 @@ def create_record_app(settings: RecordSettings) -> RecordServer:
 
     async def finish() -> None:
         pool.close()
+        if unrecorded[0]:
+            log.error("%d exchanges were not recorded (the journal could not be written)", unrecorded[0])
         if worker is not None:
             await worker.caught_up()
             worker.close()
@@ -153,7 +164,7 @@ def create_record_app(settings: RecordSettings) -> RecordServer:
                 "wrote %s: %d exchanges (%d new, %d answered from the cassette)",
                 settings.cassette,
                 len(cassette.exchanges),
-                len(recording.recorded),
+                recording.recorded,
                 recording.replayed,
             )
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from proxy.core.bodies import body_from_bytes
+from proxy.core.bodies import body_from_bytes, error_document
 from proxy.core.conformance import LiveChecker
 from proxy.core.exchange import Exchange, Request
 from proxy.core.faults import FAULT_TITLES, Fault, FaultPlan, Latency
@@ -41,7 +41,6 @@ from proxy.server.wire import (
     Reply,
     Trickle,
     WireServer,
-    error_document,
     json_answer,
 )
 from proxy.store.cassette_names import resolve_cassette_name

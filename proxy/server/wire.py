@@ -24,6 +24,7 @@ from typing import Any, cast
 
 import httptools
 
+from proxy.core.bodies import error_document
 from proxy.core.exchange import Headers
 
 log = logging.getLogger(__name__)
@@ -402,13 +403,6 @@ def json_answer(status: int, document: Any, headers: dict[str, str] | None = Non
     """A JSON answer of our own (admin endpoints, errors in the API's shape)."""
     pairs = [("Content-Type", "application/json; charset=utf-8"), *(headers or {}).items()]
     return Outgoing(status, tuple(pairs), json.dumps(document, ensure_ascii=False).encode("utf-8"))
-
-
-def error_document(status: int, title: str, detail: str, **extra: Any) -> dict[str, Any]:
-    """An `{"errors": [...]}` body in the API's own error shape."""
-    error: dict[str, Any] = {"status": str(status), "title": title, "detail": detail}
-    error.update(extra)
-    return {"errors": [error]}
 
 
 def _error(status: int, detail: str) -> Outgoing:

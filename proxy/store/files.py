@@ -15,7 +15,14 @@ from typing import Any
 
 from proxy.core.cassette import Cassette, comment_line, dump_cassette, parse_cassette
 from proxy.errors import CassetteFormatError, CommerceProxyError
-from proxy.store.journal import JOURNAL_SUFFIX, is_locked, journal_path, read_journal
+from proxy.store.journal import (
+    JOURNAL_SUFFIX,
+    NotRegularFile,
+    is_locked,
+    journal_path,
+    read_journal,
+    read_regular_file,
+)
 from proxy.store.parse_cache import cached_cassette, file_state, remember_cassette
 
 CASSETTE_SUFFIXES = (".yaml", ".yml")
@@ -49,11 +56,13 @@ def read_cassette_file(path: Path) -> Cassette:
 
 def _file_bytes(path: Path, what: str = "cassette") -> bytes:
     try:
-        return path.read_bytes()
+        return read_regular_file(path)
     except FileNotFoundError:
         raise CommerceProxyError(f"{path}: no such {what}") from None
     except IsADirectoryError:
         raise CommerceProxyError(f"{path}: is a folder, expected a file ({what})") from None
+    except NotRegularFile:
+        raise CommerceProxyError(f"{path}: not a regular file, expected a file ({what})") from None
     except OSError as error:
         raise CommerceProxyError(f"{path}: cannot read: {error.strerror}") from None
 

@@ -6,9 +6,12 @@ one that crashed. After a crash the journal is folded into the cassette by `prox
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import fcntl
 import json
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -22,6 +25,23 @@ from proxy.errors import CassetteFormatError, JournalError, UsageError
 JOURNAL_SUFFIX = ".journal"
 JOURNAL_VERSION = 1
 JournalMode = Literal["append", "replace"]
+
+
+class NotRegularFile(OSError):
+    """A device, FIFO or socket where a file was expected."""
+
+
+def read_regular_file(path: Path) -> bytes:
+    """The bytes of a regular file: a device or FIFO at a cassette's or journal's path would never end
+    (/dev/zero fills memory) or block forever, so it is refused with `NotRegularFile` before reading."""
+    descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # a FIFO's open would wait for a writer
+    with os.fdopen(descriptor, "rb") as handle:
+        mode = os.fstat(descriptor).st_mode
+        if stat.S_ISDIR(mode):
+            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
+        if not stat.S_ISREG(mode):
+            raise NotRegularFile(f"{path}: not a regular file")
+        return handle.read()
 
 
 def journal_path(cassette: Path) -> Path:
@@ -45,11 +65,19 @@ class JournalWriter:
             raise UsageError(f"{path}: another record is writing this cassette") from None
         # Emptied only once the lock is ours: a live recording's journal is never cut short.
         os.ftruncate(self._fd, 0)
+        self._size = 0
         header = {"commerce_proxy_journal": JOURNAL_VERSION, "mode": mode, "upstream": upstream}
-        self._write(header)
+        try:
+            self._write(header)
+        except JournalError as error:  # a full disk or a file size limit, found before any traffic
+            os.close(self._fd)
+            raise UsageError(str(error)) from None
 
     def append(self, sequence: int, exchange: Exchange) -> None:
-        """Add one exchange; `sequence` is its arrival number, which orders the cassette."""
+        """Add one exchange; `sequence` is its arrival number, which orders the cassette.
+
+        A `JournalError` means it was not added (disk full, file too large) and the journal is as it was.
+        """
         self._write({"seq": sequence, "exchange": exchange_to_document(exchange)})
 
     def _write(self, document: dict[str, Any]) -> None:
@@ -57,7 +85,16 @@ class JournalWriter:
             line = orjson.dumps(document, option=orjson.OPT_APPEND_NEWLINE)
         except TypeError:  # an integer beyond 64 bits
             line = (json.dumps(document, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
-        os.write(self._fd, line)
+        try:
+            written = os.write(self._fd, line)
+            problem = None if written == len(line) else f"no room: {written} of {len(line)} bytes written"
+        except OSError as error:
+            problem = error.strerror or str(error)
+        if problem is not None:
+            with contextlib.suppress(OSError):  # cut a partial line: every line stays whole
+                os.ftruncate(self._fd, self._size)
+            raise JournalError(f"{self.path}: cannot write the journal: {problem}")
+        self._size += written
 
     def close(self, remove: bool) -> None:
         """Release the lock; remove the journal once the cassette holds everything."""
@@ -96,7 +133,9 @@ def is_locked(path: Path) -> bool:
 def read_journal(path: Path) -> JournalContents:
     """Read a journal; a torn last line (the crash) is dropped, any other bad line is an error."""
     try:
-        lines = path.read_bytes().split(b"\n")
+        lines = read_regular_file(path).split(b"\n")
+    except NotRegularFile:
+        raise JournalError(f"{path}: not a regular file; a journal is one") from None
     except OSError as error:
         raise JournalError(f"{path}: cannot read the journal: {error.strerror}") from None
     # A complete journal ends with a newline, so the last piece is empty; otherwise it is torn.

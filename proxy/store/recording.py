@@ -13,7 +13,7 @@ from typing import Literal
 
 from proxy.core.cassette import Cassette
 from proxy.core.conformance import Checker, LiveChecker, LiveChecking
-from proxy.core.exchange import Exchange, JSONFromText, Request, Response
+from proxy.core.exchange import Exchange
 from proxy.core.findings import FindingsLog
 from proxy.core.links import origin_of
 from proxy.core.matching import MatchPolicy
@@ -21,9 +21,9 @@ from proxy.core.redaction import RedactionPolicy, redact_exchange
 from proxy.core.replay_state import ReplayBook
 from proxy.core.rule_config import RuleConfig
 from proxy.core.ruleset import RuleSet
-from proxy.errors import UsageError
+from proxy.errors import CommerceProxyError, UsageError
 from proxy.store.files import load_cassette, save_cassette
-from proxy.store.journal import JournalMode, JournalWriter, journal_path
+from proxy.store.journal import JournalMode, JournalWriter, journal_path, read_journal
 from proxy.store.rule_files import RuleSource
 
 log = logging.getLogger(__name__)
@@ -75,7 +75,7 @@ class RecordingSession:
         self.live = live
         if live is None and settings.rules is not None:
             self.live = LiveChecker(Checker(settings.rules, settings.rule_config), settings.findings_kept)
-        self.recorded: list[tuple[int, Exchange]] = []
+        self.recorded = 0  # exchanges journaled by this session
         self.replayed = 0
         self._next_sequence = 0
 
@@ -85,14 +85,17 @@ class RecordingSession:
         return self._next_sequence
 
     def keep(self, sequence: int, exchange: Exchange) -> None:
-        """Journal a redacted exchange before its answer goes out, so an acknowledged one survives."""
+        """Journal a redacted exchange before its answer goes out, so an acknowledged one survives.
+
+        Only the journal holds it: memory stays flat however long the recording runs. A
+        `JournalError` (disk full) means it was not recorded, and its answer must say so.
+        """
         redacted = redact_exchange(exchange, self.settings.redaction)
         if self.journal is not None:
             self.journal.append(sequence, redacted)
+            self.recorded += 1
         if self.live is not None:
             self.live.check(redacted, sequence)
-        if self.journal is not None:
-            self.recorded.append((sequence, compact_exchange(redacted)))
 
     @property
     def findings(self) -> FindingsLog:
@@ -107,27 +110,19 @@ class RecordingSession:
         """
         if self.journal is None or self.settings.cassette is None:
             return None  # spy: nothing to write
-        new = tuple(exchange for _, exchange in sorted(self.recorded, key=lambda item: item[0]))
         cassette = None
-        if new:
+        if self.recorded:
+            new = read_journal(self.journal.path).exchanges  # in arrival order
             cassette = Cassette(exchanges=self.base.exchanges + new, upstream=self.settings.upstream)
-            save_cassette(self.settings.cassette, cassette)
+            try:
+                save_cassette(self.settings.cassette, cassette)
+            except CommerceProxyError as error:
+                raise CommerceProxyError(
+                    f"{error}; all {len(new)} recorded exchanges are kept in {self.journal.path}, "
+                    "and the next command that reads the cassette adds them to it"
+                ) from None
         self.journal.close(remove=True)
         return cassette
-
-
-def compact_exchange(exchange: Exchange) -> Exchange:
-    """The exchange with JSON bodies that came as text kept as text only (see `JSONFromText.compact`)."""
-    request, response = exchange.request, exchange.response
-    if isinstance(request.body, JSONFromText):  # built directly: dataclasses.replace is slow per call
-        request = Request(
-            request.method, request.path, request.query, request.headers, request.body.compact()
-        )
-    if isinstance(response.body, JSONFromText):
-        response = Response(response.status, response.headers, response.body.compact(), response.reason)
-    if request is exchange.request and response is exchange.response:
-        return exchange
-    return Exchange(request, response, exchange.recorded_at, exchange.duration_ms)
 
 
 def prepare_base(settings: RecordSettings) -> Cassette:

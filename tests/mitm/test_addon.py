@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 from pathlib import Path
 
@@ -9,6 +10,7 @@ import pytest
 from mitmproxy import exceptions
 from mitmproxy.test import taddons
 
+from proxy.errors import JournalError
 from proxy.mitm.addon import CassetteRecorder
 from proxy.store.files import read_cassette_file
 from proxy.store.journal import journal_path
@@ -80,3 +82,31 @@ async def test_once_refuses_an_existing_cassette_and_new_episodes_adds(tmp_path:
         third.response(api_flow("PUT", "/v2/products/p1", {"data": {}}, sent={"data": {}}))
         third.done()
     assert [item.request.method for item in read_cassette_file(cassette).exchanges] == ["GET", "PUT"]
+
+
+async def test_a_flow_the_journal_cannot_take_is_answered_507(tmp_path: Path) -> None:
+    """A full disk: the client gets 507 "Not recorded" instead of the answer, and recording goes on."""
+    cassette = tmp_path / "c.yaml"
+    recorder = CassetteRecorder()
+    with taddons.context(recorder) as context:
+        context.configure(recorder, cassette=str(cassette))
+        recorder.response(api_flow("GET", "/v2/products", products_page()))
+        assert recorder.session is not None
+        journal = recorder.session.journal
+        assert journal is not None
+        write = journal._write
+
+        def full(document: dict[str, object]) -> None:
+            raise JournalError(f"{journal.path}: cannot write the journal: No space left on device")
+
+        journal._write = full  # type: ignore[method-assign]
+        refused = api_flow("GET", "/v2/brands", products_page())
+        recorder.response(refused)
+        journal._write = write  # type: ignore[method-assign]
+        recorder.response(api_flow("GET", "/v2/carts", products_page()))
+        recorder.done()
+    assert refused.response is not None and refused.response.status_code == 507
+    [error] = json.loads(refused.response.content or b"")["errors"]
+    assert error["title"] == "Not recorded" and "No space left on device" in error["detail"]
+    paths = [item.request.path for item in read_cassette_file(cassette).exchanges]
+    assert paths == ["/v2/products", "/v2/carts"]
