@@ -68,6 +68,7 @@ class PluginState:
     record_mode: RecordMode
     conformance: Conformance
     upstream: str | None
+    ca_bundle: Path | None
     cassette_dir: Path | None
     rootpath: Path
     live: list[Served] = field(default_factory=list)
@@ -103,9 +104,17 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "in the summary) or strict (an error finding fails the test)",
     )
     group.addoption("--commerce-upstream", metavar="URL", default=None, help="the service to record from")
+    group.addoption(
+        "--commerce-ca-bundle",
+        metavar="FILE",
+        default=None,
+        help="PEM certificates of a private CA the https upstream's certificate is verified against "
+        "(default: the system's CAs; verification is never off)",
+    )
     parser.addini("commerce_record_mode", "default --commerce-record-mode (CI=true means none)")
     parser.addini("commerce_conformance", "default --commerce-conformance")
     parser.addini("commerce_upstream", "default --commerce-upstream")
+    parser.addini("commerce_ca_bundle", "default --commerce-ca-bundle, relative to the rootdir")
     parser.addini(
         "commerce_cassette_dir",
         "cassette folder, relative to the rootdir (default: cassettes/ beside each test module)",
@@ -129,10 +138,12 @@ def pytest_configure(config: pytest.Config) -> None:
     )
     upstream = config.getoption("commerce_upstream") or str(config.getini("commerce_upstream") or "")
     folder = str(config.getini("commerce_cassette_dir") or "")
+    ca_bundle = config.getoption("commerce_ca_bundle") or str(config.getini("commerce_ca_bundle") or "")
     config.stash[STATE] = PluginState(
         record_mode=cast(RecordMode, mode),
         conformance=cast(Conformance, conformance or "warn"),
         upstream=upstream or None,
+        ca_bundle=config.rootpath / ca_bundle if ca_bundle else None,
         cassette_dir=config.rootpath / folder if folder else None,
         rootpath=config.rootpath,
     )
@@ -322,6 +333,7 @@ def _recording(request: pytest.FixtureRequest, cassettes: Cassettes) -> Iterator
                 match=cassettes.match,
                 rules=engine.ruleset if state.conformance != "off" else None,
                 rule_config=engine.project.config,
+                ca_bundle=state.ca_bundle,
             )
             app = create_record_app(settings)
         except CommerceProxyError as error:

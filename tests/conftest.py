@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 import re
 import ssl
-from collections.abc import AsyncIterator, Awaitable, Callable
+import threading
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from pathlib import Path
 
 import aiohttp
@@ -101,16 +103,36 @@ def entry_cassette_with_wrong_etag(digit: str) -> str:
     return text.replace(etag.group(0), 'ETag: W/"' + digit * 64 + '"')
 
 
-@pytest.fixture
-async def tls_sandbox(tmp_path: Path) -> AsyncIterator[tuple[str, Path]]:
-    """The sandbox over HTTPS on a free port, and its certificate."""
-    cert, key = self_signed(tmp_path)
+async def start_tls_sandbox(cert: Path, key: Path) -> tuple[web.AppRunner, str]:
+    """The sandbox over HTTPS on a free port with this certificate; its runner and URL."""
     context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
     context.load_cert_chain(cert, key)
     runner = web.AppRunner(create_sandbox_app())
     await runner.setup()
     site = web.TCPSite(runner, "127.0.0.1", 0, ssl_context=context)
     await site.start()
-    port = runner.addresses[0][1]
-    yield f"https://127.0.0.1:{port}", cert
+    return runner, f"https://127.0.0.1:{runner.addresses[0][1]}"
+
+
+@pytest.fixture
+async def tls_sandbox(tmp_path: Path) -> AsyncIterator[tuple[str, Path]]:
+    """The sandbox over HTTPS on a free port, and its certificate."""
+    cert, key = self_signed(tmp_path)
+    runner, url = await start_tls_sandbox(cert, key)
+    yield url, cert
     await runner.cleanup()
+
+
+@pytest.fixture
+def tls_sandbox_in_a_thread(tmp_path: Path) -> Iterator[tuple[str, Path]]:
+    """`tls_sandbox` on an event loop of its own, for tests that block (a pytest run inside a test)."""
+    cert, key = self_signed(tmp_path)
+    loop = asyncio.new_event_loop()
+    thread = threading.Thread(target=loop.run_forever, daemon=True)
+    thread.start()
+    runner, url = asyncio.run_coroutine_threadsafe(start_tls_sandbox(cert, key), loop).result(30)
+    yield url, cert
+    asyncio.run_coroutine_threadsafe(runner.cleanup(), loop).result(30)
+    loop.call_soon_threadsafe(loop.stop)
+    thread.join(10)
+    loop.close()

@@ -17,6 +17,7 @@ from proxy.store.files import read_cassette_file
 from proxy.store.journal import journal_path
 from proxy.store.shipped import shipped_dir
 from tests.conftest import Serve
+from tests.reliability.figures import write_figure
 from tests.running import commerce_proxy, stop_with
 from tests.server.upstream import create_upstream_app
 
@@ -104,6 +105,10 @@ async def test_kill_9_under_load_loses_no_acknowledged_exchange(serve: Serve, tm
     assert f"{len(recorded)} exchanges" in out.decode()
     assert not journal_path(cassette).exists()
     print(f"kill -9 figures: {sent} sent, {len(acknowledged)} acknowledged, {len(recorded)} recovered")
+    lost = len(acknowledged - set(recorded))
+    write_figure(
+        "kill_9_acknowledged_lost", lost, "acknowledged exchanges lost to `kill -9` under 64-client load"
+    )
 
 
 async def test_spy_in_front_of_a_broken_sandbox_prints_and_serves_findings() -> None:

@@ -189,6 +189,39 @@ def test_signs_in_and_reads(commerce_record):
     assert cassette.read_text() != text  # new recorded_at times
 
 
+def test_an_https_upstream_of_a_private_ca_records_with_commerce_ca_bundle(
+    suite: pytest.Pytester, tls_sandbox_in_a_thread: tuple[str, Path]
+) -> None:
+    """Without the CA the recording proxy refuses the upstream's certificate (502); with
+    --commerce-ca-bundle (or the ini setting) it records."""
+    url, cert = tls_sandbox_in_a_thread
+    suite.makepyfile(
+        test_tls="""
+import urllib.error, urllib.parse, urllib.request
+
+def test_signs_in(commerce_record):
+    form = urllib.parse.urlencode({"grant_type": "client_credentials", "client_id": "sandbox-client",
+                                   "client_secret": "sandbox-secret"}).encode()
+    try:
+        with urllib.request.urlopen(commerce_record + "/oauth/access_token", data=form, timeout=10) as answer:
+            assert answer.status == 200
+    except urllib.error.HTTPError as error:
+        raise AssertionError(f"{error.code} {error.read().decode()}") from None
+"""
+    )
+    options = ["-p", "no:cacheprovider", "--commerce-record-mode=all", f"--commerce-upstream={url}"]
+    refused = suite.runpytest_subprocess(*options)
+    refused.assert_outcomes(failed=1)
+    refused.stdout.fnmatch_lines(["*502*CERTIFICATE_VERIFY_FAILED*"])
+    suite.runpytest_subprocess(*options, f"--commerce-ca-bundle={cert}").assert_outcomes(passed=1)
+    cassette = suite.path / "cassettes" / "test_tls" / "test_signs_in.yaml"
+    assert [exchange.request.path for exchange in load_cassette(cassette).cassette.exchanges] == [
+        "/oauth/access_token"
+    ]
+    suite.makeini(f"[pytest]\ncommerce_ca_bundle = {cert}\n")
+    suite.runpytest_subprocess(*options).assert_outcomes(passed=1)
+
+
 def test_under_ci_a_missing_cassette_is_one_clear_error_and_no_network(
     suite: pytest.Pytester, sandbox: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -24,7 +24,7 @@ def readme_rows() -> dict[str, str]:
     start = text.index(SECTION)
     end = text.find("\n## ", start + len(SECTION))
     section = text[start : end if end >= 0 else len(text)]
-    rows = re.findall(r"^\| `([a-z_]+)` \| (.+?) \| (.+?) \|$", section, re.MULTILINE)
+    rows = re.findall(r"^\| `([a-z0-9_]+)` \| (.+?) \| (.+?) \|$", section, re.MULTILINE)
     return {key: value for key, _, value in rows}
 
 

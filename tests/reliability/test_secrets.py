@@ -11,6 +11,7 @@ from yarl import URL
 
 from proxy.store.journal import journal_path
 from tests.conftest import Serve
+from tests.reliability.figures import write_figure
 from tests.running import commerce_proxy, free_port, run_commerce_proxy, stop_with
 from tests.server.upstream import ISSUED, create_upstream_app
 
@@ -116,3 +117,8 @@ async def test_no_secret_reaches_any_file_log_answer_or_report(serve: Serve, tmp
     assert "<redacted>" in seen["cassette"] and "issued-" not in seen["cassette"]
     leaks = [(where, secret) for where, text in seen.items() for secret in SECRETS if secret in text]
     assert not leaks, leaks
+    write_figure("secrets_searched", len(SECRETS), "secrets sent (headers, query, form, JSON, answers)")
+    write_figure(
+        "secret_outputs_searched", len(seen), "outputs searched for them (files, logs, answers, reports)"
+    )
+    write_figure("secrets_leaked", len(leaks), "secrets found in any of those outputs")

@@ -12,6 +12,7 @@ import pytest
 from proxy.store.files import read_cassette_file
 from proxy.store.journal import journal_path, read_journal
 from tests.reliability.faulty_upstream import HUGE_BYTES, faulty_upstream
+from tests.reliability.figures import write_figure
 from tests.running import commerce_proxy, free_port, run_commerce_proxy, stop_with
 
 TIMEOUT = 1.0
@@ -74,6 +75,10 @@ async def test_every_upstream_fault_gets_a_clear_answer_and_loses_nothing(
     assert code == 0, err
     assert findings["exchanges"] == len(expected_paths)
     assert "Traceback" not in err
+    faults = len(FAULTS) + 1  # and the refused connection
+    write_figure(
+        f"upstream_faults_{command}", faults, f"upstream faults `{command}` answered clearly, serving on"
+    )
     if command == "spy":
         return
     exchanges = read_cassette_file(cassette).exchanges
