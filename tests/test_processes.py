@@ -16,7 +16,7 @@ from yarl import URL
 from proxy.store.files import read_cassette_file
 from proxy.store.journal import journal_path
 from proxy.store.shipped import shipped_dir
-from tests.conftest import Serve
+from tests.conftest import Serve, sandbox_token
 from tests.reliability.figures import write_figure
 from tests.running import commerce_proxy, stop_with
 from tests.server.upstream import create_upstream_app
@@ -118,13 +118,7 @@ async def test_spy_in_front_of_a_broken_sandbox_prints_and_serves_findings() -> 
         commerce_proxy("spy", "--upstream", sandbox.url) as spy,
         aiohttp.ClientSession() as session,
     ):
-        form = {
-            "grant_type": "client_credentials",
-            "client_id": "sandbox-client",
-            "client_secret": "sandbox-secret",
-        }
-        async with session.post(f"{spy.url}/oauth/access_token", data=form) as answer:
-            token = (await answer.json())["access_token"]
+        token = await sandbox_token(session, spy.url)
         async with session.get(
             f"{spy.url}/v2/brands", headers={"Authorization": f"Bearer {token}"}
         ) as answer:

@@ -14,6 +14,7 @@ import pytest
 
 from proxy.core.exchange import fresh_value, header_value
 from proxy.store.files import read_cassette_file
+from tests.conftest import sandbox_token
 from tests.reliability.figures import write_figure
 from tests.running import commerce_proxy, stop_with
 
@@ -49,13 +50,7 @@ async def test_64_clients_lose_tear_and_repeat_nothing_and_memory_stays_flat(tmp
         commerce_proxy("record", "--upstream", sandbox.url, "--cassette", str(cassette), "--quiet") as record,
         aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=CLIENTS)) as session,
     ):
-        form = {
-            "grant_type": "client_credentials",
-            "client_id": "sandbox-client",
-            "client_secret": "sandbox-secret",
-        }
-        async with session.post(f"{sandbox.url}/oauth/access_token", data=form) as answer:
-            token = (await answer.json())["access_token"]
+        token = await sandbox_token(session, sandbox.url)
         auth = {"Authorization": f"Bearer {token}"}
         started = time.monotonic()
 
