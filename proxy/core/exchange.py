@@ -68,13 +68,6 @@ class JSONFromText(Body):
             _VALUE_SLOT.__set__(self, parsed)
         return parsed  # type: ignore[no-any-return]
 
-    def compact(self) -> JSONFromText:
-        """The same body holding only its text, to be parsed again when asked: a recording keeps
-        thousands until it ends, and their parsed documents would cost memory and garbage collection."""
-        if self._text is None:
-            return self
-        return JSONFromText(decoded_from=self.decoded_from, text=self._text)
-
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Body):
             return NotImplemented
