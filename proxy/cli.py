@@ -23,7 +23,15 @@ from proxy.core.redaction import RedactionPolicy
 from proxy.core.replay_state import ReplayBook
 from proxy.core.rule_config import RuleConfig
 from proxy.errors import CommerceProxyError, UsageError
-from proxy.store.files import Loaded, cassette_paths, load_cassette, load_cassettes, write_atomically
+from proxy.store.files import (
+    Loaded,
+    Streamed,
+    cassette_paths,
+    load_cassette,
+    load_cassettes,
+    stream_cassette,
+    write_atomically,
+)
 from proxy.store.rule_files import Engine, RuleSource
 from proxy.store.shipped import shipped_dir
 
@@ -364,7 +372,7 @@ def _announce(message: str) -> None:
     print(message, flush=True)
 
 
-def _show_notes(loaded: Sequence[Loaded]) -> None:
+def _show_notes(loaded: Sequence[Loaded | Streamed]) -> None:
     for one in loaded:
         for note in one.notes:
             print(f"commerce-proxy: {note}", file=sys.stderr, flush=True)
@@ -547,22 +555,28 @@ def run_check(arguments: argparse.Namespace) -> int:
     engine = load_engine(arguments)
     config = engine.project.config
     files = cassette_paths(arguments.paths or [shipped_dir("cassettes")])
-    loaded: list[Loaded] = []
-    checked: list[tuple[Loaded, list[Finding]]] = []
+    loaded: list[Loaded] = []  # whole cassettes, for the HTML report only
+    checked: list[tuple[Path, int, list[Finding]]] = []  # each file, its exchange count, its findings
     with Progress(len(files), sys.stderr, wanted=not arguments.quiet) as progress:
         for number, file in enumerate(files):
             progress.reading(number, file)
-            one = load_cassette(file)
-            # Loaded cassettes live until exit: keep the cyclic collector from rescanning them while
-            # the rules allocate (a third of the run time on a 50,000-exchange cassette).
-            gc.freeze()
-            progress.checking(len(one.cassette.exchanges))
-            checker = Checker(engine.ruleset, config, cassette=str(one.path))
-            loaded.append(one)
-            checked.append((one, checker.check_all(one.cassette.exchanges, progress.advance)))
-    _show_notes(loaded)
+            if arguments.format == "html":  # the page shows every exchange: it needs them all
+                one = load_cassette(file)
+                loaded.append(one)
+                streamed = Streamed(one.path, iter(one.cassette.exchanges), one.notes)
+                progress.checking(len(one.cassette.exchanges))
+                # Loaded cassettes live until exit: keep the cyclic collector from rescanning them
+                # while the rules allocate.
+                gc.freeze()
+            else:  # one exchange at a time: memory does not grow with the cassette
+                streamed = stream_cassette(file)
+                progress.checking(0)  # how many is known only at the end
+            _show_notes([streamed])
+            checker = Checker(engine.ruleset, config, cassette=str(streamed.path))
+            found = checker.check_all(streamed.exchanges, progress.advance)
+            checked.append((streamed.path, checker.checked, found))
     if arguments.write_baseline:
-        count = write_baseline(arguments.write_baseline, [item for _, found in checked for item in found])
+        count = write_baseline(arguments.write_baseline, [item for _, _, found in checked for item in found])
         print(
             f"commerce-proxy: wrote {arguments.write_baseline}: {count} accepted finding(s)", file=sys.stderr
         )
@@ -570,9 +584,9 @@ def run_check(arguments: argparse.Namespace) -> int:
     baseline_path = arguments.baseline or engine.project.resolve(config.baseline)
     baseline = load_baseline(baseline_path) if baseline_path else Baseline()
     results = []
-    for one, found in checked:
+    for path, count, found in checked:
         new, accepted = baseline.split(found)
-        results.append(CassetteResult(str(one.path), len(one.cassette.exchanges), new, len(accepted)))
+        results.append(CassetteResult(str(path), count, new, len(accepted)))
     off = frozenset(rule.id for rule in engine.ruleset.rules if not config.may_apply(rule.id, rule.severity))
     report = Report(results, engine.ruleset.rules, off)
     index = engine.ruleset.index

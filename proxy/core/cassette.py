@@ -207,21 +207,50 @@ def _json_bodies_parsed(document: Any) -> Any:
     if not isinstance(version, int) or isinstance(version, bool) or version < JSON_TEXT_SINCE:
         return document
     for index, exchange in enumerate(document["exchanges"]):
-        if not isinstance(exchange, dict):
-            continue
-        for side in ("request", "response"):
-            message = exchange.get(side)
-            if not isinstance(message, dict) or "json" not in message:
-                continue
-            text = message["json"]
-            path = ("exchanges", index, side, "json")
-            if not isinstance(text, str):
-                raise _DocumentError(path, f"expected JSON text (format {version}), found {_kind(text)}")
-            try:
-                message["json"] = parse_json(text)
-            except ValueError as error:
-                raise _DocumentError(path, f"not valid JSON: {error}") from None
+        _json_parsed_in(exchange, index, version)
     return document
+
+
+def _json_parsed_in(exchange: Any, index: int, version: int) -> None:
+    """Parse the JSON body texts of one format 2 exchange in place."""
+    if not isinstance(exchange, dict):
+        return
+    for side in ("request", "response"):
+        message = exchange.get(side)
+        if not isinstance(message, dict) or "json" not in message:
+            continue
+        text = message["json"]
+        path = ("exchanges", index, side, "json")
+        if not isinstance(text, str):
+            raise _DocumentError(path, f"expected JSON text (format {version}), found {_kind(text)}")
+        try:
+            message["json"] = parse_json(text)
+        except ValueError as error:
+            raise _DocumentError(path, f"not valid JSON: {error}") from None
+
+
+class NotStreamed(Exception):
+    """A cassette read item by item that only the whole-document parse may judge: an older format, or
+    any problem, which that parse reports with its line."""
+
+
+def streamed_exchange(top: dict[Any, Any], item: Any, index: int) -> Exchange:
+    """Exchange `index` of a cassette read one item at a time (`top`: the keys read before the list)."""
+    if top.get(FORMAT_KEY) != FORMAT_VERSION or type(top.get(FORMAT_KEY)) is not int:
+        raise NotStreamed  # older formats migrate whole documents
+    try:
+        _json_parsed_in(item, index, FORMAT_VERSION)
+        return exchange_from_document(item, ("exchanges", index))
+    except _DocumentError:
+        raise NotStreamed from None
+
+
+def streamed_upstream(top: Any) -> str | None:
+    """The upstream of a cassette read one item at a time, once its top-level mapping is complete."""
+    try:
+        return cassette_from_document(top).upstream
+    except _DocumentError:
+        raise NotStreamed from None
 
 
 def cassette_from_document(document: Any) -> Cassette:

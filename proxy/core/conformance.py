@@ -40,6 +40,7 @@ class Checker:
         self.cassette = cassette
         self.session = session or Session()
         self._rule_memo: dict[tuple[frozenset[str], bool, int], tuple[Rule, ...]] = {}
+        self.checked = 0  # exchanges `check_all` went through (a stream's length is known at its end)
         self._active = {rule.id for rule in ruleset.rules if self.config.may_apply(rule.id, rule.severity)}
 
     def check(self, exchange: Exchange, index: int) -> list[Finding]:
@@ -102,6 +103,7 @@ class Checker:
         findings: list[Finding] = []
         for index, exchange in enumerate(exchanges):
             findings.extend(self.check(exchange, index))
+            self.checked = index + 1
             if progress is not None and index % PROGRESS_EVERY == 0:
                 progress(index + 1)
         return findings

@@ -9,8 +9,8 @@ twice is an error.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Generator
+from typing import IO, Any
 
 import yaml
 
@@ -120,7 +120,7 @@ def load_yaml(text: str, loader_class: type[CassetteLoader] = CassetteLoader) ->
     loader = loader_class(text)
     try:
         try:
-            return _built_from_events(loader, most_values)
+            return _finished(_built_from_events(loader, most_values, None))
         except _NotPlain as stop:
             _drain_within_depth(loader, stop.depth)
     finally:
@@ -130,10 +130,44 @@ def load_yaml(text: str, loader_class: type[CassetteLoader] = CassetteLoader) ->
     return document
 
 
+class NotStreamable(Exception):
+    """YAML that `stream_yaml` leaves to `load_yaml`: merge keys, tags, collections as keys, or the
+    streamed list somewhere else than a key of the top-level mapping."""
+
+
+def stream_yaml(
+    stream: IO[bytes], size: int, key: str, loader_class: type[CassetteLoader] = CassetteLoader
+) -> Generator[tuple[dict[Any, Any], Any], None, Any]:
+    """Read a document whose top-level mapping holds a long list under `key`, one item at a time.
+
+    Yields `(top, item)` for each item of that list as soon as it is complete: `top` is the top-level
+    mapping as read so far (the keys before the list), and the item is not kept, so memory holds one
+    item, not the document. Returns the top-level mapping, with the list left empty. `size` is the
+    stream's length in bytes, for the same alias bound as `load_yaml`. YAML problems raise
+    `yaml.YAMLError` as there; YAML it does not build raises `NotStreamable` (use `load_yaml`).
+    """
+    loader = loader_class(stream)  # type: ignore[arg-type]  # PyYAML reads a binary stream in chunks
+    try:
+        return (yield from _built_from_events(loader, 10 * size + 10_000, key))
+    except _NotPlain:
+        raise NotStreamable from None
+    finally:
+        loader.dispose()
+
+
+def _finished(generator: Generator[Any, None, Any]) -> Any:
+    """The value of a generator that yields nothing (`_built_from_events` with no list streamed)."""
+    try:
+        next(generator)
+    except StopIteration as done:
+        return done.value
+    raise AssertionError("nothing is streamed without a key")  # pragma: no cover
+
+
 class _Frame:
     """A collection being built: its value, and for a mapping the key waiting for its value."""
 
-    __slots__ = ("anchor", "has_key", "is_mapping", "key", "size", "value", "written")
+    __slots__ = ("anchor", "has_key", "is_mapping", "key", "size", "streamed", "value", "written")
 
     def __init__(self, value: Any, is_mapping: bool, anchor: str | None) -> None:
         self.value = value
@@ -143,13 +177,20 @@ class _Frame:
         self.written: set[str] = set()  # keys as written: the duplicate test of `construct_mapping`
         self.anchor = anchor
         self.size = 1  # values in it, aliases counted as what they stand for
+        self.streamed = False  # a list whose items are yielded, not kept
 
 
 _Anchored = tuple[Any, "str | None", int]  # the value, the text of a scalar, its size
 
 
-def _built_from_events(loader: CassetteLoader, most_values: int) -> Any:
-    """One pass over the parser's events; raises `_NotPlain` at the first thing it does not build."""
+def _built_from_events(
+    loader: CassetteLoader, most_values: int, streamed_key: str | None
+) -> Generator[tuple[dict[Any, Any], Any], None, Any]:
+    """One pass over the parser's events; raises `_NotPlain` at the first thing it does not build.
+
+    With `streamed_key`, the items of the list under that key of the top-level mapping are yielded
+    (with the top-level mapping) instead of kept.
+    """
     get_event = loader.get_event
     get_event()  # StreamStart
     event = get_event()
@@ -201,7 +242,12 @@ def _built_from_events(loader: CassetteLoader, most_values: int) -> Any:
             if event.anchor is not None:
                 _remember(anchors, event.anchor, (value, None, 0), event.start_mark)
                 building.add(event.anchor)
-            stack.append(_Frame(value, kind is start_map, event.anchor))
+            frame = _Frame(value, kind is start_map, event.anchor)
+            if streamed_key is not None and len(stack) == 1 and stack[0].key == streamed_key:
+                if kind is not start_seq or event.anchor is not None or not stack[0].is_mapping:
+                    raise _NotPlain(stack, opening=event)
+                frame.streamed = True
+            stack.append(frame)
             continue
         elif kind is end_map or kind is end_seq:
             frame = stack.pop()
@@ -219,6 +265,8 @@ def _built_from_events(loader: CassetteLoader, most_values: int) -> Any:
             (value, written, size), _ = anchors[event.anchor]
             if written is None and stack and stack[-1].is_mapping and not stack[-1].has_key:
                 raise _NotPlain(stack)  # a collection as a key
+            if len(stack) == 1 and stack[0].has_key and stack[0].key == streamed_key is not None:
+                raise _NotPlain(stack)  # the streamed list as an alias
         else:  # pragma: no cover - the parser yields nothing else inside a document
             raise _NotPlain(stack)
         if not stack:
@@ -229,7 +277,10 @@ def _built_from_events(loader: CassetteLoader, most_values: int) -> Any:
         if frame.size > most_values:
             raise _too_many(most_values, event.start_mark)
         if not frame.is_mapping:
-            frame.value.append(value)
+            if frame.streamed:
+                yield stack[0].value, value
+            else:
+                frame.value.append(value)
         elif not frame.has_key:
             if written in frame.written:
                 raise yaml.constructor.ConstructorError(

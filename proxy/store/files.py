@@ -6,24 +6,48 @@ saves, removes the journal, and says so in one note.
 
 from __future__ import annotations
 
+import contextlib
 import gc
+import hashlib
 import json
+import logging
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
-from proxy.core.cassette import Cassette, comment_line, dump_cassette, parse_cassette
+import yaml
+
+from proxy.core.cassette import (
+    Cassette,
+    NotStreamed,
+    comment_line,
+    dump_cassette,
+    parse_cassette,
+    streamed_exchange,
+    streamed_upstream,
+)
+from proxy.core.exchange import Exchange
+from proxy.core.yaml_loading import NotStreamable, stream_yaml
 from proxy.errors import CassetteFormatError, CommerceProxyError
 from proxy.store.journal import (
     JOURNAL_SUFFIX,
     NotRegularFile,
     is_locked,
     journal_path,
+    open_regular_file,
     read_journal,
-    read_regular_file,
 )
-from proxy.store.parse_cache import cached_cassette, file_state, remember_cassette
+from proxy.store.parse_cache import (
+    EntryWriter,
+    cached_cassette,
+    cached_exchanges,
+    file_state,
+    remember_cassette,
+)
+
+log = logging.getLogger(__name__)
 
 CASSETTE_SUFFIXES = (".yaml", ".yml")
 
@@ -45,26 +69,29 @@ def read_cassette_file(path: Path) -> Cassette:
         state = file_state(path)
         cassette = cached_cassette(path, state)
         if cassette is None:
-            raw = _file_bytes(path)
-            cassette = parse_cassette(_text_of(raw, path), str(path))
-            remember_cassette(path, raw, state, cassette)
+            upstream: list[str | None] = []
+            exchanges = tuple(_streamed_from_yaml(path, state, 0, upstream))
+            cassette = Cassette(exchanges, upstream[0])
     finally:
         if collecting:
             gc.enable()
     return cassette
 
 
+def _parsed_whole(path: Path, state: os.stat_result | None) -> Cassette:
+    """The whole-document parse, which reports any problem with its line; its result is cached."""
+    raw = _file_bytes(path)
+    cassette = parse_cassette(_text_of(raw, path), str(path))
+    remember_cassette(path, raw, state, cassette)
+    return cassette
+
+
 def _file_bytes(path: Path, what: str = "cassette") -> bytes:
-    try:
-        return read_regular_file(path)
-    except FileNotFoundError:
-        raise CommerceProxyError(f"{path}: no such {what}") from None
-    except IsADirectoryError:
-        raise CommerceProxyError(f"{path}: is a folder, expected a file ({what})") from None
-    except NotRegularFile:
-        raise CommerceProxyError(f"{path}: not a regular file, expected a file ({what})") from None
-    except OSError as error:
-        raise CommerceProxyError(f"{path}: cannot read: {error.strerror}") from None
+    with _opened(path, what) as stream:
+        try:
+            return stream.read()
+        except OSError as error:
+            raise CommerceProxyError(f"{path}: cannot read: {error.strerror}") from None
 
 
 def _text_of(raw: bytes, path: Path) -> str:
@@ -104,6 +131,119 @@ def load_cassette(path: Path) -> Loaded:
         f"{path}: recovered {count} exchanges from {journal.name}: the recording did not stop cleanly{torn}"
     )
     return Loaded(path, merged, (note,))
+
+
+@dataclass(frozen=True, slots=True)
+class Streamed:
+    """A cassette's exchanges for one pass, read as they are used, and anything worth telling."""
+
+    path: Path
+    exchanges: Iterator[Exchange]
+    notes: tuple[str, ...] = field(default=())
+
+
+def stream_cassette(path: Path) -> Streamed:
+    """A cassette's exchanges one at a time, for a single pass in order (`check`): memory holds about
+    one exchange, not the cassette, however many it has.
+
+    They come from the parse cache when it has the file, else from the YAML read item by item (which
+    fills the cache as it goes). Anything that way of reading does not take (an older format, merge
+    keys or tags, any problem at all) is read by the whole-document parse instead, from where it got to,
+    so a cassette gives the same exchanges and the same errors, with their lines, either way. A cassette
+    with a journal beside it is loaded whole, as `load_cassette` recovers it.
+    """
+    if journal_path(path).exists():
+        loaded = load_cassette(path)
+        return Streamed(path, iter(loaded.cassette.exchanges), loaded.notes)
+    return Streamed(path, _streamed(path))
+
+
+def _streamed(path: Path) -> Iterator[Exchange]:
+    state = file_state(path)
+    given = 0
+    cached = cached_exchanges(path, state)
+    if cached is not None:
+        try:
+            for exchange in cached:
+                yield exchange
+                given += 1
+            return
+        except (OSError, ValueError, TypeError) as error:  # a damaged entry: the YAML has the rest
+            log.debug("cache entry for %s is damaged: %s", path, error)
+    yield from _streamed_from_yaml(path, state, given)
+
+
+def _streamed_from_yaml(
+    path: Path, state: os.stat_result | None, skip: int, upstream: list[str | None] | None = None
+) -> Iterator[Exchange]:
+    """The YAML's exchanges from number `skip` on, read item by item while the cache entry is written
+    (about as fast as the whole-document parse, in memory for one item); the cassette's upstream is
+    added to `upstream` at the end."""
+    index = 0
+    writer = EntryWriter.start(path, state)
+    try:
+        with _opened(path) as stream:
+            if stream.read(2) in (b"\xff\xfe", b"\xfe\xff"):  # UTF-16: the whole parse refuses it
+                raise NotStreamed
+            stream.seek(0)
+            hashing = _Hashing(stream)
+            items = stream_yaml(hashing, state.st_size if state else 0, "exchanges")  # type: ignore[arg-type]
+            while True:
+                try:
+                    top, item = next(items)
+                except StopIteration as done:
+                    found = streamed_upstream(done.value)
+                    break
+                exchange = streamed_exchange(top, item, index)
+                if writer is not None:
+                    writer.add(exchange)
+                if index >= skip:
+                    yield exchange
+                index += 1
+        if writer is not None:
+            writer.finish(hashing.digest.hexdigest(), found)
+    except (NotStreamable, NotStreamed, yaml.YAMLError):
+        if writer is not None:
+            writer.abandon()
+        # The whole-document parse reports any problem with its line, or reads what streaming does not.
+        cassette = _parsed_whole(path, state)
+        found = cassette.upstream
+        yield from cassette.exchanges[max(index, skip) :]
+    except BaseException:
+        if writer is not None:
+            writer.abandon()
+        raise
+    if upstream is not None:
+        upstream.append(found)
+
+
+class _Hashing:
+    """A binary stream that hashes what is read from it (the cache entry's key is the YAML's SHA-256)."""
+
+    def __init__(self, stream: BinaryIO) -> None:
+        self._stream = stream
+        self.digest = hashlib.sha256()
+
+    def read(self, size: int = -1) -> bytes:
+        chunk = self._stream.read(size)
+        self.digest.update(chunk)
+        return chunk
+
+
+@contextlib.contextmanager
+def _opened(path: Path, what: str = "cassette") -> Iterator[BinaryIO]:
+    try:
+        stream = open_regular_file(path)
+    except FileNotFoundError:
+        raise CommerceProxyError(f"{path}: no such {what}") from None
+    except IsADirectoryError:
+        raise CommerceProxyError(f"{path}: is a folder, expected a file ({what})") from None
+    except NotRegularFile:
+        raise CommerceProxyError(f"{path}: not a regular file, expected a file ({what})") from None
+    except OSError as error:
+        raise CommerceProxyError(f"{path}: cannot read: {error.strerror}") from None
+    with stream:
+        yield stream
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,7 +14,7 @@ import os
 import stat
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, BinaryIO, Literal
 
 import orjson
 
@@ -32,16 +32,26 @@ class NotRegularFile(OSError):
 
 
 def read_regular_file(path: Path) -> bytes:
-    """The bytes of a regular file: a device or FIFO at a cassette's or journal's path would never end
-    (/dev/zero fills memory) or block forever, so it is refused with `NotRegularFile` before reading."""
+    """The bytes of a regular file (see `open_regular_file`)."""
+    with open_regular_file(path) as handle:
+        return handle.read()
+
+
+def open_regular_file(path: Path) -> BinaryIO:
+    """A regular file opened for reading: a device or FIFO at a cassette's or journal's path would never
+    end (/dev/zero fills memory) or block forever, so it is refused with `NotRegularFile` before reading."""
     descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # a FIFO's open would wait for a writer
-    with os.fdopen(descriptor, "rb") as handle:
+    handle = os.fdopen(descriptor, "rb")
+    try:
         mode = os.fstat(descriptor).st_mode
         if stat.S_ISDIR(mode):
             raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
         if not stat.S_ISREG(mode):
             raise NotRegularFile(f"{path}: not a regular file")
-        return handle.read()
+    except BaseException:
+        handle.close()
+        raise
+    return handle
 
 
 def journal_path(cassette: Path) -> Path:

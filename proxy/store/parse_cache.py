@@ -1,9 +1,10 @@
 """A cache of each parsed cassette beside it, so loading a large cassette again skips the YAML parse.
 
 The YAML stays the source of truth. `.commerce-proxy-cache/NAME.json` beside `NAME.yaml` holds the parsed
-cassette as JSON (loading JSON runs no code, unlike pickle or marshal, and orjson reads it at hundreds of
-MB/s) under a first line naming the SHA-256 of the YAML bytes it was parsed from, the cassette format and
-the tool version: an edited, replaced or checked-out cassette is a miss, never a stale answer. The folder
+cassette as JSON lines, one per exchange, so it can be read one exchange at a time (loading JSON runs no
+code, unlike pickle or marshal, and orjson reads it at hundreds of MB/s), under a first line naming the
+SHA-256 of the YAML bytes it was parsed from, the cassette format and the tool version: an edited,
+replaced or checked-out cassette is a miss, never a stale answer. The folder
 holds a `.gitignore` of `*`, so it is never committed. A warm load does not even read the YAML: the
 entry's first line holds the file's stat (inode, size, mtime and ctime, as git's index does), and a file
 changed within two seconds of its entry's writing is confirmed by its hash instead. An entry that
@@ -20,8 +21,9 @@ import hashlib
 import logging
 import os
 import time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import orjson
 
@@ -48,6 +50,7 @@ def _entry(path: Path) -> Path | None:
 
 
 RACY_NS = 2_000_000_000  # a file changed this close to its entry's writing is checked by its hash
+KEY_BYTES = 512  # the first line, padded: written last, in place, once the YAML's hash is known
 
 
 def file_state(path: Path) -> os.stat_result | None:
@@ -65,11 +68,57 @@ def _stamp(state: os.stat_result) -> str:
 
 
 def _prefix() -> str:
-    return f"commerce-proxy {__version__} format {FORMAT_VERSION} stat "
+    return f"commerce-proxy {__version__} format {FORMAT_VERSION} lines stat "
 
 
 def cached_cassette(path: Path, state: os.stat_result | None) -> Cassette | None:
-    """The cassette parsed earlier from the file as it is now (`state`), if the cache has it.
+    """The cassette parsed earlier from the file as it is now (`state`), if the cache has it."""
+    exchanges = cached_exchanges(path, state)
+    if exchanges is None:
+        return None
+    try:
+        items = tuple(exchanges)
+    except Exception as error:  # a damaged or foreign entry: parse the YAML instead
+        log.debug("ignoring cache entry for %s: %s", path, error)
+        return None
+    return Cassette(items, exchanges.upstream)
+
+
+class CachedExchanges:
+    """The exchanges of a cache entry, read one line at a time; `upstream` is known once all are read.
+
+    Iterating raises ValueError (or OSError) at a damaged line, or at the end when the closing line
+    is missing or its count is wrong: an entry cut short is never taken for a shorter cassette.
+    """
+
+    def __init__(self, stream: BinaryIO) -> None:
+        self._stream = stream
+        self.upstream: str | None = None
+
+    def __iter__(self) -> Iterator[Exchange]:
+        seen: dict[tuple[str, ...], tuple[tuple[str, str], ...]] = {}  # equal header sets share a tuple
+        count = 0
+        with self._stream as stream:
+            for line in stream:
+                if line.startswith(b"["):
+                    yield _exchange_of(orjson.loads(line), seen)
+                    count += 1
+                    continue
+                trailer = orjson.loads(line)
+                upstream = trailer.get("upstream") if isinstance(trailer, dict) else 0
+                if trailer != {"upstream": upstream, "count": count} or not (
+                    upstream is None or isinstance(upstream, str)
+                ):
+                    raise ValueError("not a cassette entry's closing line")
+                if stream.read(1):
+                    raise ValueError("lines after the closing line")
+                self.upstream = upstream
+                return
+        raise ValueError("the entry ends before its closing line")
+
+
+def cached_exchanges(path: Path, state: os.stat_result | None) -> CachedExchanges | None:
+    """The exchanges parsed earlier from the file as it is now (`state`), if the cache has them.
 
     The file is not read when its stat matches the entry's and it last changed well before the entry
     was written; otherwise a matching stat is confirmed by the SHA-256 of the file's bytes.
@@ -78,80 +127,132 @@ def cached_cassette(path: Path, state: os.stat_result | None) -> Cassette | None
     if entry is None or state is None:
         return None
     try:
-        stored = entry.read_bytes()
+        stream = entry.open("rb")
     except OSError:
         return None
-    line_end = stored.find(b"\n")
-    key = stored[:line_end].decode("utf-8", "replace").split(" written ")
-    if len(key) != 2 or key[0] != _prefix() + _stamp(state):
-        return None
-    written, _, digest = key[1].partition(" sha256 ")
     try:
+        key = stream.readline(KEY_BYTES).decode("utf-8", "replace").rstrip().split(" written ")
+        if len(key) != 2 or key[0] != _prefix() + _stamp(state):
+            stream.close()
+            return None
+        written, _, digest = key[1].partition(" sha256 ")
         racy = state.st_ctime_ns > int(written) - RACY_NS
         if racy and hashlib.sha256(path.read_bytes()).hexdigest() != digest:
+            stream.close()
             return None
-        return _cassette_of(orjson.loads(memoryview(stored)[line_end + 1 :]))
     except Exception as error:  # a damaged or foreign entry: parse the YAML instead
+        stream.close()
         log.debug("ignoring cache entry %s: %s", entry, error)
         return None
+    return CachedExchanges(stream)
 
 
 def remember_cassette(path: Path, raw: bytes, state: os.stat_result | None, cassette: Cassette) -> None:
     """Keep the cassette parsed from `raw` (read after `state` was taken); failing to is not an error."""
-    entry = _entry(path) if state is not None and len(raw) >= SMALLEST_CACHED else None
-    if entry is None or state is None or state.st_size != len(raw):
+    if state is None or state.st_size != len(raw):
         return
-    try:
-        folder = entry.parent
-        if not folder.is_dir():
-            folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-            if folder.name == FOLDER_NAME:
-                (folder / ".gitignore").write_text("# commerce-proxy's parse cache: never committed\n*\n")
-        temporary = entry.with_name(f".{entry.name}.{os.getpid()}")
-    except OSError as error:
-        log.debug("cannot cache %s: %s", entry, error)
+    writer = EntryWriter.start(path, state)
+    if writer is None:
         return
-    key = f"{_prefix()}{_stamp(state)} written {time.time_ns()} sha256 {hashlib.sha256(raw).hexdigest()}\n"
-    try:
-        descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(descriptor, "wb") as stream:
-            stream.write(key.encode())
-            stream.write(orjson.dumps(_entry_of(cassette)))
-        os.replace(temporary, entry)
-    except (OSError, TypeError) as error:  # TypeError: a value JSON cannot hold (an int over 64 bits)
-        temporary.unlink(missing_ok=True)
-        log.debug("cannot cache %s: %s", entry, error)
+    for exchange in cassette.exchanges:
+        writer.add(exchange)
+    writer.finish(hashlib.sha256(raw).hexdigest(), cassette.upstream)
 
 
-# An entry is compact lists, and a JSON body is kept as its text (`JSONFromText`): building 10,000
-# exchanges then takes about a tenth of a second, and a body is parsed only when something reads it.
-# Every value is type-checked as it is built, so a foreign entry is a miss, not a strange cassette.
+class EntryWriter:
+    """Writes an entry as a cassette is parsed, one exchange at a time, so a cassette read item by
+    item is cached without being held whole. The entry appears (atomically) only at `finish`."""
+
+    def __init__(self, entry: Path, temporary: Path, state: os.stat_result, stream: BinaryIO) -> None:
+        self.entry = entry
+        self.state = state
+        self._temporary = temporary
+        self._stream: BinaryIO | None = stream
+        self._count = 0
+
+    @classmethod
+    def start(cls, path: Path, state: os.stat_result | None) -> EntryWriter | None:
+        """A writer for the cassette at `path` as it is now (`state`); None when it is not cached."""
+        entry = _entry(path) if state is not None and state.st_size >= SMALLEST_CACHED else None
+        if entry is None or state is None:
+            return None
+        try:
+            folder = entry.parent
+            if not folder.is_dir():
+                folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+                if folder.name == FOLDER_NAME:
+                    (folder / ".gitignore").write_text("# commerce-proxy's parse cache: never committed\n*\n")
+            temporary = entry.with_name(f".{entry.name}.{os.getpid()}")
+            descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            stream = os.fdopen(descriptor, "wb")
+            stream.write(b" " * (KEY_BYTES - 1) + b"\n")  # the key goes here once the hash is known
+        except OSError as error:
+            log.debug("cannot cache %s: %s", entry, error)
+            return None
+        return cls(entry, temporary, state, stream)
+
+    def add(self, exchange: Exchange) -> None:
+        if self._stream is None:
+            return
+        try:
+            self._stream.write(orjson.dumps(_entry_of(exchange), option=orjson.OPT_APPEND_NEWLINE))
+            self._count += 1
+        except (OSError, TypeError) as error:  # TypeError: a value JSON cannot hold (an int over 64 bits)
+            log.debug("cannot cache %s: %s", self.entry, error)
+            self.abandon()
+
+    def finish(self, sha256: str, upstream: str | None) -> None:
+        """Close the entry with its key (the YAML's SHA-256) and put it in place."""
+        stream = self._stream
+        if stream is None:
+            return
+        self._stream = None
+        key = f"{_prefix()}{_stamp(self.state)} written {time.time_ns()} sha256 {sha256}".encode()
+        try:
+            if len(key) >= KEY_BYTES:
+                raise OSError("the key line is too long")
+            stream.write(orjson.dumps({"upstream": upstream, "count": self._count}) + b"\n")
+            stream.seek(0)
+            stream.write(key)
+            stream.close()
+            os.replace(self._temporary, self.entry)
+        except OSError as error:
+            stream.close()
+            self._temporary.unlink(missing_ok=True)
+            log.debug("cannot cache %s: %s", self.entry, error)
+
+    def abandon(self) -> None:
+        """Drop the unfinished entry (the cassette turned out not to parse this way)."""
+        if self._stream is not None:
+            self._stream.close()
+            self._stream = None
+        self._temporary.unlink(missing_ok=True)
 
 
-def _entry_of(cassette: Cassette) -> dict[str, object]:
-    return {
-        "upstream": cassette.upstream,
-        "exchanges": [
-            [
-                exchange.recorded_at,
-                exchange.duration_ms,
-                [
-                    exchange.request.method,
-                    exchange.request.path,
-                    exchange.request.query,
-                    _flat(exchange.request.headers),
-                    _body_entry(exchange.request.body),
-                ],
-                [
-                    exchange.response.status,
-                    exchange.response.reason,
-                    _flat(exchange.response.headers),
-                    _body_entry(exchange.response.body),
-                ],
-            ]
-            for exchange in cassette.exchanges
+# An entry is a key line, then one compact JSON list per exchange, then a closing line with the
+# upstream and the count; a JSON body is kept as its text (`JSONFromText`): building 10,000 exchanges
+# takes about a tenth of a second, and a body is parsed only when something reads it. Every value is
+# type-checked as it is built, so a foreign entry is a miss, not a strange cassette.
+
+
+def _entry_of(exchange: Exchange) -> list[object]:
+    return [
+        exchange.recorded_at,
+        exchange.duration_ms,
+        [
+            exchange.request.method,
+            exchange.request.path,
+            exchange.request.query,
+            _flat(exchange.request.headers),
+            _body_entry(exchange.request.body),
         ],
-    }
+        [
+            exchange.response.status,
+            exchange.response.reason,
+            _flat(exchange.response.headers),
+            _body_entry(exchange.response.body),
+        ],
+    ]
 
 
 def _flat(headers: tuple[tuple[str, str], ...]) -> list[str]:
@@ -163,15 +264,6 @@ def _body_entry(body: Body) -> list[object] | None:
         return None
     value = dump_json(body.value).decode("utf-8") if body.kind == "json" else body.value
     return [body.kind, value, body.decoded_from]
-
-
-def _cassette_of(entry: dict[str, Any]) -> Cassette:
-    upstream = entry["upstream"]
-    items = entry["exchanges"]
-    if not (upstream is None or isinstance(upstream, str)) or not isinstance(items, list):
-        raise ValueError("not a cassette entry")
-    seen: dict[tuple[str, ...], tuple[tuple[str, str], ...]] = {}  # equal header sets share one tuple
-    return Cassette(tuple(_exchange_of(item, seen) for item in items), upstream)
 
 
 def _exchange_of(item: list[Any], seen: dict[tuple[str, ...], tuple[tuple[str, str], ...]]) -> Exchange:

@@ -37,10 +37,13 @@ def entry_of(path: Path) -> Path:
 
 
 def no_yaml(monkeypatch: pytest.MonkeyPatch) -> None:
-    def refuse(text: str, source: str) -> Cassette:
-        raise AssertionError(f"{source} was parsed")
+    """Any parse of the YAML, whole or item by item, fails the test."""
+
+    def refuse(*arguments: object) -> Cassette:
+        raise AssertionError("the YAML was parsed")
 
     monkeypatch.setattr(files, "parse_cassette", refuse)
+    monkeypatch.setattr(files, "stream_yaml", refuse)
 
 
 def test_a_warm_load_is_equal_and_neither_parses_nor_reads_the_yaml(

@@ -1,0 +1,210 @@
+"""Reading a cassette one exchange at a time (`check`): the same exchanges and errors as a whole load,
+the parse cache filled on the way, and memory that does not grow with the cassette."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from proxy.core import cassette as cassette_format
+from proxy.core.cassette import Cassette
+from proxy.errors import CommerceProxyError
+from proxy.store import files, parse_cache
+from proxy.store.files import read_cassette_file, stream_cassette
+from proxy.store.journal import JournalWriter, journal_path
+from proxy.store.shipped import shipped_dir
+from tests.conftest import json_body, make_exchange, make_request
+
+
+@pytest.fixture(autouse=True)
+def beside(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Entries beside the cassettes (the default), for cassettes of any size."""
+    monkeypatch.delenv("COMMERCE_PROXY_CACHE", raising=False)
+    monkeypatch.setattr(parse_cache, "SMALLEST_CACHED", 0)
+
+
+def exchanges(count: int) -> tuple:
+    return tuple(
+        make_exchange(
+            make_request(query=f"page[offset]={number}"),
+            body=json_body({"data": [{"id": str(number), "n": [number, 2.5, None, True]}]}),
+        )
+        for number in range(count)
+    )
+
+
+def written(tmp_path: Path, count: int = 5, name: str = "c.yaml") -> Path:
+    path = tmp_path / name
+    path.write_text(cassette_format.dump_cassette(Cassette(exchanges(count), "http://127.0.0.1:9")))
+    return path
+
+
+def entry_of(path: Path) -> Path:
+    return path.parent / ".commerce-proxy-cache" / f"{path.name}.json"
+
+
+def streamed(path: Path) -> tuple:
+    return tuple(stream_cassette(path).exchanges)
+
+
+def whole(path: Path) -> tuple:
+    """The whole-document parse, with no cache involved."""
+    return cassette_format.parse_cassette(path.read_text(), str(path)).exchanges
+
+
+def test_a_stream_reads_the_yaml_once_and_writes_an_entry_the_next_stream_reads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = written(tmp_path)
+    assert streamed(path) == whole(path) == exchanges(5)
+    assert entry_of(path).exists()
+
+    def no_yaml(*arguments: object) -> None:
+        raise AssertionError("the YAML was read")
+
+    monkeypatch.setattr(files, "stream_yaml", no_yaml)
+    monkeypatch.setattr(files, "parse_cassette", no_yaml)
+    monkeypatch.setattr(parse_cache, "RACY_NS", 0)  # old enough: the stat is trusted
+    assert streamed(path) == exchanges(5)
+    assert read_cassette_file(path).exchanges == exchanges(5)  # the whole load reads the same entry
+
+
+def test_the_shipped_cassettes_stream_as_they_load(tmp_path: Path) -> None:
+    for path in files.cassette_files(shipped_dir("cassettes")):
+        copy = tmp_path / path.name
+        copy.write_bytes(path.read_bytes())
+        assert streamed(copy) == whole(copy), path.name
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        pytest.param(
+            lambda text: text.replace("cassette_format: 2\n", "cassette_format: 1\n"), id="format-1"
+        ),
+        pytest.param(  # the version after the list: known only at the end
+            lambda text: text.replace("cassette_format: 2\n", "") + "cassette_format: 2\n", id="format-last"
+        ),
+        pytest.param(  # a merge key in the third exchange: PyYAML's constructor builds it
+            lambda text: _nth(text, "- request:", 2, "- <<: {duration_ms: 1.5}\n  "),
+            id="merge-key",
+        ),
+        pytest.param(lambda text: "%YAML 1.1\n---\n" + text, id="directive"),
+        pytest.param(lambda text: text.replace("exchanges:\n", "exchanges: !!seq\n"), id="tagged-list"),
+    ],
+)
+def test_what_streaming_does_not_build_is_read_whole_with_the_same_result(tmp_path: Path, change) -> None:  # type: ignore[no-untyped-def]
+    path = tmp_path / "c.yaml"
+    path.write_text(change(written(tmp_path, name="plain.yaml").read_text()))
+    assert streamed(path) == whole(path)
+    assert len(streamed(path)) == 5
+
+
+def _nth(text: str, marker: str, number: int, insert: str) -> str:
+    at = [match.start() for match in re.finditer(re.escape(marker), text)][number]
+    return text[:at] + insert + text[at + 2 :]
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        pytest.param(lambda text: text.replace("method: GET", "method: 7", 1), id="first-exchange"),
+        pytest.param(lambda text: _last(text, "status: 200", "status: two hundred"), id="last-exchange"),
+        pytest.param(lambda text: _last(text, '"n"', '"n" oops'), id="bad-json"),
+        pytest.param(lambda text: text + "exchanges: []\n", id="duplicate-key-at-end"),
+        pytest.param(lambda text: text + "upstream2: [\n", id="broken-yaml-at-end"),
+        pytest.param(lambda text: text.replace("upstream: http://127.0.0.1:9", "upstream: 9"), id="upstream"),
+        pytest.param(lambda text: text.replace("cassette_format: 2", "cassette_format: 99"), id="newer"),
+        pytest.param(lambda text: text.encode("utf-16"), id="utf-16"),
+        pytest.param(lambda text: text.encode()[:-40] + b"\xff\xfe\n", id="not-utf-8"),
+    ],
+)
+def test_a_broken_cassette_streams_the_whole_load_error(tmp_path: Path, change) -> None:  # type: ignore[no-untyped-def]
+    """Exchanges already handed out are not handed out again; the error is the whole parse's, with its
+    line, and no entry is left behind."""
+    path = tmp_path / "c.yaml"
+    content = change(written(tmp_path, name="plain.yaml").read_text())
+    path.write_bytes(content if isinstance(content, bytes) else content.encode())
+    with pytest.raises(CommerceProxyError) as expected:
+        read_cassette_file(path)
+    given = []
+    with pytest.raises(CommerceProxyError) as got:
+        for exchange in stream_cassette(path).exchanges:
+            given.append(exchange)
+    assert str(got.value) == str(expected.value)
+    assert re.match(rf"{re.escape(str(path))}(:\d+)?: ", str(got.value))
+    assert given == list(exchanges(len(given)))
+    assert not entry_of(path).exists()
+    assert not list(entry_of(path).parent.glob(".*.json.*")), "a temporary entry was left"
+
+
+def _last(text: str, old: str, new: str) -> str:
+    at = text.rindex(old)
+    return text[:at] + new + text[at + len(old) :]
+
+
+def test_an_entry_damaged_half_way_gives_the_rest_from_the_yaml(tmp_path: Path) -> None:
+    path = written(tmp_path, count=6)
+    streamed(path)
+    entry = entry_of(path)
+    lines = entry.read_bytes().splitlines(keepends=True)
+    for damaged in (
+        [*lines[:4], b"[not json\n", *lines[5:]],  # a broken line after three exchanges
+        lines[:-1],  # no closing line: cut short
+        [*lines[:-1], b'{"upstream":"http://127.0.0.1:9","count":5}\n'],  # the wrong count
+        [*lines, b"[]\n"],  # a line after the closing one
+    ):
+        entry.write_bytes(b"".join(damaged))
+        assert streamed(path) == exchanges(6)
+        assert read_cassette_file(path).exchanges == exchanges(6)
+
+
+def test_a_cassette_with_a_journal_is_recovered_first(tmp_path: Path) -> None:
+    path = written(tmp_path, count=2)
+    writer = JournalWriter(journal_path(path), "append", "http://127.0.0.1:9")
+    writer.append(1, exchanges(3)[2])
+    os.close(writer._fd)  # the recording died
+    result = stream_cassette(path)
+    assert tuple(result.exchanges) == exchanges(3)
+    assert "recovered 1 exchanges" in result.notes[0]
+
+
+def test_checking_a_cassette_ten_times_larger_takes_no_more_memory(tmp_path: Path) -> None:
+    """`check` streams: its peak memory on 4,000 list pages of 4 KB is within 8 MB of that on 400, cold
+    (YAML) and warm (cache), where loading the larger one whole from the cache takes 15 MB more."""
+    sys.path.insert(0, str(Path(__file__).parents[2] / "scripts" / "benchmarks"))
+    from loading import write_ours  # the benchmark's conformant pages: no findings pile up
+
+    peaks = {}
+    for count in (400, 4_000):
+        path = tmp_path / f"c{count}.yaml"
+        write_ours(path, count)
+        shutil.rmtree(entry_of(path).parent)  # cold: the YAML is read
+        check = ("check", "-q", "--format", "json", "-o", str(tmp_path / "r.json"), str(path))
+        peaks[count] = [peak_kb(*check), peak_kb(*check)]
+        assert json.loads((tmp_path / "r.json").read_text())["exchanges"] == count
+    whole_load = peak_kb("cassette", "show", str(tmp_path / "c4000.yaml"), "0")
+    for cold_or_warm in (0, 1):
+        assert peaks[4_000][cold_or_warm] - peaks[400][cold_or_warm] < 8_000, peaks
+    assert whole_load - peaks[4_000][1] > 15_000, (whole_load, peaks)
+
+
+def peak_kb(*arguments: str) -> int:
+    """The peak resident memory (KB) of `python -m proxy ARGS`, run in a child of a fresh child."""
+    measure = (
+        "import resource, subprocess, sys\n"
+        "done = subprocess.run([sys.executable, '-m', 'proxy', *sys.argv[1:]], capture_output=True)\n"
+        "assert done.returncode in (0, 1), done.stderr\n"
+        "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", measure, *arguments], capture_output=True, text=True, timeout=300, check=True
+    )
+    return int(done.stdout)
