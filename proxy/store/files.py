@@ -46,6 +46,7 @@ from proxy.store.parse_cache import (
     file_state,
     remember_cassette,
 )
+from proxy.store.second_half import SecondHalf
 
 log = logging.getLogger(__name__)
 
@@ -181,18 +182,21 @@ def _streamed_from_yaml(
     added to `upstream` at the end."""
     index = 0
     writer = EntryWriter.start(path, state)
+    second: SecondHalf | None = None
     try:
         with _opened(path) as stream:
             if stream.read(2) in (b"\xff\xfe", b"\xfe\xff"):  # UTF-16: the whole parse refuses it
                 raise NotStreamed
             stream.seek(0)
-            hashing = _Hashing(stream)
-            items = stream_yaml(hashing, state.st_size if state else 0, "exchanges")  # type: ignore[arg-type]
+            size = state.st_size if state else 0
+            second = SecondHalf.start(stream.fileno(), size)  # a child reads the second half meanwhile
+            hashing = _Hashing(stream, second.split if second is not None else None)
+            items = stream_yaml(hashing, size, "exchanges")  # type: ignore[arg-type]
             while True:
                 try:
                     top, item = next(items)
                 except StopIteration as done:
-                    found = streamed_upstream(done.value)
+                    top = done.value
                     break
                 exchange = streamed_exchange(top, item, index)
                 if writer is not None:
@@ -200,9 +204,20 @@ def _streamed_from_yaml(
                 if index >= skip:
                     yield exchange
                 index += 1
+            if second is not None:
+                if not isinstance(top, dict) or list(top)[-1:] != ["exchanges"]:
+                    raise NotStreamed  # the split was not inside the list: read the file whole
+                hashing.rest()
+                for line, exchange in second.exchanges():
+                    if writer is not None:
+                        writer.add(exchange, line)
+                    if index >= skip:
+                        yield exchange
+                    index += 1
+            found = streamed_upstream(top)
         if writer is not None:
             writer.finish(hashing.digest.hexdigest(), found)
-    except (NotStreamable, NotStreamed, yaml.YAMLError):
+    except (NotStreamable, NotStreamed, yaml.YAMLError, ValueError):
         if writer is not None:
             writer.abandon()
         # The whole-document parse reports any problem with its line, or reads what streaming does not.
@@ -213,21 +228,35 @@ def _streamed_from_yaml(
         if writer is not None:
             writer.abandon()
         raise
+    finally:
+        if second is not None:
+            second.stop()
     if upstream is not None:
         upstream.append(found)
 
 
 class _Hashing:
-    """A binary stream that hashes what is read from it (the cache entry's key is the YAML's SHA-256)."""
+    """A binary stream, ending at `end` when given, that hashes what is read from it (the cache entry's
+    key is the YAML's SHA-256)."""
 
-    def __init__(self, stream: BinaryIO) -> None:
+    def __init__(self, stream: BinaryIO, end: int | None = None) -> None:
         self._stream = stream
+        self._left = end
         self.digest = hashlib.sha256()
 
     def read(self, size: int = -1) -> bytes:
+        if self._left is not None:
+            size = self._left if size < 0 else min(size, self._left)
         chunk = self._stream.read(size)
+        if self._left is not None:
+            self._left -= len(chunk)
         self.digest.update(chunk)
         return chunk
+
+    def rest(self) -> None:
+        """Hash the bytes past the end as well (another process parsed them)."""
+        while chunk := self._stream.read(1 << 20):
+            self.digest.update(chunk)
 
 
 @contextlib.contextmanager

@@ -96,12 +96,16 @@ class CachedExchanges:
         self.upstream: str | None = None
 
     def __iter__(self) -> Iterator[Exchange]:
+        return (exchange for _, exchange in self.with_lines())
+
+    def with_lines(self) -> Iterator[tuple[bytes, Exchange]]:
+        """Each exchange with the line it was read from."""
         seen: dict[tuple[str, ...], tuple[tuple[str, str], ...]] = {}  # equal header sets share a tuple
         count = 0
         with self._stream as stream:
             for line in stream:
                 if line.startswith(b"["):
-                    yield _exchange_of(orjson.loads(line), seen)
+                    yield line, _exchange_of(orjson.loads(line), seen)
                     count += 1
                     continue
                 trailer = orjson.loads(line)
@@ -191,11 +195,12 @@ class EntryWriter:
             return None
         return cls(entry, temporary, state, stream)
 
-    def add(self, exchange: Exchange) -> None:
+    def add(self, exchange: Exchange, line: bytes | None = None) -> None:
+        """Add the next exchange (`line`: its entry line, when already made)."""
         if self._stream is None:
             return
         try:
-            self._stream.write(orjson.dumps(_entry_of(exchange), option=orjson.OPT_APPEND_NEWLINE))
+            self._stream.write(line or entry_line(exchange))
             self._count += 1
         except (OSError, TypeError) as error:  # TypeError: a value JSON cannot hold (an int over 64 bits)
             log.debug("cannot cache %s: %s", self.entry, error)
@@ -211,7 +216,7 @@ class EntryWriter:
         try:
             if len(key) >= KEY_BYTES:
                 raise OSError("the key line is too long")
-            stream.write(orjson.dumps({"upstream": upstream, "count": self._count}) + b"\n")
+            stream.write(closing_line(upstream, self._count))
             stream.seek(0)
             stream.write(key)
             stream.close()
@@ -233,6 +238,16 @@ class EntryWriter:
 # upstream and the count; a JSON body is kept as its text (`JSONFromText`): building 10,000 exchanges
 # takes about a tenth of a second, and a body is parsed only when something reads it. Every value is
 # type-checked as it is built, so a foreign entry is a miss, not a strange cassette.
+
+
+def entry_line(exchange: Exchange) -> bytes:
+    """One exchange's line of an entry (TypeError for a value JSON cannot hold: an int over 64 bits)."""
+    return orjson.dumps(_entry_of(exchange), option=orjson.OPT_APPEND_NEWLINE)
+
+
+def closing_line(upstream: str | None, count: int) -> bytes:
+    """The line that ends an entry: an entry cut short has none, or the wrong count."""
+    return orjson.dumps({"upstream": upstream, "count": count}, option=orjson.OPT_APPEND_NEWLINE)
 
 
 def _entry_of(exchange: Exchange) -> list[object]:

@@ -16,7 +16,7 @@ import pytest
 from proxy.core import cassette as cassette_format
 from proxy.core.cassette import Cassette
 from proxy.errors import CommerceProxyError
-from proxy.store import files, parse_cache
+from proxy.store import files, parse_cache, second_half
 from proxy.store.files import read_cassette_file, stream_cassette
 from proxy.store.journal import JournalWriter, journal_path
 from proxy.store.shipped import shipped_dir
@@ -208,3 +208,72 @@ def peak_kb(*arguments: str) -> int:
         [sys.executable, "-c", measure, *arguments], capture_output=True, text=True, timeout=300, check=True
     )
     return int(done.stdout)
+
+
+# --- the second half read by a forked child -------------------------------------------------------
+
+
+@pytest.fixture
+def split_small(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Small cassettes are split too; the list holds the split offset of each read that split."""
+    monkeypatch.setattr(second_half, "SMALLEST_SPLIT", 0)
+    splits: list[int] = []
+    start = second_half.SecondHalf.start.__func__  # type: ignore[attr-defined]
+
+    def recorded(cls: type, fd: int, size: int) -> second_half.SecondHalf | None:
+        half = start(cls, fd, size)
+        if half is not None:
+            splits.append(half.split)
+        return half
+
+    monkeypatch.setattr(second_half.SecondHalf, "start", classmethod(recorded))
+    return splits
+
+
+def test_a_split_read_gives_the_whole_parse_and_its_entry(tmp_path: Path, split_small: list[int]) -> None:
+    path = written(tmp_path, count=40)
+    loaded = read_cassette_file(path)
+    assert split_small and 0 < split_small[0] < path.stat().st_size
+    assert loaded == Cassette(exchanges(40), "http://127.0.0.1:9")
+    assert read_cassette_file(path) == loaded  # from the entry both halves wrote
+    entry_of(path).unlink()
+    assert streamed(path) == exchanges(40)
+    assert len(split_small) == 2
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        pytest.param(  # the child meets a merge key: the file is read whole
+            lambda text: _nth(text, "- request:", 35, "- <<: {duration_ms: 1.5}\n  "), id="merge-key"
+        ),
+        pytest.param(  # the split lands in another top-level list after the exchanges
+            lambda text: text + "notes:\n" + "".join(f"- note {n}\n" for n in range(4000)), id="list-after"
+        ),
+        pytest.param(lambda text: text + "upstream2: http://127.0.0.1:1\n", id="key-after"),
+        pytest.param(lambda text: text.replace("cassette_format: 2", "cassette_format: 1"), id="format-1"),
+    ],
+)
+def test_what_the_split_read_does_not_take_is_read_whole(  # type: ignore[no-untyped-def]
+    tmp_path: Path, split_small: list[int], change
+) -> None:
+    path = tmp_path / "c.yaml"
+    path.write_text(change(written(tmp_path, count=40, name="plain.yaml").read_text()))
+    assert read_cassette_file(path) == cassette_format.parse_cassette(path.read_text(), str(path))
+    assert split_small, "the file was split"
+    entry_of(path).unlink(missing_ok=True)
+    assert streamed(path) == whole(path)
+
+
+def test_an_error_in_the_second_half_is_the_whole_parse_error(tmp_path: Path, split_small: list[int]) -> None:
+    path = tmp_path / "c.yaml"
+    path.write_text(
+        _last(written(tmp_path, count=40, name="plain.yaml").read_text(), "status: 200", "status: x")
+    )
+    with pytest.raises(CommerceProxyError) as expected:
+        cassette_format.parse_cassette(path.read_text(), str(path))
+    with pytest.raises(CommerceProxyError) as got:
+        read_cassette_file(path)
+    assert str(got.value) == str(expected.value)
+    assert split_small
+    assert not entry_of(path).exists()

@@ -1,0 +1,136 @@
+"""Reading a large cassette's YAML on two cores: a forked child reads the second half of the exchanges.
+
+Parsing YAML is the whole cost of a cold load (PyYAML's C parser hands Python one event per value), and
+it cannot be spread over threads. A cassette's exchanges are a block list at column 0, so a line that
+starts with "- " splits it into two lists that parse on their own: this process reads the items before
+the split while a child it forks reads those after it, writes them as parse cache lines to a temporary
+file and exits. The result is used only when both halves parse cleanly and the split fell inside the
+list; otherwise the caller reads the file the ordinary way, so a cassette loads the same either way.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import tempfile
+from collections.abc import Iterator
+from typing import BinaryIO
+
+from proxy.core.cassette import FORMAT_KEY, FORMAT_VERSION, NotStreamed, streamed_exchange
+from proxy.core.exchange import Exchange
+from proxy.core.yaml_loading import stream_yaml
+from proxy.store.parse_cache import CachedExchanges, closing_line, entry_line
+
+SMALLEST_SPLIT = 4 * 1024 * 1024  # bytes of YAML; below this a fork costs more than it saves
+HEAD_BYTES = 64 * 1024  # where the top-level keys before the list must be
+WINDOW_BYTES = 1024 * 1024  # where after the middle an item must start
+SHARE = 0.45  # of the file read here: this process also takes in the child's exchanges afterwards
+
+
+def split_point(fd: int, size: int) -> int | None:
+    """The offset of an item line ("- " at column 0) just after SHARE of the file, when the head is
+    plain top-level keys and then `exchanges:` (no directives or document markers); else None."""
+    if size < SMALLEST_SPLIT:
+        return None
+    head = os.pread(fd, HEAD_BYTES, 0)
+    listed = head.find(b"\nexchanges:\n")
+    if listed < 0 or head.startswith((b"%", b"---")) or b"\n%" in head or b"\n---" in head:
+        return None
+    middle = max(int(size * SHARE), listed + 1)
+    window = os.pread(fd, WINDOW_BYTES, middle)
+    found = window.find(b"\n- ")
+    return None if found < 0 else middle + found + 1
+
+
+class SecondHalf:
+    """The exchanges after `split`, read by a child process while this one reads those before it."""
+
+    def __init__(self, pid: int, split: int, output: BinaryIO) -> None:
+        self.pid: int | None = pid
+        self.split = split
+        self._output = output
+
+    @classmethod
+    def start(cls, fd: int, size: int) -> SecondHalf | None:
+        """Fork the child that reads the file open at `fd` (`size` bytes) after a split point; None when
+        the file has no split point or the system cannot fork."""
+        split = split_point(fd, size) if hasattr(os, "fork") else None
+        if split is None:
+            return None
+        output = tempfile.TemporaryFile()  # noqa: SIM115 - closed by `stop`
+        pid = os.fork()
+        if pid == 0:  # the child: never returns
+            status = 1
+            try:
+                _read_into(fd, split, size, output)
+                status = 0
+            finally:
+                os._exit(status)
+        return cls(pid, split, output)
+
+    def exchanges(self) -> Iterator[tuple[bytes, Exchange]]:
+        """The child's exchanges with their parse cache lines, once it has finished; NotStreamed when it
+        could not read its half (ValueError if its output is damaged)."""
+        status = self._wait()
+        if status != 0:
+            raise NotStreamed
+        self._output.seek(0)
+        return CachedExchanges(self._output).with_lines()
+
+    def stop(self) -> None:
+        """Stop the child if it still runs, and drop its output."""
+        if self.pid is not None:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self.pid, signal.SIGKILL)
+            self._wait()
+        self._output.close()
+
+    def _wait(self) -> int:
+        if self.pid is None:
+            return 1
+        _, status = os.waitpid(self.pid, 0)
+        self.pid = None
+        return os.waitstatus_to_exitcode(status)
+
+
+def _read_into(fd: int, split: int, size: int, output: BinaryIO) -> None:
+    """The child's work: the items after `split` as parse cache lines, then the closing line; raises at
+    anything the first half's reader would not take the same way."""
+    header = f"{FORMAT_KEY}: {FORMAT_VERSION}\nexchanges:\n".encode()
+    items = stream_yaml(_Range(fd, split, size, header), size, "exchanges")  # type: ignore[arg-type]
+    count = 0
+    while True:
+        try:
+            top, item = next(items)
+        except StopIteration as done:
+            top = done.value
+            break
+        output.write(entry_line(streamed_exchange(top, item, count)))
+        count += 1
+    if list(top) != [FORMAT_KEY, "exchanges"]:  # top-level keys after the list: read the file whole
+        raise NotStreamed
+    output.write(closing_line(None, count))
+    output.flush()
+
+
+class _Range:
+    """`prefix`, then bytes `start` to `end` of the file open at `fd`, read with pread (the parent's
+    file position is shared and stays its own)."""
+
+    def __init__(self, fd: int, start: int, end: int, prefix: bytes) -> None:
+        self._fd = fd
+        self._at = start
+        self._end = end
+        self._prefix = prefix
+
+    def read(self, size: int = -1) -> bytes:
+        if self._prefix:
+            chunk, self._prefix = self._prefix, b""
+            return chunk
+        wanted = self._end - self._at if size < 0 else min(size, self._end - self._at)
+        if wanted <= 0:
+            return b""
+        chunk = os.pread(self._fd, wanted, self._at)
+        self._at += len(chunk)
+        return chunk
