@@ -121,8 +121,9 @@ class LiveChecker:
         self.log = FindingsLog(kept)
         self.listeners: list[Callable[[list[Finding]], None]] = []
 
-    def check(self, exchange: Exchange, sequence: int) -> list[Finding]:
-        """Check one exchange (already redacted), report its findings and return them."""
+    def check(self, exchange: Exchange, sequence: int, encoded: bytes | None = None) -> list[Finding]:
+        """Check one exchange (already redacted), report its findings and return them (`encoded`, its
+        journal line, is for checkers in another process)."""
         findings = self.checker.check(exchange, sequence)
         self.report(findings)
         return findings
@@ -137,7 +138,7 @@ class LiveChecking(Protocol):
     log: FindingsLog
     listeners: list[Callable[[list[Finding]], None]]
 
-    def check(self, exchange: Exchange, sequence: int) -> list[Finding]: ...
+    def check(self, exchange: Exchange, sequence: int, encoded: bytes | None = None) -> list[Finding]: ...
 
 
 def report_findings(live: LiveChecking, findings: list[Finding]) -> None:

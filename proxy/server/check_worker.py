@@ -9,7 +9,8 @@ Nothing is checked twice or skipped: `/_proxy/findings` and the end of the sessi
 child has answered for every exchange handed over. If the child dies, the exchanges it had not
 answered for are checked in the proxy's own process, and so is everything after (logged as a warning).
 
-Both pipes carry frames (a 4-byte length, then JSON). The proxy never blocks on a full pipe while it
+Both pipes carry frames (a 4-byte length, then JSON): an exchange travels as its journal line, the
+very bytes `record` wrote to its journal. The proxy never blocks on a full pipe while it
 could be reading answers, so the two processes cannot wait on each other: past BACKLOG_BYTES handed
 over and not yet taken, the proxy reads answers until the child catches up (the child sets the pace).
 """
@@ -32,10 +33,11 @@ from typing import BinaryIO
 
 import orjson
 
-from proxy.core.cassette import exchange_from_document, exchange_to_document
+from proxy.core.cassette import exchange_from_document
 from proxy.core.conformance import Checker, LiveChecker, report_findings
 from proxy.core.exchange import Exchange
 from proxy.core.findings import Finding, FindingsLog
+from proxy.store.journal import journal_line, parse_json_line
 from proxy.store.rule_files import RuleSource
 
 log = logging.getLogger(__name__)
@@ -72,12 +74,15 @@ class CheckWorker:
         for fd in (self._to_child, self._from_child):
             os.set_blocking(fd, False)
 
-    def check(self, exchange: Exchange, sequence: int) -> list[Finding]:
-        """Hand one exchange over (its findings are reported when they come back); returns none now."""
+    def check(self, exchange: Exchange, sequence: int, encoded: bytes | None = None) -> list[Finding]:
+        """Hand one exchange over (its findings are reported when they come back); returns none now.
+
+        `encoded` is its journal line when it has one: handed over as it is, not encoded again.
+        """
         if self._local is not None:
             return self._local.check(exchange, sequence)
         self._attach()
-        payload = orjson.dumps([sequence, exchange_to_document(exchange)])
+        payload = encoded or journal_line(sequence, exchange)
         self._outgoing += FRAME.pack(len(payload)) + payload
         self._unanswered.append((sequence, exchange))
         if self._caught_up is not None:
@@ -219,8 +224,9 @@ def serve_checks(source: RuleSource, inbox: BinaryIO, answers: BinaryIO) -> None
         if len(header) < FRAME.size:
             return
         (size,) = FRAME.unpack(header)
-        sequence, document = orjson.loads(inbox.read(size))
-        exchange = exchange_from_document(document, ("exchange",))
+        message = parse_json_line(inbox.read(size))
+        sequence = message["seq"]
+        exchange = exchange_from_document(message["exchange"], ("exchange",))
         findings = [finding.to_json() for finding in checker.check(exchange, sequence)]
         payload = orjson.dumps([sequence, findings])
         answers.write(FRAME.pack(len(payload)) + payload)

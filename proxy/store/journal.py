@@ -78,23 +78,20 @@ class JournalWriter:
         self._size = 0
         header = {"commerce_proxy_journal": JOURNAL_VERSION, "mode": mode, "upstream": upstream}
         try:
-            self._write(header)
+            self._write(json_line(header))
         except JournalError as error:  # a full disk or a file size limit, found before any traffic
             os.close(self._fd)
             raise UsageError(str(error)) from None
 
-    def append(self, sequence: int, exchange: Exchange) -> None:
-        """Add one exchange; `sequence` is its arrival number, which orders the cassette.
+    def append(self, sequence: int, exchange: Exchange) -> bytes:
+        """Add one exchange; `sequence` is its arrival number, which orders the cassette. Returns the
+        line written (a checker process reads the same line).
 
         A `JournalError` means it was not added (disk full, file too large) and the journal is as it was.
         """
-        self._write({"seq": sequence, "exchange": exchange_to_document(exchange)})
+        return self._write(journal_line(sequence, exchange))
 
-    def _write(self, document: dict[str, Any]) -> None:
-        try:
-            line = orjson.dumps(document, option=orjson.OPT_APPEND_NEWLINE)
-        except TypeError:  # an integer beyond 64 bits
-            line = (json.dumps(document, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+    def _write(self, line: bytes) -> bytes:
         try:
             written = os.write(self._fd, line)
             problem = None if written == len(line) else f"no room: {written} of {len(line)} bytes written"
@@ -105,6 +102,7 @@ class JournalWriter:
                 os.ftruncate(self._fd, self._size)
             raise JournalError(f"{self.path}: cannot write the journal: {problem}")
         self._size += written
+        return line
 
     def close(self, remove: bool) -> None:
         """Release the lock; remove the journal once the cassette holds everything."""
@@ -121,6 +119,26 @@ class JournalContents:
     upstream: str | None
     exchanges: tuple[Exchange, ...]
     torn_tail: bool
+
+
+def journal_line(sequence: int, exchange: Exchange) -> bytes:
+    """One exchange as a journal line: `{"seq": N, "exchange": {...}}` and a newline."""
+    return json_line({"seq": sequence, "exchange": exchange_to_document(exchange)})
+
+
+def json_line(document: dict[str, Any]) -> bytes:
+    try:
+        return orjson.dumps(document, option=orjson.OPT_APPEND_NEWLINE)
+    except TypeError:  # an integer beyond 64 bits
+        return (json.dumps(document, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+
+
+def parse_json_line(line: bytes) -> Any:
+    """A JSON line, as `json_line` writes them (the standard library for integers beyond 64 bits)."""
+    try:
+        return orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return json.loads(line)
 
 
 def is_locked(path: Path) -> bool:

@@ -141,7 +141,7 @@ def cached_exchanges(path: Path, state: os.stat_result | None) -> CachedExchange
             return None
         written, _, digest = key[1].partition(" sha256 ")
         racy = state.st_ctime_ns > int(written) - RACY_NS
-        if racy and hashlib.sha256(path.read_bytes()).hexdigest() != digest:
+        if racy and _file_sha256(path) != digest:
             stream.close()
             return None
     except Exception as error:  # a damaged or foreign entry: parse the YAML instead
@@ -149,6 +149,12 @@ def cached_exchanges(path: Path, state: os.stat_result | None) -> CachedExchange
         log.debug("ignoring cache entry %s: %s", entry, error)
         return None
     return CachedExchanges(stream)
+
+
+def _file_sha256(path: Path) -> str:
+    """The SHA-256 of a file, read in chunks (memory stays flat for any size)."""
+    with path.open("rb") as stream:
+        return hashlib.file_digest(stream, "sha256").hexdigest()
 
 
 def remember_cassette(path: Path, raw: bytes, state: os.stat_result | None, cassette: Cassette) -> None:

@@ -91,11 +91,12 @@ class RecordingSession:
         `JournalError` (disk full) means it was not recorded, and its answer must say so.
         """
         redacted = redact_exchange(exchange, self.settings.redaction)
+        line = None
         if self.journal is not None:
-            self.journal.append(sequence, redacted)
+            line = self.journal.append(sequence, redacted)
             self.recorded += 1
         if self.live is not None:
-            self.live.check(redacted, sequence)
+            self.live.check(redacted, sequence, line)  # a checker process reads the journal's line
 
     @property
     def findings(self) -> FindingsLog:

@@ -56,7 +56,7 @@ def test_a_warm_load_is_equal_and_neither_parses_nor_reads_the_yaml(
     assert (entry.parent / ".gitignore").read_text().splitlines()[-1] == "*"
     no_yaml(monkeypatch)
     monkeypatch.setattr(parse_cache, "RACY_NS", 0)  # the file is old enough: its stat is trusted
-    monkeypatch.setattr(Path, "read_bytes", guarded_read(path))
+    monkeypatch.setattr(Path, "open", guarded_open(path))
     warm = read_cassette_file(path)
     assert warm == first
     body = warm.exchanges[0].response.body
@@ -64,14 +64,30 @@ def test_a_warm_load_is_equal_and_neither_parses_nor_reads_the_yaml(
     assert body.value == {"data": {"name": "Gold", "n": [0, 2.5, None]}}
 
 
-def guarded_read(forbidden: Path):  # type: ignore[no-untyped-def]
-    original = Path.read_bytes
+def guarded_open(forbidden: Path):  # type: ignore[no-untyped-def]
+    """`Path.open`, failing the test for `forbidden` (`read_bytes` and the hash open it this way)."""
+    original = Path.open
 
-    def read_bytes(self: Path) -> bytes:
+    def opened(self: Path, *arguments, **options):  # type: ignore[no-untyped-def]
         assert self != forbidden, "the YAML was read"
-        return original(self)
+        return original(self, *arguments, **options)
 
-    return read_bytes
+    return opened
+
+
+def test_a_racy_entry_is_confirmed_by_hashing_the_file_in_chunks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The hash that confirms an entry reads the YAML in chunks, never whole (memory stays flat)."""
+    path = cassette_file(tmp_path)
+    expected = read_cassette_file(path)  # racy: written within RACY_NS of the file
+    no_yaml(monkeypatch)
+
+    def whole(self: Path) -> bytes:
+        raise AssertionError("the YAML was read whole")
+
+    monkeypatch.setattr(Path, "read_bytes", whole)
+    assert read_cassette_file(path) == expected
 
 
 def test_an_edit_is_a_miss_even_at_the_same_size_and_mtime(tmp_path: Path) -> None:
