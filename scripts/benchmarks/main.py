@@ -32,6 +32,10 @@ def stop_on_sigterm(signum: int, frame: object) -> None:
 
 def main() -> int:
     signal.signal(signal.SIGTERM, stop_on_sigterm)
+    # Started in the background by a shell without job control, this process and every server it
+    # starts would ignore SIGINT, and the servers stopped on SIGINT (WireMock) would wait out their
+    # timeout: a handler here is reset to the default in each server it starts.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     parser = argparse.ArgumentParser(prog="scripts/bench", description=__doc__)
     parser.add_argument(
         "--quick", action="store_true", help="one round, 16 connections, 1 s each, 1,000 exchanges"
