@@ -12,6 +12,7 @@ import hashlib
 import json
 import logging
 import os
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,6 +32,7 @@ from proxy.core.cassette import (
 from proxy.core.exchange import Exchange
 from proxy.core.yaml_loading import NotStreamable, stream_yaml
 from proxy.errors import CassetteFormatError, CommerceProxyError
+from proxy.store import second_half
 from proxy.store.journal import (
     JOURNAL_SUFFIX,
     NotRegularFile,
@@ -189,6 +191,7 @@ def _streamed_from_yaml(
                 raise NotStreamed
             stream.seek(0)
             size = state.st_size if state else 0
+            started = time.monotonic()
             second = SecondHalf.start(stream.fileno(), size)  # a child reads the second half meanwhile
             hashing = _Hashing(stream, second.split if second is not None else None)
             items = stream_yaml(hashing, size, "exchanges")  # type: ignore[arg-type]
@@ -208,7 +211,8 @@ def _streamed_from_yaml(
                 if not isinstance(top, dict) or list(top)[-1:] != ["exchanges"]:
                     raise NotStreamed  # the split was not inside the list: read the file whole
                 hashing.rest()
-                for line, exchange in second.exchanges():
+                patience = second_half.PATIENCE_S + 2 * (time.monotonic() - started)
+                for line, exchange in second.exchanges(patience):
                     if writer is not None:
                         writer.add(exchange, line)
                     if index >= skip:
@@ -224,6 +228,10 @@ def _streamed_from_yaml(
         cassette = _parsed_whole(path, state)
         found = cassette.upstream
         yield from cassette.exchanges[max(index, skip) :]
+    except OSError as error:  # the file could not be read to its end
+        if writer is not None:
+            writer.abandon()
+        raise CommerceProxyError(f"{path}: cannot read: {error.strerror or error}") from None
     except BaseException:
         if writer is not None:
             writer.abandon()

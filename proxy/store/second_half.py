@@ -14,6 +14,7 @@ import contextlib
 import os
 import signal
 import tempfile
+import time
 from collections.abc import Iterator
 from typing import BinaryIO
 
@@ -26,6 +27,7 @@ SMALLEST_SPLIT = 4 * 1024 * 1024  # bytes of YAML; below this a fork costs more 
 HEAD_BYTES = 64 * 1024  # where the top-level keys before the list must be
 WINDOW_BYTES = 1024 * 1024  # where after the middle an item must start
 SHARE = 0.45  # of the file read here: this process also takes in the child's exchanges afterwards
+PATIENCE_S = 30.0  # and twice the time this process took for its part: then the child is given up
 
 
 def split_point(fd: int, size: int) -> int | None:
@@ -50,6 +52,7 @@ class SecondHalf:
         self.pid: int | None = pid
         self.split = split
         self._output = output
+        self._status = 1
 
     @classmethod
     def start(cls, fd: int, size: int) -> SecondHalf | None:
@@ -58,8 +61,15 @@ class SecondHalf:
         split = split_point(fd, size) if hasattr(os, "fork") else None
         if split is None:
             return None
-        output = tempfile.TemporaryFile()  # noqa: SIM115 - closed by `stop`
-        pid = os.fork()
+        try:
+            output = tempfile.TemporaryFile()  # noqa: SIM115 - closed by `stop`
+        except OSError:
+            return None
+        try:
+            pid = os.fork()
+        except OSError:  # no memory or processes to spare: one core it is
+            output.close()
+            return None
         if pid == 0:  # the child: never returns
             status = 1
             try:
@@ -69,14 +79,29 @@ class SecondHalf:
                 os._exit(status)
         return cls(pid, split, output)
 
-    def exchanges(self) -> Iterator[tuple[bytes, Exchange]]:
+    def exchanges(self, patience: float) -> Iterator[tuple[bytes, Exchange]]:
         """The child's exchanges with their parse cache lines, once it has finished; NotStreamed when it
-        could not read its half (ValueError if its output is damaged)."""
-        status = self._wait()
-        if status != 0:
+        could not read its half, or is not done `patience` seconds from now (it parses as much as this
+        process did: something is wrong), and ValueError if its output is damaged."""
+        deadline = time.monotonic() + patience
+        while self.pid is not None:
+            pid, status = os.waitpid(self.pid, os.WNOHANG)
+            if pid:
+                self.pid, self._status = None, os.waitstatus_to_exitcode(status)
+            elif time.monotonic() > deadline:
+                raise NotStreamed  # `stop` kills it
+            else:
+                time.sleep(0.002)
+        if self._status != 0:
             raise NotStreamed
         self._output.seek(0)
-        return CachedExchanges(self._output).with_lines()
+        return self._read()
+
+    def _read(self) -> Iterator[tuple[bytes, Exchange]]:
+        try:
+            yield from CachedExchanges(self._output).with_lines()
+        except OSError:  # the temporary file, not the cassette: read the cassette the ordinary way
+            raise NotStreamed from None
 
     def stop(self) -> None:
         """Stop the child if it still runs, and drop its output."""
@@ -88,10 +113,11 @@ class SecondHalf:
 
     def _wait(self) -> int:
         if self.pid is None:
-            return 1
+            return self._status
         _, status = os.waitpid(self.pid, 0)
         self.pid = None
-        return os.waitstatus_to_exitcode(status)
+        self._status = os.waitstatus_to_exitcode(status)
+        return self._status
 
 
 def _read_into(fd: int, split: int, size: int, output: BinaryIO) -> None:

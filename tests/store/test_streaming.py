@@ -9,6 +9,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -276,4 +277,60 @@ def test_an_error_in_the_second_half_is_the_whole_parse_error(tmp_path: Path, sp
         read_cassette_file(path)
     assert str(got.value) == str(expected.value)
     assert split_small
+    assert not entry_of(path).exists()
+
+
+def test_without_a_fork_the_file_is_read_on_one_core(
+    tmp_path: Path, split_small: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def no_fork() -> int:
+        raise OSError(11, "Resource temporarily unavailable")
+
+    monkeypatch.setattr(os, "fork", no_fork)
+    path = written(tmp_path, count=40)
+    assert read_cassette_file(path) == Cassette(exchanges(40), "http://127.0.0.1:9")
+    assert split_small == []
+
+
+def test_a_child_that_never_finishes_is_killed_and_the_file_read_whole(
+    tmp_path: Path, split_small: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(second_half, "PATIENCE_S", 0.3)
+    monkeypatch.setattr(second_half, "_read_into", lambda *arguments: time.sleep(120))
+    children: list[int] = []
+    start = second_half.SecondHalf.start  # already recording splits (split_small)
+
+    def remembered(fd: int, size: int) -> second_half.SecondHalf | None:
+        half = start(fd, size)
+        if half is not None and half.pid is not None:
+            children.append(half.pid)
+        return half
+
+    monkeypatch.setattr(second_half.SecondHalf, "start", remembered)
+    path = written(tmp_path, count=40)
+    began = time.monotonic()
+    assert read_cassette_file(path) == Cassette(exchanges(40), "http://127.0.0.1:9")
+    assert time.monotonic() - began < 30
+    assert len(children) == 1
+    with pytest.raises(ChildProcessError):  # killed and reaped: no zombie left
+        os.waitpid(children[0], os.WNOHANG)
+
+
+def test_a_read_error_half_way_is_one_line_naming_the_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = written(tmp_path, count=40)
+    original = files._Hashing.read
+
+    def failing(self: files._Hashing, size: int = -1) -> bytes:
+        if self.digest.name and getattr(self, "_calls", 0) >= 1:
+            raise OSError(5, "Input/output error")
+        self._calls = getattr(self, "_calls", 0) + 1  # type: ignore[attr-defined]
+        return original(self, min(size, 64) if size > 0 else 64)
+
+    monkeypatch.setattr(files._Hashing, "read", failing)
+    with pytest.raises(
+        CommerceProxyError, match=rf"^{re.escape(str(path))}: cannot read: Input/output error$"
+    ):
+        read_cassette_file(path)
     assert not entry_of(path).exists()
