@@ -30,7 +30,7 @@ from proxy.core.cassette import (
     streamed_upstream,
 )
 from proxy.core.exchange import Exchange
-from proxy.core.yaml_loading import NotStreamable, stream_yaml
+from proxy.core.yaml_loading import NotStreamable, StreamedList
 from proxy.errors import CassetteFormatError, CommerceProxyError
 from proxy.store import second_half
 from proxy.store.journal import (
@@ -194,19 +194,15 @@ def _streamed_from_yaml(
             started = time.monotonic()
             second = SecondHalf.start(stream.fileno(), size)  # a child reads the second half meanwhile
             hashing = _Hashing(stream, second.split if second is not None else None)
-            items = stream_yaml(hashing, size, "exchanges")  # type: ignore[arg-type]
-            while True:
-                try:
-                    top, item = next(items)
-                except StopIteration as done:
-                    top = done.value
-                    break
+            items = StreamedList(hashing, size, "exchanges")  # type: ignore[arg-type]
+            for top, item in items:
                 exchange = streamed_exchange(top, item, index)
                 if writer is not None:
                     writer.add(exchange)
                 if index >= skip:
                     yield exchange
                 index += 1
+            top = items.top
             if second is not None:
                 if not isinstance(top, dict) or list(top)[-1:] != ["exchanges"]:
                     raise NotStreamed  # the split was not inside the list: read the file whole

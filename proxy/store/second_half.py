@@ -20,7 +20,7 @@ from typing import BinaryIO
 
 from proxy.core.cassette import FORMAT_KEY, FORMAT_VERSION, NotStreamed, streamed_exchange
 from proxy.core.exchange import Exchange
-from proxy.core.yaml_loading import stream_yaml
+from proxy.core.yaml_loading import StreamedList
 from proxy.store.parse_cache import CachedExchanges, closing_line, entry_line
 
 SMALLEST_SPLIT = 4 * 1024 * 1024  # bytes of YAML; below this a fork costs more than it saves
@@ -124,17 +124,12 @@ def _read_into(fd: int, split: int, size: int, output: BinaryIO) -> None:
     """The child's work: the items after `split` as parse cache lines, then the closing line; raises at
     anything the first half's reader would not take the same way."""
     header = f"{FORMAT_KEY}: {FORMAT_VERSION}\nexchanges:\n".encode()
-    items = stream_yaml(_Range(fd, split, size, header), size, "exchanges")  # type: ignore[arg-type]
+    items = StreamedList(_Range(fd, split, size, header), size, "exchanges")  # type: ignore[arg-type]
     count = 0
-    while True:
-        try:
-            top, item = next(items)
-        except StopIteration as done:
-            top = done.value
-            break
+    for top, item in items:
         output.write(entry_line(streamed_exchange(top, item, count)))
         count += 1
-    if list(top) != [FORMAT_KEY, "exchanges"]:  # top-level keys after the list: read the file whole
+    if list(items.top) != [FORMAT_KEY, "exchanges"]:  # keys after the list: read the file whole
         raise NotStreamed
     output.write(closing_line(None, count))
     output.flush()

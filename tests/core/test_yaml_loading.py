@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import re
 from collections.abc import Callable
 from typing import Any
@@ -11,7 +12,14 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from proxy.core.yaml_loading import MAX_DEPTH, CassetteLoader, load_yaml
+from proxy.core.yaml_loading import (
+    MAX_DEPTH,
+    CassetteLoader,
+    NotStreamable,
+    StreamedList,
+    load_yaml,
+    yaml_problem,
+)
 
 PLAIN_LOOKALIKES = [
     "yes",
@@ -196,3 +204,46 @@ def test_more_than_one_document_and_undefined_aliases_are_errors() -> None:
     with pytest.raises(yaml.composer.ComposerError, match="found duplicate anchor"):
         load_yaml("a: &x 1\nb: &x 2\n")
     assert load_yaml("") is None and load_yaml("# only a comment\n") is None
+
+
+# --- one item at a time ---------------------------------------------------------------------------
+
+
+def streamed(text: str) -> tuple[list[object], object]:
+    data = text.encode()
+    items = StreamedList(io.BytesIO(data), len(data), "exchanges")  # type: ignore[arg-type]
+    return [item for _, item in items], items.top
+
+
+def test_a_streamed_list_gives_its_items_and_leaves_the_top_level_mapping_with_it_empty() -> None:
+    text = "a: 1\nexchanges:\n- {x: 1}\n- &y [2]\n- *y\n- plain\nb: [3]\n"
+    items, top = streamed(text)
+    assert items == [{"x": 1}, [2], [2], "plain"]
+    assert top == {"a": 1, "exchanges": [], "b": [3]}
+    assert load_yaml(text) == {**top, "exchanges": items}  # type: ignore[dict-item]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "exchanges: &e []\nx: *e\n",  # the list itself anchored
+        "l: &e [1]\nexchanges: *e\n",  # the list an alias
+        "exchanges: !!omap [{a: 1}]\n",  # tagged
+        "exchanges:\n- <<: {a: 1}\n",  # a merge key
+        "exchanges: {a: 1}\n",  # not a list
+        "[exchanges]\n",  # no top-level mapping
+    ],
+)
+def test_what_streaming_does_not_build_says_so(text: str) -> None:
+    try:
+        items, top = streamed(text)
+    except NotStreamable:
+        return
+    assert top == load_yaml(text) and items == []  # nothing streamed: the document as load_yaml gives it
+
+
+def test_a_streamed_list_reports_yaml_errors_with_their_line() -> None:
+    with pytest.raises(yaml.YAMLError) as error:
+        streamed("exchanges:\n- a: 1\n- b: [\n")
+    line, _ = yaml_problem(error.value, "")
+    assert line == 4
