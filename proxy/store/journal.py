@@ -199,6 +199,6 @@ def read_journal(path: Path) -> JournalContents:
 
 def _parse_line(path: Path, number: int, raw: bytes) -> Any:
     try:
-        return json.loads(raw)
+        return parse_json_line(raw)
     except ValueError:
         raise JournalError(f"{path}:{number}: not a JSON line") from None
