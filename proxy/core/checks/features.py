@@ -142,8 +142,10 @@ def empty_update_changes_nothing(context: CheckContext, params: Mapping[str, Any
 def remember_feature(context: CheckContext) -> None:
     """Keep the state a successful feature response shows, for the next update of the same feature."""
     key = _feature_key(context)
+    if key is None or not context.succeeded:  # (before the body: `observe` parses only what it needs)
+        return
     answered = _answered_attributes(context)
-    if key is None or answered is None or not context.succeeded:
+    if answered is None:
         return
     updated = dig(context.response_json, "data", "meta", "timestamps", "updated_at")
     context.session.features.put(key, FeatureState(dict(answered), updated, context.index))

@@ -11,6 +11,7 @@ import math
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 from urllib.parse import unquote
 
@@ -53,19 +54,25 @@ def page_view(context: CheckContext) -> PageView | None:
         remembered: PageView | None = context.memo["page"]
         return remembered
     body = context.response_json
-    data = dig(body, "data")
-    page = dig(body, "meta", "page")
-    results = dig(body, "meta", "results")
-    links = dig(body, "links")
-    numbers = [dig(page, "limit"), dig(page, "offset"), dig(page, "current"), dig(page, "total")]
-    total = dig(results, "total")
-    method = dig(results, "total_method")
+    meta: Any = body.get("meta") if isinstance(body, dict) else None
+    page: Any = meta.get("page") if isinstance(meta, dict) else None
+    results: Any = meta.get("results") if isinstance(meta, dict) else None
     view: PageView | None = None
-    if isinstance(data, list) and isinstance(links, dict) and all(map(is_integer, [*numbers, total])):
-        limit, offset, current, pages = numbers
-        view = PageView(
-            data, limit, offset, current, pages, total, method if isinstance(method, str) else None, links
+    if isinstance(page, dict) and isinstance(results, dict):  # (so body is a dict too)
+        data, links = body.get("data"), body.get("links")
+        numbers: tuple[Any, ...] = (
+            page.get("limit"),
+            page.get("offset"),
+            page.get("current"),
+            page.get("total"),
         )
+        total: Any = results.get("total")
+        method = results.get("total_method")
+        if isinstance(data, list) and isinstance(links, dict) and all(map(is_integer, (*numbers, total))):
+            limit, offset, current, pages = numbers
+            view = PageView(
+                data, limit, offset, current, pages, total, method if isinstance(method, str) else None, links
+            )
     context.memo["page"] = view
     return view
 
@@ -264,15 +271,23 @@ def next_link_presence(context: CheckContext, params: Mapping[str, Any]) -> Iter
         yield Violation("links.next", "null (nothing follows this page)", repr(following))
 
 
-LINK_PARAMETER = re.compile(r"[?&]page(?:\[|%5[Bb])(offset|limit)(?:\]|%5[Dd])=([^&#]*)")
+ENCODED_BRACKET = re.compile(r"%5[Bb]|%5[Dd]")
 
 
+@lru_cache(maxsize=4096)  # a walk's next link is the following page's current and prev links
 def _link_page(link: str) -> tuple[str | None, str | None]:
     """A link's page[offset] and page[limit] values, brackets encoded or not (first value of each)."""
-    found: dict[str, str] = {}
-    for match in LINK_PARAMETER.finditer(link):
-        found.setdefault(match[1], unquote(match[2]))
-    return found.get("offset"), found.get("limit")
+    offset = limit = None
+    query = link.partition("?")[2].partition("#")[0]
+    for pair in query.split("&"):
+        name, _, value = pair.partition("=")
+        if "%" in name:
+            name = ENCODED_BRACKET.sub(lambda match: "[" if match[0][2] in "Bb" else "]", name)
+        if name == "page[offset]" and offset is None:
+            offset = unquote(value)
+        elif name == "page[limit]" and limit is None:
+            limit = unquote(value)
+    return offset, limit
 
 
 @check("link_targets")

@@ -1,6 +1,6 @@
 """What the stateful checks remember across the exchanges of one cassette or live session.
 
-Every memory is bounded (least recently used goes first) so a proxy that runs for days stays flat.
+Every memory is bounded (the entry stored longest ago goes first) so a proxy that runs for days stays flat.
 """
 
 from __future__ import annotations
@@ -14,17 +14,18 @@ Value = TypeVar("Value")
 
 
 class BoundedMemory(Generic[Key, Value]):
-    """A dict that forgets its least recently used entry beyond `capacity`."""
+    """A dict that forgets the entry stored longest ago beyond `capacity`.
+
+    Reading does not count as use: what is kept depends only on what the observers stored, so a checker
+    that replays only the observers over a stream's start holds the same memories as one that checked it.
+    """
 
     def __init__(self, capacity: int) -> None:
         self.capacity = capacity
         self._items: OrderedDict[Key, Value] = OrderedDict()
 
     def get(self, key: Key) -> Value | None:
-        value = self._items.get(key)
-        if value is not None:
-            self._items.move_to_end(key)
-        return value
+        return self._items.get(key)
 
     def put(self, key: Key, value: Value) -> None:
         self._items[key] = value
