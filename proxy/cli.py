@@ -551,6 +551,7 @@ def run_check(arguments: argparse.Namespace) -> int:
     from proxy.core.rule_config import Baseline
     from proxy.progress import Progress
     from proxy.store.rule_files import load_baseline, write_baseline
+    from proxy.two_core_check import check_stream
 
     engine = load_engine(arguments)
     config = engine.project.config
@@ -573,7 +574,10 @@ def run_check(arguments: argparse.Namespace) -> int:
                 progress.checking(0)  # how many is known only at the end
             _show_notes([streamed])
             checker = Checker(engine.ruleset, config, cassette=str(streamed.path))
-            found = checker.check_all(streamed.exchanges, progress.advance)
+            if loaded:
+                found = checker.check_all(streamed.exchanges, progress.advance)
+            else:  # a large cached cassette is checked on two cores
+                found = check_stream(checker, streamed.path, streamed.exchanges, progress.advance)
             checked.append((streamed.path, checker.checked, found))
     if arguments.write_baseline:
         count = write_baseline(arguments.write_baseline, [item for _, _, found in checked for item in found])

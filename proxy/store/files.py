@@ -44,6 +44,7 @@ from proxy.store.journal import (
 from proxy.store.parse_cache import (
     EntryWriter,
     cached_cassette,
+    cached_count,
     cached_exchanges,
     file_state,
     remember_cassette,
@@ -159,6 +160,14 @@ def stream_cassette(path: Path) -> Streamed:
         loaded = load_cassette(path)
         return Streamed(path, iter(loaded.cassette.exchanges), loaded.notes)
     return Streamed(path, _streamed(path))
+
+
+def warm_count(path: Path) -> int | None:
+    """How many exchanges `stream_cassette` will give from the parse cache, known before reading them;
+    None when the cassette is not streamed from the cache (a miss, a journal beside it)."""
+    if journal_path(path).exists():
+        return None
+    return cached_count(path, file_state(path))
 
 
 def _streamed(path: Path) -> Iterator[Exchange]:

@@ -51,6 +51,7 @@ def _entry(path: Path) -> Path | None:
 
 RACY_NS = 2_000_000_000  # a file changed this close to its entry's writing is checked by its hash
 KEY_BYTES = 512  # the first line, padded: written last, in place, once the YAML's hash is known
+TAIL_BYTES = 64 * 1024  # where an entry's closing line is looked for
 
 
 def file_state(path: Path) -> os.stat_result | None:
@@ -92,7 +93,7 @@ class CachedExchanges:
     """
 
     def __init__(self, stream: BinaryIO) -> None:
-        self._stream = stream
+        self.stream = stream
         self.upstream: str | None = None
 
     def __iter__(self) -> Iterator[Exchange]:
@@ -102,7 +103,7 @@ class CachedExchanges:
         """Each exchange with the line it was read from."""
         seen: dict[tuple[str, ...], tuple[tuple[str, str], ...]] = {}  # equal header sets share a tuple
         count = 0
-        with self._stream as stream:
+        with self.stream as stream:
             for line in stream:
                 if line.startswith(b"["):
                     yield line, _exchange_of(orjson.loads(line), seen)
@@ -149,6 +150,24 @@ def cached_exchanges(path: Path, state: os.stat_result | None) -> CachedExchange
         log.debug("ignoring cache entry %s: %s", entry, error)
         return None
     return CachedExchanges(stream)
+
+
+def cached_count(path: Path, state: os.stat_result | None) -> int | None:
+    """How many exchanges the cache holds for the file as it is now, read from the entry's closing line
+    (the lines before it are not read); None when the cache does not have the file."""
+    exchanges = cached_exchanges(path, state)
+    if exchanges is None:
+        return None
+    try:
+        with exchanges.stream as stream:
+            size = stream.seek(0, os.SEEK_END)
+            stream.seek(max(KEY_BYTES, size - TAIL_BYTES))
+            trailer = orjson.loads(stream.read().rstrip(b"\n").rpartition(b"\n")[2])
+    except (OSError, ValueError) as error:
+        log.debug("cannot count the cache entry of %s: %s", path, error)
+        return None
+    count = trailer.get("count") if isinstance(trailer, dict) else None
+    return count if type(count) is int and count >= 0 else None
 
 
 def _file_sha256(path: Path) -> str:

@@ -10,17 +10,14 @@ list; otherwise the caller reads the file the ordinary way, so a cassette loads 
 
 from __future__ import annotations
 
-import contextlib
 import os
-import signal
-import tempfile
-import time
 from collections.abc import Iterator
 from typing import BinaryIO
 
 from proxy.core.cassette import FORMAT_KEY, FORMAT_VERSION, NotStreamed, streamed_exchange
 from proxy.core.exchange import Exchange
 from proxy.core.yaml_loading import StreamedList
+from proxy.store.forked import Forked
 from proxy.store.parse_cache import CachedExchanges, closing_line, entry_line
 
 SMALLEST_SPLIT = 4 * 1024 * 1024  # bytes of YAML; below this a fork costs more than it saves
@@ -48,76 +45,39 @@ def split_point(fd: int, size: int) -> int | None:
 class SecondHalf:
     """The exchanges after `split`, read by a child process while this one reads those before it."""
 
-    def __init__(self, pid: int, split: int, output: BinaryIO) -> None:
-        self.pid: int | None = pid
+    def __init__(self, child: Forked, split: int) -> None:
+        self.child = child
         self.split = split
-        self._output = output
-        self._status = 1
 
     @classmethod
     def start(cls, fd: int, size: int) -> SecondHalf | None:
         """Fork the child that reads the file open at `fd` (`size` bytes) after a split point; None when
         the file has no split point or the system cannot fork."""
-        split = split_point(fd, size) if hasattr(os, "fork") else None
+        split = split_point(fd, size)
         if split is None:
             return None
-        try:
-            output = tempfile.TemporaryFile()  # noqa: SIM115 - closed by `stop`
-        except OSError:
-            return None
-        try:
-            pid = os.fork()
-        except OSError:  # no memory or processes to spare: one core it is
-            output.close()
-            return None
-        if pid == 0:  # the child: never returns
-            status = 1
-            try:
-                _read_into(fd, split, size, output)
-                status = 0
-            finally:
-                os._exit(status)
-        return cls(pid, split, output)
+        child = Forked.start(lambda output: _read_into(fd, split, size, output))
+        return None if child is None else cls(child, split)
 
     def exchanges(self, patience: float) -> Iterator[tuple[bytes, Exchange]]:
         """The child's exchanges with their parse cache lines, once it has finished; NotStreamed when it
         could not read its half, or is not done `patience` seconds from now (it parses as much as this
         process did: something is wrong), and ValueError if its output is damaged."""
-        deadline = time.monotonic() + patience
-        while self.pid is not None:
-            pid, status = os.waitpid(self.pid, os.WNOHANG)
-            if pid:
-                self.pid, self._status = None, os.waitstatus_to_exitcode(status)
-            elif time.monotonic() > deadline:
-                raise NotStreamed  # `stop` kills it
-            else:
-                time.sleep(0.002)
-        if self._status != 0:
-            raise NotStreamed
-        self._output.seek(0)
-        return self._read()
+        output = self.child.result(patience)
+        if output is None:
+            raise NotStreamed  # `stop` kills it
+        return self._read(output)
 
-    def _read(self) -> Iterator[tuple[bytes, Exchange]]:
+    @staticmethod
+    def _read(output: BinaryIO) -> Iterator[tuple[bytes, Exchange]]:
         try:
-            yield from CachedExchanges(self._output).with_lines()
+            yield from CachedExchanges(output).with_lines()
         except OSError:  # the temporary file, not the cassette: read the cassette the ordinary way
             raise NotStreamed from None
 
     def stop(self) -> None:
         """Stop the child if it still runs, and drop its output."""
-        if self.pid is not None:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(self.pid, signal.SIGKILL)
-            self._wait()
-        self._output.close()
-
-    def _wait(self) -> int:
-        if self.pid is None:
-            return self._status
-        _, status = os.waitpid(self.pid, 0)
-        self.pid = None
-        self._status = os.waitstatus_to_exitcode(status)
-        return self._status
+        self.child.stop()
 
 
 def _read_into(fd: int, split: int, size: int, output: BinaryIO) -> None:

@@ -302,8 +302,8 @@ def test_a_child_that_never_finishes_is_killed_and_the_file_read_whole(
 
     def remembered(fd: int, size: int) -> second_half.SecondHalf | None:
         half = start(fd, size)
-        if half is not None and half.pid is not None:
-            children.append(half.pid)
+        if half is not None and half.child.pid is not None:
+            children.append(half.child.pid)
         return half
 
     monkeypatch.setattr(second_half.SecondHalf, "start", remembered)

@@ -1,0 +1,80 @@
+"""A forked child that does one part of a job while this process does the other: two cores, and nothing
+to send it, since the child starts with everything this process had.
+
+Its result is what it wrote to a temporary file, taken only when it exited cleanly, in time. Any
+failure (no fork, no temporary file, an error in the child, a child that hangs) is None to the caller,
+which then does the child's part itself: a job comes out the same on one core or two.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import tempfile
+import time
+from collections.abc import Callable
+from typing import BinaryIO
+
+POLL_S = 0.002
+
+
+class Forked:
+    """One child process running `work(output)`; `result` waits for it, `stop` kills it if need be."""
+
+    def __init__(self, pid: int, output: BinaryIO) -> None:
+        self.pid: int | None = pid
+        self._output = output
+        self._status = 1
+
+    @classmethod
+    def start(cls, work: Callable[[BinaryIO], None]) -> Forked | None:
+        """Fork a child that runs `work` on a temporary file and exits; None when the system cannot."""
+        if not hasattr(os, "fork"):
+            return None
+        try:
+            output = tempfile.TemporaryFile()  # noqa: SIM115 - closed by `stop`
+        except OSError:
+            return None
+        try:
+            pid = os.fork()
+        except OSError:  # no memory or processes to spare: one core it is
+            output.close()
+            return None
+        if pid == 0:  # the child: never returns, runs no exit handlers, prints no traceback
+            status = 1
+            try:
+                work(output)
+                output.flush()
+                status = 0
+            finally:
+                os._exit(status)
+        return cls(pid, output)
+
+    def result(self, patience: float, waiting: Callable[[], None] | None = None) -> BinaryIO | None:
+        """The child's output from its start, once it has exited cleanly; None when it failed or has not
+        finished `patience` seconds from now (`stop` then kills it). `waiting` is called as it waits."""
+        deadline = time.monotonic() + patience
+        while self.pid is not None:
+            pid, status = os.waitpid(self.pid, os.WNOHANG)
+            if pid:
+                self.pid, self._status = None, os.waitstatus_to_exitcode(status)
+            elif time.monotonic() > deadline:
+                return None
+            else:
+                if waiting is not None:
+                    waiting()
+                time.sleep(POLL_S)
+        if self._status != 0:
+            return None
+        self._output.seek(0)
+        return self._output
+
+    def stop(self) -> None:
+        """Stop the child if it still runs, and drop its output."""
+        if self.pid is not None:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self.pid, signal.SIGKILL)
+            os.waitpid(self.pid, 0)
+            self.pid = None
+        self._output.close()

@@ -1,0 +1,100 @@
+"""`check` of one large cassette on two cores, with the same findings as on one.
+
+The rules cost about five times what reading a cached exchange does, and a process runs them on one core.
+So when the parse cache says how many exchanges a cassette has, a forked child checks the last part of
+them while this process checks the first. The stateful rules need the history before the child's part:
+the child reads those exchanges too and runs only the observers over them (what they keep does not
+depend on what the checks read, see `Session`), which costs a sixth of checking them. Its findings come
+back pickled through a temporary file this process made. If the child fails or hangs, this process,
+whose history is then exactly the child's starting point, checks the rest itself.
+"""
+
+from __future__ import annotations
+
+import mmap
+import pickle
+import struct
+import time
+from collections.abc import Callable, Iterator
+from itertools import islice
+from pathlib import Path
+from typing import BinaryIO
+
+from proxy.core.conformance import PROGRESS_EVERY, Checker
+from proxy.core.exchange import Exchange
+from proxy.core.findings import Finding
+from proxy.store.files import stream_cassette, warm_count
+from proxy.store.forked import Forked
+
+SMALLEST_SPLIT = 4000  # exchanges; below this a fork costs more than it saves
+SHARE = 0.55  # of the exchanges checked here: the child also catches up on the history before its part
+PATIENCE_S = 30.0  # and twice this process's checking time: then the child is given up
+COUNTER = struct.Struct("q")
+
+
+def check_stream(
+    checker: Checker, path: Path, exchanges: Iterator[Exchange], progress: Callable[[int], None]
+) -> list[Finding]:
+    """The findings of the cassette at `path`, whose exchanges `exchanges` streams, on two cores when
+    the cassette is large and cached; `progress` hears how many exchanges are checked so far."""
+    count = warm_count(path)
+    if count is None or count < SMALLEST_SPLIT:
+        return checker.check_all(exchanges, progress)
+    split = int(count * SHARE)
+    shared = mmap.mmap(-1, COUNTER.size)  # the child's progress, written where this process reads it
+    child = Forked.start(lambda output: _check_from(checker, path, split, shared, output))
+    if child is None:
+        return checker.check_all(exchanges, progress)
+    started = time.monotonic()
+    try:
+        findings: list[Finding] = []
+        checked = 0
+        for index, exchange in enumerate(islice(exchanges, split)):
+            findings.extend(checker.check(exchange, index))
+            checked = index + 1
+            if index % PROGRESS_EVERY == 0:
+                progress(checked + COUNTER.unpack_from(shared)[0])
+        patience = PATIENCE_S + 2 * (time.monotonic() - started)
+        theirs = _findings_of(
+            child.result(patience, lambda: progress(checked + COUNTER.unpack_from(shared)[0]))
+        )
+        if checked == split and theirs is not None:
+            checker.checked = theirs[0]
+            return findings + theirs[1]
+        # The child failed: this process, having checked exactly the child's history, goes on from there.
+        for index, exchange in enumerate(exchanges, start=checked):
+            findings.extend(checker.check(exchange, index))
+            checked = index + 1
+            if index % PROGRESS_EVERY == 0:
+                progress(checked)
+        checker.checked = checked
+        return findings
+    finally:
+        child.stop()
+        shared.close()
+
+
+def _check_from(checker: Checker, path: Path, split: int, shared: mmap.mmap, output: BinaryIO) -> None:
+    """The child's work: observe the exchanges before `split`, check the rest, write (count, findings)."""
+    findings: list[Finding] = []
+    count = 0
+    for index, exchange in enumerate(stream_cassette(path).exchanges):
+        if index < split:
+            checker.observe(exchange, index)
+        else:
+            findings.extend(checker.check(exchange, index))
+            if index % PROGRESS_EVERY == 0:
+                COUNTER.pack_into(shared, 0, index + 1 - split)
+        count = index + 1
+    pickle.dump((count, findings), output, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def _findings_of(output: BinaryIO | None) -> tuple[int, list[Finding]] | None:
+    """The child's count and findings, from the file it wrote (this process made it: never foreign)."""
+    if output is None:
+        return None
+    try:
+        count, findings = pickle.load(output)  # our own child's output, in a file we made
+    except (OSError, EOFError, pickle.UnpicklingError, ValueError, TypeError):
+        return None
+    return count, findings
