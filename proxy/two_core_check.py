@@ -4,7 +4,7 @@ The rules cost about five times what reading a cached exchange does, and a proce
 So when the parse cache says how many exchanges a cassette has, a forked child checks the last part of
 them while this process checks the first. The stateful rules need the history before the child's part:
 the child reads those exchanges too and runs only the observers over them (what they keep does not
-depend on what the checks read, see `Session`), which costs a sixth of checking them. Its findings come
+depend on what the checks read, see `Session`), which costs about a fifth of checking them. Its findings come
 back pickled through a temporary file this process made. If the child fails or hangs, this process,
 whose history is then exactly the child's starting point, checks the rest itself.
 """
