@@ -574,7 +574,7 @@ def run_check(arguments: argparse.Namespace) -> int:
                 progress.checking(0)  # how many is known only at the end
             _show_notes([streamed])
             checker = Checker(engine.ruleset, config, cassette=str(streamed.path))
-            if loaded:
+            if arguments.format == "html":
                 found = checker.check_all(streamed.exchanges, progress.advance)
             else:  # a large cached cassette is checked on two cores
                 found = check_stream(checker, streamed.path, streamed.exchanges, progress.advance)
