@@ -203,7 +203,7 @@ def _streamed_from_yaml(
             started = time.monotonic()
             second = SecondHalf.start(stream.fileno(), size)  # a child reads the second half meanwhile
             hashing = _Hashing(stream, second.split if second is not None else None)
-            items = StreamedList(hashing, size, "exchanges")  # type: ignore[arg-type]
+            items = StreamedList(hashing, size, "exchanges", lift_json=True)  # type: ignore[arg-type]
             for top, item in items:
                 exchange = streamed_exchange(top, item, index)
                 if writer is not None:

@@ -84,7 +84,7 @@ def _read_into(fd: int, split: int, size: int, output: BinaryIO) -> None:
     """The child's work: the items after `split` as parse cache lines, then the closing line; raises at
     anything the first half's reader would not take the same way."""
     header = f"{FORMAT_KEY}: {FORMAT_VERSION}\nexchanges:\n".encode()
-    items = StreamedList(_Range(fd, split, size, header), size, "exchanges")  # type: ignore[arg-type]
+    items = StreamedList(_Range(fd, split, size, header), size, "exchanges", lift_json=True)  # type: ignore[arg-type]
     count = 0
     for top, item in items:
         output.write(entry_line(streamed_exchange(top, item, count)))

@@ -39,7 +39,7 @@ def entry_of(path: Path) -> Path:
 def no_yaml(monkeypatch: pytest.MonkeyPatch) -> None:
     """Any parse of the YAML, whole or item by item, fails the test."""
 
-    def refuse(*arguments: object) -> Cassette:
+    def refuse(*arguments: object, **options: object) -> Cassette:
         raise AssertionError("the YAML was parsed")
 
     monkeypatch.setattr(files, "parse_cassette", refuse)

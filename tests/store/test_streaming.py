@@ -67,7 +67,7 @@ def test_a_stream_reads_the_yaml_once_and_writes_an_entry_the_next_stream_reads(
     assert streamed(path) == whole(path) == exchanges(5)
     assert entry_of(path).exists()
 
-    def no_yaml(*arguments: object) -> None:
+    def no_yaml(*arguments: object, **options: object) -> None:
         raise AssertionError("the YAML was read")
 
     monkeypatch.setattr(files, "StreamedList", no_yaml)
