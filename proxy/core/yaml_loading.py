@@ -223,6 +223,12 @@ def _built_from_events(
         return None
     document_start = event
     resolve = loader.resolve
+    # The tags CassetteLoader.resolve remembers, read here without a method call per scalar.
+    plain_tags: dict[str, str] = (
+        loader._plain_tags
+        if type(loader).resolve is CassetteLoader.resolve and not loader.yaml_path_resolvers
+        else {}
+    )
     scalar_values: dict[tuple[str, str], Any] = {}
     anchors: dict[str, tuple[_Anchored, Any]] = {}  # name: value, mark
     building: set[str] = set()
@@ -246,7 +252,10 @@ def _built_from_events(
             else:
                 tag = event.tag
                 if tag is None or tag == "!":
-                    tag = resolve(yaml.ScalarNode, written, event.implicit)
+                    implicit = event.implicit
+                    tag = (implicit[0] and plain_tags.get(written)) or resolve(
+                        yaml.ScalarNode, written, implicit
+                    )
                 if tag == _STR_TAG:
                     value = written
                 else:

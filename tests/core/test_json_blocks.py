@@ -121,6 +121,7 @@ FIRST = '"id": "1"'
         pytest.param(lambda t: t.replace(FIRST, '"id": "1\x01"'), id="control-character"),
         pytest.param(lambda t: t.replace(FIRST, '"id": "1\t"'), id="tab-in-a-string"),
         pytest.param(lambda t: t.replace(FIRST, '"id":\t"1"'), id="tab-between"),
+        pytest.param(lambda t: t.replace(FIRST, '"id": "| json: | x |"'), id="key-inside-a-string"),
         pytest.param(lambda t: t.replace("\n", "\r\n"), id="crlf"),
         pytest.param(
             lambda t: t.replace('      {\n        "data"', '      {\n\n        "data"'), id="blank-line"
