@@ -87,9 +87,21 @@ def parse_json(text: str) -> JSONValue:
             document = json.loads(text, parse_constant=_not_json)
         except RecursionError:  # orjson stops at 1,024 levels; the standard library recurses
             raise ValueError(f"nested more than {JSON_MAX_DEPTH} levels deep") from None
-    if text.count("[") + text.count("{") > JSON_MAX_DEPTH and _deeper_than(document, JSON_MAX_DEPTH):
+    deep = JSON_MAX_DEPTH
+    if len(text) > 2 * deep and not _written_by_orjson(document) and _deeper_than(document, deep):
         raise ValueError(f"nested more than {JSON_MAX_DEPTH} levels deep")
     return document  # type: ignore[no-any-return]
+
+
+def _written_by_orjson(document: Any) -> bool:
+    """Whether orjson writes `document`: it refuses more than 254 levels (3.11.6 on), so a document it
+    writes is shallower than JSON_MAX_DEPTH. Writing costs about half of counting the brackets in the
+    text, which the walk would need to be worth skipping (a 5 KB page: 4 us against 10)."""
+    try:
+        orjson.dumps(document)
+    except orjson.JSONEncodeError:
+        return False
+    return True
 
 
 def _deeper_than(document: Any, limit: int) -> bool:

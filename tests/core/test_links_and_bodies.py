@@ -172,3 +172,9 @@ def test_json_nested_past_the_limit_is_kept_as_text() -> None:
     with pytest.raises(ValueError, match=f"nested more than {JSON_MAX_DEPTH} levels deep"):
         parse_json('{"a": ' + "[" * 2000 + "]" * 2000 + "}")
     assert parse_json("[" + "[]," * 2000 + "1]")[-1] == 1  # many brackets, shallow: parsed
+    padded = " " * 2000 + "[" * 300 + "]" * 300  # deeper than orjson writes, shallower than the limit
+    assert body_from_bytes(padded.encode(), headers).kind == "json"
+    assert (
+        body_from_bytes(('["' + "x" * 2000 + '", ' + "[" * 501 + "]" * 501 + "]").encode(), headers).kind
+        == "text"
+    )
