@@ -6,7 +6,6 @@ Bad input ends in one line on stderr and exit code 2, never a traceback.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import gc
 import json
 import logging
@@ -17,10 +16,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
 from proxy import __version__
-from proxy.core.faults import Fault, Latency
 from proxy.core.matching import MatchPolicy
 from proxy.core.redaction import RedactionPolicy
-from proxy.core.replay_state import ReplayBook
 from proxy.core.rule_config import RuleConfig
 from proxy.errors import CommerceProxyError, UsageError
 from proxy.store.files import (
@@ -37,6 +34,7 @@ from proxy.store.shipped import shipped_dir
 
 if TYPE_CHECKING:
     from proxy.core.findings import Finding
+    from proxy.core.replay_state import ReplayBook
     from proxy.server.replay import ReplayOptions
 
 log = logging.getLogger("proxy")
@@ -380,6 +378,8 @@ def _show_notes(loaded: Sequence[Loaded | Streamed]) -> None:
 
 def build_book(paths: list[Path], arguments: argparse.Namespace) -> tuple[ReplayBook, list[Loaded]]:
     """Load the cassettes and index them for replay."""
+    from proxy.core.replay_state import ReplayBook  # the serving commands' import, not `check`'s
+
     policy = MatchPolicy.parse(arguments.match_on, arguments.ignore_query)
     loaded = load_cassettes(paths)
     _show_notes(loaded)
@@ -423,6 +423,7 @@ def run_replay(arguments: argparse.Namespace) -> int:
 
 def replay_options(arguments: argparse.Namespace, paths: list[Path]) -> ReplayOptions:
     """Cassette folder, timing, faults and usage report from the command line (checked before serving)."""
+    from proxy.core.faults import Fault, Latency
     from proxy.server.replay import ReplayOptions
 
     folder = getattr(arguments, "cassette_dir", None)
@@ -669,6 +670,8 @@ def run_sandbox(arguments: argparse.Namespace) -> int:
 
 def run_demo(arguments: argparse.Namespace) -> int:
     """`demo`: the whole loop on shipped defaults, with no real service."""
+    import asyncio
+
     from proxy.demo import run_demo_session
 
     return asyncio.run(run_demo_session(arguments.cassette, _announce))
