@@ -2,15 +2,32 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from functools import cached_property
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import Any, Generic, Literal, TypeVar
 from urllib.parse import unquote_plus
 
 from proxy.core.checks.session import Session
 from proxy.core.endpoints import EndpointHit
 from proxy.core.exchange import Exchange, fresh_value, header_value
 from proxy.core.shapes import PartViolation, Shape
+
+T = TypeVar("T")
+
+
+class memoised(Generic[T]):
+    """`functools.cached_property` without its lock (Python 3.11 takes one on every first read): a
+    context is read by one thread, and the first read of its views happens on every exchange."""
+
+    def __init__(self, function: Callable[[Any], T]) -> None:
+        self.function = function
+        self.name = function.__name__
+        self.__doc__ = function.__doc__
+
+    def __get__(self, instance: Any, owner: type | None = None) -> T:
+        if instance is None:  # read on the class (help(), inspect)
+            return self  # type: ignore[return-value]
+        value = instance.__dict__[self.name] = self.function(instance)
+        return value
 
 
 class CheckContext:
@@ -31,6 +48,7 @@ class CheckContext:
         self.shapes = shapes
         self._shape_results: dict[tuple[str, str], list[PartViolation]] = {}
         self.memo: dict[str, Any] = {}  # derived views several checks share (the page envelope...)
+        self.integers: dict[str, int | Literal["invalid"] | None] = {}  # see requests.requested_integer
 
     @property
     def status(self) -> int:
@@ -40,19 +58,19 @@ class CheckContext:
     def succeeded(self) -> bool:
         return 200 <= self.exchange.response.status < 300
 
-    @cached_property
+    @memoised
     def response_json(self) -> Any:
         """The response body when it is JSON, else None."""
         body = self.exchange.response.body
         return fresh_value(body) if body.kind == "json" else None
 
-    @cached_property
+    @memoised
     def request_json(self) -> Any:
         """The request body when it is JSON, else None."""
         body = self.exchange.request.body
         return fresh_value(body) if body.kind == "json" else None
 
-    @cached_property
+    @memoised
     def query(self) -> dict[str, list[str]]:
         """The request's query, percent-decoded, every value of every name in order.
 

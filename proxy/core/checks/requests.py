@@ -23,11 +23,17 @@ TOTAL_METHODS = ("exact", "lower_bound", "observed")
 
 
 def requested_integer(context: CheckContext, name: str) -> int | Literal["invalid"] | None:
-    """A page parameter as sent: its integer, None when absent, "invalid" when not an integer."""
+    """A page parameter as sent: its integer, None when absent, "invalid" when not an integer (worked
+    out once an exchange: six checks ask)."""
+    known = context.integers
+    if name in known:
+        return known[name]
     raw = context.parameter(name)
-    if raw is None:
-        return None
-    return int(raw) if INTEGER.fullmatch(raw.strip()) else "invalid"
+    found: int | Literal["invalid"] | None = None
+    if raw is not None:
+        found = int(raw) if INTEGER.fullmatch(raw.strip()) else "invalid"
+    known[name] = found
+    return found
 
 
 def filter_terms(text: str | None) -> list[tuple[str, str, str]]:
