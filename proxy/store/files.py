@@ -159,7 +159,7 @@ def stream_cassette(path: Path) -> Streamed:
     if journal_path(path).exists():
         loaded = load_cassette(path)
         return Streamed(path, iter(loaded.cassette.exchanges), loaded.notes)
-    return Streamed(path, _streamed(path))
+    return Streamed(path, _streamed(path, second_half.CHECKED_SHARE))
 
 
 def warm_count(path: Path) -> int | None:
@@ -170,7 +170,7 @@ def warm_count(path: Path) -> int | None:
     return cached_count(path, file_state(path))
 
 
-def _streamed(path: Path) -> Iterator[Exchange]:
+def _streamed(path: Path, share: float) -> Iterator[Exchange]:
     state = file_state(path)
     given = 0
     cached = cached_exchanges(path, state)
@@ -182,15 +182,20 @@ def _streamed(path: Path) -> Iterator[Exchange]:
             return
         except (OSError, ValueError, TypeError) as error:  # a damaged entry: the YAML has the rest
             log.debug("cache entry for %s is damaged: %s", path, error)
-    yield from _streamed_from_yaml(path, state, given)
+    yield from _streamed_from_yaml(path, state, given, share=share)
 
 
 def _streamed_from_yaml(
-    path: Path, state: os.stat_result | None, skip: int, upstream: list[str | None] | None = None
+    path: Path,
+    state: os.stat_result | None,
+    skip: int,
+    upstream: list[str | None] | None = None,
+    share: float = second_half.SHARE,
 ) -> Iterator[Exchange]:
     """The YAML's exchanges from number `skip` on, read item by item while the cache entry is written
     (about as fast as the whole-document parse, in memory for one item); the cassette's upstream is
-    added to `upstream` at the end."""
+    added to `upstream` at the end. A large file is split at `share` of it: a child reads the rest,
+    whose exchanges are given as it writes them (`stream_cassette` reads less here: it checks each)."""
     index = 0
     writer = EntryWriter.start(path, state)
     second: SecondHalf | None = None
@@ -201,7 +206,7 @@ def _streamed_from_yaml(
             stream.seek(0)
             size = state.st_size if state else 0
             started = time.monotonic()
-            second = SecondHalf.start(stream.fileno(), size)  # a child reads the second half meanwhile
+            second = SecondHalf.start(stream.fileno(), size, share)  # a child reads the rest meanwhile
             hashing = _Hashing(stream, second.split if second is not None else None)
             items = StreamedList(hashing, size, "exchanges", lift_json=True)  # type: ignore[arg-type]
             for top, item in items:
@@ -216,7 +221,7 @@ def _streamed_from_yaml(
                 if not isinstance(top, dict) or list(top)[-1:] != ["exchanges"]:
                     raise NotStreamed  # the split was not inside the list: read the file whole
                 hashing.rest()
-                patience = second_half.PATIENCE_S + 2 * (time.monotonic() - started)
+                patience = second.patience(time.monotonic() - started)
                 for line, exchange in second.exchanges(patience):
                     if writer is not None:
                         writer.add(exchange, line)

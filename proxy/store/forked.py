@@ -13,10 +13,15 @@ import os
 import signal
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import BinaryIO
 
 POLL_S = 0.002
+READ_BYTES = 1 << 20
+
+
+class ChildFailed(Exception):
+    """The child exited with an error, was killed, or did not finish in time."""
 
 
 class Forked:
@@ -56,19 +61,58 @@ class Forked:
         finished `patience` seconds from now (`stop` then kills it). `waiting` is called as it waits."""
         deadline = time.monotonic() + patience
         while self.pid is not None:
-            pid, status = os.waitpid(self.pid, os.WNOHANG)
-            if pid:
-                self.pid, self._status = None, os.waitstatus_to_exitcode(status)
-            elif time.monotonic() > deadline:
+            self._reap()
+            if self.pid is None:
+                break
+            if time.monotonic() > deadline:
                 return None
-            else:
-                if waiting is not None:
-                    waiting()
-                time.sleep(POLL_S)
+            if waiting is not None:
+                waiting()
+            time.sleep(POLL_S)
         if self._status != 0:
             return None
         self._output.seek(0)
         return self._output
+
+    def lines(self, patience: float) -> Iterator[bytes]:
+        """The child's output line by line as it writes it, each line as soon as it is complete (it
+        flushes as it goes); ends once the child has exited cleanly and all it wrote is read.
+
+        Raises ChildFailed when it failed, or has not exited `patience` seconds from now (`stop` then
+        kills it); the lines given before came from a clean part of its work. The output is read with
+        pread: the file position is the child's, which it still writes at.
+        """
+        deadline = time.monotonic() + patience
+        fd = self._output.fileno()
+        offset = 0
+        partial = b""
+        while True:
+            chunk = os.pread(fd, READ_BYTES, offset)
+            if chunk:
+                offset += len(chunk)
+                data = partial + chunk
+                cut = data.rfind(b"\n") + 1
+                partial = data[cut:]
+                yield from data[:cut].splitlines(keepends=True)
+                continue
+            if self.pid is None:  # exited, and everything it wrote has been read
+                if self._status != 0:
+                    raise ChildFailed
+                if partial:
+                    yield partial  # a last line without its end: the reader judges it
+                return
+            self._reap()
+            if self.pid is not None:
+                if time.monotonic() > deadline:
+                    raise ChildFailed
+                time.sleep(POLL_S)
+
+    def _reap(self) -> None:
+        """Note the child's exit status if it has exited."""
+        assert self.pid is not None
+        pid, status = os.waitpid(self.pid, os.WNOHANG)
+        if pid:
+            self.pid, self._status = None, os.waitstatus_to_exitcode(status)
 
     def stop(self) -> None:
         """Stop the child if it still runs, and drop its output."""

@@ -17,18 +17,22 @@ from typing import BinaryIO
 from proxy.core.cassette import FORMAT_KEY, FORMAT_VERSION, NotStreamed, streamed_exchange
 from proxy.core.exchange import Exchange
 from proxy.core.yaml_loading import StreamedList
-from proxy.store.forked import Forked
+from proxy.store.forked import ChildFailed, Forked
 from proxy.store.parse_cache import CachedExchanges, closing_line, entry_line
 
 SMALLEST_SPLIT = 4 * 1024 * 1024  # bytes of YAML; below this a fork costs more than it saves
 HEAD_BYTES = 64 * 1024  # where the top-level keys before the list must be
 WINDOW_BYTES = 1024 * 1024  # where after the middle an item must start
 SHARE = 0.45  # of the file read here: this process also takes in the child's exchanges afterwards
-PATIENCE_S = 30.0  # and twice the time this process took for its part: then the child is given up
+# Read here when each exchange is also checked here: the checks of this share and of the child's
+# exchanges, taken in as it writes them, last about as long as the child's parse of the rest.
+CHECKED_SHARE = 0.2
+PATIENCE_S = 30.0  # and twice the time the child's share should take: then the child is given up
+FLUSH_EVERY = 64  # exchanges the child writes between flushes: this process reads them as they come
 
 
-def split_point(fd: int, size: int) -> int | None:
-    """The offset of an item line ("- " at column 0) just after SHARE of the file, when the head is
+def split_point(fd: int, size: int, share: float = SHARE) -> int | None:
+    """The offset of an item line ("- " at column 0) just after `share` of the file, when the head is
     plain top-level keys and then `exchanges:` (no directives or document markers); else None."""
     if size < SMALLEST_SPLIT:
         return None
@@ -36,7 +40,7 @@ def split_point(fd: int, size: int) -> int | None:
     listed = head.find(b"\nexchanges:\n")
     if listed < 0 or head.startswith((b"%", b"---")) or b"\n%" in head or b"\n---" in head:
         return None
-    middle = max(int(size * SHARE), listed + 1)
+    middle = max(int(size * share), listed + 1)
     window = os.pread(fd, WINDOW_BYTES, middle)
     found = window.find(b"\n- ")
     return None if found < 0 else middle + found + 1
@@ -45,34 +49,35 @@ def split_point(fd: int, size: int) -> int | None:
 class SecondHalf:
     """The exchanges after `split`, read by a child process while this one reads those before it."""
 
-    def __init__(self, child: Forked, split: int) -> None:
+    def __init__(self, child: Forked, split: int, share: float) -> None:
         self.child = child
         self.split = split
+        self.share = share
 
     @classmethod
-    def start(cls, fd: int, size: int) -> SecondHalf | None:
-        """Fork the child that reads the file open at `fd` (`size` bytes) after a split point; None when
-        the file has no split point or the system cannot fork."""
-        split = split_point(fd, size)
+    def start(cls, fd: int, size: int, share: float = SHARE) -> SecondHalf | None:
+        """Fork the child that reads the file open at `fd` (`size` bytes) after a split point near
+        `share` of it; None when the file has no split point or the system cannot fork."""
+        split = split_point(fd, size, share)
         if split is None:
             return None
         child = Forked.start(lambda output: _read_into(fd, split, size, output))
-        return None if child is None else cls(child, split)
+        return None if child is None else cls(child, split, share)
+
+    def patience(self, took: float) -> float:
+        """How long to wait for the child once this process took `took` seconds for its part: its share
+        should take it (1 - share) / share as long; given twice that, and PATIENCE_S more, something is
+        wrong."""
+        return PATIENCE_S + 2 * took * (1 - self.share) / self.share
 
     def exchanges(self, patience: float) -> Iterator[tuple[bytes, Exchange]]:
-        """The child's exchanges with their parse cache lines, once it has finished; NotStreamed when it
-        could not read its half, or is not done `patience` seconds from now (it parses as much as this
-        process did: something is wrong), and ValueError if its output is damaged."""
-        output = self.child.result(patience)
-        if output is None:
-            raise NotStreamed  # `stop` kills it
-        return self._read(output)
-
-    @staticmethod
-    def _read(output: BinaryIO) -> Iterator[tuple[bytes, Exchange]]:
+        """The child's exchanges with their parse cache lines, each as soon as the child has written it;
+        NotStreamed when it could not read its half, or is not done `patience` seconds from now, and
+        ValueError if its output is damaged. Those given before either come from its clean part."""
         try:
-            yield from CachedExchanges(output).with_lines()
-        except OSError:  # the temporary file, not the cassette: read the cassette the ordinary way
+            followed = _Followed(self.child.lines(patience))
+            yield from CachedExchanges(followed).with_lines()  # type: ignore[arg-type]  # reads lines only
+        except (ChildFailed, OSError):  # `stop` kills it; OSError: the temporary file, not the cassette
             raise NotStreamed from None
 
     def stop(self) -> None:
@@ -89,10 +94,32 @@ def _read_into(fd: int, split: int, size: int, output: BinaryIO) -> None:
     for top, item in items:
         output.write(entry_line(streamed_exchange(top, item, count)))
         count += 1
+        if count % FLUSH_EVERY == 0:
+            output.flush()
     if list(items.top) != [FORMAT_KEY, "exchanges"]:  # keys after the list: read the file whole
         raise NotStreamed
     output.write(closing_line(None, count))
     output.flush()
+
+
+class _Followed:
+    """The child's lines as a stream for `CachedExchanges`: iterated line by line as they come, and
+    `read` after the closing line gives any line after it (b"" at the end)."""
+
+    def __init__(self, lines: Iterator[bytes]) -> None:
+        self._lines = lines
+
+    def __enter__(self) -> _Followed:
+        return self
+
+    def __exit__(self, *exception: object) -> None:
+        return None
+
+    def __iter__(self) -> Iterator[bytes]:
+        return self._lines
+
+    def read(self, size: int = -1) -> bytes:
+        return next(self._lines, b"")
 
 
 class _Range:

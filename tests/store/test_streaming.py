@@ -221,8 +221,10 @@ def split_small(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     splits: list[int] = []
     start = second_half.SecondHalf.start.__func__  # type: ignore[attr-defined]
 
-    def recorded(cls: type, fd: int, size: int) -> second_half.SecondHalf | None:
-        half = start(cls, fd, size)
+    def recorded(
+        cls: type, fd: int, size: int, share: float = second_half.SHARE
+    ) -> second_half.SecondHalf | None:
+        half = start(cls, fd, size, share)
         if half is not None:
             splits.append(half.split)
         return half
@@ -300,8 +302,8 @@ def test_a_child_that_never_finishes_is_killed_and_the_file_read_whole(
     children: list[int] = []
     start = second_half.SecondHalf.start  # already recording splits (split_small)
 
-    def remembered(fd: int, size: int) -> second_half.SecondHalf | None:
-        half = start(fd, size)
+    def remembered(fd: int, size: int, share: float = second_half.SHARE) -> second_half.SecondHalf | None:
+        half = start(fd, size, share)
         if half is not None and half.child.pid is not None:
             children.append(half.child.pid)
         return half
@@ -334,3 +336,37 @@ def test_a_read_error_half_way_is_one_line_naming_the_file(
     ):
         read_cassette_file(path)
     assert not entry_of(path).exists()
+
+
+def test_a_stream_gives_the_childs_exchanges_while_it_still_runs(
+    tmp_path: Path, split_small: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The child does not exit until this process has been given the last exchange, which it wrote: a
+    check goes on with the child's exchanges as they come, instead of waiting for its whole part."""
+    go_on = tmp_path / "go-on"
+    read_into = second_half._read_into
+
+    def then_wait(*arguments: object) -> None:
+        read_into(*arguments)  # type: ignore[arg-type]
+        deadline = time.monotonic() + 10
+        while not go_on.exists():
+            if time.monotonic() > deadline:
+                raise RuntimeError("the last exchange was not taken while the child ran")
+            time.sleep(0.005)
+
+    monkeypatch.setattr(second_half, "_read_into", then_wait)
+    whole_reads: list[Path] = []
+    parsed_whole = files._parsed_whole
+    monkeypatch.setattr(
+        files, "_parsed_whole", lambda path, state: whole_reads.append(path) or parsed_whole(path, state)
+    )
+    path = written(tmp_path, count=40)
+    given = []
+    for exchange in stream_cassette(path).exchanges:
+        given.append(exchange)
+        if len(given) == 40:
+            go_on.touch()
+    assert given == list(exchanges(40))
+    assert split_small, "the file was split"
+    assert whole_reads == []
+    assert read_cassette_file(path) == Cassette(exchanges(40), "http://127.0.0.1:9")  # its entry is whole
