@@ -193,6 +193,7 @@ def run(work: Path, sizes: list[int], rounds: int, log: Callable[[str], None]) -
         for kind, (suffix, write) in WRITERS.items():
             files[kind] = work / f"{count}.{suffix}"
             write(files[kind], count)
+        os.sync()  # written back before any load is timed (see main.settle)
         for kind, path in files.items():
             colds, warms, memory = [], [], []
             try:
