@@ -85,21 +85,22 @@ class Forked:
         deadline = time.monotonic() + patience
         fd = self._output.fileno()
         offset = 0
-        partial = b""
+        partial: list[bytes] = []  # a line read in pieces so far (one longer than a read is joined once)
         while True:
             chunk = os.pread(fd, READ_BYTES, offset)
             if chunk:
                 offset += len(chunk)
-                data = partial + chunk
-                cut = data.rfind(b"\n") + 1
-                partial = data[cut:]
-                yield from data[:cut].splitlines(keepends=True)
+                cut = chunk.rfind(b"\n") + 1
+                if cut:
+                    yield from b"".join([*partial, chunk[:cut]]).splitlines(keepends=True)
+                    partial = []
+                partial.append(chunk[cut:])
                 continue
             if self.pid is None:  # exited, and everything it wrote has been read
                 if self._status != 0:
                     raise ChildFailed
-                if partial:
-                    yield partial  # a last line without its end: the reader judges it
+                if b"".join(partial):
+                    yield b"".join(partial)  # a last line without its end: the reader judges it
                 return
             self._reap()
             if self.pid is not None:

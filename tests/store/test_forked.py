@@ -10,6 +10,7 @@ from typing import BinaryIO
 
 import pytest
 
+from proxy.store import forked
 from proxy.store.forked import ChildFailed, Forked
 
 
@@ -80,8 +81,13 @@ def test_a_child_that_hangs_is_given_up_killed_and_reaped() -> None:
         os.waitpid(pid, os.WNOHANG)
 
 
-def test_reading_does_not_move_where_the_child_writes(tmp_path: Path) -> None:
-    """pread leaves the shared file position to the child: everything it writes is there, in order."""
+@pytest.mark.parametrize("read_bytes", [7, 1 << 20])
+def test_reading_does_not_move_where_the_child_writes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, read_bytes: int
+) -> None:
+    """pread leaves the shared file position to the child: everything it writes is there, in order,
+    whether a read holds many lines or a piece of one."""
+    monkeypatch.setattr(forked, "READ_BYTES", read_bytes)
     go_on = tmp_path / "go-on"
 
     def work(output: BinaryIO) -> None:
