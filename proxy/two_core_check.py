@@ -62,13 +62,8 @@ def check_stream(
             checker.checked = theirs[0]
             return findings + theirs[1]
         # The child failed: this process, having checked exactly the child's history, goes on from there.
-        for index, exchange in enumerate(exchanges, start=checked):
-            findings.extend(checker.check(exchange, index))
-            checked = index + 1
-            if index % PROGRESS_EVERY == 0:
-                progress(checked)
         checker.checked = checked
-        return findings
+        return findings + checker.check_all(exchanges, progress, first=checked)
     finally:
         child.stop()
         shared.close()

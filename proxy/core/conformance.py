@@ -109,12 +109,12 @@ class Checker:
         ]
 
     def check_all(
-        self, exchanges: Iterable[Exchange], progress: Callable[[int], None] | None = None
+        self, exchanges: Iterable[Exchange], progress: Callable[[int], None] | None = None, first: int = 0
     ) -> list[Finding]:
-        """The findings of a whole cassette, its exchanges numbered from 0; `progress` hears how many
-        are done every PROGRESS_EVERY exchanges."""
+        """The findings of a whole cassette, its exchanges numbered from `first` (0: the whole stream);
+        `progress` hears how many are done every PROGRESS_EVERY exchanges."""
         findings: list[Finding] = []
-        for index, exchange in enumerate(exchanges):
+        for index, exchange in enumerate(exchanges, start=first):
             findings.extend(self.check(exchange, index))
             self.checked = index + 1
             if progress is not None and index % PROGRESS_EVERY == 0:
