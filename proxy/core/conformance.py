@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any, Protocol, TypeAlias
+from typing import Any, NamedTuple, Protocol, TypeAlias
 
 from proxy.core.checks import CHECKS, OBSERVERS
 from proxy.core.checks.context import CheckContext
 from proxy.core.checks.registry import CheckFunction
 from proxy.core.checks.session import Session
+from proxy.core.checks.shaped import shape_document
 from proxy.core.endpoints import EndpointHit
 from proxy.core.exchange import Exchange
 from proxy.core.findings import Finding, FindingsLog, Violation
@@ -25,6 +26,15 @@ log = logging.getLogger(__name__)
 PROGRESS_EVERY = 256
 LOG_LEVELS = {"error": logging.ERROR, "warning": logging.WARNING, "info": logging.INFO}
 Step: TypeAlias = tuple[Rule, CheckFunction, Mapping[str, Any]]
+
+
+class Plan(NamedTuple):
+    """The steps for one kind of exchange; `quiet` leaves out the shape rules, which find nothing when
+    every document in `shapes` conforms (the usual case: ten of a list page's thirty rules)."""
+
+    steps: tuple[Step, ...]
+    quiet: tuple[Step, ...]
+    shapes: tuple[tuple[str, str], ...]
 
 
 class Checker:
@@ -41,7 +51,7 @@ class Checker:
         self.config = config or RuleConfig()
         self.cassette = cassette
         self.session = session or Session()
-        self._plans: dict[tuple[frozenset[str], bool, int], tuple[Step, ...]] = {}
+        self._plans: dict[tuple[frozenset[str], bool, int], Plan] = {}
         self.checked = 0  # exchanges `check_all` went through (a stream's length is known at its end)
         self._active = {rule.id for rule in ruleset.rules if self.config.may_apply(rule.id, rule.severity)}
 
@@ -49,7 +59,13 @@ class Checker:
         """The findings of one exchange; remembers what later exchanges are compared with."""
         context = self._context(exchange, index)
         findings: list[Finding] = []
-        for rule, function, params in self._plan(context.hit, exchange.response.status):
+        plan = self._plan(context.hit, exchange.response.status)
+        steps = plan.quiet
+        for shape, document in plan.shapes:
+            if context.shape_violations(shape, document):
+                steps = plan.steps
+                break
+        for rule, function, params in steps:
             violations = [*function(context, params)]
             if violations:
                 findings.extend(self._findings(rule, violations, exchange, index))
@@ -69,18 +85,21 @@ class Checker:
         hit = self.ruleset.index.lookup(request.method, request.path)
         return CheckContext(exchange, index, hit, self.session, self.ruleset.shapes)
 
-    def _plan(self, hit: EndpointHit, status: int) -> tuple[Step, ...]:
+    def _plan(self, hit: EndpointHit, status: int) -> Plan:
         """The active rules for these endpoint groups and this status class, with their check functions
         and parameters, worked out once: the loop over them runs some thirty times per exchange."""
         key = (hit.groups, hit.documented, status // 100)
         found = self._plans.get(key)
         if found is None:
-            found = tuple(
+            steps = tuple(
                 (rule, CHECKS[rule.check].function, rule.params)
                 for rule in self.ruleset.rules_for(hit)
                 if rule.id in self._active and rule.answers(status)
             )
-            self._plans[key] = found
+            shapes = [shape_document(rule.check, params) for rule, _, params in steps]
+            quiet = tuple(step for step, shape in zip(steps, shapes, strict=True) if shape is None)
+            documents = tuple(dict.fromkeys(shape for shape in shapes if shape is not None))
+            found = self._plans[key] = Plan(steps, quiet, documents)
         return found
 
     def _findings(

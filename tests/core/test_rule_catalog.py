@@ -6,10 +6,18 @@ name every rule id the shipped rule files define: a rule added without fixtures 
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
+from dataclasses import replace
+from typing import Any
+
 import pytest
 
+from proxy.core.checks import CHECKS
+from proxy.core.checks.context import CheckContext
+from proxy.core.checks.shaped import SHAPE_CHECK
 from proxy.core.conformance import Checker
 from proxy.core.exchange import Exchange
+from proxy.core.findings import Violation
 from proxy.core.ruleset import RuleSet
 from proxy.store.rule_files import load_rules
 from proxy.store.shipped import shipped_dir
@@ -443,3 +451,29 @@ def test_json_type_header_is_not_needed_for_rules(shipped_rules: RuleSet) -> Non
         response_headers=JSON_TYPE[:0],
     )
     assert Checker(shipped_rules).check_all([plain]) == []
+
+
+def test_shape_rules_run_only_when_their_document_breaks_the_shape(
+    shipped_rules: RuleSet, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A conformant page skips its shape rules (they could find nothing); a broken one runs them all, in
+    rule order among the others, so findings come out as if every rule had run."""
+    spec = CHECKS[SHAPE_CHECK]
+    calls: list[str] = []
+
+    def counted(context: CheckContext, params: Mapping[str, Any]) -> Iterator[Violation]:
+        calls.append(params.get("part", ""))
+        return spec.function(context, params)
+
+    monkeypatch.setitem(CHECKS, SHAPE_CHECK, replace(spec, function=counted))
+    assert Checker(shipped_rules).check_all([list_read(), list_read(offset=30)]) == []
+    assert calls == []
+    broken = page_with("meta.page.total", "two")
+    findings = Checker(shipped_rules).check_all([broken])
+    hit = shipped_rules.index.lookup("GET", "/v2/products")
+    shape_rules = [rule for rule in shipped_rules.rules_for(hit) if rule.check == SHAPE_CHECK]
+    assert len(calls) == len(shape_rules) > 1
+    assert [f.rule for f in findings] == [
+        rule.id for rule in shipped_rules.rules if rule.id in {f.rule for f in findings}
+    ]
+    assert "pagination.envelope.page" in {f.rule for f in findings}

@@ -21,7 +21,18 @@ SHAPE_PARAMETERS: Mapping[str, Any] = {
 }
 
 
-@check("shape", SHAPE_PARAMETERS)
+SHAPE_CHECK = "shape"
+
+
+def shape_document(check_name: str, params: Mapping[str, Any]) -> tuple[str, str] | None:
+    """The (shape, document) a rule reports on when its check is `shape`: such a rule finds nothing
+    when that document conforms, so the engine need not run it then."""
+    if check_name != SHAPE_CHECK:
+        return None
+    return params["shape"], params.get("document", "response")
+
+
+@check(SHAPE_CHECK, SHAPE_PARAMETERS)
 def shape_part(context: CheckContext, params: Mapping[str, Any]) -> Iterator[Violation]:
     """The request or response body breaks a part of a shape (every part when `part` is not given)."""
     wanted = params.get("part")
