@@ -52,6 +52,9 @@ def _entry(path: Path) -> Path | None:
 RACY_NS = 2_000_000_000  # a file changed this close to its entry's writing is checked by its hash
 KEY_BYTES = 512  # the first line, padded: written last, in place, once the YAML's hash is known
 TAIL_BYTES = 64 * 1024  # where an entry's closing line is looked for
+# An exchange's line is about 5 KB: with the default 8 KB buffer nearly every line costs a read call
+# (3.6 us a line here, against 1.4 us with this buffer).
+READ_BUFFER_BYTES = 64 * 1024
 
 
 def file_state(path: Path) -> os.stat_result | None:
@@ -132,7 +135,7 @@ def cached_exchanges(path: Path, state: os.stat_result | None) -> CachedExchange
     if entry is None or state is None:
         return None
     try:
-        stream = entry.open("rb")
+        stream = entry.open("rb", buffering=READ_BUFFER_BYTES)
     except OSError:
         return None
     try:
