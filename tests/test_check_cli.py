@@ -200,6 +200,14 @@ def test_rules_lists_every_rule_with_section(capsys: pytest.CaptureFixture[str])
             "check page_limit_max params: params: 'max' is a required property",
         ),
         (
+            "  - {id: extra.rule, severity: error, section: s, message: m, applies_to: [any], check: page_limit_max, params: {max: -1}}\n",
+            "check page_limit_max params: max: -1 is less than the minimum of 0",
+        ),
+        (
+            "  - {id: extra.rule, severity: error, section: s, message: m, applies_to: [any], check: page_limit_max, params: {max: ten}}\n",
+            "check page_limit_max params: max: 'ten' is not of type 'integer'",
+        ),
+        (
             "  - {id: extra.rule, severity: error, section: s, message: '{nope}', applies_to: [any], check: current_page}\n",
             "unknown placeholder(s) nope",
         ),

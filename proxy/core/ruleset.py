@@ -12,10 +12,10 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-import jsonschema
-from jsonschema.exceptions import best_match
+import jsonschema_rs
 
 from proxy.core.checks import CHECKS
+from proxy.core.checks.registry import CheckSpec
 from proxy.core.endpoints import EndpointHit, EndpointIndex, EndpointPattern
 from proxy.core.findings import SEVERITIES, Severity, Violation
 from proxy.core.shapes import Shape
@@ -215,10 +215,9 @@ def _rule(document: Sourced, groups: Mapping[str, EndpointGroup], shapes: Mappin
             f"{where}: {label}: unknown check {check_name!r}; known: {', '.join(sorted(CHECKS))}"
         )
     params = data.get("params") or {}
-    problem = best_match(jsonschema.Draft202012Validator(spec.parameters).iter_errors(params))
+    problem = _params_problem(spec, params)
     if problem is not None:
-        place = ".".join(map(str, problem.absolute_path)) or "params"
-        raise RuleFileError(f"{where}: {label}: check {check_name} params: {place}: {problem.message}")
+        raise RuleFileError(f"{where}: {label}: check {check_name} params: {problem}")
     if "shape" in params:
         shape = shapes.get(params["shape"])
         if shape is None:
@@ -241,6 +240,32 @@ def _rule(document: Sourced, groups: Mapping[str, EndpointGroup], shapes: Mappin
         responses=responses,
         source=where,
     )
+
+
+_PARAMETER_CHECKS: dict[str, tuple[Mapping[str, Any], Any]] = {}  # check name: (its schema, compiled)
+
+
+def _params_problem(spec: CheckSpec, params: Any) -> str | None:
+    """`place: message` of what is wrong with a rule's params, or None. jsonschema-rs (compiled once a
+    check) passes good params; jsonschema, imported only then, judges the rest and words the error."""
+    known = _PARAMETER_CHECKS.get(spec.name)
+    if known is None or known[0] is not spec.parameters:
+        known = _PARAMETER_CHECKS[spec.name] = (
+            spec.parameters,
+            jsonschema_rs.validator_for(dict(spec.parameters), offline=True),
+        )
+    try:
+        if known[1].is_valid(params):
+            return None
+    except ValueError:  # a value the Rust side cannot take (a YAML date...): jsonschema decides
+        pass
+    import jsonschema
+    from jsonschema.exceptions import best_match
+
+    problem = best_match(jsonschema.Draft202012Validator(spec.parameters).iter_errors(params))
+    if problem is None:
+        return None
+    return f"{'.'.join(map(str, problem.absolute_path)) or 'params'}: {problem.message}"
 
 
 def _check_template(message: str, where: str) -> None:

@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from proxy.core.shapes import Shape
+from proxy.core.shapes import Shape, known_valid, schema_problem
+from proxy.store.shipped import shipped_dir
+
+ROOT = Path(__file__).resolve().parents[2]
 
 LIMITED = {"type": "object", "properties": {"count": {"type": "integer", "maximum": 5, "x-part": "count"}}}
 
@@ -47,3 +54,62 @@ def test_a_value_the_fast_validator_cannot_take_goes_to_the_full_walk() -> None:
 def test_an_invalid_schema_is_a_value_error_naming_the_shape() -> None:
     with pytest.raises(ValueError, match="shape 'bad' is not a valid JSON Schema"):
         Shape("bad", {"type": "no-such-type"})
+
+
+SCHEMAS: list[Any] = [
+    {"type": "object", "properties": {"name": {"type": "string", "maxLength": 3}}},
+    {"type": "no-such-type"},
+    {"minimum": "five"},
+    {"type": "string", "pattern": "^[a-z]+$"},
+    {"type": "string", "pattern": "("},
+    {"type": "string", "pattern": "\\p{L}+"},  # ECMA-262 only: Python's re refuses it
+    {"type": "string", "pattern": "^(?P<x>a)(?P=x)$"},  # Python only
+    {"type": "object", "patternProperties": {"[": {"type": "string"}}},
+    {"$schema": "http://json-schema.org/draft-07/schema#", "type": "integer", "exclusiveMinimum": 3},
+    {"$schema": "http://json-schema.org/draft-07/schema#", "exclusiveMinimum": True},
+    {"$schema": "https://json-schema.org/draft/2020-12/schema", "required": "name"},
+    {"$schema": "http://192.0.2.1/no-such-meta-schema", "type": "integer"},
+    {"properties": {"pattern": {"type": "string"}}, "const": {"pattern": "("}},
+]
+
+
+@pytest.mark.parametrize("schema", SCHEMAS)
+def test_a_schema_jsonschema_would_refuse_is_never_passed_without_it(schema: Any) -> None:
+    """The quick verdict (jsonschema-rs's meta-schema check, Python's re on every pattern) only ever says
+    valid where jsonschema's `check_schema` does; a shape is refused exactly when jsonschema refuses it."""
+    problem = schema_problem(schema)
+    if known_valid(schema):
+        assert problem is None
+    if problem is None:
+        Shape("s", schema)
+    else:
+        with pytest.raises(ValueError, match="shape 's' is not a valid JSON Schema: "):
+            Shape("s", schema)
+
+
+def test_the_quick_verdict_passes_the_shipped_shapes_and_refuses_a_broken_regex() -> None:
+    """So starting `check` does not import jsonschema, and a pattern Python cannot compile still fails."""
+    for path in sorted(shipped_dir("rules").glob("shapes/*.json")):
+        assert known_valid(json.loads(path.read_text(encoding="utf-8"))), path
+    assert not known_valid({"type": "string", "pattern": "("})
+    assert not known_valid({"type": "string", "pattern": "\\p{L}+"})
+
+
+def test_rules_load_and_conformant_exchanges_check_without_importing_jsonschema() -> None:
+    """jsonschema (about 80 ms to import) is loaded only for a failure: a document, a schema or params."""
+    code = (
+        "import sys\n"
+        "from proxy.core.conformance import Checker\n"
+        "from proxy.store.rule_files import load_rules\n"
+        "from proxy.store.shipped import shipped_dir\n"
+        "from tests.core.exchanges import entry_read, feature_update, list_read\n"
+        "rules = load_rules(shipped_dir('rules'))\n"
+        "assert Checker(rules).check_all([list_read(), entry_read(), feature_update()]) == []\n"
+        "print(sorted(name for name in sys.modules if name.split('.')[0] == 'jsonschema'))\n"
+        "Checker(rules).check_all([feature_update(body={'data': []})])\n"
+        "print('jsonschema' in sys.modules)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True, timeout=120
+    )
+    assert done.stdout.split("\n")[:2] == ["[]", "True"]
