@@ -185,7 +185,12 @@ def check_wall(path: Path) -> tuple[float, int]:
 
 
 def run(work: Path, sizes: list[int], rounds: int, log: Callable[[str], None]) -> list[str]:
-    """The loading table and the check figures."""
+    """The loading table and the check figures.
+
+    Rounds are interleaved (each round loads every tool's cassette once cold and once warm) and a tool's
+    "x vcrpy cold" is the median of same-round ratios: this machine's speed drifts over minutes, and
+    loads timed minutes apart compared the drift as much as the loaders.
+    """
     rows = []
     refused: list[str] = []
     for count in sizes:
@@ -194,24 +199,44 @@ def run(work: Path, sizes: list[int], rounds: int, log: Callable[[str], None]) -
             files[kind] = work / f"{count}.{suffix}"
             write(files[kind], count)
         os.sync()  # written back before any load is timed (see main.settle)
-        for kind, path in files.items():
-            colds, warms, memory = [], [], []
-            try:
-                for _ in range(rounds):
+        rounds_of: dict[str, list[tuple[float, float, int, int]]] = {kind: [] for kind in files}
+        failed: set[str] = set()
+        for _ in range(rounds):
+            for kind, path in files.items():
+                if kind in failed:
+                    continue
+                try:
                     forget_cache(path)
                     cold, cold_kb = measured(kind, path)
                     warm, warm_kb = measured(kind, path)
-                    colds.append(cold)
-                    warms.append(warm)
-                    memory.append((cold_kb, warm_kb))
-            except LoadFailed as failure:
-                refused.append(f"- {kind} could not load {count:,} exchanges: {failure}")
-                log(f"  load {count:,} {kind}: failed: {failure}")
+                except LoadFailed as failure:
+                    failed.add(kind)
+                    refused.append(f"- {kind} could not load {count:,} exchanges: {failure}")
+                    log(f"  load {count:,} {kind}: failed: {failure}")
+                    continue
+                rounds_of[kind].append((cold, warm, cold_kb, warm_kb))
+        for kind, path in files.items():
+            if kind in failed:
                 continue
+            measured_rounds = rounds_of[kind]
+            colds = [item[0] for item in measured_rounds]
+            warms = [item[1] for item in measured_rounds]
+            ratios = [
+                theirs[0] / ours[0] for ours, theirs in zip(measured_rounds, rounds_of["vcrpy"], strict=False)
+            ]
             size_mb = path.stat().st_size / 1e6
-            cold_kb = median([item[0] for item in memory])
-            warm_kb = median([item[1] for item in memory])
-            rows.append((count, kind, size_mb, median(colds), median(warms), cold_kb, warm_kb))
+            rows.append(
+                (
+                    count,
+                    kind,
+                    size_mb,
+                    median(colds),
+                    median(warms),
+                    median(ratios) if ratios else float("nan"),
+                    median([item[2] for item in measured_rounds]),
+                    median([item[3] for item in measured_rounds]),
+                )
+            )
             log(f"  load {count:,} {kind}: cold {median(colds):.2f} s, warm {median(warms):.2f} s")
     lines = table(
         ["exchanges", "loader", "file MB", "cold s", "warm s", "x vcrpy cold", "peak MB cold / warm"],
@@ -222,10 +247,10 @@ def run(work: Path, sizes: list[int], rounds: int, log: Callable[[str], None]) -
                 f"{size:.1f}",
                 f"{cold:.2f}",
                 f"{warm:.3f}",
-                f"{vcrpy_cold(rows, count) / cold:.1f}",
+                f"{ratio:.1f}",
                 f"{cold_kb / 1024:.0f} / {warm_kb / 1024:.0f}",
             ]
-            for count, kind, size, cold, warm, cold_kb, warm_kb in rows
+            for count, kind, size, cold, warm, ratio, cold_kb, warm_kb in rows
         ],
     )
     if refused:
@@ -248,10 +273,6 @@ def run(work: Path, sizes: list[int], rounds: int, log: Callable[[str], None]) -
         ),
     ]
     return lines
-
-
-def vcrpy_cold(rows: list[tuple[int, str, float, float, float, float, float]], count: int) -> float:
-    return next(cold for size, kind, _, cold, _, _, _ in rows if size == count and kind == "vcrpy")
 
 
 if __name__ == "__main__" and sys.argv[1:2] == ["--measure"]:
