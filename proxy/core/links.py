@@ -6,6 +6,7 @@ the origin does not.
 
 from __future__ import annotations
 
+import functools
 import re
 from urllib.parse import urlsplit
 
@@ -19,6 +20,7 @@ BACKSLASH = ord("\\")
 STRING_REST = re.compile(rb'[^"\\]*(?:\\.[^"\\]*)*"(\s*:)?')
 
 
+@functools.lru_cache(maxsize=256)  # record and replay ask for every request's Host: a handful of values
 def origin_of(url: str) -> str:
     """`scheme://host[:port]` of a URL, lower-cased, the default port left out."""
     parts = urlsplit(url)
