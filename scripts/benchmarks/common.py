@@ -94,6 +94,20 @@ def wait_until_up(url: str, process: Process, timeout: float = 60.0) -> None:
     raise RuntimeError(f"{process.name} did not answer {url} within {timeout:g} s; see {process.log}")
 
 
+def cpu_reference() -> float:
+    """Milliseconds of CPU a fixed pure-Python loop takes now (best of three): how fast this machine is
+    at the moment. Its speed drifts by up to 2x within an hour here, which ratios measured side by side
+    cancel but absolute figures (exchanges/s) do not."""
+    best = float("inf")
+    for _ in range(3):
+        started = time.process_time()
+        total = 0
+        for number in range(1_000_000):
+            total += number
+        best = min(best, time.process_time() - started)
+    return best * 1000
+
+
 def median(values: Sequence[float]) -> float:
     return statistics.median(values) if values else float("nan")
 

@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from common import ROOT, median, table
+from common import ROOT, cpu_reference, median, table
 
 UPSTREAM = "http://127.0.0.1:9000"
 
@@ -258,10 +258,15 @@ def run(work: Path, sizes: list[int], rounds: int, log: Callable[[str], None]) -
     biggest = max(sizes)
     path = work / f"{biggest}.yaml"
     forget_cache(path)
+    before = cpu_reference()
     cold, cold_kb = check_wall(path)
     warms = [check_wall(path) for _ in range(rounds)]
+    after = cpu_reference()
     warm, warm_kb = median([item[0] for item in warms]), median([item[1] for item in warms])
-    log(f"  check {biggest:,}: cold {cold:.1f} s, warm {warm:.1f} s")
+    log(
+        f"  check {biggest:,}: cold {cold:.1f} s, warm {warm:.1f} s"
+        f" (CPU reference {before:.0f}, {after:.0f} ms)"
+    )
     lines += [
         "",
         *table(
@@ -271,6 +276,10 @@ def run(work: Path, sizes: list[int], rounds: int, log: Callable[[str], None]) -
                 ["warm (parse cache)", f"{warm:.2f}", f"{biggest / warm:,.0f}", f"{warm_kb / 1024:.0f}"],
             ],
         ),
+        "",
+        f"- CPU reference (a fixed pure-Python loop, best of three; lower is faster) just before these "
+        f"`check` runs: {before:.0f} ms, just after: {after:.0f} ms. Exchanges/s is not a ratio: it moves "
+        "with this machine's speed, which drifts by up to 2x within an hour.",
     ]
     return lines
 

@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 import loading
 import throughput
-from common import ROOT, TOOLS, tool_version
+from common import ROOT, TOOLS, cpu_reference, tool_version
 
 
 def stop_on_sigterm(signum: int, frame: object) -> None:
@@ -74,6 +74,11 @@ def main() -> int:
 
     started = time.perf_counter()
     lines = header(rounds, seconds, connections)
+    reference = cpu_reference()
+    lines[-1:-1] = [
+        "",
+        f"CPU reference at the start (a fixed pure-Python loop, lower is faster): {reference:.0f} ms.",
+    ]
     with tempfile.TemporaryDirectory(prefix="commerce-proxy-bench-") as folder:
         work = Path(folder)
         if arguments.only != "loading":
