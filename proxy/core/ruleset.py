@@ -257,7 +257,7 @@ def _params_problem(spec: CheckSpec, params: Any) -> str | None:
     try:
         if known[1].is_valid(params):
             return None
-    except ValueError:  # a value the Rust side cannot take (a YAML date...): jsonschema decides
+    except ValueError:  # a value the Rust side refuses to convert: jsonschema decides
         pass
     import jsonschema
     from jsonschema.exceptions import best_match

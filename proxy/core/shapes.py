@@ -108,23 +108,28 @@ class Shape:
         return PartViolation(part, Violation(where=where, expected=expected, found=found))
 
 
-def full_validator(schema: Mapping[str, Any]) -> Validator:
-    """jsonschema's validator for the draft the schema names (2020-12 when it names none)."""
+def _validator_class(schema: Mapping[str, Any]) -> type[Validator]:
+    """jsonschema's validator class for the draft the schema names (2020-12 when it names none)."""
     import jsonschema
 
-    validator_class = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
-    return validator_class(schema)
+    default = jsonschema.Draft202012Validator
+    found: type[Validator] = jsonschema.validators.validator_for(schema, default=default)
+    return found
+
+
+def full_validator(schema: Mapping[str, Any]) -> Validator:
+    """jsonschema's validator for the schema, which reports every error with its place."""
+    return _validator_class(schema)(schema)
 
 
 def schema_problem(schema: Mapping[str, Any]) -> str | None:
     """What jsonschema's `check_schema` finds wrong with a schema (its meta-schema, regexes compiled by
     Python's re), or None."""
-    import jsonschema
+    from jsonschema import SchemaError
 
-    validator_class = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
     try:
-        validator_class.check_schema(dict(schema))
-    except jsonschema.SchemaError as error:
+        _validator_class(schema).check_schema(dict(schema))
+    except SchemaError as error:
         return error.message
     return None
 
