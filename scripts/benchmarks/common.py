@@ -96,7 +96,7 @@ def wait_until_up(url: str, process: Process, timeout: float = 60.0) -> None:
 
 def cpu_reference() -> float:
     """Milliseconds of CPU a fixed pure-Python loop takes now (best of three): how fast this machine is
-    at the moment. Its speed drifts by up to 2x within an hour here, which ratios measured side by side
+    at the moment. Its speed drifts by up to 3x within an hour here, which ratios measured side by side
     cancel but absolute figures (exchanges/s) do not."""
     best = float("inf")
     for _ in range(3):

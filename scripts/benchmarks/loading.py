@@ -279,7 +279,7 @@ def run(work: Path, sizes: list[int], rounds: int, log: Callable[[str], None]) -
         "",
         f"- CPU reference (a fixed pure-Python loop, best of three; lower is faster) just before these "
         f"`check` runs: {before:.0f} ms, just after: {after:.0f} ms. Exchanges/s is not a ratio: it moves "
-        "with this machine's speed, which drifts by up to 2x within an hour.",
+        "with this machine's speed, which drifts within the hour.",
     ]
     return lines
 
