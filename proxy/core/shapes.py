@@ -154,31 +154,30 @@ def known_valid(schema: Mapping[str, Any]) -> bool:
     return True
 
 
+def _mappings(schema: Any) -> Iterator[Mapping[str, Any]]:
+    """Every mapping anywhere in a schema, the schema itself first."""
+    if isinstance(schema, Mapping):
+        yield schema
+        for value in schema.values():
+            yield from _mappings(value)
+    elif isinstance(schema, list):
+        for value in schema:
+            yield from _mappings(value)
+
+
 def _patterns(schema: Any) -> Iterator[Any]:
     """Every `pattern` string and `patternProperties` key anywhere in a schema (and, harmlessly, any
     such key inside a `const` or `enum` value)."""
-    if isinstance(schema, Mapping):
-        if isinstance(schema.get("pattern"), str):
-            yield schema["pattern"]
-        if isinstance(schema.get("patternProperties"), Mapping):
-            yield from schema["patternProperties"]
-        for value in schema.values():
-            yield from _patterns(value)
-    elif isinstance(schema, list):
-        for value in schema:
-            yield from _patterns(value)
+    for node in _mappings(schema):
+        if isinstance(node.get("pattern"), str):
+            yield node["pattern"]
+        if isinstance(node.get("patternProperties"), Mapping):
+            yield from node["patternProperties"]
 
 
 def parts_of(schema: Any) -> Iterator[str]:
     """Every `x-part` name declared anywhere in a schema."""
-    if isinstance(schema, Mapping):
-        if isinstance(schema.get(PART_KEY), str):
-            yield schema[PART_KEY]
-        for value in schema.values():
-            yield from parts_of(value)
-    elif isinstance(schema, list):
-        for value in schema:
-            yield from parts_of(value)
+    return (node[PART_KEY] for node in _mappings(schema) if isinstance(node.get(PART_KEY), str))
 
 
 def _parent(schema: Mapping[str, Any], schema_path: list[Any]) -> Any:
