@@ -28,7 +28,7 @@ LONGEST_HEADER = 4096  # a longer line without its end is handed on in part: it 
 
 # Characters YAML does not read as JSON does: line breaks other than \n (they end a block's line),
 # and characters a YAML stream may not hold at all, which JSON strings may.
-_OTHER_IN_YAML = re.compile(rb"[\r\x7f]|\xc2[\x80-\x9f]|\xe2\x80[\xa8\xa9]|\xef\xbb\xbf|\xef\xbf[\xbe\xbf]")
+OTHER_IN_YAML = re.compile(rb"[\r\x7f]|\xc2[\x80-\x9f]|\xe2\x80[\xa8\xa9]|\xef\xbb\xbf|\xef\xbf[\xbe\xbf]")
 _NOT_SEARCHED = (sys.maxsize, -1)
 
 
@@ -147,7 +147,7 @@ class JSONBlocks:
             return False  # a line inside is indented less: the block ends there
         block = buffer[start + 1 : end]
         if not block.isascii() or b"\r" in block or b"\x7f" in block:
-            if _OTHER_IN_YAML.search(block):
+            if OTHER_IN_YAML.search(block):
                 return False
             try:
                 text = block.decode("utf-8")

@@ -20,7 +20,7 @@ MAX_DEPTH = 500  # levels of nesting; JSON parsers stop near here too (orjson at
 
 SafeLoader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # C when PyYAML has it
 
-_STR_TAG = "tag:yaml.org,2002:str"
+STR_TAG = "tag:yaml.org,2002:str"
 _MAP_TAG = "tag:yaml.org,2002:map"
 _SEQ_TAG = "tag:yaml.org,2002:seq"
 _MERGE_TAGS = ("tag:yaml.org,2002:merge", "tag:yaml.org,2002:value")
@@ -256,7 +256,7 @@ def _built_from_events(
                     tag = (implicit[0] and plain_tags.get(written)) or resolve(
                         yaml.ScalarNode, written, implicit
                     )
-                if tag == _STR_TAG:
+                if tag == STR_TAG:
                     value = written
                 else:
                     if stack and stack[-1].is_mapping and not stack[-1].has_key and tag in _MERGE_TAGS:

@@ -30,7 +30,8 @@ from proxy.core.cassette import (
     streamed_upstream,
 )
 from proxy.core.exchange import Exchange
-from proxy.core.yaml_loading import NotStreamable, StreamedList
+from proxy.core.plain_items import CassetteItems
+from proxy.core.yaml_loading import NotStreamable
 from proxy.errors import CassetteFormatError, CommerceProxyError
 from proxy.store import second_half
 from proxy.store.journal import (
@@ -208,7 +209,7 @@ def _streamed_from_yaml(
             started = time.monotonic()
             second = SecondHalf.start(stream.fileno(), size, share)  # a child reads the rest meanwhile
             hashing = _Hashing(stream, second.split if second is not None else None)
-            items = StreamedList(hashing, size, "exchanges", lift_json=True)  # type: ignore[arg-type]
+            items = CassetteItems(hashing, size, "exchanges")  # type: ignore[arg-type]
             for top, item in items:
                 exchange = streamed_exchange(top, item, index)
                 if writer is not None:

@@ -16,7 +16,7 @@ from typing import BinaryIO
 
 from proxy.core.cassette import FORMAT_KEY, FORMAT_VERSION, NotStreamed, streamed_exchange
 from proxy.core.exchange import Exchange
-from proxy.core.yaml_loading import StreamedList
+from proxy.core.plain_items import CassetteItems
 from proxy.store.forked import ChildFailed, Forked
 from proxy.store.parse_cache import CachedExchanges, closing_line, entry_line
 
@@ -89,7 +89,7 @@ def _read_into(fd: int, split: int, size: int, output: BinaryIO) -> None:
     """The child's work: the items after `split` as parse cache lines, then the closing line; raises at
     anything the first half's reader would not take the same way."""
     header = f"{FORMAT_KEY}: {FORMAT_VERSION}\nexchanges:\n".encode()
-    items = StreamedList(_Range(fd, split, size, header), size, "exchanges", lift_json=True)  # type: ignore[arg-type]
+    items = CassetteItems(_Range(fd, split, size, header), size, "exchanges")  # type: ignore[arg-type]
     count = 0
     for top, item in items:
         output.write(entry_line(streamed_exchange(top, item, count)))

@@ -43,7 +43,7 @@ def no_yaml(monkeypatch: pytest.MonkeyPatch) -> None:
         raise AssertionError("the YAML was parsed")
 
     monkeypatch.setattr(files, "parse_cassette", refuse)
-    monkeypatch.setattr(files, "StreamedList", refuse)
+    monkeypatch.setattr(files, "CassetteItems", refuse)
 
 
 def test_a_warm_load_is_equal_and_neither_parses_nor_reads_the_yaml(

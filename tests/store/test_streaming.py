@@ -70,7 +70,7 @@ def test_a_stream_reads_the_yaml_once_and_writes_an_entry_the_next_stream_reads(
     def no_yaml(*arguments: object, **options: object) -> None:
         raise AssertionError("the YAML was read")
 
-    monkeypatch.setattr(files, "StreamedList", no_yaml)
+    monkeypatch.setattr(files, "CassetteItems", no_yaml)
     monkeypatch.setattr(files, "parse_cassette", no_yaml)
     monkeypatch.setattr(parse_cache, "RACY_NS", 0)  # old enough: the stat is trusted
     assert streamed(path) == exchanges(5)
