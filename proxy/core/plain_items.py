@@ -261,8 +261,8 @@ def cassette_items(
         or b"\n---" in buffer[:head_end]
         or not buffer.startswith(b"- ", head_end)
     ):
-        replayed = _Replayed(buffer, stream)
-        return (yield from stream_yaml(replayed, size, key, lift_json=True))  # type: ignore[arg-type]  # reads as one
+        replayed: Any = _Replayed(buffer, stream)  # read as the stream it stands for
+        return (yield from stream_yaml(replayed, size, key, lift_json=True))
     top = load_yaml(buffer[:head_end].decode("utf-8"))
     if not isinstance(top, dict) or list(top)[-1:] != [key]:
         raise NotStreamable

@@ -14,9 +14,10 @@ import signal
 import tempfile
 import time
 from collections.abc import Callable, Iterator
-from typing import BinaryIO
+from typing import BinaryIO, cast
 
 POLL_S = 0.002
+OUTPUT_BUFFER_BYTES = 64 * 1024  # the child writes lines of about 5 KB: fewer write calls
 READ_BYTES = 1 << 20
 
 
@@ -38,7 +39,8 @@ class Forked:
         if not hasattr(os, "fork"):
             return None
         try:
-            output = tempfile.TemporaryFile()  # noqa: SIM115 - closed by `stop`
+            # Closed by `stop`; typeshed types a temporary file with a buffer size as IO[Any] ("w+b": binary).
+            output = cast(BinaryIO, tempfile.TemporaryFile("w+b", OUTPUT_BUFFER_BYTES))  # noqa: SIM115
         except OSError:
             return None
         try:

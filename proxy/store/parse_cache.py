@@ -53,8 +53,8 @@ RACY_NS = 2_000_000_000  # a file changed this close to its entry's writing is c
 KEY_BYTES = 512  # the first line, padded: written last, in place, once the YAML's hash is known
 TAIL_BYTES = 64 * 1024  # where an entry's closing line is looked for
 # An exchange's line is about 5 KB: with the default 8 KB buffer nearly every line costs a read call
-# (3.6 us a line here, against 1.4 us with this buffer).
-READ_BUFFER_BYTES = 64 * 1024
+# (3.6 us a line here, against 1.4 us with this buffer), and writing 1,000 lines 5.3 ms against 2.4.
+BUFFER_BYTES = 64 * 1024
 
 
 def file_state(path: Path) -> os.stat_result | None:
@@ -135,7 +135,7 @@ def cached_exchanges(path: Path, state: os.stat_result | None) -> CachedExchange
     if entry is None or state is None:
         return None
     try:
-        stream = entry.open("rb", buffering=READ_BUFFER_BYTES)
+        stream = entry.open("rb", buffering=BUFFER_BYTES)
     except OSError:
         return None
     try:
@@ -216,7 +216,7 @@ class EntryWriter:
                     (folder / ".gitignore").write_text("# commerce-proxy's parse cache: never committed\n*\n")
             temporary = entry.with_name(f".{entry.name}.{os.getpid()}")
             descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-            stream = os.fdopen(descriptor, "wb")
+            stream = os.fdopen(descriptor, "wb", buffering=BUFFER_BYTES)
             stream.write(b" " * (KEY_BYTES - 1) + b"\n")  # the key goes here once the hash is known
         except OSError as error:
             log.debug("cannot cache %s: %s", entry, error)

@@ -4,6 +4,7 @@ whatever the text, and the items the writer makes are read that way."""
 from __future__ import annotations
 
 import io
+from collections.abc import Callable
 from typing import Any
 
 import orjson
@@ -198,7 +199,9 @@ def ascii_written() -> str:
 
 @pytest.mark.parametrize("base", [written, ascii_written])
 @pytest.mark.parametrize(("old", "new"), [(old, new) for _, old, new in EDITS], ids=[e[0] for e in EDITS])
-def test_any_edit_reads_as_the_whole_parse_reads_it(base, old: str, new: str | None) -> None:  # type: ignore[no-untyped-def]
+def test_any_edit_reads_as_the_whole_parse_reads_it(
+    base: Callable[[], str], old: str, new: str | None
+) -> None:
     text = base()
     if new is None:
         text = text.rstrip("\n")
