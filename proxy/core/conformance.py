@@ -66,9 +66,10 @@ class Checker:
                 steps = plan.steps
                 break
         for rule, function, params in steps:
-            violations = [*function(context, params)]
-            if violations:
-                findings.extend(self._findings(rule, violations, exchange, index))
+            violations = function(context, params)
+            first = next(violations, None)  # most find nothing: no list is made for them
+            if first is not None:
+                findings.extend(self._findings(rule, [first, *violations], exchange, index))
         for remember in OBSERVERS:
             remember(context)
         return findings

@@ -6,7 +6,7 @@ nothing registers afterwards, so tests never have to restore the registry.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeAlias
 
@@ -15,7 +15,7 @@ from proxy.core.findings import Violation
 if TYPE_CHECKING:
     from proxy.core.checks.context import CheckContext
 
-CheckFunction: TypeAlias = "Callable[[CheckContext, Mapping[str, Any]], Iterable[Violation]]"
+CheckFunction: TypeAlias = "Callable[[CheckContext, Mapping[str, Any]], Iterator[Violation]]"  # yields
 ObserverFunction: TypeAlias = "Callable[[CheckContext], None]"
 NO_PARAMETERS: Mapping[str, Any] = {"type": "object", "additionalProperties": False}
 
