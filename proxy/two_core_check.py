@@ -27,7 +27,7 @@ from proxy.store.files import stream_cassette, warm_count
 from proxy.store.forked import Forked
 
 SMALLEST_SPLIT = 4000  # exchanges; below this a fork costs more than it saves
-SHARE = 0.55  # of the exchanges checked here: the child also catches up on the history before its part
+SHARE = 0.56  # of the exchanges checked here: the child also catches up on the history before its part
 PATIENCE_S = 30.0  # and twice this process's checking time: then the child is given up
 COUNTER = struct.Struct("q")
 
