@@ -20,11 +20,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Generator
-from typing import IO, Any
+from typing import Any
 
 import yaml
 
-from proxy.core.json_blocks import OTHER_IN_YAML
+from proxy.core.json_blocks import OTHER_IN_YAML, Readable
 from proxy.core.yaml_loading import STR_TAG, CassetteLoader, NotStreamable, load_yaml, stream_yaml
 
 CHUNK_BYTES = 1 << 20
@@ -125,11 +125,15 @@ class PlainLines:
         if tag == STR_TAG:
             value = text
         else:  # a merge key or `=` has no constructor: refused here, the parser says what it is
+            node = yaml.ScalarNode(tag, text)
             try:
-                value = self._loader.construct_object(yaml.ScalarNode(tag, text), deep=True)
+                value = self._loader.construct_object(node, deep=True)
             except (ArithmeticError, LookupError, TypeError, ValueError, yaml.YAMLError):
                 value = _REFUSED
-        if len(text) <= _LINE_TEXT_MOST and len(self._scalars) < _LINES_REMEMBERED:
+            self._loader.constructed_objects.pop(node, None)  # the loader keeps each node's value
+        if len(text) <= _LINE_TEXT_MOST:
+            if len(self._scalars) >= _LINES_REMEMBERED:
+                self._scalars.clear()
             self._scalars[text] = value
         return value
 
@@ -237,9 +241,7 @@ def _json_block(text: str, at: int, indent: int) -> tuple[str, int] | None:
     return text[at:block_end], block_end
 
 
-def cassette_items(
-    stream: IO[bytes], size: int, key: str
-) -> Generator[tuple[dict[Any, Any], Any], None, Any]:
+def cassette_items(stream: Readable, size: int, key: str) -> Generator[tuple[dict[Any, Any], Any], None, Any]:
     """`stream_yaml(stream, size, key, lift_json=True)`, reading each item written the plain way
     without the parser: yields `(top, item)` for each item of the list under `key` and returns the
     top-level mapping with the list left empty. Raises as `stream_yaml` does, or `NotStreamable`
@@ -313,7 +315,7 @@ class _Text:
     than as the same character (a carriage return, a character YAML refuses): its items go to the
     parser."""
 
-    def __init__(self, stream: IO[bytes], first: bytes) -> None:
+    def __init__(self, stream: Readable, first: bytes) -> None:
         self._stream = stream
         self._pending = first
         self.text = ""
@@ -352,7 +354,7 @@ class _Text:
 class _Replayed:
     """`head` (bytes already read from `stream`), then the rest of `stream`."""
 
-    def __init__(self, head: bytes, stream: IO[bytes]) -> None:
+    def __init__(self, head: bytes, stream: Readable) -> None:
         self._head = head
         self._stream = stream
 
@@ -367,7 +369,7 @@ class CassetteItems:
     """`cassette_items` as an iterable of `(top, item)`; `top` holds the top-level mapping once every
     item has been read."""
 
-    def __init__(self, stream: IO[bytes], size: int, key: str) -> None:
+    def __init__(self, stream: Readable, size: int, key: str) -> None:
         self._arguments = (stream, size, key)
         self.top: Any = None
 

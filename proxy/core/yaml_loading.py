@@ -9,7 +9,7 @@ twice is an error.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Callable, Generator
 from typing import IO, Any
 
 import yaml
@@ -163,19 +163,6 @@ def stream_yaml(
         raise NotStreamable from None
     finally:
         loader.dispose()
-
-
-class StreamedList:
-    """`stream_yaml` as an iterable of `(top, item)`; `top` holds the top-level mapping once every item
-    has been read."""
-
-    def __init__(self, stream: IO[bytes], size: int, key: str, lift_json: bool = False) -> None:
-        self._arguments = (stream, size, key)
-        self._lift_json = lift_json
-        self.top: Any = None
-
-    def __iter__(self) -> Iterator[tuple[dict[Any, Any], Any]]:
-        self.top = yield from stream_yaml(*self._arguments, lift_json=self._lift_json)
 
 
 def _finished(generator: Generator[Any, None, Any]) -> Any:

@@ -209,7 +209,7 @@ def _streamed_from_yaml(
             started = time.monotonic()
             second = SecondHalf.start(stream.fileno(), size, share)  # a child reads the rest meanwhile
             hashing = _Hashing(stream, second.split if second is not None else None)
-            items = CassetteItems(hashing, size, "exchanges")  # type: ignore[arg-type]
+            items = CassetteItems(hashing, size, "exchanges")
             for top, item in items:
                 exchange = streamed_exchange(top, item, index)
                 if writer is not None:

@@ -1,11 +1,12 @@
 """Reading a large cassette's YAML on two cores: a forked child reads the second half of the exchanges.
 
-Parsing YAML is the whole cost of a cold load (PyYAML's C parser hands Python one event per value), and
-it cannot be spread over threads. A cassette's exchanges are a block list at column 0, so a line that
-starts with "- " splits it into two lists that parse on their own: this process reads the items before
-the split while a child it forks reads those after it, writes them as parse cache lines to a temporary
-file and exits. The result is used only when both halves parse cleanly and the split fell inside the
-list; otherwise the caller reads the file the ordinary way, so a cassette loads the same either way.
+Reading the YAML is the whole cost of a cold load (the items the writer makes, read without the parser,
+and anything else through PyYAML's events), and it cannot be spread over threads. A cassette's
+exchanges are a block list at column 0, so a line that starts with "- " splits it into two lists that
+parse on their own: this process reads the items before the split while a child it forks reads those
+after it, writes them as parse cache lines to a temporary file and exits. The result is used only when
+both halves parse cleanly and the split fell inside the list; otherwise the caller reads the file the
+ordinary way, so a cassette loads the same either way.
 """
 
 from __future__ import annotations
@@ -89,7 +90,7 @@ def _read_into(fd: int, split: int, size: int, output: BinaryIO) -> None:
     """The child's work: the items after `split` as parse cache lines, then the closing line; raises at
     anything the first half's reader would not take the same way."""
     header = f"{FORMAT_KEY}: {FORMAT_VERSION}\nexchanges:\n".encode()
-    items = CassetteItems(_Range(fd, split, size, header), size, "exchanges")  # type: ignore[arg-type]
+    items = CassetteItems(_Range(fd, split, size, header), size, "exchanges")
     count = 0
     for top, item in items:
         output.write(entry_line(streamed_exchange(top, item, count)))

@@ -381,3 +381,14 @@ ITEM_LINES = [
     "    reason: OK: fine\n",
     "  recorded_at: 2026-01-01\n",
 ]
+
+
+def test_reading_many_different_numbers_keeps_no_state_per_value() -> None:
+    """Durations differ in every exchange: the loader keeps no value per number, and the remembered
+    lines and scalars stay bounded however long the cassette."""
+    lines = plain_items.PlainLines()
+    for number in range(20_000):
+        assert lines.parsed(f"  duration_ms: {number}.5") == (2, "duration_ms", number + 0.5)
+    assert not lines._loader.constructed_objects
+    assert len(lines._scalars) <= plain_items._LINES_REMEMBERED
+    assert len(lines._lines) <= plain_items._LINES_REMEMBERED

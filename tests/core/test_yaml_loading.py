@@ -16,8 +16,8 @@ from proxy.core.yaml_loading import (
     MAX_DEPTH,
     CassetteLoader,
     NotStreamable,
-    StreamedList,
     load_yaml,
+    stream_yaml,
     yaml_problem,
 )
 
@@ -210,9 +210,15 @@ def test_more_than_one_document_and_undefined_aliases_are_errors() -> None:
 
 
 def streamed(text: str) -> tuple[list[object], object]:
+    """The items `stream_yaml` yields, and the top-level mapping it returns."""
     data = text.encode()
-    items = StreamedList(io.BytesIO(data), len(data), "exchanges")  # type: ignore[arg-type]
-    return [item for _, item in items], items.top
+    generator = stream_yaml(io.BytesIO(data), len(data), "exchanges")
+    items: list[object] = []
+    while True:
+        try:
+            items.append(next(generator)[1])
+        except StopIteration as done:
+            return items, done.value
 
 
 def test_a_streamed_list_gives_its_items_and_leaves_the_top_level_mapping_with_it_empty() -> None:
