@@ -19,7 +19,7 @@ import re
 import secrets
 import sys
 from collections import deque
-from typing import Protocol
+from typing import AnyStr, Protocol
 
 KEY = b"json: |"
 CHUNK_BYTES = 1 << 20
@@ -30,6 +30,21 @@ LONGEST_HEADER = 4096  # a longer line without its end is handed on in part: it 
 # and characters a YAML stream may not hold at all, which JSON strings may.
 OTHER_IN_YAML = re.compile(rb"[\r\x7f]|\xc2[\x80-\x9f]|\xe2\x80[\xa8\xa9]|\xef\xbb\xbf|\xef\xbf[\xbe\xbf]")
 _NOT_SEARCHED = (sys.maxsize, -1)
+
+
+def closed_block_end(text: AnyStr, first_end: int, limit: int, closer: AnyStr) -> int | None:
+    """Where a pretty-printed JSON block whose first line ends at `first_end` ends: just after its
+    closer (`closer`: a line of `}` or `]` at the block's depth, with the line breaks around it), the
+    last one before `limit`, when every line up to it is indented at least that deep; None otherwise
+    (YAML would end the block at the first line indented less). Bytes here, the text `plain_items` reads.
+    """
+    close = text.rfind(closer, first_end, limit)
+    if close < 0:
+        return None
+    margin = closer[:-2]  # the line break and the depth's spaces
+    if text.count(closer[:1], first_end, close + 1) != text.count(margin, first_end, close + len(margin)):
+        return None
+    return close + len(closer)
 
 
 class Readable(Protocol):
@@ -131,20 +146,16 @@ class JSONBlocks:
         opener = first[depth:]
         if depth <= indent or opener not in (b"{", b"["):
             return False
-        margin = b"\n" + b" " * depth
-        closer = margin + (b"}" if opener == b"{" else b"]") + b"\n"
+        closer = b"\n" + b" " * depth + (b"}" if opener == b"{" else b"]") + b"\n"
         # The closer is looked for back from the next header (or the stream's end): it is close by, where
         # a search forward would read the whole block for a needle ending in a common byte.
         limit = self._find_key(first_end)
         if limit < 0 and not self._ended:
             return False if len(buffer) - self._at > MOST_HELD else self._read_more()
         self._key_search = (first_end, limit)  # where the next header is, once this block is done
-        close = buffer.rfind(closer, first_end, len(buffer) if limit < 0 else limit)
-        if close < 0:
+        end = closed_block_end(buffer, first_end, len(buffer) if limit < 0 else limit, closer)
+        if end is None:
             return False
-        end = close + len(closer)
-        if buffer.count(b"\n", first_end, close + 1) != buffer.count(margin, first_end, close + 1 + depth):
-            return False  # a line inside is indented less: the block ends there
         block = buffer[start + 1 : end]
         if not block.isascii() or b"\r" in block or b"\x7f" in block:
             if OTHER_IN_YAML.search(block):

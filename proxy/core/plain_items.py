@@ -24,7 +24,7 @@ from typing import Any
 
 import yaml
 
-from proxy.core.json_blocks import OTHER_IN_YAML, Readable
+from proxy.core.json_blocks import OTHER_IN_YAML, Readable, closed_block_end
 from proxy.core.yaml_loading import STR_TAG, CassetteLoader, NotStreamable, load_yaml, stream_yaml
 
 CHUNK_BYTES = 1 << 20
@@ -221,20 +221,16 @@ def _json_block(text: str, at: int, indent: int) -> tuple[str, int] | None:
     opener = first[depth:]
     if depth <= indent or opener not in ("{", "["):
         return None
-    margin = "\n" + " " * depth
-    closer = margin + ("}" if opener == "{" else "]") + "\n"
+    closer = "\n" + " " * depth + ("}" if opener == "{" else "]") + "\n"
     # The closer is looked for back from the next block's header (found by its "|", with memchr; JSON
     # text has no line ending in ": |"), or the stream's end: it is close by, where a search forward skips
     # slowly through JSON's many spaces.
     limit = text.find("|", first_end)
     while limit >= 0 and not (text.startswith(": ", limit - 2) and text.startswith(_HEADER_ENDS, limit + 1)):
         limit = text.find("|", limit + 1)
-    close = text.rfind(closer, first_end, len(text) if limit < 0 else limit)
-    if close < 0:
+    block_end = closed_block_end(text, first_end, len(text) if limit < 0 else limit, closer)
+    if block_end is None:
         return None
-    block_end = close + len(closer)
-    if text.count("\n", first_end, close + 1) != text.count(margin, first_end, close + depth + 1):
-        return None  # a line inside is indented less: the block ends there
     after = _BLANK.match(text, block_end).end()  # type: ignore[union-attr]  # matches the empty string
     if after < len(text) and text.startswith(" " * depth, after):
         return None  # the block goes on past the blank lines
