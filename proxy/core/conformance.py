@@ -70,16 +70,25 @@ class Checker:
             first = next(violations, None)  # most find nothing: no list is made for them
             if first is not None:
                 findings.extend(self._findings(rule, [first, *violations], exchange, index))
-        for remember in OBSERVERS:
-            remember(context)
+        self._remember(context)
         return findings
 
     def observe(self, exchange: Exchange, index: int) -> None:
         """Remember what `check` would remember of this exchange, without checking it: a checker that
         takes a stream over from its middle catches up on the history before it this way."""
-        context = self._context(exchange, index)
-        for remember in OBSERVERS:
-            remember(context)
+        self._remember(self._context(exchange, index))
+
+    def remembers(self, method: str, path: str, query: str) -> bool:
+        """Whether `observe` would do anything with an exchange of this request: one catching up can
+        pass over the others without reading them."""
+        hit = self.ruleset.index.lookup(method, path)
+        return any(watched.watches(method, hit, query) for watched in OBSERVERS)
+
+    def _remember(self, context: CheckContext) -> None:
+        request = context.exchange.request
+        for watched in OBSERVERS:
+            if watched.watches(request.method, context.hit, request.query):
+                watched.remember(context)
 
     def _context(self, exchange: Exchange, index: int) -> CheckContext:
         request = exchange.request

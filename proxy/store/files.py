@@ -13,7 +13,7 @@ import json
 import logging
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -49,6 +49,7 @@ from proxy.store.parse_cache import (
     cached_exchanges,
     file_state,
     remember_cassette,
+    request_line_of,
 )
 from proxy.store.second_half import SecondHalf
 
@@ -160,7 +161,23 @@ def stream_cassette(path: Path) -> Streamed:
     if journal_path(path).exists():
         loaded = load_cassette(path)
         return Streamed(path, iter(loaded.cassette.exchanges), loaded.notes)
-    return Streamed(path, _streamed(path, second_half.CHECKED_SHARE))
+    return Streamed(path, (exchange for _, exchange in _numbered(path, second_half.CHECKED_SHARE)))
+
+
+def stream_history(
+    path: Path, split: int, wanted: Callable[[str, str, str], bool]
+) -> Iterator[tuple[int, Exchange]]:
+    """`stream_cassette`'s exchanges numbered, less those before number `split` whose request (method,
+    path, query) is not `wanted`, passed over unread when the parse cache has them: a checker catching
+    up on the history before its part needs only what its observers watch."""
+    if journal_path(path).exists():
+        return enumerate(stream_cassette(path).exchanges)
+
+    def passed_over(index: int, line: bytes) -> bool:
+        request = request_line_of(line) if index < split else None
+        return request is not None and not wanted(*request)
+
+    return _numbered(path, second_half.CHECKED_SHARE, passed_over)
 
 
 def warm_count(path: Path) -> int | None:
@@ -171,19 +188,24 @@ def warm_count(path: Path) -> int | None:
     return cached_count(path, file_state(path))
 
 
-def _streamed(path: Path, share: float) -> Iterator[Exchange]:
+def _numbered(
+    path: Path, share: float, passed_over: Callable[[int, bytes], bool] | None = None
+) -> Iterator[tuple[int, Exchange]]:
+    """The exchanges with their numbers, from the cache (less the lines `passed_over` names) or else
+    from the YAML."""
     state = file_state(path)
-    given = 0
+    given = 0  # lines of the cache entry gone through
     cached = cached_exchanges(path, state)
     if cached is not None:
         try:
-            for exchange in cached:
-                yield exchange
+            for line in cached.lines():
+                if passed_over is None or not passed_over(given, line):
+                    yield given, cached.exchange(line)
                 given += 1
             return
         except (OSError, ValueError, TypeError) as error:  # a damaged entry: the YAML has the rest
             log.debug("cache entry for %s is damaged: %s", path, error)
-    yield from _streamed_from_yaml(path, state, given, share=share)
+    yield from enumerate(_streamed_from_yaml(path, state, given, share=share), start=given)
 
 
 def _streamed_from_yaml(

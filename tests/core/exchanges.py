@@ -220,3 +220,14 @@ def list_read(
         built_body if body is None else body,
         request_headers=headers,
     )
+
+
+def sorted_walk(filter_operator: str) -> list[Exchange]:
+    """Page 1 of a created_at walk ends on two records sharing a timestamp; page 2 filters from it."""
+    first = records(3)
+    first[2]["meta"]["timestamps"]["created_at"] = first[1]["meta"]["timestamps"]["created_at"]
+    shared = first[1]["meta"]["timestamps"]["created_at"]
+    query_one, body_one = list_page(limit=3, offset=0, total=9, data=first, extra="&sort=created_at")
+    follow = f"page[limit]=3&sort=created_at&filter={filter_operator}(created_at,{shared})"
+    _, body_two = list_page(limit=3, offset=0, total=6, data=records(3, start=3))
+    return [list_read(query=query_one, body=body_one), list_read(query=follow, body=body_two)]

@@ -36,6 +36,7 @@ from tests.core.exchanges import (
     list_page,
     list_read,
     records,
+    sorted_walk,
     update_payload,
 )
 
@@ -48,17 +49,6 @@ def page_with(place: str, value: object, **page: object) -> Exchange:
     """The conformant page of /v2/products (or `page`'s), except one place."""
     query, body = list_page(**page)  # type: ignore[arg-type]
     return list_read(query=query, body=changed(body, place, value))
-
-
-def sorted_walk(filter_operator: str) -> list[Exchange]:
-    """Page 1 of a created_at walk ends on two records sharing a timestamp; page 2 filters from it."""
-    first = records(3)
-    first[2]["meta"]["timestamps"]["created_at"] = first[1]["meta"]["timestamps"]["created_at"]
-    shared = first[1]["meta"]["timestamps"]["created_at"]
-    query_one, body_one = list_page(limit=3, offset=0, total=9, data=first, extra="&sort=created_at")
-    follow = f"page[limit]=3&sort=created_at&filter={filter_operator}(created_at,{shared})"
-    _, body_two = list_page(limit=3, offset=0, total=6, data=records(3, start=3))
-    return [list_read(query=query_one, body=body_one), list_read(query=follow, body=body_two)]
 
 
 def sorted_page(same_time: bool) -> Exchange:

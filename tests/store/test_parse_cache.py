@@ -6,13 +6,15 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from proxy.core import cassette as cassette_format
 from proxy.core.cassette import Cassette
-from proxy.core.exchange import JSONFromText
+from proxy.core.exchange import Exchange, JSONFromText
 from proxy.store import files, parse_cache
 from proxy.store.files import load_for_edit, read_cassette_file, save_cassette
-from tests.conftest import json_body, make_exchange
+from tests.conftest import json_body, make_exchange, make_request
 
 
 @pytest.fixture(autouse=True)
@@ -151,3 +153,36 @@ def test_cache_off_writes_nothing_and_a_folder_setting_moves_entries(
     assert len(list((tmp_path / "elsewhere").glob("*-c.yaml.json"))) == 1
     no_yaml(monkeypatch)
     assert read_cassette_file(path).exchanges[0].response.body.value["data"]["name"] == "Gold"  # type: ignore[index,call-overload]
+
+
+@given(
+    method=st.text(max_size=8),
+    path=st.text(max_size=30),
+    query=st.text(max_size=30),
+    recorded_at=st.none() | st.text(max_size=30),
+    duration=st.none() | st.floats(allow_nan=False, allow_infinity=False),
+)
+def test_a_request_line_read_off_an_entry_line_is_the_requests_or_none(
+    method: str, path: str, query: str, recorded_at: str | None, duration: float | None
+) -> None:
+    request = make_request(method=method, path=path, query=query)
+    line = parse_cache.entry_line(Exchange(request, make_exchange().response, recorded_at, duration))
+    read = parse_cache.request_line_of(line)
+    assert read in (None, (method, path, query))
+    written_plainly = all(
+        character >= " " and character not in '"\\'
+        for character in method + path + query + (recorded_at or "")
+    )  # JSON writes these with an escape
+    assert (read is not None) == written_plainly
+
+
+def test_a_request_line_is_not_read_off_what_is_not_an_entry_line() -> None:
+    line = parse_cache.entry_line(make_exchange(make_request(path="/v2/pröducts", query="a=1")))
+    assert parse_cache.request_line_of(line) == ("GET", "/v2/pröducts", "a=1")
+    for other in (
+        b'{"upstream":null,"count":1}\n',
+        line[1:],
+        line.replace(b'"GET"', b"7"),
+        b"[" + b"\xff" * 9,
+    ):
+        assert parse_cache.request_line_of(other) is None

@@ -370,3 +370,50 @@ def test_a_stream_gives_the_childs_exchanges_while_it_still_runs(
     assert split_small, "the file was split"
     assert whole_reads == []
     assert read_cassette_file(path) == Cassette(exchanges(40), "http://127.0.0.1:9")  # its entry is whole
+
+
+def test_history_passes_over_unwanted_requests_before_the_split_unread(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = written(tmp_path, count=8)
+    streamed(path)  # fills the parse cache
+    lines_read: list[bytes] = []
+    read = parse_cache.CachedExchanges.exchange
+
+    def counted(self: parse_cache.CachedExchanges, line: bytes) -> object:
+        lines_read.append(line)
+        return read(self, line)
+
+    monkeypatch.setattr(parse_cache.CachedExchanges, "exchange", counted)
+    asked: list[tuple[str, str, str]] = []
+
+    def wanted(method: str, path: str, query: str) -> bool:
+        asked.append((method, path, query))
+        return query in {"page[offset]=1", "page[offset]=4"}
+
+    given = list(files.stream_history(path, 6, wanted))
+    assert [index for index, _ in given] == [1, 4, 6, 7]
+    assert [exchange for _, exchange in given] == [exchanges(8)[index] for index in (1, 4, 6, 7)]
+    assert len(lines_read) == 4  # the other four were never parsed
+    assert asked == [("GET", "/v2/products", f"page[offset]={number}") for number in range(6)]
+
+
+def test_history_reads_a_damaged_entry_from_the_yaml_and_a_journal_whole(tmp_path: Path) -> None:
+    path = written(tmp_path, count=8)
+    streamed(path)
+    entry = entry_of(path)
+    lines = entry.read_bytes().splitlines(keepends=True)
+    entry.write_bytes(
+        b"".join([*lines[:5], b'["x",1.0,["GET","/v2/products","page[offset]=4",\n', *lines[6:]])
+    )
+
+    def wanted(method: str, path: str, query: str) -> bool:
+        return query == "page[offset]=4"
+
+    given = list(files.stream_history(path, 6, wanted))
+    assert [index for index, _ in given] == [4, 5, 6, 7]  # from the damaged line on, every exchange
+    assert [exchange for _, exchange in given] == list(exchanges(8)[4:])
+    writer = JournalWriter(journal_path(path), "append", "http://127.0.0.1:9")
+    writer.append(1, exchanges(9)[8])
+    os.close(writer._fd)  # the recording died
+    assert [exchange for _, exchange in files.stream_history(path, 6, wanted)] == list(exchanges(9))

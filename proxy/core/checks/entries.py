@@ -14,6 +14,7 @@ from typing import Any
 from proxy.core.checks.context import CheckContext, dig
 from proxy.core.checks.registry import check, observer
 from proxy.core.checks.session import EntryState
+from proxy.core.endpoints import EndpointHit
 from proxy.core.findings import Violation
 
 WEAK_ETAG = re.compile(r'W/"([^"]*)"')
@@ -97,12 +98,14 @@ def etag_identifies_version(context: CheckContext, params: Mapping[str, Any]) ->
         )
 
 
-@observer
+def _entry_read(method: str, hit: EndpointHit, query: str) -> bool:
+    return method == "GET" and ENTRY_ID in hit.params
+
+
+@observer(watches=_entry_read)
 def remember_entry(context: CheckContext) -> None:
     """Keep each entry's last ETag and representation, and which representation each ETag named."""
-    if ENTRY_ID not in context.hit.params or not context.succeeded:
-        return
-    if context.exchange.request.method != "GET":
+    if not context.succeeded:
         return
     path = context.exchange.request.path
     etag = context.response_header("ETag")

@@ -13,6 +13,7 @@ from proxy.core.checks.context import CheckContext, dig
 from proxy.core.checks.registry import check, integer_parameters, observer
 from proxy.core.checks.session import FeatureState
 from proxy.core.checks.timestamps import timestamp_key
+from proxy.core.endpoints import EndpointHit
 from proxy.core.findings import Violation
 from proxy.core.shapes import shown
 
@@ -138,7 +139,11 @@ def empty_update_changes_nothing(context: CheckContext, params: Mapping[str, Any
         )
 
 
-@observer
+def _names_a_feature(method: str, hit: EndpointHit, query: str) -> bool:
+    return FEATURE_ID in hit.params
+
+
+@observer(watches=_names_a_feature)
 def remember_feature(context: CheckContext) -> None:
     """Keep the state a successful feature response shows, for the next update of the same feature."""
     key = _feature_key(context)

@@ -14,9 +14,11 @@ from proxy.core.findings import Violation
 
 if TYPE_CHECKING:
     from proxy.core.checks.context import CheckContext
+    from proxy.core.endpoints import EndpointHit
 
 CheckFunction: TypeAlias = "Callable[[CheckContext, Mapping[str, Any]], Iterator[Violation]]"  # yields
 ObserverFunction: TypeAlias = "Callable[[CheckContext], None]"
+RequestTest: TypeAlias = "Callable[[str, EndpointHit, str], bool]"  # method, endpoint hit, raw query
 NO_PARAMETERS: Mapping[str, Any] = {"type": "object", "additionalProperties": False}
 
 
@@ -30,8 +32,17 @@ class CheckSpec:
     summary: str
 
 
+@dataclass(frozen=True, slots=True)
+class Observer:
+    """A function that updates the session, and the requests it watches: it runs only on those, so a
+    checker catching up on history can pass over the rest from their request line, unread."""
+
+    remember: ObserverFunction
+    watches: RequestTest
+
+
 CHECKS: dict[str, CheckSpec] = {}
-OBSERVERS: list[ObserverFunction] = []
+OBSERVERS: list[Observer] = []
 
 
 def check(name: str, parameters: Mapping[str, Any] | None = None) -> Callable[[CheckFunction], CheckFunction]:
@@ -47,10 +58,16 @@ def check(name: str, parameters: Mapping[str, Any] | None = None) -> Callable[[C
     return register
 
 
-def observer(function: ObserverFunction) -> ObserverFunction:
-    """Register a function that updates the session after every exchange's checks have run."""
-    OBSERVERS.append(function)
-    return function
+def observer(watches: RequestTest) -> Callable[[ObserverFunction], ObserverFunction]:
+    """Register a function that updates the session after the checks of each exchange whose request
+    `watches` admits (from its method, endpoint and raw query: it must admit every one the function
+    might remember something of)."""
+
+    def register(function: ObserverFunction) -> ObserverFunction:
+        OBSERVERS.append(Observer(function, watches))
+        return function
+
+    return register
 
 
 def integer_parameters(*names: str, required: bool = True) -> Mapping[str, Any]:

@@ -14,6 +14,7 @@ from proxy.core.checks.context import CheckContext, dig, record_value
 from proxy.core.checks.registry import check, integer_parameters, observer
 from proxy.core.checks.session import WalkState
 from proxy.core.checks.timestamps import comparable, timestamp_key
+from proxy.core.endpoints import EndpointHit
 from proxy.core.findings import Violation
 
 INTEGER = re.compile(r"[+-]?[0-9]+")
@@ -126,7 +127,11 @@ def page_within_one_timestamp(context: CheckContext, params: Mapping[str, Any]) 
         )
 
 
-@observer
+def _may_sort(method: str, hit: EndpointHit, query: str) -> bool:
+    return "sort" in query or "%" in query  # the name may come percent-encoded
+
+
+@observer(watches=_may_sort)
 def remember_walk(context: CheckContext) -> None:
     """Keep where each sorted list's last page ended, and how many records shared that value."""
     attribute = _sort_attribute(context)
