@@ -30,7 +30,9 @@ Step: TypeAlias = tuple[Rule, CheckFunction, Mapping[str, Any]]
 
 class Plan(NamedTuple):
     """The steps for one kind of exchange; `quiet` leaves out the shape rules, which find nothing when
-    every document in `shapes` conforms (the usual case: ten of a list page's thirty rules)."""
+    every document in `shapes` conforms (the usual case: ten of a list page's thirty rules). A kind is
+    its endpoint groups, status class, and which query parameters that checks need it sends: the checks
+    needing others are left out (sort, filter and total method checks, on most list pages)."""
 
     steps: tuple[Step, ...]
     quiet: tuple[Step, ...]
@@ -51,7 +53,8 @@ class Checker:
         self.config = config or RuleConfig()
         self.cassette = cassette
         self.session = session or Session()
-        self._plans: dict[tuple[frozenset[str], bool, int], Plan] = {}
+        self._plans: dict[tuple[frozenset[str], bool, int, frozenset[str]], Plan] = {}
+        self._needed = frozenset().union(*(spec.needs for spec in CHECKS.values()))
         self.checked = 0  # exchanges `check_all` went through (a stream's length is known at its end)
         self._active = {rule.id for rule in ruleset.rules if self.config.may_apply(rule.id, rule.severity)}
 
@@ -59,7 +62,7 @@ class Checker:
         """The findings of one exchange; remembers what later exchanges are compared with."""
         context = self._context(exchange, index)
         findings: list[Finding] = []
-        plan = self._plan(context.hit, exchange.response.status)
+        plan = self._plan(context.hit, exchange.response.status, self._needed.intersection(context.query))
         steps = plan.quiet
         for shape, document in plan.shapes:
             if context.shape_violations(shape, document):
@@ -95,16 +98,18 @@ class Checker:
         hit = self.ruleset.index.lookup(request.method, request.path)
         return CheckContext(exchange, index, hit, self.session, self.ruleset.shapes)
 
-    def _plan(self, hit: EndpointHit, status: int) -> Plan:
-        """The active rules for these endpoint groups and this status class, with their check functions
-        and parameters, worked out once: the loop over them runs some thirty times per exchange."""
-        key = (hit.groups, hit.documented, status // 100)
+    def _plan(self, hit: EndpointHit, status: int, sent: frozenset[str]) -> Plan:
+        """The active rules for these endpoint groups, this status class and these query parameters
+        sent (of those checks need), with their check functions and parameters, worked out once: the
+        loop over them runs some thirty times per exchange."""
+        key = (hit.groups, hit.documented, status // 100, sent)
         found = self._plans.get(key)
         if found is None:
+            specs = [(rule, CHECKS[rule.check]) for rule in self.ruleset.rules_for(hit)]
             steps = tuple(
-                (rule, CHECKS[rule.check].function, rule.params)
-                for rule in self.ruleset.rules_for(hit)
-                if rule.id in self._active and rule.answers(status)
+                (rule, spec.function, rule.params)
+                for rule, spec in specs
+                if rule.id in self._active and rule.answers(status) and (not spec.needs or spec.needs & sent)
             )
             shapes = [shape_document(rule.check, params) for rule, _, params in steps]
             quiet = tuple(step for step, shape in zip(steps, shapes, strict=True) if shape is None)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from dataclasses import replace
 from typing import Any
+from urllib.parse import unquote_plus
 
 import pytest
 
@@ -467,3 +468,62 @@ def test_shape_rules_run_only_when_their_document_breaks_the_shape(
         rule.id for rule in shipped_rules.rules if rule.id in {f.rule for f in findings}
     ]
     assert "pagination.envelope.page" in {f.rule for f in findings}
+
+
+def without_parameters(exchange_: Exchange, names: frozenset[str]) -> Exchange:
+    """The exchange with the named query parameters (decoded names) taken out of its request."""
+    request = exchange_.request
+    kept = [pair for pair in request.query.split("&") if unquote_plus(pair.partition("=")[0]) not in names]
+    return replace(exchange_, request=replace(request, query="&".join(kept)))
+
+
+NEEDING_PARAMETERS = sorted(
+    rule.id for rule in load_rules(shipped_dir("rules")).rules if CHECKS[rule.check].needs
+)
+
+
+@pytest.mark.parametrize("rule_id", NEEDING_PARAMETERS)
+def test_a_check_needing_query_parameters_finds_nothing_without_them(
+    rule_id: str, shipped_rules: RuleSet
+) -> None:
+    """What lets the engine leave such a check out when none of its parameters is sent: called directly
+    on its violating exchange (after the history), it finds something, and nothing once they are gone."""
+    (rule,) = [rule for rule in shipped_rules.rules if rule.id == rule_id]
+    spec = CHECKS[rule.check]
+    violating, _ = FIXTURES[rule_id]
+    checker = Checker(shipped_rules)
+    checker.check_all(violating[:-1])
+
+    def found(last: Exchange) -> list[Violation]:
+        hit = shipped_rules.index.lookup(last.request.method, last.request.path)
+        context = CheckContext(last, len(violating) - 1, hit, checker.session, shipped_rules.shapes)
+        return list(spec.function(context, rule.params))
+
+    assert found(violating[-1])
+    assert found(without_parameters(violating[-1], spec.needs)) == []
+
+
+def test_checks_needing_parameters_run_only_when_one_is_sent(
+    shipped_rules: RuleSet, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without `sort` the sort checks are left out; sent, even percent-encoded, they run."""
+    calls: list[str] = []
+    for name in ("sort_honoured", "page_within_one_timestamp"):
+        spec = CHECKS[name]
+
+        def counted(
+            context: CheckContext, params: Mapping[str, Any], spec: Any = spec
+        ) -> Iterator[Violation]:
+            calls.append(spec.name)
+            return spec.function(context, params)
+
+        monkeypatch.setitem(CHECKS, name, replace(spec, function=counted))
+    assert Checker(shipped_rules).check_all([list_read()]) == []
+    assert calls == []
+    for query in (
+        "page[limit]=10&page[offset]=10&sort=created_at",
+        "page[limit]=10&page[offset]=10&%73ort=name",
+    ):
+        Checker(shipped_rules).check_all([list_read(query=query)])
+        assert sorted(calls) == ["page_within_one_timestamp", "sort_honoured"]
+        calls.clear()

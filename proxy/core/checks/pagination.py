@@ -227,7 +227,7 @@ def total_consistent_with_method(context: CheckContext, params: Mapping[str, Any
             yield Violation(where, f"at least {view.seen} (exact: records seen so far)", str(view.total))
 
 
-@check("total_method_as_requested")
+@check("total_method_as_requested", needs=("page[total_method]",))
 def total_method_as_requested(context: CheckContext, params: Mapping[str, Any]) -> Iterator[Violation]:
     """Spec, Pagination rule 6: the service may answer with another total method; the client must check."""
     view = page_view(context)
@@ -325,7 +325,7 @@ def link_targets(context: CheckContext, params: Mapping[str, Any]) -> Iterator[V
             yield Violation(f"links.{name}", f"page[limit]={view.limit}", f"page[limit]={limit} in {link}")
 
 
-@check("sort_honoured")
+@check("sort_honoured", needs=("sort",))
 def sort_honoured(context: CheckContext, params: Mapping[str, Any]) -> Iterator[Violation]:
     """Spec, Pagination rule 7: records come ordered by the `sort` attribute (`-name` descending)."""
     view = page_view(context)
@@ -369,7 +369,7 @@ def _operand(record_side: Any, text: str) -> Any:
     return comparable(text)
 
 
-@check("filter_honoured")
+@check("filter_honoured", needs=("filter",))
 def filter_honoured(context: CheckContext, params: Mapping[str, Any]) -> Iterator[Violation]:
     """Spec, Pagination rule 7: every record returned meets each `filter` comparison (ge, gt, ...)."""
     view = page_view(context)

@@ -24,12 +24,14 @@ NO_PARAMETERS: Mapping[str, Any] = {"type": "object", "additionalProperties": Fa
 
 @dataclass(frozen=True, slots=True)
 class CheckSpec:
-    """A check function, the schema its parameters must meet, and its docstring's first line."""
+    """A check function, the schema its parameters must meet, its docstring's first line, and the query
+    parameters without any of which it finds nothing (`needs`; empty: it may find something anywhere)."""
 
     name: str
     function: CheckFunction
     parameters: Mapping[str, Any]
     summary: str
+    needs: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,14 +47,17 @@ CHECKS: dict[str, CheckSpec] = {}
 OBSERVERS: list[Observer] = []
 
 
-def check(name: str, parameters: Mapping[str, Any] | None = None) -> Callable[[CheckFunction], CheckFunction]:
-    """Register a check under `name`; `parameters` is the JSON Schema of the rule's `params`."""
+def check(
+    name: str, parameters: Mapping[str, Any] | None = None, needs: tuple[str, ...] = ()
+) -> Callable[[CheckFunction], CheckFunction]:
+    """Register a check under `name`; `parameters` is the JSON Schema of the rule's `params`. A check
+    that `needs` query parameters runs only on requests that send one of them (decoded names)."""
 
     def register(function: CheckFunction) -> CheckFunction:
         if name in CHECKS:
             raise RuntimeError(f"check {name!r} is registered twice")
         summary = (function.__doc__ or "").strip().splitlines()[0] if function.__doc__ else ""
-        CHECKS[name] = CheckSpec(name, function, parameters or NO_PARAMETERS, summary)
+        CHECKS[name] = CheckSpec(name, function, parameters or NO_PARAMETERS, summary, frozenset(needs))
         return function
 
     return register

@@ -44,7 +44,7 @@ def filter_terms(text: str | None) -> list[tuple[str, str, str]]:
     return [(match[1], match[2], match[3]) for match in FILTER_TERM.finditer(text)]
 
 
-@check("page_parameters_integers")
+@check("page_parameters_integers", needs=("page[limit]", "page[offset]"))
 def page_parameters_integers(context: CheckContext, params: Mapping[str, Any]) -> Iterator[Violation]:
     """Spec, Pagination rule 1: `page[limit]` and `page[offset]` must be integers."""
     for name in ("page[limit]", "page[offset]"):
@@ -52,7 +52,7 @@ def page_parameters_integers(context: CheckContext, params: Mapping[str, Any]) -
             yield Violation(f"query {name}", "an integer", repr(context.parameter(name)))
 
 
-@check("page_limit_requested_max", integer_parameters("max"))
+@check("page_limit_requested_max", integer_parameters("max"), needs=("page[limit]",))
 def page_limit_requested_max(context: CheckContext, params: Mapping[str, Any]) -> Iterator[Violation]:
     """Spec, Limits: the maximum page length is 100; more is refused or clamped."""
     limit = requested_integer(context, "page[limit]")
@@ -60,7 +60,7 @@ def page_limit_requested_max(context: CheckContext, params: Mapping[str, Any]) -
         yield Violation("query page[limit]", f"at most {params['max']}", str(limit))
 
 
-@check("offset_past_limit", integer_parameters("limit"))
+@check("offset_past_limit", integer_parameters("limit"), needs=("page[offset]",))
 def offset_past_limit(context: CheckContext, params: Mapping[str, Any]) -> Iterator[Violation]:
     """Spec, Limits: offsets past 10,000 records are refused on /v2/orders and /v2/files and perform
     badly elsewhere; sort and filter reach further records (Pagination rule 7)."""
@@ -71,7 +71,7 @@ def offset_past_limit(context: CheckContext, params: Mapping[str, Any]) -> Itera
         )
 
 
-@check("total_method_requested_value")
+@check("total_method_requested_value", needs=("page[total_method]",))
 def total_method_requested_value(context: CheckContext, params: Mapping[str, Any]) -> Iterator[Violation]:
     """Spec, Pagination query parameters: `page[total_method]` is exact, lower_bound or observed."""
     method = context.parameter("page[total_method]")
@@ -89,7 +89,7 @@ def _sorted_values(context: CheckContext, attribute: str) -> list[Any]:
     return [record_value(record, attribute) for record in data] if isinstance(data, list) else []
 
 
-@check("walk_skips_shared_timestamps")
+@check("walk_skips_shared_timestamps", needs=("sort",))
 def walk_skips_shared_timestamps(context: CheckContext, params: Mapping[str, Any]) -> Iterator[Violation]:
     """Spec, Pagination rule 8: records can share a timestamp, so a walk that filters `gt` the last value
     seen, when the last page ended on several records with that value, can skip the rest of them."""
@@ -109,7 +109,7 @@ def walk_skips_shared_timestamps(context: CheckContext, params: Mapping[str, Any
             )
 
 
-@check("page_within_one_timestamp")
+@check("page_within_one_timestamp", needs=("sort",))
 def page_within_one_timestamp(context: CheckContext, params: Mapping[str, Any]) -> Iterator[Violation]:
     """Spec, Pagination rule 8: when a full page's first and last timestamps are identical, the walk
     must still page further at that same value (with an offset), or it skips records."""
