@@ -31,8 +31,8 @@ Step: TypeAlias = tuple[Rule, CheckFunction, Mapping[str, Any]]
 class Plan(NamedTuple):
     """The steps for one kind of exchange; `quiet` leaves out the shape rules, which find nothing when
     every document in `shapes` conforms (the usual case: ten of a list page's thirty rules). A kind is
-    its endpoint groups, status class, and which query parameters that checks need it sends: the checks
-    needing others are left out (sort, filter and total method checks, on most list pages)."""
+    its endpoint groups, its status class, and which of the query parameters checks need it sends: a
+    check needing none of those is left out (the sort, filter and total method checks, on most pages)."""
 
     steps: tuple[Step, ...]
     quiet: tuple[Step, ...]
