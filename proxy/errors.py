@@ -16,6 +16,11 @@ class JournalError(CommerceProxyError):
     """A recording journal cannot be read or recovered."""
 
 
+class NotRecordable(JournalError):
+    """An exchange the journal will not hold: its reader would refuse it (a target that is not a path,
+    a status outside 100-599, a header that breaks its line, a body that cannot be written as is)."""
+
+
 class UsageError(CommerceProxyError):
     """The command line asked for something that cannot be done (a mode that would lose data...)."""
 

@@ -133,6 +133,9 @@ def test_deleting_history_that_later_answers_rely_on_is_caught(
         (["delete", "{path}", "two"], "index 'two': expected a whole number"),
         (["set", "{path}", "0", "resp.nothing", "1"], "resp.nothing: unknown field"),
         (["set", "{path}", "0", "status", "999"], "status: expected an HTTP status 100-599"),
+        (["set", "{path}", "0", "resp.header.X-A", "a\r\nSet-Cookie: x=1"], "cannot hold CR, LF or NUL"),
+        (["set", "{path}", "0", "reason", "OK\r\n\r\nHTTP/1.1 200 OK"], "a reason phrase cannot hold CR"),
+        (["set", "{path}", "0", "path", "/v2 HTTP/1.1"], "a path cannot hold ' '"),
         (["set", "{path}", "2", "resp.json.data.nope.deeper", "1"], "no object or list at 'nope'"),
         (["unset", "{path}", "0", "req.header.X-Absent"], "the request has no X-Absent header"),
         (

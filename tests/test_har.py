@@ -149,6 +149,11 @@ def test_a_browser_har_is_imported_for_the_chosen_origin(
             '"response": {"status": 200, "content": {"text": "%%%", "encoding": "base64"}}}]}}',
             "log.entries[0].response.content.text: encoding is base64 but the text is not base64",
         ),
+        (
+            '{"log": {"entries": [{"request": {"method": "GET", "url": "http://a/x"}, "response": {"status": 200, '
+            '"headers": [{"name": "X-A", "value": "a\\r\\nSet-Cookie: injected=1"}]}}]}}',
+            "exchange 0 of the file: header X-A cannot hold CR, LF or NUL",
+        ),
     ],
 )
 def test_a_broken_har_is_one_line_naming_the_entry(

@@ -21,6 +21,14 @@ import yaml
 
 from proxy.core.bodies import parse_json, pretty_json
 from proxy.core.exchange import EMPTY_BODY, Body, Exchange, Headers, JSONValue, Request, Response
+from proxy.core.heads import (
+    header_problem,
+    method_problem,
+    path_problem,
+    query_problem,
+    reason_problem,
+    status_problem,
+)
 from proxy.core.yaml_loading import SafeLoader, load_yaml, yaml_problem
 from proxy.errors import CassetteFormatError
 
@@ -304,12 +312,13 @@ def exchange_from_document(document: Any, path: tuple[str | int, ...] = ()) -> E
 def _request_from(document: Any, path: tuple[str | int, ...]) -> Request:
     item = _mapping(document, path)
     method = _string(item, "method", path)
+    _refuse((*path, "method"), method_problem(method))
     target = _string(item, "path", path)
-    if not target.startswith("/"):
-        raise _DocumentError((*path, "path"), f"expected a path starting with '/', found {target!r}")
+    _refuse((*path, "path"), path_problem(target))
     query = item.get("query", "")
     if not isinstance(query, str):
         raise _DocumentError((*path, "query"), f"expected a string, found {_kind(query)}")
+    _refuse((*path, "query"), query_problem(query))
     return Request(
         method=method.upper(),
         path=target,
@@ -322,11 +331,12 @@ def _request_from(document: Any, path: tuple[str | int, ...]) -> Request:
 def _response_from(document: Any, path: tuple[str | int, ...]) -> Response:
     item = _mapping(document, path)
     status = _required(item, "status", path)
-    if not isinstance(status, int) or isinstance(status, bool) or not 100 <= status <= 599:
-        raise _DocumentError((*path, "status"), f"expected an HTTP status 100-599, found {status!r}")
+    _refuse((*path, "status"), status_problem(status))
     reason = item.get("reason")
     if reason is not None and not isinstance(reason, str):
         raise _DocumentError((*path, "reason"), f"expected a string, found {_kind(reason)}")
+    if reason is not None:
+        _refuse((*path, "reason"), reason_problem(reason))
     return Response(
         status=status,
         headers=_headers_from(item.get("headers"), (*path, "headers")),
@@ -348,7 +358,9 @@ def _headers_from(document: Any, path: tuple[str | int, ...]) -> Headers:
         for one in values:
             if isinstance(one, bool) or one is None or isinstance(one, dict | list):
                 raise _DocumentError((*path, name), f"expected a string, found {_kind(one)}")
-            headers.append((name, str(one)))
+            text = str(one)
+            _refuse((*path, name), header_problem(name, text))
+            headers.append((name, text))
     return tuple(headers)
 
 
@@ -366,6 +378,11 @@ def _body_from(item: Mapping[str, Any], path: tuple[str | int, ...]) -> Body:
     if kind in ("text", "base64") and not isinstance(value, str):
         raise _DocumentError((*path, kind), f"expected a string, found {_kind(value)}")
     return Body(kind, value, decoded_from)  # type: ignore[arg-type]
+
+
+def _refuse(path: tuple[str | int, ...], problem: str | None) -> None:
+    if problem is not None:
+        raise _DocumentError(path, problem)
 
 
 def _mapping(document: Any, path: tuple[str | int, ...]) -> dict[str, Any]:
@@ -404,6 +421,8 @@ def _kind(value: Any) -> str:
 def _path_text(path: tuple[str | int, ...]) -> str:
     text = ""
     for part in path:
+        if isinstance(part, str) and not (part.isprintable() and part.isascii()):
+            part = repr(part)  # a key holding a line break must not break the error's one line
         text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else part)
     return text or "document"
 

@@ -25,6 +25,7 @@ from proxy.core.exchange import (
     with_header,
     without_headers,
 )
+from proxy.core.heads import exchange_problem
 from proxy.core.links import OriginRewriter, origin_of
 from proxy.core.selection import json_at
 from proxy.errors import CommerceProxyError
@@ -143,7 +144,16 @@ def parse_value(text: str, as_string: bool = False) -> JSONValue:
 
 
 def set_field(exchange: Exchange, field: str, value: JSONValue) -> Exchange:
-    """The exchange with one field set; `FIELDS_HELP` lists the fields."""
+    """The exchange with one field set; `FIELDS_HELP` lists the fields. A value the cassette reader would
+    refuse (a CR or LF in a header or reason, a path that is not one) is refused here."""
+    changed = _set_field(exchange, field, value)
+    problem = exchange_problem(changed)
+    if problem is not None:
+        raise EditError(f"{field}: {problem}")
+    return changed
+
+
+def _set_field(exchange: Exchange, field: str, value: JSONValue) -> Exchange:
     request, response = exchange.request, exchange.response
     if field == "status":
         if not isinstance(value, int) or isinstance(value, bool) or not 100 <= value <= 599:

@@ -13,6 +13,7 @@ from urllib.parse import urlsplit
 
 from proxy.core.cassette import Cassette
 from proxy.core.exchange import Exchange
+from proxy.core.heads import exchange_problem
 from proxy.core.links import origin_of
 from proxy.errors import CassetteFormatError
 
@@ -40,6 +41,10 @@ def assemble(items: Iterable[Imported], source: str, wanted: str | None = None) 
     and strips the base path from request paths; without it the file must hold exactly one origin.
     """
     collected = list(items)
+    for position, item in enumerate(collected):
+        problem = exchange_problem(item.exchange)
+        if problem is not None:  # a header that would break its line on replay, a method that is no token
+            raise CassetteFormatError(f"{source}: exchange {position} of the file: {problem}")
     counts = Counter(item.origin for item in collected)
     if wanted is not None:
         origin = origin_of(wanted)

@@ -21,7 +21,7 @@ from mitmproxy.addonmanager import Loader
 from proxy.core.bodies import dump_json, error_document
 from proxy.core.links import origin_of
 from proxy.core.redaction import RedactionPolicy
-from proxy.errors import CommerceProxyError, JournalError
+from proxy.errors import CommerceProxyError, JournalError, NotRecordable
 from proxy.mitm.flows import exchange_from_flow
 from proxy.store.files import read_cassette_file
 from proxy.store.recording import RECORD_MODES, RecordingSession, RecordSettings
@@ -136,10 +136,11 @@ class CassetteRecorder:
             self.session.keep(self.sequence, imported.exchange)
         except JournalError as error:  # disk full: the client must not take this answer as recorded
             log.error("commerce-proxy: %s", error)
+            status = 502 if isinstance(error, NotRecordable) else 507
             detail = f"the server answered {flow.response.status_code if flow.response else '?'}, but {error}"
             flow.response = http.Response.make(
-                507,
-                dump_json(error_document(507, "Not recorded", detail)),
+                status,
+                dump_json(error_document(status, "Not recorded", detail)),
                 {"Content-Type": "application/json"},
             )
 

@@ -19,7 +19,7 @@ from proxy.core.exchange import Exchange, Request, Response, without_headers
 from proxy.core.hop_by_hop import end_to_end
 from proxy.core.links import OriginRewriter, origin_of
 from proxy.core.redaction import redact_request
-from proxy.errors import JournalError
+from proxy.errors import JournalError, NotRecordable
 from proxy.server.answers import AnswerCache, serve_answer
 from proxy.server.check_worker import CheckWorker
 from proxy.server.convert import ADMIN_PREFIX
@@ -120,6 +120,10 @@ def create_record_app(settings: RecordSettings) -> RecordServer:
         )
         try:
             recording.keep(sequence, Exchange(core, response, recorded_at, duration_ms))
+        except NotRecordable as error:  # the cassette could not read it back: relayed as a failure
+            log.warning("%s %s: %s", core.method, core.path, error)
+            detail = f"the upstream answered {response.status}, but {error}: this exchange is not recorded"
+            return json_answer(502, error_document(502, "Not recorded", detail))
         except JournalError as error:  # disk full: an answer the client cannot mistake for recorded
             unrecorded[0] += 1
             if unrecorded[0] == 1:  # once: the rest are counted at stop
@@ -186,6 +190,8 @@ def _failure(error: UpstreamError, upstream_base: str, settings: RecordSettings)
     if error.stage == "size":
         limit = settings.max_body_bytes
         return 502, "Bad Gateway", f"upstream answer is larger than --max-body-bytes ({limit} bytes)"
+    if error.stage == "invalid":
+        return 502, "Bad Gateway", f"upstream {upstream_base} gave an answer that cannot be relayed: {error}"
     return 502, "Bad Gateway", f"upstream {upstream_base} failed mid-answer: {error}"
 
 

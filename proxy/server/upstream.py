@@ -26,6 +26,7 @@ from proxy.core.exchange import Headers
 from proxy.errors import UsageError
 
 NOT_SENT = frozenset({"host", "content-length", "transfer-encoding", "connection", "keep-alive"})
+MAX_HEAD_BYTES = 64 * 1024  # an answer's status line and headers; the wire server allows clients as much
 
 
 def tls_context(ca_bundle: Path | None) -> ssl.SSLContext:
@@ -49,7 +50,7 @@ class UpstreamError(Exception):
 
     def __init__(self, stage: str, detail: str) -> None:
         super().__init__(detail)
-        self.stage = stage  # "connect", "answer" or "size"
+        self.stage = stage  # "connect", "answer", "size", "timeout" or "invalid"
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,6 +162,7 @@ class _Connection(asyncio.Protocol):
         self._headers: list[tuple[str, str]] = []
         self._body: list[bytes] = []
         self._size = 0
+        self._head_size = 0
         self._received = False
         self._headers_done = False
         self._framed = False
@@ -207,13 +209,22 @@ class _Connection(asyncio.Protocol):
     # httptools callbacks
 
     def on_status(self, status: bytes) -> None:
+        self._count_head(len(status))
         self._reason = status.decode("latin-1")
 
     def on_header(self, name: bytes, value: bytes) -> None:
+        self._count_head(len(name) + len(value))
         self._headers.append((name.decode("latin-1"), value.decode("latin-1")))
+
+    def _count_head(self, size: int) -> None:
+        self._head_size += size
+        if self._head_size > MAX_HEAD_BYTES:
+            raise UpstreamError("invalid", f"its status line and headers are over {MAX_HEAD_BYTES} bytes")
 
     def on_headers_complete(self) -> None:
         status = self._parser.get_status_code()
+        if not 100 <= status <= 599:  # no client could read it, nor a cassette hold it
+            raise UpstreamError("invalid", f"it answered with status {status}, outside 100-599")
         if 100 <= status < 200 and status != 101:
             self._headers.clear()  # an interim answer (100 Continue): the real one follows
             return

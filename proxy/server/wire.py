@@ -266,6 +266,8 @@ class _Connection(asyncio.Protocol):
         self.header_pairs.append((name.decode("latin-1"), value.decode("latin-1")))
 
     def on_headers_complete(self) -> None:
+        if not self.url.startswith(b"/"):
+            raise _target_refusal(self.parser.get_method(), self.url)
         for name, value in self.header_pairs:
             lowered = name.lower()
             if lowered == "content-length" and value.strip().isdigit():
@@ -397,6 +399,22 @@ class _Connection(asyncio.Protocol):
     def abort(self) -> None:
         if self.transport is not None:
             self.transport.abort()
+
+
+def _target_refusal(method: bytes, target: bytes) -> RequestRefused:
+    """Only origin-form targets (`/path?query`) are served: these servers stand for one origin, and a
+    stored request is a path. The target is not echoed: its query may carry a secret."""
+    advice = (
+        "this server stands for one origin: make its address the client's base URL and send paths "
+        "(forward-proxy clients: use the mitmproxy addon)"
+    )
+    if method == b"CONNECT":
+        return RequestRefused(501, f"CONNECT (a tunnel through a forward proxy) is not served; {advice}")
+    if target == b"*":
+        return RequestRefused(501, f"a request for '*' (server-wide OPTIONS) is not served; {advice}")
+    return RequestRefused(
+        400, f"a request target that is not a path (an absolute URL?) is not served; {advice}"
+    )
 
 
 def json_answer(status: int, document: Any, headers: dict[str, str] | None = None) -> Outgoing:

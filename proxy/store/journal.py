@@ -20,7 +20,8 @@ import orjson
 
 from proxy.core.cassette import exchange_from_document, exchange_to_document
 from proxy.core.exchange import Exchange
-from proxy.errors import CassetteFormatError, JournalError, UsageError
+from proxy.core.heads import exchange_problem
+from proxy.errors import CassetteFormatError, JournalError, NotRecordable, UsageError
 
 JOURNAL_SUFFIX = ".journal"
 JOURNAL_VERSION = 1
@@ -122,8 +123,18 @@ class JournalContents:
 
 
 def journal_line(sequence: int, exchange: Exchange) -> bytes:
-    """One exchange as a journal line: `{"seq": N, "exchange": {...}}` and a newline."""
-    return json_line({"seq": sequence, "exchange": exchange_to_document(exchange)})
+    """One exchange as a journal line: `{"seq": N, "exchange": {...}}` and a newline.
+
+    `NotRecordable` for an exchange `read_journal` would refuse: the heads pass the reader's own
+    checks (`proxy.core.heads`) and the line must encode, so one exchange never spoils a journal.
+    """
+    problem = exchange_problem(exchange)
+    if problem is not None:
+        raise NotRecordable(f"cannot record this exchange: {problem}")
+    try:
+        return json_line({"seq": sequence, "exchange": exchange_to_document(exchange)})
+    except (TypeError, ValueError) as error:  # a lone surrogate, say: UTF-8 cannot hold it
+        raise NotRecordable(f"cannot record this exchange: its body cannot be written ({error})") from None
 
 
 def json_line(document: dict[str, Any]) -> bytes:

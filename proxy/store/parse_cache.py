@@ -72,8 +72,13 @@ def _stamp(state: os.stat_result) -> str:
     return f"{state.st_dev} {state.st_ino} {state.st_size} {state.st_mtime_ns} {state.st_ctime_ns}"
 
 
+# Raised whenever the cassette reader starts refusing something it accepted: an entry written before
+# was judged by the older reader.
+READER_REVISION = 2
+
+
 def _prefix() -> str:
-    return f"commerce-proxy {__version__} format {FORMAT_VERSION} lines stat "
+    return f"commerce-proxy {__version__} format {FORMAT_VERSION} reader {READER_REVISION} lines stat "
 
 
 def cached_cassette(path: Path, state: os.stat_result | None) -> Cassette | None:

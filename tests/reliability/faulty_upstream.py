@@ -14,6 +14,27 @@ SLOW_SECONDS = 3.0
 HUGE_BYTES = 2 * 1024 * 1024
 
 
+# Answers no client could read or no cassette hold, and bodies a JSON parser may change on the way.
+EXACT_NUMBERS = b'{"big": 123456789012345678901234567890, "huge": 1e400, "tiny": 1e-400, "price": 12.50}'
+LONE_SURROGATE = b'{"name": "\\ud800 half a pair"}'
+RAW_ANSWERS = {
+    "/status-600": b"HTTP/1.1 600 Beyond\r\nContent-Length: 2\r\n\r\n{}",
+    "/status-099": b"HTTP/1.1 099 Below\r\nContent-Length: 2\r\n\r\n{}",
+    "/endless-head": b"HTTP/1.1 200 OK\r\n"
+    + b"X-Filler: "
+    + b"z" * 100_000
+    + b"\r\nContent-Length: 0\r\n\r\n",
+    "/exact-numbers": (
+        b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s"
+        % (len(EXACT_NUMBERS), EXACT_NUMBERS)
+    ),
+    "/lone-surrogate": (
+        b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s"
+        % (len(LONE_SURROGATE), LONE_SURROGATE)
+    ),
+}
+
+
 def _answer(
     status: str, body: bytes, content_type: str = "application/json", length: int | None = None
 ) -> bytes:
@@ -45,7 +66,9 @@ async def _serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> 
                 await writer.drain()
                 writer.close()
                 return
-            if path == "/not-json":
+            if path in RAW_ANSWERS:
+                writer.write(RAW_ANSWERS[path])
+            elif path == "/not-json":
                 writer.write(_answer("200 OK", b"{this is not json"))
             elif path == "/5xx":
                 errors = {"errors": [{"status": "503", "title": "Service Unavailable", "detail": "down"}]}

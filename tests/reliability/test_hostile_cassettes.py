@@ -58,6 +58,12 @@ HOSTILE: dict[str, str | bytes] = {
     "status-out-of-range": exchange("{status: 99999, headers: {}}"),
     "headers-a-list": exchange("{status: 200, headers: [a, b]}"),
     "method-a-number": HEAD + "- request: {method: 7, path: /v2/brands, headers: {}}\n  response: {}\n",
+    "header-value-crlf": exchange('{status: 200, headers: {X-A: "a\\r\\nSet-Cookie: injected=1"}}'),
+    "header-name-not-token": exchange('{status: 200, headers: {"X-A: b\\r\\nX-B": c}}'),
+    "reason-crlf": exchange('{status: 200, reason: "OK\\r\\n\\r\\nHTTP/1.1 200 OK", headers: {}}'),
+    "path-crlf": HEAD + '- request: {method: GET, path: "/v2\\r\\nX-A: b"}\n  response: {status: 200}\n',
+    "method-request-line": HEAD
+    + '- request: {method: "GET / HTTP/1.1", path: /}\n  response: {status: 200}\n',
     "json-not-json": exchange("{status: 200, headers: {}, json: '{not json'}"),
     "json-nan": exchange("{status: 200, headers: {}, json: 'NaN'}"),
     "two-bodies": exchange("{status: 200, headers: {}, json: '1', text: x}"),
