@@ -359,14 +359,34 @@ def save_cassette(path: Path, cassette: Cassette) -> None:
 
 
 def write_atomically(path: Path, text: str, what: str = "the file") -> None:
-    """Write text through a temporary file and a rename: readers see the old file or the new one."""
-    temporary = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    """Write text through a temporary file and a rename: readers see the old file or the new one.
+
+    A symbolic link at `path` stays one: the file it names is replaced. A folder, FIFO or device there
+    is refused, never replaced.
+    """
+    target = Path(os.path.realpath(path)) if path.is_symlink() else path
+    if target.exists() and not target.is_file():
+        raise CommerceProxyError(f"{path}: not a regular file; {what} is not written over it")
+    temporary = target.with_name(f".{target.name}.tmp-{os.getpid()}")
     try:
-        temporary.write_text(text, encoding="utf-8")
-        os.replace(temporary, path)
+        _write_new(temporary, text.encode("utf-8"))
+        os.replace(temporary, target)
     except OSError as error:
         temporary.unlink(missing_ok=True)
         raise CommerceProxyError(f"{path}: cannot write {what}: {error.strerror}") from None
+
+
+def _write_new(path: Path, data: bytes) -> None:
+    """Create `path` and write `data`; a link or file already there (a save that was killed, or one
+    planted) is removed first, never written through."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
+    try:
+        descriptor = os.open(path, flags, 0o666)
+    except FileExistsError:
+        path.unlink()
+        descriptor = os.open(path, flags, 0o666)
+    with os.fdopen(descriptor, "wb") as handle:
+        handle.write(data)
 
 
 def cassette_files(path: Path) -> list[Path]:

@@ -56,8 +56,28 @@ def open_regular_file(path: Path) -> BinaryIO:
 
 
 def journal_path(cassette: Path) -> Path:
-    """Where the journal of a cassette lives: beside it, with `.journal` added."""
+    """Where the journal of a cassette lives: beside it, with `.journal` added. A cassette that is a
+    symbolic link has its journal beside the file it names: a recording through the link and one into
+    the file itself then share one journal, and so one lock."""
+    if cassette.is_symlink():
+        cassette = Path(os.path.realpath(cassette))
     return cassette.with_name(cassette.name + JOURNAL_SUFFIX)
+
+
+def refuse_special_file(path: Path, what: str) -> None:
+    """`UsageError` when `path` is a symbolic link, a folder, a FIFO or a device: a journal or cassette
+    is written only as a regular file of its own (a link in a repository could name any file of the
+    user's, and a FIFO would block the writer forever)."""
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        return
+    if stat.S_ISLNK(mode):
+        raise UsageError(f"{path}: is a symbolic link; {what} is never written through one (remove it)")
+    if stat.S_ISDIR(mode):
+        raise UsageError(f"{path}: is a folder, expected {what} (a file)")
+    if not stat.S_ISREG(mode):
+        raise UsageError(f"{path}: not a regular file; {what} is written only as one (remove it)")
 
 
 class JournalWriter:
@@ -65,10 +85,15 @@ class JournalWriter:
 
     def __init__(self, path: Path, mode: JournalMode, upstream: str | None) -> None:
         self.path = path
-        try:
-            self._fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        refuse_special_file(path, "a journal")
+        try:  # no following a link or waiting on a FIFO put there after the check above
+            flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW | os.O_NONBLOCK
+            self._fd = os.open(path, flags, 0o600)
         except OSError as error:
             raise UsageError(f"{path}: cannot write the journal: {error.strerror}") from None
+        if not stat.S_ISREG(os.fstat(self._fd).st_mode):
+            os.close(self._fd)
+            raise UsageError(f"{path}: not a regular file; a journal is written only as one (remove it)")
         try:
             fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -155,10 +180,12 @@ def parse_json_line(line: bytes) -> Any:
 def is_locked(path: Path) -> bool:
     """Whether a running `record` holds this journal."""
     try:
-        fd = os.open(path, os.O_RDONLY)
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # a FIFO's open would wait for a writer
     except FileNotFoundError:
         return False
     try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return False  # no record writes one; whoever reads it says what it is
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
         return True

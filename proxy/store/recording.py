@@ -23,7 +23,7 @@ from proxy.core.rule_config import RuleConfig
 from proxy.core.ruleset import RuleSet
 from proxy.errors import CommerceProxyError, UsageError
 from proxy.store.files import load_cassette, save_cassette
-from proxy.store.journal import JournalMode, JournalWriter, journal_path, read_journal
+from proxy.store.journal import JournalMode, JournalWriter, is_locked, journal_path, read_journal
 from proxy.store.rule_files import RuleSource
 
 log = logging.getLogger(__name__)
@@ -131,6 +131,9 @@ def prepare_base(settings: RecordSettings) -> Cassette:
     path = settings.cassette
     if path is None:
         return Cassette(upstream=settings.upstream)
+    _refuse_unwritable(path)
+    if is_locked(journal_path(path)):  # before reading anything of a cassette another record is writing
+        raise UsageError(f"{journal_path(path)}: another record is writing this cassette")
     if settings.mode == "once" and journal_path(path).exists():
         for note in load_cassette(path).notes:  # a first recording that crashed: keep what it got
             log.warning("%s", note)
@@ -156,3 +159,15 @@ def prepare_base(settings: RecordSettings) -> Cassette:
             "origins in one cassette: use the same --upstream, another cassette, or --mode all"
         )
     return loaded.cassette
+
+
+def _refuse_unwritable(path: Path) -> None:
+    """Refuse at start, before any traffic, a cassette path no recording could be saved to: a folder,
+    a FIFO or device (a link to a regular file, or to none yet, is fine: the file it names is written)."""
+    if path.is_dir():
+        example = path / "NAME.yaml"
+        raise UsageError(f"{path}: is a folder; --cassette names a cassette file, such as {example}")
+    if path.exists() and not path.is_file():
+        raise UsageError(f"{path}: not a regular file; a cassette is written only as one")
+    if not path.parent.is_dir() and path.parent.exists():
+        raise UsageError(f"{path.parent}: not a folder; the cassette cannot be written there")
