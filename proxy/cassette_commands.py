@@ -37,7 +37,8 @@ from proxy.core.redaction import RedactionPolicy, redact_exchange
 from proxy.core.selection import FIELDS_HELP as SELECTION_FIELDS
 from proxy.core.selection import ExpressionError, Selection, Subject, parse_selection
 from proxy.errors import UsageError
-from proxy.store.files import Editable, cassette_files, load_cassette, load_for_edit, save_cassette
+from proxy.store.files import Editable, cassette_files, load_cassette, load_for_edit
+from proxy.store.saving import save_cassette
 
 AddOptions = Callable[[argparse.ArgumentParser], None]
 

@@ -27,9 +27,9 @@ from proxy.store.files import (
     load_cassette,
     load_cassettes,
     stream_cassette,
-    write_atomically,
 )
 from proxy.store.rule_files import Engine, RuleSource
+from proxy.store.saving import write_atomically
 from proxy.store.shipped import shipped_dir
 
 if TYPE_CHECKING:

@@ -20,7 +20,8 @@ from proxy.core.har import cassette_to_har, exchanges_from_har, har_upstream
 from proxy.core.imports import Imported, assemble
 from proxy.core.redaction import redact_exchange
 from proxy.errors import UsageError
-from proxy.store.files import load_cassette, read_json_file, save_cassette, write_atomically
+from proxy.store.files import load_cassette, read_json_file
+from proxy.store.saving import save_cassette, write_atomically
 
 AddOptions = Callable[[argparse.ArgumentParser], None]
 

@@ -11,7 +11,7 @@ import pytest
 
 from proxy.cli import main
 from proxy.core.cassette import Cassette
-from proxy.store.files import save_cassette
+from proxy.store.saving import save_cassette
 from proxy.store.shipped import shipped_dir
 from tests.core.exchanges import changed, list_page, list_read
 

@@ -10,7 +10,7 @@ import pytest
 
 from proxy.cli import main
 from proxy.core.cassette import Cassette
-from proxy.store.files import save_cassette
+from proxy.store.saving import save_cassette
 from tests.conftest import make_exchange, make_request
 
 

@@ -19,8 +19,9 @@ from proxy.core.exchange import Exchange
 from proxy.core.findings import Finding
 from proxy.core.ruleset import RuleSet
 from proxy.store import forked, parse_cache
-from proxy.store.files import save_cassette, stream_cassette
+from proxy.store.files import stream_cassette
 from proxy.store.rule_files import load_rules
+from proxy.store.saving import save_cassette
 from proxy.store.shipped import shipped_dir
 from tests.core.exchanges import (
     changed,

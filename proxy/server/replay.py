@@ -44,7 +44,8 @@ from proxy.server.wire import (
     json_answer,
 )
 from proxy.store.cassette_names import resolve_cassette_name
-from proxy.store.files import load_cassette, write_atomically
+from proxy.store.files import load_cassette
+from proxy.store.saving import write_atomically
 
 log = logging.getLogger(__name__)
 MAX_REQUEST_BYTES = 50 * 1024 * 1024

@@ -24,7 +24,6 @@ from proxy.core.cassette import (
     Cassette,
     NotStreamed,
     comment_line,
-    dump_cassette,
     parse_cassette,
     streamed_exchange,
     streamed_upstream,
@@ -32,11 +31,13 @@ from proxy.core.cassette import (
 from proxy.core.exchange import Exchange
 from proxy.core.plain_items import CassetteItems
 from proxy.core.yaml_loading import NotStreamable
-from proxy.errors import CassetteFormatError, CommerceProxyError
+from proxy.errors import CassetteFormatError, CommerceProxyError, JournalError
 from proxy.store import second_half
 from proxy.store.journal import (
     JOURNAL_SUFFIX,
     NotRegularFile,
+    cassette_of,
+    file_digest,
     is_locked,
     journal_path,
     open_regular_file,
@@ -51,6 +52,7 @@ from proxy.store.parse_cache import (
     remember_cassette,
     request_line_of,
 )
+from proxy.store.saving import save_cassette
 from proxy.store.second_half import SecondHalf
 
 log = logging.getLogger(__name__)
@@ -109,16 +111,68 @@ def _text_of(raw: bytes, path: Path) -> str:
 
 
 def load_cassette(path: Path) -> Loaded:
-    """Load a cassette, first recovering the journal of a recording that did not stop cleanly."""
+    """Load a cassette, first recovering the journal of a recording that did not stop cleanly.
+
+    A journal is folded in exactly once, and only into its own cassette: one the cassette already holds
+    (a recording stopped, or was killed, just after saving) is removed quietly, and one of another
+    cassette or of an older version of this one is refused, its exchanges left where they are.
+    """
     journal = journal_path(path)
     if not journal.exists():
         return Loaded(path, read_cassette_file(path))
-    contents = read_journal(journal)
+    for _ in range(_RACE_RETRIES):
+        loaded = _load_with_journal(path, journal)
+        if loaded is not None:
+            return loaded
+        time.sleep(0.02)  # a recording is saving this cassette right now: read again once it has
+    raise JournalError(f"{path}: changed on every read while its journal was being folded in; try again")
+
+
+_RACE_RETRIES = 250  # 5 s of a recording saving at the same time
+
+
+def _load_with_journal(path: Path, journal: Path) -> Loaded | None:
+    """The cassette with its journal folded in or dropped as `load_cassette` says; None when the files
+    changed under the read (a recording saving the cassette meanwhile), to be read again."""
+    try:
+        contents = read_journal(journal)
+    except JournalError:
+        if not journal.exists():
+            return None  # removed by the recording that finished meanwhile
+        raise
     locked = is_locked(journal)
+    before = _stamp(path)
+    if contents.identified:
+        expected = cassette_of(journal).name
+        if contents.cassette != expected:
+            raise JournalError(
+                f"{journal}: the journal of {contents.cassette!r}, not of {expected!r}; nothing was folded "
+                f"in: move it beside its own cassette, or remove it"
+            )
+        current = file_digest(path)
+        if _stamp(path) != before:
+            return None
+        if contents.saved is not None and current == contents.saved:  # already in the cassette
+            cassette = read_cassette_file(path)
+            if _stamp(path) != before:
+                return None
+            if not locked:
+                journal.unlink(missing_ok=True)
+            return Loaded(path, cassette)
+        if current != contents.base:
+            if locked:
+                return None  # the recording is sealing it right now
+            raise JournalError(
+                f"{journal}: left by a recording of another version of {path.name} (the cassette changed "
+                f"since it began); nothing was folded in: move it away to keep its "
+                f"{len(contents.exchanges)} exchanges, or remove it"
+            )
     count = len(contents.exchanges)
     base = Cassette(upstream=contents.upstream)
     if path.exists() and (contents.mode == "append" or not count):
         base = read_cassette_file(path)
+        if _stamp(path) != before:
+            return None
     if not count:  # the recording died before its first answer: nothing to keep or write
         if not locked:
             journal.unlink(missing_ok=True)
@@ -137,6 +191,15 @@ def load_cassette(path: Path) -> Loaded:
         f"{path}: recovered {count} exchanges from {journal.name}: the recording did not stop cleanly{torn}"
     )
     return Loaded(path, merged, (note,))
+
+
+def _stamp(path: Path) -> tuple[int, int, int, int] | None:
+    """What changes whenever a file is written or replaced (inode, size, mtime, ctime)."""
+    try:
+        state = os.stat(path)
+    except FileNotFoundError:
+        return None
+    return (state.st_ino, state.st_size, state.st_mtime_ns, state.st_ctime_ns)
 
 
 @dataclass(frozen=True, slots=True)
@@ -349,44 +412,6 @@ def read_json_file(path: Path, what: str) -> Any:
         raise CassetteFormatError(f"{path}:{error.lineno}: not valid JSON: {error.msg}") from None
     except RecursionError:
         raise CassetteFormatError(f"{path}: not usable JSON: nested too deeply") from None
-
-
-def save_cassette(path: Path, cassette: Cassette) -> None:
-    """Write a cassette atomically (a temporary file beside it, then a rename), and its parse cache."""
-    text = dump_cassette(cassette)
-    write_atomically(path, text, "the cassette")
-    remember_cassette(path, text.encode("utf-8"), file_state(path), cassette)
-
-
-def write_atomically(path: Path, text: str, what: str = "the file") -> None:
-    """Write text through a temporary file and a rename: readers see the old file or the new one.
-
-    A symbolic link at `path` stays one: the file it names is replaced. A folder, FIFO or device there
-    is refused, never replaced.
-    """
-    target = Path(os.path.realpath(path)) if path.is_symlink() else path
-    if target.exists() and not target.is_file():
-        raise CommerceProxyError(f"{path}: not a regular file; {what} is not written over it")
-    temporary = target.with_name(f".{target.name}.tmp-{os.getpid()}")
-    try:
-        _write_new(temporary, text.encode("utf-8"))
-        os.replace(temporary, target)
-    except OSError as error:
-        temporary.unlink(missing_ok=True)
-        raise CommerceProxyError(f"{path}: cannot write {what}: {error.strerror}") from None
-
-
-def _write_new(path: Path, data: bytes) -> None:
-    """Create `path` and write `data`; a link or file already there (a save that was killed, or one
-    planted) is removed first, never written through."""
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
-    try:
-        descriptor = os.open(path, flags, 0o666)
-    except FileExistsError:
-        path.unlink()
-        descriptor = os.open(path, flags, 0o666)
-    with os.fdopen(descriptor, "wb") as handle:
-        handle.write(data)
 
 
 def cassette_files(path: Path) -> list[Path]:

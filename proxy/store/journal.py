@@ -2,6 +2,11 @@
 
 A `record` process holds an exclusive lock on its journal, so a reader can tell a live recording from
 one that crashed. After a crash the journal is folded into the cassette by `proxy.store.files`.
+
+Its first line names the cassette it belongs to and the SHA-256 of the cassette file it started from
+(none for a new one); just before the cassette is saved, a last line gives the SHA-256 of the file
+about to replace it. So a reader can tell a journal still to fold in (the cassette is its base) from
+one already absorbed (the cassette is the sealed one) and from one of another cassette or version.
 """
 
 from __future__ import annotations
@@ -9,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import fcntl
+import hashlib
 import json
 import os
 import stat
@@ -24,7 +30,8 @@ from proxy.core.heads import exchange_problem
 from proxy.errors import CassetteFormatError, JournalError, NotRecordable, UsageError
 
 JOURNAL_SUFFIX = ".journal"
-JOURNAL_VERSION = 1
+JOURNAL_VERSION = 2
+READABLE_VERSIONS = (1, 2)  # version 1 journals (no cassette name, no digests) are folded as before
 JournalMode = Literal["append", "replace"]
 
 
@@ -62,6 +69,27 @@ def journal_path(cassette: Path) -> Path:
     if cassette.is_symlink():
         cassette = Path(os.path.realpath(cassette))
     return cassette.with_name(cassette.name + JOURNAL_SUFFIX)
+
+
+def cassette_of(journal: Path) -> Path:
+    """The cassette a journal sits beside (its name less `.journal`)."""
+    return journal.with_name(journal.name.removesuffix(JOURNAL_SUFFIX))
+
+
+def file_digest(path: Path) -> str | None:
+    """The SHA-256 of a file's bytes (hex), None when there is no file."""
+    digest = hashlib.sha256()
+    try:
+        with open_regular_file(path) as handle:
+            while chunk := handle.read(1 << 20):
+                digest.update(chunk)
+    except FileNotFoundError:
+        return None
+    except NotRegularFile:
+        raise JournalError(f"{path}: not a regular file, expected a cassette") from None
+    except OSError as error:
+        raise JournalError(f"{path}: cannot read: {error.strerror}") from None
+    return digest.hexdigest()
 
 
 def refuse_special_file(path: Path, what: str) -> None:
@@ -102,8 +130,15 @@ class JournalWriter:
         # Emptied only once the lock is ours: a live recording's journal is never cut short.
         os.ftruncate(self._fd, 0)
         self._size = 0
-        header = {"commerce_proxy_journal": JOURNAL_VERSION, "mode": mode, "upstream": upstream}
+        cassette = cassette_of(path)
         try:
+            header = {
+                "commerce_proxy_journal": JOURNAL_VERSION,
+                "mode": mode,
+                "upstream": upstream,
+                "cassette": cassette.name,
+                "base": file_digest(cassette),
+            }
             self._write(json_line(header))
         except JournalError as error:  # a full disk or a file size limit, found before any traffic
             os.close(self._fd)
@@ -116,6 +151,11 @@ class JournalWriter:
         A `JournalError` means it was not added (disk full, file too large) and the journal is as it was.
         """
         return self._write(journal_line(sequence, exchange))
+
+    def seal(self, saved_digest: str) -> None:
+        """Say which file is about to replace the cassette (its SHA-256), before it does: once it is in
+        place, a reader knows this journal is already in it. A `JournalError` means nothing was said."""
+        self._write(json_line({"saved": saved_digest}))
 
     def _write(self, line: bytes) -> bytes:
         try:
@@ -139,12 +179,18 @@ class JournalWriter:
 
 @dataclass(frozen=True, slots=True)
 class JournalContents:
-    """What a journal holds: its mode, upstream, exchanges by arrival, and whether its tail was torn."""
+    """What a journal holds: its mode, upstream, exchanges by arrival, and whether its tail was torn;
+    from version 2 on, the cassette it belongs to, the digest of the file it started from and of the
+    file sealed to replace it (`identified`: whether those are known)."""
 
     mode: JournalMode
     upstream: str | None
     exchanges: tuple[Exchange, ...]
     torn_tail: bool
+    identified: bool = False
+    cassette: str | None = None
+    base: str | None = None
+    saved: str | None = None
 
 
 def journal_line(sequence: int, exchange: Exchange) -> bytes:
@@ -210,14 +256,19 @@ def read_journal(path: Path) -> JournalContents:
     if not lines:
         return JournalContents("replace", None, (), torn_tail)
     header = _parse_line(path, 1, lines[0])
-    if not isinstance(header, dict) or header.get("commerce_proxy_journal") != JOURNAL_VERSION:
+    version = header.get("commerce_proxy_journal") if isinstance(header, dict) else None
+    if version not in READABLE_VERSIONS or isinstance(version, bool):
         raise JournalError(f"{path}:1: not a commerce-proxy journal (version {JOURNAL_VERSION})")
     mode = header.get("mode")
     if mode not in ("append", "replace"):
         raise JournalError(f"{path}:1: unknown journal mode {mode!r}")
     entries: list[tuple[int, Exchange]] = []
+    saved = None
     for number, raw in enumerate(lines[1:], start=2):
         document = _parse_line(path, number, raw)
+        if isinstance(document, dict) and isinstance(document.get("saved"), str) and "seq" not in document:
+            saved = document["saved"]
+            continue
         try:
             exchange = exchange_from_document(document.get("exchange"), ("exchange",))
             entries.append((int(document["seq"]), exchange))
@@ -227,11 +278,17 @@ def read_journal(path: Path) -> JournalContents:
             raise JournalError(f"{path}:{number}: {error}") from None
     entries.sort(key=lambda entry: entry[0])
     upstream = header.get("upstream")
+    identified = version >= 2 and isinstance(header.get("cassette"), str)
+    base = header.get("base")
     return JournalContents(
         mode,
         upstream if isinstance(upstream, str) else None,
         tuple(exchange for _, exchange in entries),
         torn_tail,
+        identified=identified,
+        cassette=header["cassette"] if identified else None,
+        base=base if isinstance(base, str) else None,
+        saved=saved,
     )
 
 

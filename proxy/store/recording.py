@@ -21,10 +21,11 @@ from proxy.core.redaction import RedactionPolicy, redact_exchange
 from proxy.core.replay_state import ReplayBook
 from proxy.core.rule_config import RuleConfig
 from proxy.core.ruleset import RuleSet
-from proxy.errors import CommerceProxyError, UsageError
-from proxy.store.files import load_cassette, save_cassette
+from proxy.errors import CommerceProxyError, JournalError, UsageError
+from proxy.store.files import load_cassette
 from proxy.store.journal import JournalMode, JournalWriter, is_locked, journal_path, read_journal
 from proxy.store.rule_files import RuleSource
+from proxy.store.saving import save_cassette
 
 log = logging.getLogger(__name__)
 
@@ -115,8 +116,8 @@ class RecordingSession:
         if self.recorded:
             new = read_journal(self.journal.path).exchanges  # in arrival order
             cassette = Cassette(exchanges=self.base.exchanges + new, upstream=self.settings.upstream)
-            try:
-                save_cassette(self.settings.cassette, cassette)
+            try:  # the journal says which file absorbs it before that file replaces the cassette
+                save_cassette(self.settings.cassette, cassette, self._seal)
             except CommerceProxyError as error:
                 raise CommerceProxyError(
                     f"{error}; all {len(new)} recorded exchanges are kept in {self.journal.path}, "
@@ -124,6 +125,17 @@ class RecordingSession:
                 ) from None
         self.journal.close(remove=True)
         return cassette
+
+
+    def _seal(self, saved_digest: str) -> None:
+        assert self.journal is not None
+        try:
+            self.journal.seal(saved_digest)
+        except JournalError:  # the disk filled at the last moment: the cassette is left as it was
+            raise CommerceProxyError(
+                f"{self.settings.cassette}: cannot write the cassette: no room to note the save in its "
+                "journal first"
+            ) from None
 
 
 def prepare_base(settings: RecordSettings) -> Cassette:

@@ -22,7 +22,7 @@ from proxy.core.rule_config import Baseline, RuleConfig
 from proxy.core.ruleset import RuleSet, Sourced
 from proxy.core.yaml_loading import CassetteLoader, load_yaml, yaml_problem
 from proxy.errors import RuleFileError
-from proxy.store.files import write_atomically
+from proxy.store.saving import write_atomically
 
 CONFIG_FILE = "commerce-proxy.yaml"
 PYPROJECT = "pyproject.toml"

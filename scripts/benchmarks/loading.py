@@ -42,7 +42,7 @@ def write_ours(path: Path, count: int) -> None:
     from proxy.core.bodies import body_from_bytes
     from proxy.core.cassette import Cassette
     from proxy.core.exchange import EMPTY_BODY, Exchange, Request, Response
-    from proxy.store.files import save_cassette
+    from proxy.store.saving import save_cassette
 
     exchanges = []
     for target, text in documents(count):

@@ -9,8 +9,9 @@ from pathlib import Path
 
 import aiohttp
 
-from proxy.store.files import read_cassette_file, save_cassette
+from proxy.store.files import read_cassette_file
 from proxy.store.journal import journal_path
+from proxy.store.saving import save_cassette
 from tests.reliability.faulty_upstream import faulty_upstream
 from tests.running import commerce_proxy, free_port, run_commerce_proxy, stop_with
 

@@ -21,8 +21,9 @@ from proxy.errors import CassetteFormatError, UsageError
 from proxy.server.record import RecordSettings, create_record_app
 from proxy.server.replay import create_replay_app
 from proxy.server.serving import start
-from proxy.store.files import load_cassette, save_cassette
+from proxy.store.files import load_cassette
 from proxy.store.journal import journal_path
+from proxy.store.saving import save_cassette
 from tests.conftest import Serve, make_exchange, sandbox_token
 from tests.server.upstream import HITS, create_upstream_app
 

@@ -16,7 +16,8 @@ from proxy.core.redaction import RedactionPolicy
 from proxy.core.replay_state import ReplayBook
 from proxy.errors import UsageError
 from proxy.server.replay import ReplayOptions, create_replay_app
-from proxy.store.files import load_cassettes, save_cassette
+from proxy.store.files import load_cassettes
+from proxy.store.saving import save_cassette
 from tests.conftest import Serve, json_body, make_exchange, make_request
 
 

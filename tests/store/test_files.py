@@ -10,8 +10,9 @@ import pytest
 
 from proxy.core.cassette import Cassette
 from proxy.errors import CassetteFormatError, CommerceProxyError, JournalError
-from proxy.store.files import cassette_files, load_cassette, load_cassettes, save_cassette
+from proxy.store.files import cassette_files, load_cassette, load_cassettes
 from proxy.store.journal import JournalWriter, journal_path, read_journal
+from proxy.store.saving import save_cassette
 from tests.conftest import json_body, make_exchange, make_request
 
 

@@ -13,7 +13,8 @@ from proxy.core import cassette as cassette_format
 from proxy.core.cassette import Cassette
 from proxy.core.exchange import Exchange, JSONFromText
 from proxy.store import files, parse_cache
-from proxy.store.files import load_for_edit, read_cassette_file, save_cassette
+from proxy.store.files import load_for_edit, read_cassette_file
+from proxy.store.saving import save_cassette
 from tests.conftest import json_body, make_exchange, make_request
 
 
