@@ -28,6 +28,7 @@ from proxy.store.files import (
     load_cassettes,
     stream_cassette,
 )
+from proxy.store.outputs import refuse_overwrite
 from proxy.store.rule_files import Engine, RuleSource
 from proxy.store.saving import write_atomically
 from proxy.store.shipped import shipped_dir
@@ -202,6 +203,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     check.add_argument("-o", "--output", metavar="FILE", type=Path, help="write the report here, not stdout")
     check.add_argument(
+        "--force",
+        action="store_true",
+        help="let -o or --write-baseline replace a cassette that is not checked",
+    )
+    check.add_argument(
         "--baseline",
         metavar="FILE",
         type=Path,
@@ -254,6 +260,7 @@ def build_parser() -> argparse.ArgumentParser:
         type=Path,
         help="where to keep the recording (default: a new temporary folder)",
     )
+    demo.add_argument("--force", action="store_true", help="replace PATH if it exists")
     demo.set_defaults(run=run_demo)
 
     from proxy.cassette_commands import add_cassette_commands
@@ -431,6 +438,9 @@ def replay_options(arguments: argparse.Namespace, paths: list[Path]) -> ReplayOp
         raise UsageError(f"--cassette-dir {folder}: not a folder")
     if folder is None:
         folder = next((path for path in paths if path.is_dir()), None)
+    usage_report = getattr(arguments, "usage_report", None)
+    if usage_report is not None:
+        refuse_overwrite(usage_report, paths, "the usage report")
     slow = getattr(arguments, "slow_body_ms", 3000.0)
     if not 0 <= slow <= 600_000:
         raise UsageError(f"--slow-body-ms {slow:g}: must be 0 to 600000")
@@ -440,7 +450,7 @@ def replay_options(arguments: argparse.Namespace, paths: list[Path]) -> ReplayOp
         faults=tuple(Fault.parse(text) for text in getattr(arguments, "fault", [])),
         fault_seed=getattr(arguments, "fault_seed", 0),
         slow_body_ms=slow,
-        usage_report=getattr(arguments, "usage_report", None),
+        usage_report=usage_report,
     )
 
 
@@ -554,9 +564,13 @@ def run_check(arguments: argparse.Namespace) -> int:
     from proxy.store.rule_files import load_baseline, write_baseline
     from proxy.two_core_check import check_stream
 
+    inputs = arguments.paths or [shipped_dir("cassettes")]
+    for written, what in ((arguments.output, "the report"), (arguments.write_baseline, "the baseline")):
+        if written is not None:
+            refuse_overwrite(written, inputs, what, arguments.force)
     engine = load_engine(arguments)
     config = engine.project.config
-    files = cassette_paths(arguments.paths or [shipped_dir("cassettes")])
+    files = cassette_paths(inputs)
     loaded: list[Loaded] = []  # whole cassettes, for the HTML report only
     checked: list[tuple[Path, int, list[Finding]]] = []  # each file, its exchange count, its findings
     with Progress(len(files), sys.stderr, wanted=not arguments.quiet) as progress:
@@ -674,4 +688,6 @@ def run_demo(arguments: argparse.Namespace) -> int:
 
     from proxy.demo import run_demo_session
 
+    if arguments.cassette is not None:
+        refuse_overwrite(arguments.cassette, [], "the demo recording", arguments.force, any_file=True)
     return asyncio.run(run_demo_session(arguments.cassette, _announce))

@@ -19,8 +19,8 @@ from proxy.core.findings import severity_counts
 from proxy.core.har import cassette_to_har, exchanges_from_har, har_upstream
 from proxy.core.imports import Imported, assemble
 from proxy.core.redaction import redact_exchange
-from proxy.errors import UsageError
 from proxy.store.files import load_cassette, read_json_file
+from proxy.store.outputs import refuse_overwrite
 from proxy.store.saving import save_cassette, write_atomically
 
 AddOptions = Callable[[argparse.ArgumentParser], None]
@@ -55,6 +55,7 @@ def add_interchange_commands(
     export = commands.add_parser("export-har", parents=[common], help="a cassette to a HAR 1.2 file")
     export.add_argument("cassette", metavar="CASSETTE", type=Path)
     export.add_argument("-o", "--output", metavar="FILE", type=Path, required=True)
+    export.add_argument("--force", action="store_true", help="let FILE replace a cassette (never CASSETTE)")
     export.set_defaults(run=run_export_har)
 
 
@@ -76,8 +77,7 @@ def _import(arguments: argparse.Namespace, items: Iterable[Imported], wanted: st
     from proxy.cli import checked_upstream, redaction_from
 
     output: Path = arguments.output
-    if output.exists() and not arguments.force:
-        raise UsageError(f"{output} exists: pass --force to replace it")
+    refuse_overwrite(output, [arguments.source], "the imported cassette", arguments.force, any_file=True)
     if arguments.origin:
         checked_upstream(arguments.origin, "import", "--origin")
     engine = engine_for(arguments)
@@ -102,6 +102,7 @@ def _import(arguments: argparse.Namespace, items: Iterable[Imported], wanted: st
 
 def run_export_har(arguments: argparse.Namespace) -> int:
     """`export-har CASSETTE -o FILE`."""
+    refuse_overwrite(arguments.output, [arguments.cassette], "the HAR file", arguments.force)
     cassette = load_cassette(arguments.cassette).cassette
     document = cassette_to_har(cassette, __version__)
     write_atomically(

@@ -175,6 +175,6 @@ def test_import_never_replaces_a_cassette_unasked(tmp_path: Path, capsys: pytest
     out = tmp_path / "c.yaml"
     out.write_text("precious\n")
     assert main(["import-har", str(har), "-o", str(out)]) == 2
-    assert "exists: pass --force" in one_error_line(capsys)
+    assert "the imported cassette would replace it: pass --force" in one_error_line(capsys)
     assert out.read_text() == "precious\n"
     assert main(["import-har", str(har), "-o", str(out), "--force"]) == 0

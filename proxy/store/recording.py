@@ -126,7 +126,6 @@ class RecordingSession:
         self.journal.close(remove=True)
         return cassette
 
-
     def _seal(self, saved_digest: str) -> None:
         assert self.journal is not None
         try:

@@ -74,19 +74,19 @@ async def test_numbers_and_lone_surrogates_replay_as_the_upstream_sent_them(tmp_
     cassette = tmp_path / "exact.yaml"
     arguments = ["record", "--upstream", f"http://127.0.0.1:{port}", "--cassette", str(cassette)]
     sent = {"/exact-numbers": EXACT_NUMBERS, "/lone-surrogate": LONE_SURROGATE}
-    async with faulty_upstream(port), commerce_proxy(*arguments) as proxy:
+    async with faulty_upstream(port):
+        await answers_are(sent, *arguments)
+    await answers_are(sent, "replay", "--cassette", str(cassette))
+
+
+async def answers_are(expected: dict[str, bytes], *command: str) -> None:
+    """Start `command`, GET each path, compare the 200 answer's bytes, stop it: it must exit 0."""
+    async with commerce_proxy(*command) as running:
         async with aiohttp.ClientSession() as session:
-            for path, body in sent.items():
-                async with session.get(f"{proxy.url}{path}") as answer:
-                    assert (answer.status, await answer.read()) == (200, body), path
-        code, err = await stop_with(proxy, signal.SIGTERM)
-    assert code == 0, err
-    async with commerce_proxy("replay", "--cassette", str(cassette)) as replay:
-        async with aiohttp.ClientSession() as session:
-            for path, body in sent.items():
-                async with session.get(f"{replay.url}{path}") as answer:
-                    assert (answer.status, await answer.read()) == (200, body), path
-        code, err = await stop_with(replay, signal.SIGTERM)
+            for path, body in expected.items():
+                async with session.get(f"{running.url}{path}") as answer:
+                    assert (answer.status, await answer.read()) == (200, body), (command[0], path)
+        code, err = await stop_with(running, signal.SIGTERM)
     assert code == 0, err
 
 
