@@ -132,7 +132,10 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="PATH",
         type=Path,
         action="append",
-        help="a cassette file or folder; repeatable (default: the shipped cassettes)",
+        help="a cassette file or folder; repeatable",
+    )
+    replay.add_argument(
+        "--examples", action="store_true", help="serve the shipped example cassettes (as `demo` records them)"
     )
     replay.add_argument(
         "--simulate",
@@ -192,8 +195,9 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="PATH",
         type=Path,
         nargs="*",
-        help="cassette files or folders (default: the shipped cassettes)",
+        help="cassette files or folders",
     )
+    check.add_argument("--examples", action="store_true", help="check the shipped example cassettes")
     check.add_argument(
         "--format",
         choices=("text", "json", "junit", "markdown", "html"),
@@ -383,6 +387,19 @@ def _show_notes(loaded: Sequence[Loaded | Streamed]) -> None:
             print(f"commerce-proxy: {note}", file=sys.stderr, flush=True)
 
 
+def named_cassettes(given: list[Path] | None, arguments: argparse.Namespace, command: str) -> list[Path]:
+    """The cassettes a command was told to use: never the shipped examples unless `--examples` says so,
+    so a suite cannot pass against example data. `replay --cassette-dir DIR` alone serves only what
+    requests name with X-Commerce-Cassette."""
+    paths = list(given or [])
+    if getattr(arguments, "examples", False):
+        paths.append(shipped_dir("cassettes"))
+    if not paths and getattr(arguments, "cassette_dir", None) is None:
+        how = "--cassette PATH (repeatable) or --cassette-dir DIR" if command == "replay" else "PATH..."
+        raise UsageError(f"{command}: no cassettes named: give {how}, or --examples for the shipped examples")
+    return paths
+
+
 def build_book(paths: list[Path], arguments: argparse.Namespace) -> tuple[ReplayBook, list[Loaded]]:
     """Load the cassettes and index them for replay."""
     from proxy.core.replay_state import ReplayBook  # the serving commands' import, not `check`'s
@@ -404,7 +421,7 @@ def run_replay(arguments: argparse.Namespace) -> int:
     from proxy.server.replay import create_replay_app
     from proxy.server.serving import run_served, serve_until_stopped
 
-    paths = arguments.cassette or [shipped_dir("cassettes")]
+    paths = named_cassettes(arguments.cassette, arguments, "replay")
     options = replay_options(arguments, paths)
     book, loaded = build_book(paths, arguments)
     # `record --mode none` replays, and checks unless told --no-check, as record itself does.
@@ -564,7 +581,7 @@ def run_check(arguments: argparse.Namespace) -> int:
     from proxy.store.rule_files import load_baseline, write_baseline
     from proxy.two_core_check import check_stream
 
-    inputs = arguments.paths or [shipped_dir("cassettes")]
+    inputs = named_cassettes(arguments.paths, arguments, "check")
     for written, what in ((arguments.output, "the report"), (arguments.write_baseline, "the baseline")):
         if written is not None:
             refuse_overwrite(written, inputs, what, arguments.force)

@@ -3,15 +3,21 @@
 from __future__ import annotations
 
 import json
+import shutil
+import signal
 import socket
 from pathlib import Path
 
+import aiohttp
 import pytest
 
 from proxy.cli import main
 from proxy.core.cassette import Cassette
+from proxy.store.files import read_cassette_file
 from proxy.store.saving import save_cassette
+from proxy.store.shipped import shipped_dir
 from tests.conftest import make_exchange, make_request
+from tests.running import commerce_proxy, stop_with
 
 
 def one_error_line(capsys: pytest.CaptureFixture[str]) -> str:
@@ -34,9 +40,22 @@ def test_check_of_a_conformant_cassette_exits_0(tmp_path: Path, capsys: pytest.C
     assert [finding["rule"] for finding in report["findings"]] == ["coverage.undocumented-endpoint"]
 
 
-def test_check_defaults_to_the_shipped_cassettes(capsys: pytest.CaptureFixture[str]) -> None:
-    """With no path, check reads the cassettes that ship with the package; they hold no error."""
-    assert main(["check", "--format", "json"]) == 0
+def test_check_and_replay_never_fall_back_to_the_shipped_cassettes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """With no cassette named, check and replay say what they need (exit 2) instead of using the
+    examples: a CI job must not pass against example data, even in a folder full of cassettes."""
+    monkeypatch.chdir(tmp_path)
+    save_cassette(tmp_path / "c.yaml", Cassette((make_exchange(make_request("GET", "/health")),)))
+    assert main(["check", "--format", "json"]) == 2
+    assert "check: no cassettes named: give PATH..., or --examples" in one_error_line(capsys)
+    assert main(["replay", "--port", "0"]) == 2
+    assert "replay: no cassettes named: give --cassette PATH" in one_error_line(capsys)
+
+
+def test_check_examples_reads_the_shipped_cassettes(capsys: pytest.CaptureFixture[str]) -> None:
+    """`--examples` asks for the cassettes that ship with the package; they hold no error."""
+    assert main(["check", "--examples", "--format", "json"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert len(report["cassettes"]) >= 2
     assert all(cassette["exchanges"] > 0 for cassette in report["cassettes"])
@@ -75,12 +94,12 @@ def test_broken_cassette_is_one_line_and_exit_2(
             ["record", "--cassette", "new.yaml", "--upstream", "ftp://x"],
             "expected an http:// or https:// URL",
         ),
-        (["replay", "--match-on", "method,headers"], "--match-on: unknown field 'headers'"),
-        (["replay", "--latency", "soon"], "--latency: expected recorded, none or milliseconds"),
-        (["replay", "--fault", "404:10%"], "kind must be one of 429, 500, 503, drop, slow"),
-        (["replay", "--fault", "503:2"], "share must be between 0 and 1"),
+        (["replay", "--examples", "--match-on", "method,headers"], "--match-on: unknown field 'headers'"),
+        (["replay", "--examples", "--latency", "soon"], "--latency: expected recorded, none or milliseconds"),
+        (["replay", "--examples", "--fault", "404:10%"], "kind must be one of 429, 500, 503, drop, slow"),
+        (["replay", "--examples", "--fault", "503:2"], "share must be between 0 and 1"),
         (["replay", "--cassette-dir", "nowhere"], "--cassette-dir nowhere: not a folder"),
-        (["replay", "--slow-body-ms", "-1"], "--slow-body-ms -1: must be 0 to 600000"),
+        (["replay", "--examples", "--slow-body-ms", "-1"], "--slow-body-ms -1: must be 0 to 600000"),
     ],
 )
 def test_bad_arguments_are_one_line_and_exit_2(
@@ -163,3 +182,23 @@ def test_a_bug_of_ours_is_still_one_line(
     monkeypatch.setenv("COMMERCE_PROXY_TRACEBACK", "1")
     with pytest.raises(KeyError):
         main(["rules"])
+
+
+async def test_a_cassette_dir_alone_answers_only_requests_that_name_a_cassette(tmp_path: Path) -> None:
+    """`replay --cassette-dir DIR` with no --cassette serves nothing by default: a request without
+    X-Commerce-Cassette gets the no-match 404, one naming a cassette its recorded answer."""
+    shutil.copy(shipped_dir("cassettes") / "demo-session.yaml", tmp_path / "checkout.yaml")
+    recorded = read_cassette_file(tmp_path / "checkout.yaml").exchanges[1]
+    target = recorded.request.path + (f"?{recorded.request.query}" if recorded.request.query else "")
+    async with (
+        commerce_proxy("replay", "--cassette-dir", str(tmp_path)) as replay,
+        aiohttp.ClientSession() as session,
+    ):
+        async with session.get(f"{replay.url}{target}") as answer:
+            assert (answer.status, answer.headers.get("X-Commerce-Proxy")) == (404, "no-match")
+        named = {"X-Commerce-Cassette": "checkout"}
+        async with session.get(f"{replay.url}{target}", headers=named) as answer:
+            assert answer.status == recorded.response.status
+            assert answer.headers.get("X-Commerce-Proxy") != "no-match"
+        code, err = await stop_with(replay, signal.SIGTERM)
+    assert code == 0, err

@@ -89,13 +89,13 @@ def test_the_package_comes_from_the_wheel_not_the_checkout(installed: Path, tmp_
 
 
 def test_check_and_replay_serve_the_shipped_cassettes_from_anywhere(installed: Path, tmp_path: Path) -> None:
-    """`check` and `replay` with no cassette argument use the shipped ones, outside the repository."""
-    checked = run(installed, tmp_path, "check", "--format", "json")
+    """`check --examples` and `replay --examples` use the shipped ones, outside the repository."""
+    checked = run(installed, tmp_path, "check", "--examples", "--format", "json")
     assert checked.returncode == 0, checked.stderr
     paths = [cassette["path"] for cassette in json.loads(checked.stdout)["cassettes"]]
     assert paths and all("_shipped" in path for path in paths)
     with subprocess.Popen(
-        [str(installed / "bin" / "commerce-proxy"), "replay", "--port", "0"],
+        [str(installed / "bin" / "commerce-proxy"), "replay", "--examples", "--port", "0"],
         cwd=tmp_path,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

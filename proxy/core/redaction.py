@@ -329,6 +329,35 @@ def _named_parts(parts: list[str], names: frozenset[str]) -> Iterator[tuple[int,
             yield position, key, raw
 
 
+TOKEN_PATH = "/oauth/access_token"
+
+
+def is_token_request(request: Request) -> bool:
+    """A request for an access token: its recorded answer holds `<redacted>`, so a recorder asks the
+    live service every time instead of replaying it."""
+    return request.method == "POST" and request.path.rstrip("/") == TOKEN_PATH
+
+
+def placeholder_credential(request: Request, policy: RedactionPolicy) -> str | None:
+    """Where a request carries the redaction placeholder as a credential (a header, query parameter or
+    form field the policy redacts), or None. Such a request was built from a replayed answer (a token
+    of `<redacted>`): forwarded, it would only record the service's refusal."""
+    for name, value in request.headers:
+        if name.lower() in policy.headers and PLACEHOLDER in value:
+            return f"header {name}"
+    parts = request.query.split("&") if request.query else []
+    for _, key, raw in _named_parts(parts, policy.query):
+        if PLACEHOLDER in unquote_plus(raw):
+            return f"query parameter {unquote_plus(key)}"
+    content_type = header_value(request.headers, "Content-Type")
+    if request.body.kind == "text" and is_form_type(content_type):
+        fields = str(request.body.value).split("&")
+        for _, key, raw in _named_parts(fields, policy.form_fields):
+            if PLACEHOLDER in unquote_plus(raw):
+                return f"form field {unquote_plus(key)}"
+    return None
+
+
 def redact_query(query: str, names: frozenset[str]) -> str:
     """A raw query string with the named parameters' values replaced; the rest kept byte for byte."""
     parts = query.split("&") if query else []

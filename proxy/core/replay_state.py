@@ -150,6 +150,10 @@ class ReplayBook:
         self.uses[number] += 1
         return Answer(self.recordings[number], repeated, first_repeat, number)
 
+    def holds(self, request: Request) -> bool:
+        """Whether a recording matches this request (nothing is used up)."""
+        return bool(self._index) and request_key(self.prepare(request), self.policy) in self._index
+
     def respond(self, request: Request, now: str) -> Answer | Simulated | Miss:
         """Answer a request: a recording, else (with `simulate`) the simulator, else a miss.
 

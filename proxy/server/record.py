@@ -18,7 +18,7 @@ from proxy.core.conformance import Checker
 from proxy.core.exchange import Exchange, Request, Response, without_headers
 from proxy.core.hop_by_hop import end_to_end
 from proxy.core.links import OriginRewriter, origin_of
-from proxy.core.redaction import redact_request
+from proxy.core.redaction import PLACEHOLDER, is_token_request, placeholder_credential, redact_request
 from proxy.errors import JournalError, NotRecordable
 from proxy.server.answers import AnswerCache, serve_answer
 from proxy.server.check_worker import CheckWorker
@@ -118,6 +118,9 @@ def create_record_app(settings: RecordSettings) -> RecordServer:
             body=body_from_bytes(answer.body, answer.headers),
             reason=answer.reason,
         )
+        if is_token_request(core) and recording.book.holds(core):
+            # new_episodes: the cassette has this token exchange already; a fresh token is no new episode
+            return _to_client(response, answer.body, rewriter_to(origin), incoming.method == "HEAD")
         try:
             recording.keep(sequence, Exchange(core, response, recorded_at, duration_ms))
         except NotRecordable as error:  # the cassette could not read it back: relayed as a failure
@@ -139,8 +142,12 @@ def create_record_app(settings: RecordSettings) -> RecordServer:
         sequence = recording.arrival()
         headers = incoming.headers
         core = Request(incoming.method, path, query, headers, body_from_bytes(incoming.body, headers))
+        placeholder = placeholder_credential(core, settings.redaction)
+        if placeholder is not None:
+            return _placeholder_refused(core, placeholder)
         origin = origin_of("http://" + (incoming.header("Host") or server.address))
-        answer = recording.book.answer(core)
+        # A replayed token is `<redacted>`: the token endpoint is always asked live.
+        answer = None if is_token_request(core) else recording.book.answer(core)
         if answer is not None:
             recording.replayed += 1
             return serve_answer(answer, cache, origin)
@@ -175,6 +182,18 @@ def create_record_app(settings: RecordSettings) -> RecordServer:
     server = RecordServer(handle, max_body=MAX_REQUEST_BYTES, recording=recording)
     server.on_cleanup.append(finish)
     return server
+
+
+def _placeholder_refused(request: Request, where: str) -> Outgoing:
+    """The proxy's own 401 for a request whose credential is the redaction placeholder: forwarded, it
+    would only record the service's refusal into the cassette."""
+    detail = (
+        f"this request's {where} is the redaction placeholder {PLACEHOLDER} (a credential replayed from "
+        "a cassette), so it was not forwarded or recorded: send a real credential (ask the token "
+        "endpoint, which is always answered live)"
+    )
+    log.warning("%s %s: %s", request.method, request.path, detail)
+    return json_answer(401, error_document(401, "Unauthorized", detail))
 
 
 def _failure(error: UpstreamError, upstream_base: str, settings: RecordSettings) -> tuple[int, str, str]:
