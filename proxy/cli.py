@@ -483,6 +483,7 @@ def run_record(arguments: argparse.Namespace) -> int:
     engine = None if arguments.no_check else loaded_engine
     settings = RecordSettings(
         upstream=upstream,
+        upstream_authorization=upstream_authorization(arguments.upstream),
         cassette=arguments.cassette,
         mode=arguments.mode,
         redaction=redaction_from(arguments, loaded_engine.project.redaction),
@@ -517,6 +518,7 @@ def run_spy(arguments: argparse.Namespace) -> int:
     engine = load_engine(arguments)
     settings = RecordSettings(
         upstream=upstream,
+        upstream_authorization=upstream_authorization(arguments.upstream),
         cassette=None,
         redaction=redaction_from(arguments, engine.project.redaction),
         upstream_timeout=arguments.upstream_timeout,
@@ -545,10 +547,20 @@ def checked_upstream(upstream: str | None, command: str, option: str = "--upstre
     if not upstream:
         hint = " (or --mode none to replay only)" if command == "record" else ""
         raise UsageError(f"{command} needs {option} URL{hint}")
+    from proxy.core.links import without_credentials
+
+    shown, _ = without_credentials(upstream)  # a password in the URL is never echoed
     parts = urlsplit(upstream)
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise UsageError(f"{option} {upstream!r}: expected an http:// or https:// URL with a host")
-    return upstream.rstrip("/")
+        raise UsageError(f"{option} {shown!r}: expected an http:// or https:// URL with a host")
+    return shown.rstrip("/")
+
+
+def upstream_authorization(upstream: str) -> str | None:
+    """The Authorization value of credentials written in an --upstream URL (`http://user:pw@host`)."""
+    from proxy.core.links import without_credentials
+
+    return without_credentials(upstream)[1]
 
 
 def load_engine(arguments: argparse.Namespace) -> Engine:

@@ -26,6 +26,7 @@ import pytest
 
 from proxy.core.conformance import Checker, LiveChecker
 from proxy.core.findings import SEVERITIES, Finding
+from proxy.core.links import without_credentials
 from proxy.core.matching import MatchPolicy
 from proxy.core.replay_state import ReplayBook
 from proxy.errors import CommerceProxyError
@@ -325,8 +326,10 @@ def _recording(request: pytest.FixtureRequest, cassettes: Cassettes) -> Iterator
             )
         try:
             engine = state.engine()
+            shown, authorization = without_credentials(str(upstream))
             settings = RecordSettings(
-                upstream=str(upstream).rstrip("/"),
+                upstream=shown.rstrip("/"),
+                upstream_authorization=authorization,
                 cassette=cassette,
                 mode=state.record_mode,
                 redaction=engine.project.redaction,

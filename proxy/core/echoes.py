@@ -7,17 +7,28 @@ Pure, like `proxy.core.redaction`, which calls it.
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import replace
-from urllib.parse import unquote_plus
+from urllib.parse import quote, quote_plus, unquote_plus
 
 from proxy.core.bodies import is_form_type, map_strings
 from proxy.core.exchange import Body, Exchange, Headers, JSONValue, Request, Response, header_value
-from proxy.core.redaction_policy import PLACEHOLDER, RedactionPolicy, json_text, may_name, named_parts
+from proxy.core.redaction_policy import (
+    PLACEHOLDER,
+    RedactionPolicy,
+    body_text,
+    json_text,
+    may_name,
+    named_parts,
+    text_as_body_value,
+    text_secret_spans,
+)
 
 JSON_ESCAPED = re.compile(r'["\\\x00-\x1f]')  # characters JSON text writes as an escape
 # Shorter values are too likely to be ordinary text ("true", "1234") to be replaced everywhere.
 MIN_SCRUBBED_LENGTH = 6
+LONG_SECRET = 16  # this long, a value is scrubbed even when it is letters only
 
 
 def secret_values(
@@ -35,8 +46,7 @@ def secret_values(
             if lowered not in policy.headers:
                 continue
             if lowered in {"authorization", "proxy-authorization"}:
-                scheme, _, credentials = value.partition(" ")
-                found.add(credentials.strip() or scheme)
+                found.add(value.partition(" ")[2].strip())  # a scheme alone ("Bearer") is no secret
             elif lowered in {"cookie", "set-cookie"}:
                 pairs = value.split(";") if lowered == "cookie" else value.split(";")[:1]
                 found.update(pair.partition("=")[2].strip() for pair in pairs)
@@ -47,10 +57,26 @@ def secret_values(
     for position, message in enumerate(messages):
         body = message.body
         if body.kind == "text" and is_form_type(header_value(message.headers, "Content-Type")):
-            found.update(_named_values(str(body.value), policy.form_fields))
+            found.update(_named_values(str(body.value), policy.form_fields | policy.json_keys))
         elif body.kind == "json" and (named[position] if named else may_name(body, policy)):
             _collect_json_secrets(body.value, (), policy, found)
-    return frozenset(value for value in found if len(value) >= MIN_SCRUBBED_LENGTH and value != PLACEHOLDER)
+        if body.kind in ("text", "base64"):
+            text = body_text(body)
+            for start, stop in text_secret_spans(text, policy):
+                found.update({text[start:stop], unquote_plus(text[start:stop])})
+    return frozenset(value for value in found if credential_like(value) and value != PLACEHOLDER)
+
+
+def credential_like(value: str) -> bool:
+    """Whether a value is scrubbed wherever it echoes: long enough, or not plain words or a plain
+    number. An ordinary word (a cookie `pref=default`, a scheme `Bearer`) is redacted where it is named
+    and nowhere else: replacing it everywhere would damage unrelated data (`default_page_length`)."""
+    if len(value) < MIN_SCRUBBED_LENGTH:
+        return False
+    if len(value) >= LONG_SECRET:
+        return True
+    plain = value.replace(" ", "")
+    return not (plain.isalpha() or plain.isdigit())
 
 
 def _may_contain(body: Body, secrets: list[str]) -> bool:
@@ -90,34 +116,74 @@ def _collect_json_secrets(
 
 
 def scrub_exchange(exchange: Exchange, values: frozenset[str]) -> Exchange:
-    """The exchange with each secret value replaced wherever it appears in text."""
-    ordered = sorted(values, key=len, reverse=True)  # a longer secret may contain a shorter one
+    """The exchange with each secret value replaced wherever it stands whole in text (and as it reads
+    percent-encoded or JSON-escaped): query, path, headers, reason phrase, text, JSON strings and keys
+    (a key that is a token would leak it; an ordinary word is never a value scrubbed here, see
+    `credential_like`) and the bytes of base64 bodies."""
+    forms = _echo_forms(values)
+    pattern = _echo_pattern(forms)
 
     def text(value: str) -> str:
-        for secret in ordered:
-            if secret in value:
-                value = value.replace(secret, PLACEHOLDER)
-        return value
+        return pattern.sub(PLACEHOLDER, value) if pattern.search(value) else value
 
     def headers(pairs: Headers) -> Headers:
-        if not any(secret in value for _, value in pairs for secret in ordered):
+        if not any(pattern.search(value) for _, value in pairs):
             return pairs
         return tuple((name, text(value)) for name, value in pairs)
 
     def body(stored: Body) -> Body:
-        if stored.kind == "text":
-            scrubbed = text(str(stored.value))
-            return stored if scrubbed == stored.value else replace(stored, value=scrubbed)
-        if stored.kind == "json" and _may_contain(stored, ordered):
+        if stored.kind in ("text", "base64"):
+            original = body_text(stored)
+            scrubbed = _byte_pattern(values).sub(PLACEHOLDER, text(original))
+            return (
+                stored
+                if scrubbed == original
+                else replace(stored, value=text_as_body_value(stored, scrubbed))
+            )
+        if stored.kind == "json" and _may_contain(stored, sorted(forms)):
             return replace(stored, value=map_strings(stored.value, text, keys=True))
         return stored
 
     request, response = exchange.request, exchange.response
-    return with_messages(
-        exchange,
-        request_with(request, text(request.query), headers(request.headers), body(request.body)),
-        response_with(response, headers(response.headers), body(response.body)),
+    scrubbed_request = request_with(
+        request, text(request.query), headers(request.headers), body(request.body)
     )
+    path = text(request.path)
+    if path != request.path:
+        scrubbed_request = replace(scrubbed_request, path=path)
+    scrubbed_response = response_with(response, headers(response.headers), body(response.body))
+    reason = text(response.reason) if response.reason else response.reason
+    if reason != response.reason:
+        scrubbed_response = replace(scrubbed_response, reason=reason)
+    return with_messages(exchange, scrubbed_request, scrubbed_response)
+
+
+def _echo_forms(values: frozenset[str]) -> frozenset[str]:
+    """Each secret as written, percent-encoded and JSON-escaped."""
+    return frozenset(
+        form
+        for value in values
+        for form in (value, quote(value, safe=""), quote_plus(value), json.dumps(value)[1:-1])
+    )
+
+
+def _echo_pattern(forms: frozenset[str]) -> re.Pattern[str]:
+    """The forms, longest first; one shorter than LONG_SECRET only where no letter or digit touches it
+    (it stands whole)."""
+    alternatives = []
+    for form in sorted(forms, key=len, reverse=True):
+        escaped = re.escape(form)
+        whole = f"(?<![0-9A-Za-z]){escaped}(?![0-9A-Za-z])"
+        alternatives.append(escaped if len(form) >= LONG_SECRET else whole)
+    return re.compile("|".join(alternatives))
+
+
+def _byte_pattern(values: frozenset[str]) -> re.Pattern[str]:
+    """The secrets' UTF-8 bytes read as Latin-1: how they stand in `body_text` of a base64 body."""
+    forms = {value.encode("utf-8").decode("latin-1") for value in values} - set(values)
+    if not forms:
+        return re.compile(r"(?!)")
+    return re.compile("|".join(re.escape(form) for form in sorted(forms, key=len, reverse=True)))
 
 
 # `dataclasses.replace` costs microseconds a call, on every recorded exchange: the messages are built

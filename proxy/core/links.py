@@ -6,9 +6,10 @@ the origin does not.
 
 from __future__ import annotations
 
+import base64
 import functools
 import re
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit, urlunsplit
 
 from proxy.core.bodies import map_strings
 from proxy.core.exchange import Headers, JSONValue
@@ -123,3 +124,26 @@ class OriginRewriter:
     ) -> Headers:
         """Headers whose URL values (Location...) point at the old origin, moved."""
         return tuple((name, self.url(value) if name.lower() in names else value) for name, value in headers)
+
+
+def without_credentials(url: str) -> tuple[str, str | None]:
+    """A URL without its `user:password@`, and the `Authorization` value those credentials mean (Basic,
+    as HTTP clients use them), or None. The URL is what gets written and logged; the credentials are
+    a secret like any other and only go on the wire."""
+    parts = urlsplit(url)
+    if parts.username is None and parts.password is None:
+        return url, None
+    host = parts.netloc.rpartition("@")[2]
+    user, password = unquote(parts.username or ""), unquote(parts.password or "")
+    token = base64.b64encode(f"{user}:{password}".encode()).decode("ascii")
+    return urlunsplit((parts.scheme, host, parts.path, parts.query, parts.fragment)), f"Basic {token}"
+
+
+def credential_parts(authorization: str | None) -> frozenset[str]:
+    """The secrets in a Basic `Authorization` value: the encoded value and the password, which an
+    upstream that echoes what it was sent would otherwise put in a recorded answer."""
+    if not authorization:
+        return frozenset()
+    encoded = authorization.partition(" ")[2]
+    password = base64.b64decode(encoded).decode("utf-8", "replace").partition(":")[2]
+    return frozenset(part for part in (encoded, password) if part)

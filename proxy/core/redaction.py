@@ -15,19 +15,29 @@ from proxy.core.echoes import request_with, response_with, scrub_exchange, secre
 from proxy.core.exchange import Body, Exchange, Headers, JSONValue, Request, Response, header_value
 from proxy.core.redaction_policy import PLACEHOLDER as PLACEHOLDER
 from proxy.core.redaction_policy import RedactionPolicy as RedactionPolicy
+from proxy.core.redaction_policy import (
+    body_text,
+    may_name,
+    named_parts,
+    replace_spans,
+    text_as_body_value,
+    text_secret_spans,
+)
 from proxy.core.redaction_policy import configured_policy as configured_policy
-from proxy.core.redaction_policy import may_name, named_parts
 
 
-def redact_exchange(exchange: Exchange, policy: RedactionPolicy) -> Exchange:
+def redact_exchange(
+    exchange: Exchange, policy: RedactionPolicy, known: frozenset[str] = frozenset()
+) -> Exchange:
     """The exchange with every secret the policy names replaced by the placeholder.
 
     Secret values are then also scrubbed wherever else they appear (an upstream that echoes the
-    request, a token repeated in a body), so a secret never reaches disk by a side door.
+    request, a token repeated in a body), so a secret never reaches disk by a side door; `known` adds
+    secrets the exchange does not show (credentials the proxy itself sent upstream).
     """
     request, response = exchange.request, exchange.response
     named = (may_name(request.body, policy), may_name(response.body, policy))  # looked at once
-    values = secret_values(request, response, policy, named)
+    values = secret_values(request, response, policy, named) | known
     redacted = with_messages(
         exchange, redact_request(request, policy, named[0]), redact_response(response, policy, named[1])
     )
@@ -125,8 +135,13 @@ def redact_body(body: Body, headers: Headers, policy: RedactionPolicy, named: bo
         redacted = _redact_json(body.value, (), policy)
         return body if redacted is body.value else replace(body, value=redacted)
     if body.kind == "text" and is_form_type(header_value(headers, "Content-Type")):
-        text = redact_query(str(body.value), policy.form_fields)
+        # a token answer may come form-encoded too: `access_token=...&token_type=bearer`
+        text = redact_query(str(body.value), policy.form_fields | policy.json_keys)
         return body if text == body.value else replace(body, value=text)
+    if body.kind in ("text", "base64"):  # JSON or a form the parsers did not take: searched as text
+        text = body_text(body)
+        spans = text_secret_spans(text, policy)
+        return replace(body, value=text_as_body_value(body, replace_spans(text, spans))) if spans else body
     return body
 
 

@@ -6,8 +6,10 @@ Pure: shared by redaction (`proxy.core.redaction`) and echo scrubbing (`proxy.co
 
 from __future__ import annotations
 
+import base64
 import functools
 import json
+import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -129,3 +131,58 @@ def named_parts(parts: list[str], names: frozenset[str]) -> Iterator[tuple[int, 
         decoded = unquote_plus(key) if "%" in key or "+" in key else key
         if decoded.lower() in names:
             yield position, key, raw
+
+
+def text_secret_spans(text: str, policy: RedactionPolicy) -> list[tuple[int, int]]:
+    """Where a named secret's value stands in a text body that is not strict JSON or a typed form (a
+    token answer with a BOM or a NaN, JSON labelled text/plain, a form with no Content-Type, a multipart
+    field): `"name": "value"`, `name=value` and multipart parts, for every name the policy redacts in
+    a body or query. Conservative: a name the policy redacts marks its value wherever it appears."""
+    spans: list[tuple[int, int]] = []
+    for pattern in _text_patterns(policy):
+        spans.extend(match.span("value") for match in pattern.finditer(text) if match.group("value"))
+    return sorted(set(spans))
+
+
+@functools.lru_cache(maxsize=16)
+def _text_patterns(policy: RedactionPolicy) -> tuple[re.Pattern[str], ...]:
+    names = policy.json_keys | policy.form_fields | policy.query | {path[-1] for path in policy.json_paths}
+    if not names:
+        return ()
+    alternatives = "|".join(re.escape(name) for name in sorted(names, key=len, reverse=True))
+    return (
+        re.compile(rf'"(?:{alternatives})"\s*:\s*"(?P<value>(?:[^"\\]|\\.)*)"', re.IGNORECASE),
+        re.compile(rf"(?:^|(?<=[&?;\s]))(?:{alternatives})=(?P<value>[^&\s]*)", re.IGNORECASE),
+        re.compile(
+            rf'name="(?:{alternatives})"[^\r\n]*\r?\n(?:[^\r\n]+\r?\n)*\r?\n(?P<value>.*?)(?=\r?\n--)',
+            re.IGNORECASE | re.DOTALL,
+        ),
+    )
+
+
+def replace_spans(text: str, spans: list[tuple[int, int]]) -> str:
+    """The text with each span replaced by the placeholder (spans sorted; an overlapping one skipped)."""
+    pieces: list[str] = []
+    end = 0
+    for start, stop in spans:
+        if start < end:
+            continue
+        pieces.extend((text[end:start], PLACEHOLDER))
+        end = stop
+    pieces.append(text[end:])
+    return "".join(pieces)
+
+
+def body_text(body: Body) -> str:
+    """A text or base64 body as text to search: base64 bytes read as Latin-1, one character a byte, so
+    a secret in a body that is not UTF-8 (a form with a Latin-1 byte) is still found."""
+    if body.kind == "base64":
+        return base64.b64decode(str(body.value)).decode("latin-1")
+    return str(body.value)
+
+
+def text_as_body_value(body: Body, text: str) -> str:
+    """The stored value of a body of `body`'s kind holding `text` (as `body_text` gave it)."""
+    if body.kind == "base64":
+        return base64.b64encode(text.encode("latin-1")).decode("ascii")
+    return text

@@ -63,7 +63,11 @@ def create_record_app(settings: RecordSettings) -> RecordServer:
     parts = urlsplit(settings.upstream)
     upstream_base = urlunsplit((parts.scheme, parts.netloc, parts.path, "", "")).rstrip("/")
     pool = UpstreamPool(
-        upstream_base, settings.upstream_timeout, settings.max_body_bytes, ca_bundle=settings.ca_bundle
+        upstream_base,
+        settings.upstream_timeout,
+        settings.max_body_bytes,
+        ca_bundle=settings.ca_bundle,
+        authorization=settings.upstream_authorization,
     )
     worker = None
     if settings.rules is not None and settings.rule_source is not None:

@@ -65,8 +65,15 @@ class UpstreamPool:
     """Idle keep-alive connections to one upstream origin, reused most recently used first."""
 
     def __init__(
-        self, base: str, timeout: float, max_body: int, idle_limit: int = 256, ca_bundle: Path | None = None
+        self,
+        base: str,
+        timeout: float,
+        max_body: int,
+        idle_limit: int = 256,
+        ca_bundle: Path | None = None,
+        authorization: str | None = None,
     ) -> None:
+        self.authorization = authorization  # sent when a request has none (credentials in --upstream)
         parts = urlsplit(base)
         self.secure = parts.scheme == "https"
         self.host = parts.hostname or "127.0.0.1"
@@ -125,6 +132,8 @@ class UpstreamPool:
     def _encode(self, method: str, target: str, headers: Headers, body: bytes) -> bytes:
         lines = [f"{method} {target} HTTP/1.1", f"Host: {self.host_header}"]
         lines.extend(f"{name}: {value}" for name, value in headers if name.lower() not in NOT_SENT)
+        if self.authorization and not any(name.lower() == "authorization" for name, _ in headers):
+            lines.append(f"Authorization: {self.authorization}")
         if body or method in ("POST", "PUT", "PATCH"):
             lines.append(f"Content-Length: {len(body)}")
         return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1", "replace") + body

@@ -15,7 +15,7 @@ from proxy.core.cassette import Cassette
 from proxy.core.conformance import Checker, LiveChecker, LiveChecking
 from proxy.core.exchange import Exchange
 from proxy.core.findings import FindingsLog
-from proxy.core.links import origin_of
+from proxy.core.links import credential_parts, origin_of
 from proxy.core.matching import MatchPolicy
 from proxy.core.redaction import RedactionPolicy, redact_exchange
 from proxy.core.replay_state import ReplayBook
@@ -37,7 +37,7 @@ RECORD_MODES: tuple[RecordMode, ...] = ("once", "new_episodes", "all", "none")
 class RecordSettings:
     """Everything `record` is told on the command line."""
 
-    upstream: str
+    upstream: str  # never with credentials: it is written to the cassette and logged
     cassette: Path | None  # None: `spy`, which checks traffic and writes nothing
     mode: RecordMode = "once"
     redaction: RedactionPolicy = field(default_factory=RedactionPolicy)
@@ -45,6 +45,8 @@ class RecordSettings:
     upstream_timeout: float = 30.0
     max_body_bytes: int = 50 * 1024 * 1024
     ca_bundle: Path | None = None  # a private CA's certificates; None: the system's
+    # Credentials the --upstream URL carried, sent to the upstream when a request has no Authorization.
+    upstream_authorization: str | None = None
     rules: RuleSet | None = None  # None: no live checking
     rule_config: RuleConfig = field(default_factory=RuleConfig)
     findings_kept: int = 1000
@@ -76,6 +78,7 @@ class RecordingSession:
         self.live = live
         if live is None and settings.rules is not None:
             self.live = LiveChecker(Checker(settings.rules, settings.rule_config), settings.findings_kept)
+        self._sent_secrets = credential_parts(settings.upstream_authorization)
         self.recorded = 0  # exchanges journaled by this session
         self.replayed = 0
         self._next_sequence = 0
@@ -91,7 +94,7 @@ class RecordingSession:
         Only the journal holds it: memory stays flat however long the recording runs. A
         `JournalError` (disk full) means it was not recorded, and its answer must say so.
         """
-        redacted = redact_exchange(exchange, self.settings.redaction)
+        redacted = redact_exchange(exchange, self.settings.redaction, self._sent_secrets)
         line = None
         if self.journal is not None:
             line = self.journal.append(sequence, redacted)
