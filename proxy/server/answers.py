@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections import OrderedDict
 
 from proxy.core.bodies import body_to_bytes, dump_json, error_document
 from proxy.core.exchange import Response
@@ -20,20 +21,32 @@ NO_MATCH_HEADER = "X-Commerce-Proxy"
 class AnswerCache:
     """Each recording's answer as served at an origin, encoded to wire bytes once per (recording, origin).
 
-    Memory stays flat: one entry per recording and origin, however many requests are served.
+    Memory stays flat: the answers of the `MAX_ORIGINS` origins used most recently are kept, so clients
+    sending thousands of distinct Host headers cost no more than a few.
     """
 
+    MAX_ORIGINS = 8
+
     def __init__(self) -> None:
-        self._built: dict[tuple[int, str], Outgoing] = {}
+        self._by_origin: OrderedDict[str, dict[int, Outgoing]] = OrderedDict()
 
     def response(self, recording: Recording, origin: str) -> Outgoing:
         """The recorded answer with links moved from the recorded upstream to `origin`."""
-        key = (id(recording), origin)
-        built = self._built.get(key)
+        built_at = self._by_origin.get(origin)
+        if built_at is None:
+            built_at = self._by_origin[origin] = {}
+            if len(self._by_origin) > self.MAX_ORIGINS:
+                self._by_origin.popitem(last=False)
+        else:
+            self._by_origin.move_to_end(origin)
+        built = built_at.get(id(recording))
         if built is None:
-            built = _build(recording.exchange.response, recording.upstream, origin)
-            self._built[key] = built
+            built = built_at[id(recording)] = _build(recording.exchange.response, recording.upstream, origin)
         return built
+
+    def origins(self) -> int:
+        """How many origins' answers are kept."""
+        return len(self._by_origin)
 
 
 def _build(response: Response, upstream: str | None, origin: str) -> Outgoing:
