@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from proxy.core.findings import Finding
     from proxy.core.replay_state import ReplayBook
     from proxy.server.replay import ReplayOptions
+    from proxy.server.wire import WireServer
 
 log = logging.getLogger("proxy")
 
@@ -110,6 +111,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--no-check", action="store_true", help="do not check traffic against the rules while recording"
     )
     _add_serving(record)
+    _add_wire_limits(record)
     _add_matching(record)
     _add_redaction(record)
     _add_rule_options(record)
@@ -122,6 +124,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_upstream(spy)
     _add_serving(spy)
+    _add_wire_limits(spy)
     _add_redaction(spy)
     _add_rule_options(spy)
     spy.set_defaults(run=run_spy)
@@ -180,6 +183,7 @@ def build_parser() -> argparse.ArgumentParser:
         "(findings logged and at /_proxy/findings)",
     )
     _add_serving(replay)
+    _add_wire_limits(replay)
     _add_matching(replay)
     _add_redaction(replay)
     _add_rule_options(replay)
@@ -281,6 +285,30 @@ def _add_serving(command: argparse.ArgumentParser, default_port: int = 8080) -> 
         "--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: this machine only)"
     )
     command.add_argument("--port", type=int, default=default_port, help="0 picks a free port")
+
+
+def _add_wire_limits(command: argparse.ArgumentParser) -> None:
+    command.add_argument(
+        "--head-timeout",
+        metavar="S",
+        type=_positive(float),
+        default=30.0,
+        help="a request line and headers must arrive within S seconds of their first byte (default 30)",
+    )
+    command.add_argument(
+        "--max-connections",
+        metavar="N",
+        type=_positive(int),
+        default=1000,
+        help="open client connections served at once; more get 503 (default 1000)",
+    )
+
+
+def _limited(app: WireServer, arguments: argparse.Namespace) -> WireServer:
+    """The server with the wire limits the command line set."""
+    app.head_seconds = arguments.head_timeout
+    app.max_connections = arguments.max_connections
+    return app
 
 
 def _add_upstream(command: argparse.ArgumentParser) -> None:
@@ -432,7 +460,7 @@ def run_replay(arguments: argparse.Namespace) -> int:
 
         engine = load_engine(arguments)
         live = LiveChecker(Checker(engine.ruleset, engine.project.config))
-    app = create_replay_app(book, options, live)
+    app = _limited(create_replay_app(book, options, live), arguments)
 
     def ready(url: str) -> None:
         checked = f", checking against the rules (findings at {url}/_proxy/findings)" if live else ""
@@ -495,7 +523,7 @@ def run_record(arguments: argparse.Namespace) -> int:
         rule_config=engine.project.config if engine else RuleConfig(),
         rule_source=rule_source(arguments),
     )
-    app = create_record_app(settings)
+    app = _limited(create_record_app(settings), arguments)
 
     def ready(url: str) -> None:
         checking = "checking against the rules" if engine else "not checking"
@@ -528,7 +556,7 @@ def run_spy(arguments: argparse.Namespace) -> int:
         rule_config=engine.project.config,
         rule_source=rule_source(arguments),
     )
-    app = create_record_app(settings)
+    app = _limited(create_record_app(settings), arguments)
 
     def ready(url: str) -> None:
         _announce(

@@ -21,6 +21,10 @@ class NotRecordable(JournalError):
     a status outside 100-599, a header that breaks its line, a body that cannot be written as is)."""
 
 
+class BodyTooLarge(CommerceProxyError):
+    """A compressed body that inflates past the limit in force (a gzip bomb of 1 MB is 1 GB)."""
+
+
 class UsageError(CommerceProxyError):
     """The command line asked for something that cannot be done (a mode that would lose data...)."""
 

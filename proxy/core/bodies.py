@@ -9,15 +9,15 @@ from __future__ import annotations
 import base64
 import json
 import math
-import zlib
 from collections.abc import Callable
 from typing import Any
 
 import orjson
 
+from proxy.core.content_coding import codings_of, decoded
 from proxy.core.exchange import EMPTY_BODY, Body, Headers, JSONFromText, JSONValue, header_value
 
-DECODABLE_ENCODINGS = frozenset({"gzip", "x-gzip", "deflate"})
+MAX_DECODED_BYTES = 50 * 1024 * 1024  # what a compressed body may inflate to, unless told otherwise
 JSON_MAX_DEPTH = 500  # a deeper body is kept as text: the recursive walks over it would overflow
 
 
@@ -34,30 +34,27 @@ def is_form_type(content_type: str | None) -> bool:
     return bool(content_type) and "application/x-www-form-urlencoded" in str(content_type).lower()
 
 
-def decode_content(raw: bytes, encoding: str | None) -> tuple[bytes, str | None]:
-    """Undo a gzip/deflate Content-Encoding; other encodings are left as they are (and not noted)."""
-    if not encoding or not raw:
+def decode_content(
+    raw: bytes, encoding: str | None, limit: int = MAX_DECODED_BYTES
+) -> tuple[bytes, str | None]:
+    """Undo a Content-Encoding (gzip, deflate, br, zstd, or a list of them) and name it; one not known
+    here, or bytes that do not decode, are left as they are (and not noted).
+
+    `BodyTooLarge` when the decoded bytes would pass `limit`: inflating is bounded, never done whole.
+    """
+    if not encoding or not raw or not codings_of(encoding):
         return raw, None
-    name = encoding.strip().lower()
-    if name not in DECODABLE_ENCODINGS:
-        return raw, None
-    try:
-        if name in {"gzip", "x-gzip"}:
-            return zlib.decompress(raw, 16 + zlib.MAX_WBITS), name
-        try:
-            return zlib.decompress(raw), name
-        except zlib.error:
-            return zlib.decompress(raw, -zlib.MAX_WBITS), name
-    except zlib.error:
-        return raw, None
+    data = decoded(raw, encoding, limit)
+    return (raw, None) if data is None else (data, encoding.strip().lower())
 
 
-def body_from_bytes(raw: bytes, headers: Headers) -> Body:
-    """Store body bytes in the most readable faithful form the headers allow.
+def body_from_bytes(raw: bytes, headers: Headers, limit: int = MAX_DECODED_BYTES) -> Body:
+    """Store body bytes in the most readable faithful form the headers allow (`BodyTooLarge` when a
+    compressed body inflates past `limit`).
 
     A JSON body keeps the text it was parsed from (`source_text`): redaction searches it before walking.
     """
-    data, decoded_from = decode_content(raw, header_value(headers, "Content-Encoding"))
+    data, decoded_from = decode_content(raw, header_value(headers, "Content-Encoding"), limit)
     if not data:
         return Body("empty", None, decoded_from) if decoded_from else EMPTY_BODY
     try:

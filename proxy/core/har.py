@@ -15,8 +15,9 @@ from http import HTTPStatus
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
-from proxy.core.bodies import DECODABLE_ENCODINGS, body_from_bytes, body_to_bytes
+from proxy.core.bodies import body_from_bytes, body_to_bytes
 from proxy.core.cassette import Cassette
+from proxy.core.content_coding import codings_of
 from proxy.core.exchange import Body, Exchange, Headers, Request, Response, header_value
 from proxy.core.imports import Imported
 from proxy.core.links import origin_of
@@ -263,7 +264,7 @@ def _body_from(holder: Any, headers: Headers, note: Any, place: str, where: _Whe
     encoding = (header_value(headers, "Content-Encoding") or "").strip().lower()
     plain = tuple((name, value) for name, value in headers if name.lower() != "content-encoding")
     body = body_from_bytes(raw, plain)
-    decoded_from = encoding if encoding in DECODABLE_ENCODINGS and raw else None
+    decoded_from = encoding if encoding and codings_of(encoding) and raw else None
     if isinstance(note, dict):
         body = _as_noted(body, raw, note.get("kind"))
         decoded_from = note.get("decoded_from") if isinstance(note.get("decoded_from"), str) else None

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from collections.abc import Hashable, Iterable
 from dataclasses import dataclass
+from itertools import islice
 from urllib.parse import parse_qsl, unquote
 
 from proxy.core.bodies import is_form_type
@@ -115,8 +116,8 @@ def _query_differences(recorded: str, incoming: str, ignore: frozenset[str]) -> 
 
 def _body_differences(recorded: Request, incoming: Request) -> list[Difference]:
     if recorded.body.kind == "json" and incoming.body.kind == "json":
-        expected = dict(_leaves(recorded.body.value, "body"))
-        found = dict(_leaves(incoming.body.value, "body"))
+        expected = dict(islice(_leaves(recorded.body.value, "body"), MAX_LEAVES))
+        found = dict(islice(_leaves(incoming.body.value, "body"), MAX_LEAVES))
         return [
             Difference(where, expected.get(where, ABSENT), found.get(where, ABSENT))
             for where in sorted(expected.keys() | found.keys())
@@ -136,6 +137,9 @@ def _body_differences(recorded: Request, incoming: Request) -> list[Difference]:
             if expected.get(name) != found.get(name)
         ]
     return [Difference("body", _short(recorded.body.value), _short(incoming.body.value))]
+
+
+MAX_LEAVES = 2000  # of a body, compared to explain a miss: the first differences are what helps
 
 
 def _leaves(value: JSONValue, where: str) -> Iterable[tuple[str, str]]:

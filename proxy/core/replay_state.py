@@ -7,7 +7,7 @@ then recording order); past the end, the last recorded answer repeats.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from urllib.parse import unquote
 
 from proxy.core.cassette import Cassette
@@ -25,6 +25,7 @@ from proxy.core.simulation.answers import Simulated, Unanswerable
 from proxy.core.simulation.simulator import Simulator
 
 CLOSEST_SCAN_LIMIT = 5000
+BODY_COMPARED_PER_NEAR_MISS = 3  # candidates whose bodies are compared, per near miss named
 MISSES_LISTED = 10_000  # distinct missed requests kept by name; more are only counted
 
 
@@ -206,13 +207,20 @@ class ReplayBook:
                 for number in range(min(len(self.recordings), CLOSEST_SCAN_LIMIT))
                 if number not in seen
             )
+        # Bodies are compared only for the nearest few by method, path and query: comparing a large
+        # body's every leaf with thousands of candidates held the event loop for seconds.
+        heads_only = replace(self.policy, on=self.policy.on - {"body"})
         scored = []
         for number in numbers[:CLOSEST_SCAN_LIMIT]:
-            recording = self.recordings[number]
-            found = differences(recording.exchange.request, prepared, self.policy)
-            scored.append((closeness(found), number, found))
-        scored.sort(key=lambda item: (item[0], item[1]))
-        return [NearMiss(self.recordings[number], tuple(found)) for _, number, found in scored[:limit]]
+            found = differences(self.recordings[number].exchange.request, prepared, heads_only)
+            scored.append((closeness(found), number))
+        scored.sort()
+        near = []
+        for _, number in scored[: limit * BODY_COMPARED_PER_NEAR_MISS]:
+            found = differences(self.recordings[number].exchange.request, prepared, self.policy)
+            near.append((closeness(found), number, found))
+        near.sort(key=lambda item: (item[0], item[1]))
+        return [NearMiss(self.recordings[number], tuple(found)) for _, number, found in near[:limit]]
 
     def reset(self) -> None:
         """Rewind every sequence to its first recording (for test suites)."""

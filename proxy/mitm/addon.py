@@ -21,7 +21,7 @@ from mitmproxy.addonmanager import Loader
 from proxy.core.bodies import dump_json, error_document
 from proxy.core.links import origin_of
 from proxy.core.redaction import RedactionPolicy
-from proxy.errors import CommerceProxyError, JournalError, NotRecordable
+from proxy.errors import BodyTooLarge, CommerceProxyError, JournalError, NotRecordable
 from proxy.mitm.flows import exchange_from_flow
 from proxy.store.files import read_cassette_file
 from proxy.store.recording import RECORD_MODES, RecordingSession, RecordSettings
@@ -116,7 +116,16 @@ class CassetteRecorder:
         """Journal and check each completed exchange of the recorded origin."""
         if not ctx.options.cassette:
             return
-        imported = exchange_from_flow(flow)
+        try:
+            imported = exchange_from_flow(flow)
+        except BodyTooLarge as error:  # a gzip bomb: answered as a failure, never inflated whole
+            log.error("commerce-proxy: not recorded: %s", error)
+            flow.response = http.Response.make(
+                502,
+                dump_json(error_document(502, "Not recorded", str(error))),
+                {"Content-Type": "application/json"},
+            )
+            return
         if imported is None:
             return
         if self.origin is None:

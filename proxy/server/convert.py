@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from proxy.core.bodies import body_from_bytes
-from proxy.core.exchange import Response
-from proxy.server.wire import Outgoing
+from proxy.core.bodies import body_from_bytes, error_document
+from proxy.core.exchange import Request, Response
+from proxy.errors import BodyTooLarge
+from proxy.server.wire import Incoming, Outgoing, json_answer
 
 ADMIN_PREFIX = "/_proxy/"
 
@@ -17,3 +18,13 @@ def core_response(answer: Outgoing) -> Response:
         body=body_from_bytes(answer.body, answer.headers),
         reason=answer.reason,
     )
+
+
+def core_request(incoming: Incoming, path: str, query: str) -> Request | Outgoing:
+    """The request as the core sees it, or the 413 for a compressed body that inflates past the limit
+    (a gzip bomb is never inflated whole); such a request is neither forwarded nor recorded."""
+    try:
+        body = body_from_bytes(incoming.body, incoming.headers)
+    except BodyTooLarge as error:
+        return json_answer(413, error_document(413, "Payload Too Large", f"{error}; not served"))
+    return Request(incoming.method, path, query, incoming.headers, body)

@@ -19,10 +19,10 @@ from proxy.core.exchange import Exchange, Request, Response, without_headers
 from proxy.core.hop_by_hop import end_to_end
 from proxy.core.links import OriginRewriter, origin_of
 from proxy.core.redaction import PLACEHOLDER, is_token_request, placeholder_credential, redact_request
-from proxy.errors import JournalError, NotRecordable
+from proxy.errors import BodyTooLarge, JournalError, NotRecordable
 from proxy.server.answers import AnswerCache, serve_answer
 from proxy.server.check_worker import CheckWorker
-from proxy.server.convert import ADMIN_PREFIX
+from proxy.server.convert import ADMIN_PREFIX, core_request
 from proxy.server.replay import MAX_REQUEST_BYTES, AdminRoutes, answer_admin, now_stamp
 from proxy.server.upstream import UpstreamError, UpstreamPool
 from proxy.server.wire import Incoming, Outgoing, Reply, WireServer, json_answer
@@ -116,12 +116,13 @@ def create_record_app(settings: RecordSettings) -> RecordServer:
             log.warning("%s %s: %s", shown.method, shown.target, detail)
             return json_answer(status, error_document(status, title, detail))
         duration_ms = round((time.perf_counter() - started) * 1000, 3)
-        response = Response(
-            status=answer.status,
-            headers=answer.headers,
-            body=body_from_bytes(answer.body, answer.headers),
-            reason=answer.reason,
-        )
+        try:
+            body = body_from_bytes(answer.body, answer.headers, settings.max_body_bytes)
+        except BodyTooLarge as error:
+            detail = f"upstream answer is larger than --max-body-bytes ({settings.max_body_bytes} bytes) "
+            detail += f"once decoded: {error}"
+            return json_answer(502, error_document(502, "Bad Gateway", detail))
+        response = Response(status=answer.status, headers=answer.headers, body=body, reason=answer.reason)
         if is_token_request(core) and recording.book.holds(core):
             # new_episodes: the cassette has this token exchange already; a fresh token is no new episode
             return _to_client(response, answer.body, rewriter_to(origin), incoming.method == "HEAD")
@@ -144,8 +145,9 @@ def create_record_app(settings: RecordSettings) -> RecordServer:
         if path.startswith(ADMIN_PREFIX):
             return answer_admin(admin, incoming.method, path)
         sequence = recording.arrival()
-        headers = incoming.headers
-        core = Request(incoming.method, path, query, headers, body_from_bytes(incoming.body, headers))
+        core = core_request(incoming, path, query)
+        if isinstance(core, Outgoing):
+            return core
         placeholder = placeholder_credential(core, settings.redaction)
         if placeholder is not None:
             return _placeholder_refused(core, placeholder)

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from proxy.core.bodies import body_from_bytes, error_document
+from proxy.core.bodies import error_document
 from proxy.core.conformance import LiveChecker
 from proxy.core.exchange import Exchange, Request
 from proxy.core.faults import FAULT_TITLES, Fault, FaultPlan, Latency
@@ -33,7 +33,7 @@ from proxy.server.answers import (
     serve_answer,
     serve_simulated,
 )
-from proxy.server.convert import ADMIN_PREFIX, core_response
+from proxy.server.convert import ADMIN_PREFIX, core_request, core_response
 from proxy.server.wire import (
     DROP,
     Incoming,
@@ -249,8 +249,9 @@ def create_replay_app(
         path, _, query = incoming.target.partition("?")
         if path.startswith(ADMIN_PREFIX):
             return answer_admin(admin, incoming.method, path)
-        headers = incoming.headers
-        core = Request(incoming.method, path, query, headers, body_from_bytes(incoming.body, headers))
+        core = core_request(incoming, path, query)
+        if isinstance(core, Outgoing):
+            return core
         fault = plan.decide(core.method, core.target, core.path) if plan.faults else None
         if fault is not None:
             log.info("fault %s: %s %s", fault.text, core.method, library.default.prepare(core).target)

@@ -31,7 +31,9 @@ log = logging.getLogger(__name__)
 
 MAX_HEADER_BYTES = 64 * 1024
 IDLE_SECONDS = 75.0  # keep-alive connections idle this long are closed (aiohttp's default too)
-PARTIAL_SECONDS = 30.0  # a request still incomplete after this long is cut (slow clients, slowloris)
+PARTIAL_SECONDS = 30.0  # a request body with no byte for this long is cut (a stalled upload)
+HEAD_SECONDS = 30.0  # a request line and headers must be complete this long after their first byte
+MAX_CONNECTIONS = 1000  # open client connections; more are refused (503), below the usual 1024 files
 MAX_PIPELINED = 64  # requests queued on one connection before reading pauses
 NO_BODY_STATUSES = frozenset({204, 304})
 
@@ -135,6 +137,8 @@ class WireServer:
 
     handler: Handler
     max_body: int = 50 * 1024 * 1024
+    head_seconds: float = HEAD_SECONDS
+    max_connections: int = MAX_CONNECTIONS
     on_cleanup: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
     bound: bool = field(default=False, init=False)
     address: str = field(default="", init=False)  # host:port bound, for requests without a Host header
@@ -183,7 +187,11 @@ class WireServer:
             now = loop.time()
             for connection in list(self._connections):
                 idle = now - connection.last_activity
-                if connection.partial and idle > PARTIAL_SECONDS:
+                started = connection.head_started
+                if started is not None and now - started > self.head_seconds:  # slowloris: bytes trickle
+                    detail = f"request line and headers not complete within {self.head_seconds:g} s"
+                    connection.refuse(RequestRefused(408, detail))
+                elif connection.partial and idle > PARTIAL_SECONDS:
                     connection.refuse(RequestRefused(408, "request not completed in time"))
                 elif not connection.busy and not connection.partial and idle > IDLE_SECONDS:
                     connection.close()
@@ -200,6 +208,7 @@ class _Connection(asyncio.Protocol):
         self.queue: deque[tuple[Incoming, bool]] = deque()
         self.busy = False
         self.partial = False
+        self.head_started: float | None = None  # when the head being read began (None: not in a head)
         self.closing = False
         self.last_activity = self.loop.time()
         self._writable: asyncio.Future[None] | None = None
@@ -218,6 +227,14 @@ class _Connection(asyncio.Protocol):
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = cast(asyncio.Transport, transport)  # uvloop's is not a subclass
+        if len(self.server._connections) >= self.server.max_connections:
+            log.warning(
+                "refused a connection from %s: %d open already", self._peer(), len(self.server._connections)
+            )
+            detail = f"too many open connections (over {self.server.max_connections}); try again"
+            self.transport.write(_error(503, detail).wire(False, True))
+            self.transport.close()
+            return
         self.server._connections.add(self)
 
     def connection_lost(self, exc: Exception | None) -> None:
@@ -255,6 +272,7 @@ class _Connection(asyncio.Protocol):
 
     def on_message_begin(self) -> None:
         self.partial = True
+        self.head_started = self.loop.time()
         self._reset()
 
     def on_url(self, url: bytes) -> None:
@@ -266,6 +284,7 @@ class _Connection(asyncio.Protocol):
         self.header_pairs.append((name.decode("latin-1"), value.decode("latin-1")))
 
     def on_headers_complete(self) -> None:
+        self.head_started = None
         if not self.url.startswith(b"/"):
             raise _target_refusal(self.parser.get_method(), self.url)
         for name, value in self.header_pairs:

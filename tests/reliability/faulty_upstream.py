@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gzip
 import json
 from collections.abc import AsyncIterator
 
@@ -17,7 +18,12 @@ HUGE_BYTES = 2 * 1024 * 1024
 # Answers no client could read or no cassette hold, and bodies a JSON parser may change on the way.
 EXACT_NUMBERS = b'{"big": 123456789012345678901234567890, "huge": 1e400, "tiny": 1e-400, "price": 12.50}'
 LONE_SURROGATE = b'{"name": "\\ud800 half a pair"}'
+BOMB = gzip.compress(b'{"data": "' + b"0" * 5_000_000 + b'"}')  # 5 MB once inflated
 RAW_ANSWERS = {
+    "/gzip-bomb": (
+        b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Encoding: gzip\r\n"
+        b"Content-Length: %d\r\n\r\n%s" % (len(BOMB), BOMB)
+    ),
     "/status-600": b"HTTP/1.1 600 Beyond\r\nContent-Length: 2\r\n\r\n{}",
     "/status-099": b"HTTP/1.1 099 Below\r\nContent-Length: 2\r\n\r\n{}",
     "/endless-head": b"HTTP/1.1 200 OK\r\n"

@@ -4,17 +4,21 @@ and the cassette text), and scrubbing their echoes leaves unrelated data alone."
 from __future__ import annotations
 
 import base64
+import gzip
 import json
 import signal
 from pathlib import Path
 from urllib.parse import quote, quote_plus
 
 import aiohttp
+import brotli
+import zstandard
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from proxy.core.bodies import body_from_bytes
 from proxy.core.cassette import Cassette, dump_cassette
+from proxy.core.content_coding import decoded
 from proxy.core.exchange import Exchange, Headers, Request, Response
 from proxy.core.redaction import PLACEHOLDER, RedactionPolicy, redact_exchange
 from proxy.store.files import read_cassette_file
@@ -52,9 +56,11 @@ def written(exchange: Exchange) -> bytes:
     with the bytes of base64 bodies decoded (a secret there is still on disk)."""
     redacted = redact_exchange(exchange, RedactionPolicy())
     stored = journal_line(1, redacted) + dump_cassette(Cassette((redacted,))).encode()
-    for body in (redacted.request.body, redacted.response.body):
-        if body.kind == "base64":
-            stored += base64.b64decode(str(body.value))
+    for message in (redacted.request, redacted.response):
+        if message.body.kind == "base64":  # a secret in stored bytes, or in what they decompress to
+            raw = base64.b64decode(str(message.body.value))
+            stored += raw + (decoded(raw, "gzip", 1 << 24) or b"") + (decoded(raw, "br", 1 << 24) or b"")
+            stored += decoded(raw, "zstd", 1 << 24) or b""
     return stored
 
 
@@ -94,6 +100,23 @@ PLACES = {
     ),
     "form-encoded token answer": exchange_of(
         response_body=b"access_token=tok-3f9A1b7C&token_type=bearer", response_type=FORM
+    ),
+    "br-compressed token answer": exchange_of(
+        response_body=brotli.compress(
+            b'{"access_token": "tok-3f9A1b7C", "scope": "' + b"read " * 200 + b'"}'
+        ),
+        response_type=JSON,
+        response_headers=(("Content-Encoding", "br"),),
+    ),
+    "gzip, identity token answer": exchange_of(
+        response_body=gzip.compress(b'{"access_token": "tok-3f9A1b7C"}'),
+        response_type=JSON,
+        response_headers=(("Content-Encoding", "gzip, identity"),),
+    ),
+    "zstd-compressed form": exchange_of(
+        request_body=zstandard.ZstdCompressor().compress(b"client_secret=sec-77Zq9Lp"),
+        request_type=FORM,
+        request_headers=(("Content-Encoding", "zstd"),),
     ),
     "echo in the request path": exchange_of(
         request_headers=(("Authorization", f"Bearer {TOKEN}"),), path=f"/v2/tokens/{TOKEN}"
