@@ -7,6 +7,7 @@ Pure, like `proxy.core.redaction`, which calls it.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from dataclasses import replace
@@ -158,6 +159,7 @@ def scrub_exchange(exchange: Exchange, values: frozenset[str]) -> Exchange:
     return with_messages(exchange, scrubbed_request, scrubbed_response)
 
 
+@functools.lru_cache(maxsize=64)  # a recording sees the same few tokens on every exchange
 def _echo_forms(values: frozenset[str]) -> frozenset[str]:
     """Each secret as written, percent-encoded and JSON-escaped."""
     return frozenset(
@@ -167,6 +169,7 @@ def _echo_forms(values: frozenset[str]) -> frozenset[str]:
     )
 
 
+@functools.lru_cache(maxsize=64)
 def _echo_pattern(forms: frozenset[str]) -> re.Pattern[str]:
     """The forms, longest first; one shorter than LONG_SECRET only where no letter or digit touches it
     (it stands whole)."""
@@ -178,6 +181,7 @@ def _echo_pattern(forms: frozenset[str]) -> re.Pattern[str]:
     return re.compile("|".join(alternatives))
 
 
+@functools.lru_cache(maxsize=64)
 def _byte_pattern(values: frozenset[str]) -> re.Pattern[str]:
     """The secrets' UTF-8 bytes read as Latin-1: how they stand in `body_text` of a base64 body."""
     forms = {value.encode("utf-8").decode("latin-1") for value in values} - set(values)

@@ -24,6 +24,7 @@ from typing import Any, BinaryIO, Literal
 
 import orjson
 
+from proxy.core.bodies import loads_exact
 from proxy.core.cassette import exchange_from_document, exchange_to_document
 from proxy.core.exchange import Exchange
 from proxy.core.heads import exchange_problem
@@ -218,7 +219,7 @@ def json_line(document: dict[str, Any]) -> bytes:
 def parse_json_line(line: bytes) -> Any:
     """A JSON line, as `json_line` writes them (the standard library for integers beyond 64 bits)."""
     try:
-        return orjson.loads(line)
+        return loads_exact(line)
     except orjson.JSONDecodeError:
         return json.loads(line)
 
