@@ -1,5 +1,6 @@
 """Fuzz `parse_cassette` with atheris: any input is a cassette that writes back and loads the same, or
-one `CassetteFormatError` line naming the file.
+one `CassetteFormatError` line naming the file. `--target heads` fuzzes the servers' request parser and
+`--target redaction` the redaction instead (see scripts/fuzz_targets.py).
 
 Seeds are the shipped cassettes (cut to libFuzzer's length limit) and hand-written hostile ones; a
 dictionary of YAML and cassette tokens steers the mutations. libFuzzer bounds each input's time and the
@@ -19,7 +20,10 @@ from pathlib import Path
 
 import atheris
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 with atheris.instrument_imports(include=["proxy", "yaml"]):
+    import fuzz_targets
+
     from proxy.core.cassette import dump_cassette, parse_cassette
     from proxy.errors import CassetteFormatError
 
@@ -94,19 +98,40 @@ def one_input(data: bytes) -> None:
         raise AssertionError(f"written back, the cassette changed: {written!r}")
 
 
-def seed_corpus(folder: Path) -> None:
+def loader_seeds() -> list[bytes]:
     texts = [path.read_text(encoding="utf-8") for path in sorted((ROOT / "cassettes").glob("*.yaml"))]
-    for index, text in enumerate([*(text[:MAX_LEN] for text in texts), *HOSTILE_SEEDS]):
-        (folder / f"seed-{index}").write_text(text, encoding="utf-8")
+    return [text.encode("utf-8") for text in [*(text[:MAX_LEN] for text in texts), *HOSTILE_SEEDS]]
 
 
-def fuzz(runs: int, seconds: int, artifacts: Path) -> None:
+# target: (what each input goes through, seed inputs, dictionary tokens)
+TARGETS = {
+    "loader": (one_input, loader_seeds, TOKENS),
+    "heads": (fuzz_targets.heads_input, lambda: fuzz_targets.HEAD_SEEDS, fuzz_targets.HEAD_TOKENS),
+    "redaction": (
+        fuzz_targets.redaction_input,
+        lambda: fuzz_targets.REDACTION_SEEDS,
+        fuzz_targets.REDACTION_TOKENS,
+    ),
+}
+
+
+def _escaped(token: str) -> str:
+    """A token as libFuzzer's dictionary writes it: printable ASCII as itself, any other byte as \\xNN."""
+    return "".join(
+        chr(byte) if 32 <= byte < 127 and byte not in (34, 92) else f"\\x{byte:02X}"
+        for byte in token.encode()
+    )
+
+
+def fuzz(target: str, runs: int, seconds: int, artifacts: Path) -> None:
     """The fuzzing process itself: atheris.Fuzz exits it, 0 when every input passed."""
+    test_one, seeds, tokens = TARGETS[target]
     with tempfile.TemporaryDirectory() as work:
         corpus, dictionary = Path(work, "corpus"), Path(work, "tokens.dict")
         corpus.mkdir()
-        seed_corpus(corpus)
-        dictionary.write_text("".join(f"{json.dumps(token)}\n" for token in TOKENS), encoding="utf-8")
+        for index, seed in enumerate(seeds()):
+            (corpus / f"seed-{index}").write_bytes(seed)
+        dictionary.write_text("".join(f'"{_escaped(token)}"\n' for token in tokens), encoding="ascii")
         atheris.Setup(
             [
                 sys.argv[0],
@@ -120,7 +145,7 @@ def fuzz(runs: int, seconds: int, artifacts: Path) -> None:
                 "-print_final_stats=1",
                 str(corpus),
             ],
-            one_input,
+            test_one,
         )
         atheris.Fuzz()
 
@@ -130,15 +155,27 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=20_000, help="inputs to try (default 20000)")
     parser.add_argument("--seconds", type=int, default=120, help="time limit (default 120)")
     parser.add_argument("--figures", type=Path, help="write the run's figures here as JSON")
+    parser.add_argument(
+        "--target",
+        choices=sorted(TARGETS),
+        default="loader",
+        help="what to fuzz (default: the cassette loader)",
+    )
     parser.add_argument("--in-process", action="store_true", help=argparse.SUPPRESS)
     arguments = parser.parse_args()
     artifacts = ROOT / ".fuzz"
     artifacts.mkdir(exist_ok=True)
     if arguments.in_process:
-        fuzz(arguments.runs, arguments.seconds, artifacts)
-    log = artifacts / "last-run.log"
+        fuzz(arguments.target, arguments.runs, arguments.seconds, artifacts)
+    log = artifacts / f"last-run-{arguments.target}.log"
     with log.open("w", encoding="utf-8") as output:
-        command = [sys.executable, __file__, "--in-process", f"--runs={arguments.runs}"]
+        command = [
+            sys.executable,
+            __file__,
+            "--in-process",
+            f"--target={arguments.target}",
+            f"--runs={arguments.runs}",
+        ]
         code = subprocess.run(
             [*command, f"--seconds={arguments.seconds}"], stdout=output, stderr=subprocess.STDOUT, check=False
         ).returncode

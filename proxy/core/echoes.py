@@ -29,7 +29,7 @@ from proxy.core.redaction_policy import (
 JSON_ESCAPED = re.compile(r'["\\\x00-\x1f]')  # characters JSON text writes as an escape
 # Shorter values are too likely to be ordinary text ("true", "1234") to be replaced everywhere.
 MIN_SCRUBBED_LENGTH = 6
-LONG_SECRET = 16  # this long, a value is scrubbed even when it is letters only
+LONG_SECRET = 16  # this long, a value is scrubbed even when it is plain words or a plain number
 
 
 def secret_values(
@@ -117,7 +117,7 @@ def _collect_json_secrets(
 
 
 def scrub_exchange(exchange: Exchange, values: frozenset[str]) -> Exchange:
-    """The exchange with each secret value replaced wherever it stands whole in text (and as it reads
+    """The exchange with each secret value replaced wherever it stands in text (and as it reads
     percent-encoded or JSON-escaped): query, path, headers, reason phrase, text, JSON strings and keys
     (a key that is a token would leak it; an ordinary word is never a value scrubbed here, see
     `credential_like`) and the bytes of base64 bodies."""
@@ -171,14 +171,9 @@ def _echo_forms(values: frozenset[str]) -> frozenset[str]:
 
 @functools.lru_cache(maxsize=64)
 def _echo_pattern(forms: frozenset[str]) -> re.Pattern[str]:
-    """The forms, longest first; one shorter than LONG_SECRET only where no letter or digit touches it
-    (it stands whole)."""
-    alternatives = []
-    for form in sorted(forms, key=len, reverse=True):
-        escaped = re.escape(form)
-        whole = f"(?<![0-9A-Za-z]){escaped}(?![0-9A-Za-z])"
-        alternatives.append(escaped if len(form) >= LONG_SECRET else whole)
-    return re.compile("|".join(alternatives))
+    """The forms, longest first, wherever they stand: a credential glued to other letters or digits is
+    still the credential (ordinary words never get here: see `credential_like`)."""
+    return re.compile("|".join(re.escape(form) for form in sorted(forms, key=len, reverse=True)))
 
 
 @functools.lru_cache(maxsize=64)

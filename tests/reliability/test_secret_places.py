@@ -118,6 +118,11 @@ PLACES = {
         request_type=FORM,
         request_headers=(("Content-Encoding", "zstd"),),
     ),
+    "echo glued to other letters": exchange_of(
+        request_headers=(("Authorization", f"Bearer {TOKEN}"),),
+        response_body=f"session{TOKEN}{TOKEN}end".encode(),
+        response_type="text/plain",
+    ),
     "echo in the request path": exchange_of(
         request_headers=(("Authorization", f"Bearer {TOKEN}"),), path=f"/v2/tokens/{TOKEN}"
     ),

@@ -1,0 +1,55 @@
+"""Coverage-guided fuzzing (atheris) of the servers' request parser and of redaction, as
+`scripts/fuzz --target heads|redaction` runs them: no input escapes the parser or spoils a journal, and
+no input makes redaction write a planted token."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.reliability.figures import ROOT, write_figure
+
+RUNS = 20_000
+
+
+@pytest.mark.long
+@pytest.mark.parametrize(
+    ("target", "figure", "what"),
+    [
+        (
+            "heads",
+            "fuzzed_request_heads",
+            "atheris inputs through the request parser and journal, none failing",
+        ),
+        (
+            "redaction",
+            "fuzzed_redaction",
+            "atheris inputs through redaction with a planted token, none leaking",
+        ),
+    ],
+)
+def test_atheris_fuzzes_without_a_failure(tmp_path: Path, target: str, figure: str, what: str) -> None:
+    """scripts/fuzz's target runs its inputs with none failing."""
+    figures = tmp_path / "figures.json"
+    completed = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "scripts" / "fuzz_cassettes.py"),
+            f"--target={target}",
+            f"--runs={RUNS}",
+            "--seconds=240",
+            f"--figures={figures}",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=400,
+        stdin=subprocess.DEVNULL,
+    )
+    assert completed.returncode == 0, completed.stderr[-3000:]
+    result = json.loads(figures.read_text(encoding="utf-8"))
+    assert result["failures"] == 0 and result["inputs_tried"] == RUNS, result
+    write_figure(figure, result["inputs_tried"], what)
