@@ -1,6 +1,6 @@
-"""Coverage-guided fuzzing (atheris) of the servers' request parser and of redaction, as
-`scripts/fuzz --target heads|redaction` runs them: no input escapes the parser or spoils a journal, and
-no input makes redaction write a planted token."""
+"""Coverage-guided fuzzing (atheris) as `scripts/fuzz --target loader|heads|redaction` runs it: every
+input loads and writes back the same or is one error line; none escapes the request parser or spoils a
+journal; none makes redaction write a planted token."""
 
 from __future__ import annotations
 

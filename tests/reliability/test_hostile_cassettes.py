@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import contextlib
 import io
-import json
 import os
 import random
 import resource
@@ -162,24 +161,3 @@ def test_mutated_cassettes_check_or_fail_in_one_line(tmp_path: Path) -> None:
 
     check_one()
     write_figure("mutated_cassettes", tried, "mutated shipped cassettes through `check`")
-
-
-@pytest.mark.long
-def test_atheris_fuzzes_the_loader_without_a_failure(tmp_path: Path) -> None:
-    """scripts/fuzz (coverage-guided, libFuzzer) runs its inputs through the loader with none failing."""
-    figures = tmp_path / "figures.json"
-    script = ROOT / "scripts" / "fuzz_cassettes.py"
-    completed = subprocess.run(
-        [sys.executable, str(script), "--runs=20000", "--seconds=240", f"--figures={figures}"],
-        capture_output=True,
-        text=True,
-        timeout=400,
-        stdin=subprocess.DEVNULL,
-    )
-    assert completed.returncode == 0, completed.stderr[-3000:]
-    result = json.loads(figures.read_text(encoding="utf-8"))
-    assert result["failures"] == 0 and result["inputs_tried"] == 20_000, result
-    print(completed.stdout)
-    write_figure(
-        "fuzzed_cassettes", result["inputs_tried"], "atheris inputs through the loader, none failing"
-    )
