@@ -119,6 +119,15 @@ def placeholder_credential(request: Request, policy: RedactionPolicy) -> str | N
     return None
 
 
+def placeholder_refusal(where: str) -> str:
+    """Why a request carrying the placeholder as its credential is answered 401 by the proxy."""
+    return (
+        f"this request's {where} is the redaction placeholder {PLACEHOLDER} (a credential replayed from "
+        "a cassette), so it was not forwarded or recorded: send a real credential (ask the token "
+        "endpoint, which is always answered live)"
+    )
+
+
 def redact_query(query: str, names: frozenset[str]) -> str:
     """A raw query string with the named parameters' values replaced; the rest kept byte for byte."""
     parts = query.split("&") if query else []

@@ -20,14 +20,15 @@ from mitmproxy.addonmanager import Loader
 
 from proxy.core.bodies import dump_json, error_document
 from proxy.core.links import origin_of
-from proxy.core.redaction import RedactionPolicy
+from proxy.core.redaction import RedactionPolicy, placeholder_credential, placeholder_refusal
 from proxy.errors import BodyTooLarge, CommerceProxyError, JournalError, NotRecordable
-from proxy.mitm.flows import exchange_from_flow
+from proxy.mitm.flows import exchange_from_flow, request_from_flow
 from proxy.store.files import read_cassette_file
 from proxy.store.recording import RECORD_MODES, RecordingSession, RecordSettings
 from proxy.store.rule_files import Engine, load_project_rules
 
 log = logging.getLogger(__name__)
+REFUSED = "commerce_proxy_refused"  # flow metadata: answered by the addon, not sent, not recorded
 
 
 class CassetteRecorder:
@@ -96,25 +97,52 @@ class CassetteRecorder:
             return read_cassette_file(path).upstream
         return None
 
+    def _policy(self) -> RedactionPolicy:
+        engine = self.engine
+        assert engine is not None
+        return engine.project.redaction.extended(
+            headers=ctx.options.cassette_redact_header, json_paths=ctx.options.cassette_redact_json_path
+        )
+
     def _settings(self, upstream: str) -> RecordSettings:
         options = ctx.options
         engine = self.engine
         assert engine is not None
-        policy: RedactionPolicy = engine.project.redaction.extended(
-            headers=options.cassette_redact_header, json_paths=options.cassette_redact_json_path
-        )
         return RecordSettings(
             upstream=upstream,
             cassette=Path(options.cassette),
             mode=options.cassette_mode,
-            redaction=policy,
+            redaction=self._policy(),
             rules=engine.ruleset if options.cassette_check else None,
             rule_config=engine.project.config,
         )
 
+    def request(self, flow: http.HTTPFlow) -> None:
+        """A request whose credential is the redaction placeholder (built from a replayed answer) is
+        answered 401 here: sent on, it would only get the service's refusal recorded."""
+        if not ctx.options.cassette or self.engine is None:
+            return
+        try:
+            where = placeholder_credential(request_from_flow(flow), self._policy())
+        except BodyTooLarge:
+            return  # answered when its response comes
+        if where is not None:
+            log.warning(
+                "commerce-proxy: %s %s: %s",
+                flow.request.method,
+                flow.request.path.partition("?")[0],
+                placeholder_refusal(where),
+            )
+            flow.metadata[REFUSED] = True
+            flow.response = http.Response.make(
+                401,
+                dump_json(error_document(401, "Unauthorized", placeholder_refusal(where))),
+                {"Content-Type": "application/json"},
+            )
+
     def response(self, flow: http.HTTPFlow) -> None:
         """Journal and check each completed exchange of the recorded origin."""
-        if not ctx.options.cassette:
+        if not ctx.options.cassette or flow.metadata.get(REFUSED):
             return
         try:
             imported = exchange_from_flow(flow)

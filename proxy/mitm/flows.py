@@ -34,21 +34,12 @@ def exchange_from_flow(flow: http.HTTPFlow) -> Imported | None:
     if response is None:
         return None
     request = flow.request
-    target = request.path
-    path, _, query = target.partition("?")
-    request_headers = _headers(request.headers.fields)
     response_headers = _headers(response.headers.fields)
     duration = None
     if response.timestamp_end and request.timestamp_start:
         duration = round((response.timestamp_end - request.timestamp_start) * 1000, 3)
     exchange = Exchange(
-        Request(
-            request.method.upper(),
-            path or "/",
-            query,
-            request_headers,
-            body_from_bytes(request.raw_content or b"", request_headers),
-        ),
+        request_from_flow(flow),
         Response(
             response.status_code,
             response_headers,
@@ -60,6 +51,20 @@ def exchange_from_flow(flow: http.HTTPFlow) -> Imported | None:
     )
     origin = origin_of(f"{request.scheme}://{_host(request.host)}:{request.port}")
     return Imported(origin, exchange)
+
+
+def request_from_flow(flow: http.HTTPFlow) -> Request:
+    """A flow's request as the core sees it (`BodyTooLarge` for a body inflating past the limit)."""
+    request = flow.request
+    path, _, query = request.path.partition("?")
+    headers = _headers(request.headers.fields)
+    return Request(
+        request.method.upper(),
+        path or "/",
+        query,
+        headers,
+        body_from_bytes(request.raw_content or b"", headers),
+    )
 
 
 def _host(host: str) -> str:

@@ -18,7 +18,12 @@ from proxy.core.conformance import Checker
 from proxy.core.exchange import Exchange, Request, Response, without_headers
 from proxy.core.hop_by_hop import end_to_end
 from proxy.core.links import OriginRewriter, origin_of
-from proxy.core.redaction import PLACEHOLDER, is_token_request, placeholder_credential, redact_request
+from proxy.core.redaction import (
+    is_token_request,
+    placeholder_credential,
+    placeholder_refusal,
+    redact_request,
+)
 from proxy.errors import BodyTooLarge, JournalError, NotRecordable
 from proxy.server.answers import AnswerCache, serve_answer
 from proxy.server.check_worker import CheckWorker
@@ -193,11 +198,7 @@ def create_record_app(settings: RecordSettings) -> RecordServer:
 def _placeholder_refused(request: Request, where: str) -> Outgoing:
     """The proxy's own 401 for a request whose credential is the redaction placeholder: forwarded, it
     would only record the service's refusal into the cassette."""
-    detail = (
-        f"this request's {where} is the redaction placeholder {PLACEHOLDER} (a credential replayed from "
-        "a cassette), so it was not forwarded or recorded: send a real credential (ask the token "
-        "endpoint, which is always answered live)"
-    )
+    detail = placeholder_refusal(where)
     log.warning("%s %s: %s", request.method, request.path, detail)
     return json_answer(401, error_document(401, "Unauthorized", detail))
 

@@ -110,3 +110,27 @@ async def test_a_flow_the_journal_cannot_take_is_answered_507(tmp_path: Path) ->
     assert error["title"] == "Not recorded" and "No space left on device" in error["detail"]
     paths = [item.request.path for item in read_cassette_file(cassette).exchanges]
     assert paths == ["/v2/products", "/v2/carts"]
+
+
+async def test_a_placeholder_credential_is_answered_401_and_not_recorded(tmp_path: Path) -> None:
+    """A request carrying `Bearer <redacted>` (a token replayed from a cassette) gets the addon's own
+    401 and is never sent or recorded; a real token goes through."""
+    cassette = tmp_path / "c.yaml"
+    recorder = CassetteRecorder()
+    with taddons.context(recorder) as context:
+        context.configure(recorder, cassette=str(cassette))
+        replayed = api_flow("GET", "/v2/products", products_page())
+        replayed.request.headers["Authorization"] = "Bearer <redacted>"
+        replayed.response = None
+        recorder.request(replayed)
+        assert replayed.response is not None and replayed.response.status_code == 401
+        assert b"redaction placeholder" in replayed.response.content
+        recorder.response(replayed)
+        real = api_flow("GET", "/v2/products?page[limit]=1", products_page())
+        recorder.request(real)
+        assert real.response is not None and real.response.status_code == 200  # left as it was
+        recorder.response(real)
+        recorder.done()
+    assert [item.request.target for item in read_cassette_file(cassette).exchanges] == [
+        "/v2/products?page[limit]=1"
+    ]
