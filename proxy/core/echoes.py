@@ -47,7 +47,10 @@ def secret_values(
             if lowered not in policy.headers:
                 continue
             if lowered in {"authorization", "proxy-authorization"}:
-                found.add(value.partition(" ")[2].strip())  # a scheme alone ("Bearer") is no secret
+                scheme, _, credentials = value.partition(" ")
+                # A value with no scheme is the credential itself; a scheme alone ("Bearer") is plain
+                # letters, which `credential_like` leaves out.
+                found.add(credentials.strip() or scheme)
             elif lowered in {"cookie", "set-cookie"}:
                 pairs = value.split(";") if lowered == "cookie" else value.split(";")[:1]
                 found.update(pair.partition("=")[2].strip() for pair in pairs)

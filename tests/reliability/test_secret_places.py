@@ -123,6 +123,9 @@ PLACES = {
         response_body=f"session{TOKEN}{TOKEN}end".encode(),
         response_type="text/plain",
     ),
+    "Authorization with no scheme, echoed": exchange_of(
+        request_headers=(("Authorization", TOKEN),), response_body=f"you sent {TOKEN}".encode()
+    ),
     "echo in the request path": exchange_of(
         request_headers=(("Authorization", f"Bearer {TOKEN}"),), path=f"/v2/tokens/{TOKEN}"
     ),
