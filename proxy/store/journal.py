@@ -159,9 +159,17 @@ class JournalWriter:
         self._write(json_line({"saved": saved_digest}))
 
     def _write(self, line: bytes) -> bytes:
+        # A short write is not a failure by itself (a large line, a signal): the rest is written, and
+        # only an error says why it stopped (ENOSPC a full disk, EFBIG a file size limit).
+        written = 0
+        problem = None
         try:
-            written = os.write(self._fd, line)
-            problem = None if written == len(line) else f"no room: {written} of {len(line)} bytes written"
+            while written < len(line):
+                count = os.write(self._fd, line[written:] if written else line)
+                if count == 0:
+                    problem = f"the write stopped after {written} of {len(line)} bytes"
+                    break
+                written += count
         except OSError as error:
             problem = error.strerror or str(error)
         if problem is not None:

@@ -133,10 +133,10 @@ class RecordingSession:
         assert self.journal is not None
         try:
             self.journal.seal(saved_digest)
-        except JournalError:  # the disk filled at the last moment: the cassette is left as it was
+        except JournalError:  # no room at the last moment: the cassette is left as it was
             raise CommerceProxyError(
-                f"{self.settings.cassette}: cannot write the cassette: no room to note the save in its "
-                "journal first"
+                f"{self.settings.cassette}: cannot write the cassette: its journal could not note the "
+                "save first (a full disk or a file size limit)"
             ) from None
 
 
