@@ -138,7 +138,9 @@ def scrub_exchange(exchange: Exchange, values: frozenset[str]) -> Exchange:
     def body(stored: Body) -> Body:
         if stored.kind in ("text", "base64"):
             original = body_text(stored)
-            scrubbed = _byte_pattern(values).sub(PLACEHOLDER, text(original))
+            scrubbed = text(original)
+            if stored.kind == "base64":  # bytes read as Latin-1: a non-ASCII secret stands as its UTF-8
+                scrubbed = _byte_pattern(values).sub(PLACEHOLDER, scrubbed)
             return (
                 stored
                 if scrubbed == original

@@ -127,16 +127,14 @@ class CassetteRecorder:
         except BodyTooLarge:
             return  # answered when its response comes
         if where is not None:
+            detail = placeholder_refusal(where)
             log.warning(
-                "commerce-proxy: %s %s: %s",
-                flow.request.method,
-                flow.request.path.partition("?")[0],
-                placeholder_refusal(where),
+                "commerce-proxy: %s %s: %s", flow.request.method, flow.request.path.partition("?")[0], detail
             )
             flow.metadata[REFUSED] = True
             flow.response = http.Response.make(
                 401,
-                dump_json(error_document(401, "Unauthorized", placeholder_refusal(where))),
+                dump_json(error_document(401, "Unauthorized", detail)),
                 {"Content-Type": "application/json"},
             )
 

@@ -44,10 +44,6 @@ class AnswerCache:
             built = built_at[id(recording)] = _build(recording.exchange.response, recording.upstream, origin)
         return built
 
-    def origins(self) -> int:
-        """How many origins' answers are kept."""
-        return len(self._by_origin)
-
 
 def _build(response: Response, upstream: str | None, origin: str) -> Outgoing:
     dropped = {"content-length"}
