@@ -147,7 +147,7 @@ def add_cassette_commands(commands: Any, common: argparse.ArgumentParser, rule_o
 
 
 def engine_for(arguments: argparse.Namespace) -> Any:
-    from proxy.cli import load_engine
+    from proxy.command_inputs import load_engine
 
     return load_engine(arguments)
 
@@ -273,7 +273,7 @@ def _selected(selection: Selection, cassette: Cassette, found: dict[int, list[Fi
 
 
 def _policy(arguments: argparse.Namespace, engine: Any) -> RedactionPolicy:
-    from proxy.cli import redaction_from
+    from proxy.command_inputs import redaction_from
 
     if hasattr(arguments, "redact_header"):
         return redaction_from(arguments, engine.project.redaction)
@@ -457,7 +457,7 @@ def run_unset(arguments: argparse.Namespace) -> int:
 
 def run_rehost(arguments: argparse.Namespace) -> int:
     """`cassette rehost PATH --to URL`."""
-    from proxy.cli import checked_upstream
+    from proxy.command_inputs import checked_upstream
 
     target = checked_upstream(arguments.to, "rehost", "--to")
     engine = engine_for(arguments)

@@ -6,7 +6,6 @@ Bad input ends in one line on stderr and exit code 2, never a traceback.
 from __future__ import annotations
 
 import argparse
-import gc
 import json
 import logging
 import os
@@ -16,25 +15,25 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
 from proxy import __version__
+from proxy.command_inputs import (
+    checked_upstream,
+    load_engine,
+    named_cassettes,
+    redaction_from,
+    rule_source,
+    show_notes,
+    upstream_authorization,
+)
 from proxy.core.matching import MatchPolicy
-from proxy.core.redaction import RedactionPolicy
 from proxy.core.rule_config import RuleConfig
 from proxy.errors import CommerceProxyError, UsageError
 from proxy.store.files import (
     Loaded,
-    Streamed,
-    cassette_paths,
-    load_cassette,
     load_cassettes,
-    stream_cassette,
 )
 from proxy.store.outputs import refuse_overwrite
-from proxy.store.rule_files import Engine, RuleSource
-from proxy.store.saving import write_atomically
-from proxy.store.shipped import shipped_dir
 
 if TYPE_CHECKING:
-    from proxy.core.findings import Finding
     from proxy.core.replay_state import ReplayBook
     from proxy.server.replay import ReplayOptions
     from proxy.server.wire import WireServer
@@ -393,39 +392,8 @@ def _add_redaction(command: argparse.ArgumentParser) -> None:
     )
 
 
-def redaction_from(
-    arguments: argparse.Namespace, configured: RedactionPolicy | None = None
-) -> RedactionPolicy:
-    """The default redaction policy, plus the project config's `redact` table, plus the command line."""
-    return (configured or RedactionPolicy()).extended(
-        headers=arguments.redact_header,
-        query=arguments.redact_query,
-        form_fields=arguments.redact_form,
-        json_paths=arguments.redact_json_path,
-    )
-
-
 def _announce(message: str) -> None:
     print(message, flush=True)
-
-
-def _show_notes(loaded: Sequence[Loaded | Streamed]) -> None:
-    for one in loaded:
-        for note in one.notes:
-            print(f"commerce-proxy: {note}", file=sys.stderr, flush=True)
-
-
-def named_cassettes(given: list[Path] | None, arguments: argparse.Namespace, command: str) -> list[Path]:
-    """The cassettes a command was told to use: never the shipped examples unless `--examples` says so,
-    so a suite cannot pass against example data. `replay --cassette-dir DIR` alone serves only what
-    requests name with X-Commerce-Cassette."""
-    paths = list(given or [])
-    if getattr(arguments, "examples", False):
-        paths.append(shipped_dir("cassettes"))
-    if not paths and getattr(arguments, "cassette_dir", None) is None:
-        how = "--cassette PATH (repeatable) or --cassette-dir DIR" if command == "replay" else "PATH..."
-        raise UsageError(f"{command}: no cassettes named: give {how}, or --examples for the shipped examples")
-    return paths
 
 
 def build_book(paths: list[Path], arguments: argparse.Namespace) -> tuple[ReplayBook, list[Loaded]]:
@@ -434,7 +402,7 @@ def build_book(paths: list[Path], arguments: argparse.Namespace) -> tuple[Replay
 
     policy = MatchPolicy.parse(arguments.match_on, arguments.ignore_query)
     loaded = load_cassettes(paths)
-    _show_notes(loaded)
+    show_notes(loaded)
     book = ReplayBook.build(
         [(str(one.path), one.cassette) for one in loaded],
         policy,
@@ -568,119 +536,11 @@ def run_spy(arguments: argparse.Namespace) -> int:
     return 0
 
 
-def checked_upstream(upstream: str | None, command: str, option: str = "--upstream") -> str:
-    """An http(s) URL with a host, without its trailing slash; anything else is a usage error."""
-    from urllib.parse import urlsplit
-
-    if not upstream:
-        hint = " (or --mode none to replay only)" if command == "record" else ""
-        raise UsageError(f"{command} needs {option} URL{hint}")
-    from proxy.core.links import without_credentials
-
-    shown, _ = without_credentials(upstream)  # a password in the URL is never echoed
-    parts = urlsplit(upstream)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise UsageError(f"{option} {shown!r}: expected an http:// or https:// URL with a host")
-    return shown.rstrip("/")
-
-
-def upstream_authorization(upstream: str) -> str | None:
-    """The Authorization value of credentials written in an --upstream URL (`http://user:pw@host`)."""
-    from proxy.core.links import without_credentials
-
-    return without_credentials(upstream)[1]
-
-
-def load_engine(arguments: argparse.Namespace) -> Engine:
-    """The rules and the project config, as the command line and the config name them."""
-    return rule_source(arguments).load()
-
-
-def rule_source(arguments: argparse.Namespace) -> RuleSource:
-    """Where the command line's rules come from, as absolute paths another process can load too."""
-
-    def absolute(path: Path | None) -> Path | None:
-        return path.absolute() if path is not None else None
-
-    return RuleSource(absolute(arguments.config), absolute(arguments.rules), Path.cwd())
-
-
 def run_check(arguments: argparse.Namespace) -> int:
-    """`check`: every exchange of every cassette against the rules; exit 1 when an error is found."""
-    from proxy.core.conformance import Checker
-    from proxy.core.reports import (
-        CassetteResult,
-        Report,
-        json_report,
-        junit_report,
-        markdown_report,
-        text_report,
-    )
-    from proxy.core.rule_config import Baseline
-    from proxy.progress import Progress
-    from proxy.store.rule_files import load_baseline, write_baseline
-    from proxy.two_core_check import check_stream
+    """`check`, imported when run: the rules engine is no cost to the other commands' start."""
+    from proxy.check_command import run_check as check
 
-    inputs = named_cassettes(arguments.paths, arguments, "check")
-    for written, what in ((arguments.output, "the report"), (arguments.write_baseline, "the baseline")):
-        if written is not None:
-            refuse_overwrite(written, inputs, what, arguments.force)
-    engine = load_engine(arguments)
-    config = engine.project.config
-    files = cassette_paths(inputs)
-    loaded: list[Loaded] = []  # whole cassettes, for the HTML report only
-    checked: list[tuple[Path, int, list[Finding]]] = []  # each file, its exchange count, its findings
-    with Progress(len(files), sys.stderr, wanted=not arguments.quiet) as progress:
-        for number, file in enumerate(files):
-            progress.reading(number, file)
-            if arguments.format == "html":  # the page shows every exchange: it needs them all
-                one = load_cassette(file)
-                loaded.append(one)
-                streamed = Streamed(one.path, iter(one.cassette.exchanges), one.notes)
-                progress.checking(len(one.cassette.exchanges))
-                # Loaded cassettes live until exit: keep the cyclic collector from rescanning them
-                # while the rules allocate.
-                gc.freeze()
-            else:  # one exchange at a time: memory does not grow with the cassette
-                streamed = stream_cassette(file)
-                progress.checking(0)  # how many is known only at the end
-            _show_notes([streamed])
-            checker = Checker(engine.ruleset, config, cassette=str(streamed.path))
-            if arguments.format == "html":
-                found = checker.check_all(streamed.exchanges, progress.advance)
-            else:  # a large cached cassette is checked on two cores
-                found = check_stream(checker, streamed.path, streamed.exchanges, progress.advance)
-            checked.append((streamed.path, checker.checked, found))
-    if arguments.write_baseline:
-        count = write_baseline(arguments.write_baseline, [item for _, _, found in checked for item in found])
-        print(
-            f"commerce-proxy: wrote {arguments.write_baseline}: {count} accepted finding(s)", file=sys.stderr
-        )
-        return 0
-    baseline_path = arguments.baseline or engine.project.resolve(config.baseline)
-    baseline = load_baseline(baseline_path) if baseline_path else Baseline()
-    results = []
-    for path, count, found in checked:
-        new, accepted = baseline.split(found)
-        results.append(CassetteResult(str(path), count, new, len(accepted)))
-    off = frozenset(rule.id for rule in engine.ruleset.rules if not config.may_apply(rule.id, rule.severity))
-    report = Report(results, engine.ruleset.rules, off)
-    index = engine.ruleset.index
-    if arguments.format == "markdown":
-        text = markdown_report(report, lambda finding: index.label(finding.method, finding.path))
-    elif arguments.format == "html":
-        from proxy.core.html_report import html_report
-
-        text = html_report(report, [one.cassette.exchanges for one in loaded], index.label)
-    else:
-        render = {"text": text_report, "json": json_report, "junit": junit_report}[arguments.format]
-        text = render(report)
-    if arguments.output:
-        write_atomically(arguments.output, text, "the report")
-        print(f"commerce-proxy: wrote {arguments.output}", file=sys.stderr)
-    else:
-        sys.stdout.write(text)
-    return 1 if report.failed else 0
+    return check(arguments)
 
 
 def run_rules(arguments: argparse.Namespace) -> int:

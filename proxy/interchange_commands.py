@@ -74,7 +74,7 @@ def run_import_mitm(arguments: argparse.Namespace) -> int:
 
 
 def _import(arguments: argparse.Namespace, items: Iterable[Imported], wanted: str | None) -> int:
-    from proxy.cli import checked_upstream, redaction_from
+    from proxy.command_inputs import checked_upstream, redaction_from
 
     output: Path = arguments.output
     refuse_overwrite(output, [arguments.source], "the imported cassette", arguments.force, any_file=True)

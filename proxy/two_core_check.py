@@ -31,40 +31,50 @@ SMALLEST_SPLIT = 4000  # exchanges; below this a fork costs more than it saves
 SHARE = 0.53  # of the exchanges checked here: the child also passes over the history before its part
 PATIENCE_S = 30.0  # and twice this process's checking time: then the child is given up
 COUNTER = struct.Struct("q")
+TRAILER = struct.Struct("qq")  # what the child checked, and how many batches of findings it wrote
+BATCH_FINDINGS = 1000
 
 
 def check_stream(
-    checker: Checker, path: Path, exchanges: Iterator[Exchange], progress: Callable[[int], None]
-) -> list[Finding]:
-    """The findings of the cassette at `path`, whose exchanges `exchanges` streams, on two cores when
-    the cassette is large and cached; `progress` hears how many exchanges are checked so far."""
+    checker: Checker,
+    path: Path,
+    exchanges: Iterator[Exchange],
+    progress: Callable[[int], None],
+    take: Callable[[list[Finding]], None],
+) -> None:
+    """Check the cassette at `path`, whose exchanges `exchanges` streams, on two cores when it is large
+    and cached; its findings go to `take` in exchange order; `progress` hears how many are checked."""
     count = warm_count(path)
     if count is None or count < SMALLEST_SPLIT:
-        return checker.check_all(exchanges, progress)
+        checker.check_into(exchanges, take, progress)
+        return
     split = int(count * SHARE)
     shared = mmap.mmap(-1, COUNTER.size)  # the child's progress, written where this process reads it
     child = Forked.start(lambda output: _check_from(checker, path, split, shared, output))
     if child is None:
-        return checker.check_all(exchanges, progress)
+        checker.check_into(exchanges, take, progress)
+        return
     started = time.monotonic()
     try:
-        findings: list[Finding] = []
         checked = 0
         for index, exchange in enumerate(islice(exchanges, split)):
-            findings.extend(checker.check(exchange, index))
+            found = checker.check(exchange, index)
+            if found:
+                take(found)
             checked = index + 1
             if index % PROGRESS_EVERY == 0:
                 progress(checked + COUNTER.unpack_from(shared)[0])
         patience = PATIENCE_S + 2 * (time.monotonic() - started)
-        theirs = _findings_of(
-            child.result(patience, lambda: progress(checked + COUNTER.unpack_from(shared)[0]))
-        )
-        if checked == split and theirs is not None:
-            checker.checked = theirs[0]
-            return findings + theirs[1]
+        output = child.result(patience, lambda: progress(checked + COUNTER.unpack_from(shared)[0]))
+        theirs = _trailer_of(output)
+        if checked == split and output is not None and theirs is not None:
+            checker.checked, batches = theirs
+            for _ in range(batches):
+                take(pickle.load(output))  # our own child's output, in a file we made
+            return
         # The child failed: this process, having checked exactly the child's history, goes on from there.
         checker.checked = checked
-        return findings + checker.check_all(exchanges, progress, first=checked)
+        checker.check_into(exchanges, take, progress, first=checked)
     finally:
         child.stop()
         shared.close()
@@ -72,27 +82,41 @@ def check_stream(
 
 def _check_from(checker: Checker, path: Path, split: int, shared: mmap.mmap, output: BinaryIO) -> None:
     """The child's work: observe the exchanges before `split` (those its observers watch: the others
-    are passed over unread), check the rest, write (count, findings). The count falls short only when
-    the cassette has no more than `split` exchanges, and then this process does not take the findings."""
-    findings: list[Finding] = []
-    count = 0
+    are passed over unread), check the rest, write its findings in pickled batches as they come (so
+    neither process holds them all), then a trailer: the count and the number of batches. The count
+    falls short only when the cassette has no more than `split` exchanges, and then this process does
+    not take the findings."""
+    batch: list[Finding] = []
+    batches = count = 0
     for index, exchange in stream_history(path, split, checker.remembers):
         if index < split:
             checker.observe(exchange, index)
         else:
-            findings.extend(checker.check(exchange, index))
+            batch.extend(checker.check(exchange, index))
+            if len(batch) >= BATCH_FINDINGS:
+                pickle.dump(batch, output, protocol=pickle.HIGHEST_PROTOCOL)
+                batch, batches = [], batches + 1
             if index % PROGRESS_EVERY == 0:
                 COUNTER.pack_into(shared, 0, index + 1 - split)
         count = index + 1
-    pickle.dump((count, findings), output, protocol=pickle.HIGHEST_PROTOCOL)
+    if batch:
+        pickle.dump(batch, output, protocol=pickle.HIGHEST_PROTOCOL)
+        batches += 1
+    output.write(TRAILER.pack(count, batches))
 
 
-def _findings_of(output: BinaryIO | None) -> tuple[int, list[Finding]] | None:
-    """The child's count and findings, from the file it wrote (this process made it: never foreign)."""
+def _trailer_of(output: BinaryIO | None) -> tuple[int, int] | None:
+    """The child's (count, batches) from the end of the file it wrote, which is then read from its
+    start; None when there is no whole trailer (a child that did not finish)."""
     if output is None:
         return None
     try:
-        count, findings = pickle.load(output)  # our own child's output, in a file we made
-    except (OSError, EOFError, pickle.UnpicklingError, ValueError, TypeError):
+        size = output.seek(0, 2)
+        if size < TRAILER.size:
+            return None
+        output.seek(size - TRAILER.size)
+        trailer = TRAILER.unpack(output.read(TRAILER.size))
+        output.seek(0)
+    except (OSError, struct.error):
         return None
-    return count, findings
+    return trailer

@@ -280,3 +280,19 @@ def test_markdown_report_counts_match_the_json_report(
     assert markdown.count("<details>") == len(report["findings"])
     assert "Bearer &lt;ACCESS_TOKEN&gt;" in markdown and "Bearer <ACCESS_TOKEN>" not in markdown
     assert 'W/"a\\|b"' in markdown, "a pipe in a finding cannot break the Markdown"
+
+
+@pytest.mark.parametrize("report_format", ["text", "json", "junit", "markdown"])
+def test_a_report_is_the_same_whether_findings_went_to_disk_or_not(
+    project: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, report_format: str
+) -> None:
+    """Findings spooled to disk (past HELD_FINDINGS) come back in every report exactly as from memory."""
+    from proxy.store import finding_spool
+
+    shutil.copy(shipped_dir("cassettes") / "demo-session.yaml", project / "demo.yaml")
+    arguments = ("check", "--format", report_format, "session.yaml", "demo.yaml")
+    held = run(capsys, *arguments)
+    monkeypatch.setattr(finding_spool, "HELD_FINDINGS", 2)
+    spilled = run(capsys, *arguments)
+    assert spilled == held
+    assert held[0] == 1 and "pagination.page.current" in held[1] and "coverage.error-body" in held[1]

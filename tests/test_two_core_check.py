@@ -85,7 +85,8 @@ def on_one_core(rules: RuleSet) -> list[Finding]:
 def on_two_cores(rules: RuleSet, path: Path) -> tuple[list[Finding], int]:
     checker = Checker(rules)
     done: list[int] = []
-    found = two_core_check.check_stream(checker, path, stream_cassette(path).exchanges, done.append)
+    found: list[Finding] = []
+    two_core_check.check_stream(checker, path, stream_cassette(path).exchanges, done.append, found.extend)
     assert checker.checked == COUNT
     return found, len(done)
 
@@ -107,8 +108,9 @@ def forks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 
 
 def test_two_cores_find_what_one_finds_history_included(
-    rules: RuleSet, cassette: Path, forks: list[int]
+    rules: RuleSet, cassette: Path, forks: list[int], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setattr(two_core_check, "BATCH_FINDINGS", 7)  # the child's findings come in many batches
     expected = on_one_core(rules)
     found, _ = on_two_cores(rules, cassette)
     assert len(forks) == 1
@@ -129,7 +131,10 @@ def test_a_cassette_not_in_the_cache_is_checked_on_one_core(
     save_cassette(path, Cassette(tuple(mixed_exchanges())))
     shutil.rmtree(tmp_path / ".commerce-proxy-cache")  # saving cached it
     checker = Checker(rules)
-    found = two_core_check.check_stream(checker, path, stream_cassette(path).exchanges, lambda done: None)
+    found: list[Finding] = []
+    two_core_check.check_stream(
+        checker, path, stream_cassette(path).exchanges, lambda done: None, found.extend
+    )
     assert forks == []
     assert found == on_one_core(rules)
 

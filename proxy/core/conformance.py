@@ -148,12 +148,24 @@ class Checker:
         """The findings of a whole cassette, its exchanges numbered from `first` (0: the whole stream);
         `progress` hears how many are done every PROGRESS_EVERY exchanges."""
         findings: list[Finding] = []
+        self.check_into(exchanges, findings.extend, progress, first)
+        return findings
+
+    def check_into(
+        self,
+        exchanges: Iterable[Exchange],
+        take: Callable[[list[Finding]], None],
+        progress: Callable[[int], None] | None = None,
+        first: int = 0,
+    ) -> None:
+        """`check_all`, each exchange's findings handed to `take` as they are found, none kept here."""
         for index, exchange in enumerate(exchanges, start=first):
-            findings.extend(self.check(exchange, index))
+            found = self.check(exchange, index)
+            if found:
+                take(found)
             self.checked = index + 1
             if progress is not None and index % PROGRESS_EVERY == 0:
                 progress(index + 1)
-        return findings
 
 
 class LiveChecker:

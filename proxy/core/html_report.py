@@ -83,15 +83,16 @@ def report_data(
                     "findings": [finding.to_json() for finding in own],
                 }
             )
-    per_rule = Counter(finding.rule for finding in report.findings)
+    totals = report.rule_totals()
+    per_rule = {rule: count for rule, _, count in totals}
     # The severity in force (the project config may change a rule's), as the findings carry it.
-    severity_in_force: dict[str, str] = {finding.rule: finding.severity for finding in report.findings}
+    severity_in_force: dict[str, str] = {rule: severity for rule, severity, _ in totals}
     rules: list[dict[str, Any]] = [
         {
             "id": rule.id,
             "severity": severity_in_force.get(rule.id, rule.severity),
             "section": rule.section,
-            "count": per_rule[rule.id],
+            "count": per_rule.get(rule.id, 0),
         }
         for rule in report.rules
         if rule.id not in report.off
@@ -101,7 +102,7 @@ def report_data(
     return {
         "title": title,
         "exchanges": report.exchanges,
-        "counts": severity_counts(report.findings),
+        "counts": report.counts(),
         "failed": report.failed,
         "cassettes": [
             {"path": result.name, "exchanges": result.exchanges, "accepted_by_baseline": result.accepted}

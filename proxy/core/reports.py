@@ -6,13 +6,14 @@ Pure rendering; the CLI decides where the text goes.
 
 from __future__ import annotations
 
+import itertools
 import json
-import xml.etree.ElementTree as ElementTree
-from collections import defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
-from proxy.core.findings import SEVERITIES, Finding, severity_counts
+from proxy.core.finding_groups import FindingGroups
+from proxy.core.findings import SEVERITIES, Finding, Severity
 from proxy.core.ruleset import Rule
 
 SEVERITY_ORDER = {severity: position for position, severity in enumerate(SEVERITIES)}
@@ -24,7 +25,7 @@ class CassetteResult:
 
     name: str
     exchanges: int
-    findings: Sequence[Finding]
+    findings: FindingGroups
     accepted: int = 0
 
 
@@ -36,18 +37,52 @@ class Report:
     rules: Sequence[Rule] = field(default_factory=tuple)
     off: frozenset[str] = frozenset()
 
-    @property
-    def findings(self) -> list[Finding]:
-        return [finding for result in self.cassettes for finding in result.findings]
+    def counts(self) -> dict[Severity, int]:
+        """How many new findings of each severity, over every cassette."""
+        totals = Counter[Severity]()
+        for result in self.cassettes:
+            totals.update(result.findings.counts())
+        return {severity: totals[severity] for severity in SEVERITIES}
 
     @property
     def exchanges(self) -> int:
         return sum(result.exchanges for result in self.cassettes)
 
     @property
+    def accepted(self) -> int:
+        return sum(result.accepted for result in self.cassettes)
+
+    @property
     def failed(self) -> bool:
         """Whether any error was found (the exit code is 1 then)."""
-        return any(finding.severity == "error" for finding in self.findings)
+        return self.counts()["error"] > 0
+
+    def of_rule(self, rule: str) -> Iterator[Finding]:
+        """One rule's findings, cassette after cassette."""
+        for result in self.cassettes:
+            yield from result.findings.of_rule(rule)
+
+    def severities_by_rule(self) -> dict[str, Counter[Severity]]:
+        """How many findings of each severity every rule made, over every cassette (a rule's severity
+        may differ by endpoint)."""
+        totals: dict[str, Counter[Severity]] = {}
+        for result in self.cassettes:
+            for rule, counts in result.findings.severities_by_rule().items():
+                totals.setdefault(rule, Counter()).update(counts)
+        return totals
+
+    def rule_totals(self) -> list[tuple[str, Severity, int]]:
+        """(rule, severity, count) over every cassette, errors first, then by rule."""
+        severity: dict[str, Severity] = {}
+        count: Counter[str] = Counter()
+        for result in self.cassettes:
+            for rule, its_severity, found in result.findings.rules():
+                severity.setdefault(rule, its_severity)
+                count[rule] += found
+        return sorted(
+            ((rule, severity[rule], count[rule]) for rule in count),
+            key=lambda item: (SEVERITY_ORDER[item[1]], item[0]),
+        )
 
 
 def _plural(count: int, word: str) -> str:
@@ -56,105 +91,123 @@ def _plural(count: int, word: str) -> str:
     return f"{count} {word}" + ("" if count == 1 else "s")
 
 
-def _summary(findings: Iterable[Finding]) -> str:
-    counts = severity_counts(findings)
+def _summary(counts: dict[Severity, int]) -> str:
     return ", ".join(_plural(counts[severity], severity) for severity in SEVERITIES)
 
 
-def text_report(report: Report) -> str:
+def text_report(report: Report) -> Iterator[str]:
     """Per cassette, findings grouped by rule (errors first), each with the exchange and expected/found."""
-    lines: list[str] = []
     statements = {rule.id: rule.message.split(": {", 1)[0] for rule in report.rules}
     for result in report.cassettes:
         accepted = f" ({result.accepted} accepted by the baseline)" if result.accepted else ""
-        lines.append(f"{result.name}: {result.exchanges} exchanges: {_summary(result.findings)}{accepted}")
-        by_rule: dict[str, list[Finding]] = defaultdict(list)
-        for finding in result.findings:
-            by_rule[finding.rule].append(finding)
-        ordered = sorted(by_rule.items(), key=lambda item: (SEVERITY_ORDER[item[1][0].severity], item[0]))
-        for rule_id, found in ordered:
-            first = found[0]
+        counts = result.findings.counts()
+        yield f"{result.name}: {result.exchanges} exchanges: {_summary(counts)}{accepted}\n"
+        ordered = sorted(result.findings.rules(), key=lambda item: (SEVERITY_ORDER[item[1]], item[0]))
+        for rule_id, severity, count in ordered:
+            found = result.findings.of_rule(rule_id)
+            first = next(found)
             statement = statements.get(rule_id, first.message)
-            lines.append("")
-            lines.append(f"  {first.severity.upper():<7} {rule_id}  ({len(found)}x)  {statement}")
-            lines.append(f"          documentation: {first.section}")
-            for finding in found:
-                lines.append(f"    #{finding.exchange} {finding.method} {finding.target}")
-                lines.append(f"        {finding.where}: expected {finding.expected}; found {finding.found}")
-        lines.append("")
-    total = report.findings
-    accepted_count = sum(result.accepted for result in report.cassettes)
-    tail = f", {accepted_count} accepted by the baseline" if accepted_count else ""
+            yield f"\n  {severity.upper():<7} {rule_id}  ({count}x)  {statement}\n"
+            yield f"          documentation: {first.section}\n"
+            for finding in itertools.chain((first,), found):
+                yield (
+                    f"    #{finding.exchange} {finding.method} {finding.target}\n"
+                    f"        {finding.where}: expected {finding.expected}; found {finding.found}\n"
+                )
+        yield "\n"
+    tail = f", {report.accepted} accepted by the baseline" if report.accepted else ""
     counted = f"checked {report.exchanges} exchanges in {len(report.cassettes)} cassette(s)"
-    lines.append(f"{counted}: {_summary(total)}{tail}")
-    return "\n".join(lines) + "\n"
+    yield f"{counted}: {_summary(report.counts())}{tail}\n"
 
 
-def json_report(report: Report) -> str:
+def json_report(report: Report) -> Iterator[str]:
     """`{"exchanges": N, "findings": [...]}` with per-cassette totals beside them.
 
     One finding per line: as readable and diffable as indented JSON, and written by the json module's
     C encoder (indent= falls back to the pure-Python one, which cost more than the rules on a large
     report).
     """
-    lines = [json.dumps(finding.to_json(), ensure_ascii=False) for finding in report.findings]
-    listed = "[\n" + ",\n".join(f"    {line}" for line in lines) + "\n  ]" if lines else "[]"
+    yield f'{{\n  "exchanges": {report.exchanges},\n  "findings": ['
+    separator = "\n"
+    for result in report.cassettes:
+        for finding in result.findings:
+            yield f"{separator}    {json.dumps(finding.to_json(), ensure_ascii=False)}"
+            separator = ",\n"
+    yield "\n  ]," if separator == ",\n" else "],"
     rest = {
-        "counts": severity_counts(report.findings),
+        "counts": report.counts(),
         "cassettes": [
             {
                 "path": result.name,
                 "exchanges": result.exchanges,
-                "counts": severity_counts(result.findings),
+                "counts": result.findings.counts(),
                 "accepted_by_baseline": result.accepted,
             }
             for result in report.cassettes
         ],
     }
-    tail = json.dumps(rest, indent=2, ensure_ascii=False)[1:]  # '\n  "counts": ...\n}'
-    return f'{{\n  "exchanges": {report.exchanges},\n  "findings": {listed},{tail}\n'
+    yield json.dumps(rest, indent=2, ensure_ascii=False)[1:] + "\n"  # '\n  "counts": ...\n}'
 
 
-def junit_report(report: Report) -> str:
+def junit_report(report: Report) -> Iterator[str]:
     """One test case per rule: it fails when the rule found an error, listing the exchanges; warnings
     and info go to the case's system-out; rules turned off are skipped."""
-    by_rule: dict[str, list[Finding]] = defaultdict(list)
-    for finding in report.findings:
-        by_rule[finding.rule].append(finding)
-    suite = ElementTree.Element("testsuite", name="commerce-proxy conformance")
-    failures = skipped = 0
-    for rule in sorted(report.rules, key=lambda rule: rule.id):
-        case = ElementTree.SubElement(
-            suite, "testcase", classname=f"commerce-proxy.{rule.id.split('.')[0]}", name=rule.id
-        )
-        found = by_rule.get(rule.id, [])
-        errors = [finding for finding in found if finding.severity == "error"]
-        others = [finding for finding in found if finding.severity != "error"]
-        if rule.id in report.off:
-            ElementTree.SubElement(case, "skipped", message="turned off in the project config")
-            skipped += 1
-        if errors:
-            failures += 1
-            failure = ElementTree.SubElement(
-                case,
-                "failure",
-                type="error",
-                message=f"{len(errors)} finding(s): {errors[0].message.split(': ', 1)[0]} [{rule.section}]",
-            )
-            failure.text = "\n".join(_line(finding) for finding in errors)
-        if others:
-            ElementTree.SubElement(case, "system-out").text = "\n".join(_line(finding) for finding in others)
-    suite.set("tests", str(len(report.rules)))
-    suite.set("failures", str(failures))
-    suite.set("errors", "0")
-    suite.set("skipped", str(skipped))
-    suites = ElementTree.Element("testsuites", name="commerce-proxy", tests=str(len(report.rules)))
-    suites.set("failures", str(failures))
-    suites.append(suite)
-    ElementTree.indent(suites)
-    return (
-        '<?xml version="1.0" encoding="utf-8"?>\n' + ElementTree.tostring(suites, encoding="unicode") + "\n"
+    per_rule = report.severities_by_rule()
+    rules = sorted(report.rules, key=lambda rule: rule.id)
+    tests = str(len(rules))
+    failures = str(sum(1 for counts in per_rule.values() if counts["error"]))
+    skipped = str(sum(1 for rule in rules if rule.id in report.off))
+    yield '<?xml version="1.0" encoding="utf-8"?>\n'
+    yield f'<testsuites name="commerce-proxy" tests="{tests}" failures="{failures}">\n'
+    yield (
+        f'  <testsuite name="commerce-proxy conformance" tests="{tests}" failures="{failures}" '
+        f'errors="0" skipped="{skipped}">\n'
     )
+    for rule in rules:
+        counts = per_rule.get(rule.id, Counter())
+        errors, others = counts["error"], counts["warning"] + counts["info"]
+        opening = (
+            f"    <testcase classname={quoteattr('commerce-proxy.' + rule.id.split('.')[0])} "
+            f"name={quoteattr(rule.id)}"
+        )
+        if rule.id not in report.off and not errors and not others:
+            yield opening + " />\n"
+            continue
+        yield opening + ">\n"
+        if rule.id in report.off:
+            yield '      <skipped message="turned off in the project config" />\n'
+        if errors:
+            found = (finding for finding in report.of_rule(rule.id) if finding.severity == "error")
+            first = next(found)
+            message = f"{errors} finding(s): {first.message.split(': ', 1)[0]} [{rule.section}]"
+            yield f'      <failure type="error" message={quoteattr(message)}>'
+            yield from _lines_escaped(itertools.chain((first,), found))
+            yield "</failure>\n"
+        if others:
+            yield "      <system-out>"
+            yield from _lines_escaped(f for f in report.of_rule(rule.id) if f.severity != "error")
+            yield "</system-out>\n"
+        yield "    </testcase>\n"
+    yield "  </testsuite>\n</testsuites>\n"
+
+
+def _lines_escaped(findings: Iterable[Finding]) -> Iterator[str]:
+    """One line per finding, XML-escaped, with no newline after the last."""
+    separator = ""
+    for finding in findings:
+        yield separator + escape(_line(finding))
+        separator = "\n"
+
+
+def escape(text: str) -> str:
+    """Text as XML character data (xml.sax.saxutils would import urllib: 10 ms of every `check`)."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def quoteattr(text: str) -> str:
+    """Text as a quoted XML attribute value, newlines and tabs kept as characters."""
+    escaped = escape(text).replace('"', "&quot;").replace("\n", "&#10;").replace("\r", "&#13;")
+    return '"' + escaped.replace("\t", "&#09;") + '"'
 
 
 def _line(finding: Finding) -> str:
@@ -177,62 +230,55 @@ def rules_table(rules: Sequence[Rule], severity_of: dict[str, str]) -> str:
 MARKDOWN_FINDINGS_SHOWN = 200  # a pull-request comment holds at most 65,536 characters
 
 
-def markdown_report(report: Report, endpoint_of: Callable[[Finding], str]) -> str:
+def markdown_report(report: Report, endpoint_of: Callable[[Finding], str]) -> Iterator[str]:
     """A summary line, tables per rule and per endpoint, then each finding folded in <details>."""
-    findings = report.findings
-    counts = severity_counts(findings)
-    mark = "❌" if report.failed else ("⚠️" if counts["warning"] else "✅")
-    accepted = sum(result.accepted for result in report.cassettes)
-    tail = f", {accepted} accepted by the baseline" if accepted else ""
-    lines = [
-        f"## {mark} commerce-proxy check: {_summary(findings)}{tail}",
-        "",
+    counts = report.counts()
+    mark = "❌" if counts["error"] else ("⚠️" if counts["warning"] else "✅")
+    tail = f", {report.accepted} accepted by the baseline" if report.accepted else ""
+    yield f"## {mark} commerce-proxy check: {_summary(counts)}{tail}\n\n"
+    yield (
         f"{report.exchanges} exchanges in {len(report.cassettes)} cassette(s): "
-        + ", ".join(f"`{result.name}` ({result.exchanges})" for result in report.cassettes),
-    ]
-    if not findings:
-        return "\n".join([*lines, "", "No findings.", ""])
-    sections = {rule.id: rule.section for rule in report.rules}
-    by_rule: dict[str, list[Finding]] = defaultdict(list)
-    by_endpoint: dict[str, list[Finding]] = defaultdict(list)
-    for finding in findings:
-        by_rule[finding.rule].append(finding)
-        by_endpoint[endpoint_of(finding)].append(finding)
-    lines += ["", "### By rule", "", "| rule | severity | findings | documentation |", "|---|---|---:|---|"]
-    for rule_id, found in sorted(
-        by_rule.items(), key=lambda item: (SEVERITY_ORDER[item[1][0].severity], item[0])
-    ):
-        section = sections.get(rule_id, found[0].section)
-        lines.append(f"| `{rule_id}` | {found[0].severity} | {len(found)} | {_cell(section)} |")
-    lines += ["", "### By endpoint", "", "| endpoint | errors | warnings | info |", "|---|---:|---:|---:|"]
-    for endpoint, found in sorted(by_endpoint.items()):
-        per = severity_counts(found)
-        lines.append(f"| `{_cell(endpoint)}` | {per['error']} | {per['warning']} | {per['info']} |")
-    lines += ["", "### Findings", ""]
-    ordered = sorted(
-        findings, key=lambda item: (SEVERITY_ORDER[item.severity], item.cassette or "", item.exchange)
+        + ", ".join(f"`{result.name}` ({result.exchanges})" for result in report.cassettes)
+        + "\n"
     )
-    for finding in ordered[:MARKDOWN_FINDINGS_SHOWN]:
+    if not any(counts.values()):
+        yield "\nNo findings.\n"
+        return
+    sections = {rule.id: rule.section for rule in report.rules}
+    yield "\n### By rule\n\n| rule | severity | findings | documentation |\n|---|---|---:|---|\n"
+    for rule_id, severity, count in report.rule_totals():
+        section = sections.get(rule_id) or next(report.of_rule(rule_id)).section
+        yield f"| `{rule_id}` | {severity} | {count} | {_cell(section)} |\n"
+    by_endpoint: dict[str, Counter[Severity]] = {}
+    for result in report.cassettes:
+        for finding in result.findings:
+            by_endpoint.setdefault(endpoint_of(finding), Counter())[finding.severity] += 1
+    yield "\n### By endpoint\n\n| endpoint | errors | warnings | info |\n|---|---:|---:|---:|\n"
+    for endpoint, per in sorted(by_endpoint.items()):
+        yield f"| `{_cell(endpoint)}` | {per['error']} | {per['warning']} | {per['info']} |\n"
+    yield "\n### Findings\n\n"
+    by_name = sorted(report.cassettes, key=lambda result: result.name)
+    ordered = (
+        finding
+        for severity in SEVERITIES
+        for result in by_name
+        for finding in result.findings
+        if finding.severity == severity
+    )
+    for finding in itertools.islice(ordered, MARKDOWN_FINDINGS_SHOWN):
         where = f"{finding.cassette} " if finding.cassette else ""
-        summary = f"{finding.severity} <code>{finding.rule}</code>: {_html(where)}#{finding.exchange}"
-        lines += [
-            f"<details><summary>{summary} {finding.method} {_html(finding.target)}</summary>",
-            "",
-            f"- {_html(_cell(finding.message))}",
-            f"- documentation: {_html(_cell(finding.section))}",
-            "",
-            "</details>",
-        ]
-    if len(ordered) > MARKDOWN_FINDINGS_SHOWN:
-        rest = len(ordered) - MARKDOWN_FINDINGS_SHOWN
-        lines += ["", f"... and {rest} more (see `commerce-proxy check --format json`)"]
-    return "\n".join(lines) + "\n"
+        summary = f"{finding.severity} <code>{finding.rule}</code>: {escape(where)}#{finding.exchange}"
+        yield (
+            f"<details><summary>{summary} {finding.method} {escape(finding.target)}</summary>\n\n"
+            f"- {escape(_cell(finding.message))}\n"
+            f"- documentation: {escape(_cell(finding.section))}\n\n</details>\n"
+        )
+    total = sum(counts.values())
+    if total > MARKDOWN_FINDINGS_SHOWN:
+        rest = total - MARKDOWN_FINDINGS_SHOWN
+        yield f"\n... and {rest} more (see `commerce-proxy check --format json`)\n"
 
 
 def _cell(text: str) -> str:
     """Text safe inside a Markdown table cell: no pipe ends the cell, no newline ends the row."""
     return text.replace("|", "\\|").replace("\n", " ")
-
-
-def _html(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

@@ -132,18 +132,14 @@ class Baseline:
 
     keys: frozenset[tuple[str, str, str, str]] = field(default_factory=frozenset)
 
-    def split(self, findings: Iterable[Finding]) -> tuple[list[Finding], list[Finding]]:
-        """(new findings, accepted findings)."""
-        new: list[Finding] = []
-        accepted: list[Finding] = []
-        for finding in findings:
-            (accepted if finding.baseline_key in self.keys else new).append(finding)
-        return new, accepted
+    def accepts(self, finding: Finding) -> bool:
+        """Whether the team accepted this finding: counted, not reported."""
+        return finding.baseline_key in self.keys
 
     @staticmethod
-    def document(findings: Iterable[Finding]) -> dict[str, Any]:
-        """The baseline file's content for these findings, sorted so it diffs well."""
-        keys = sorted({finding.baseline_key for finding in findings})
+    def document(accepted: Iterable[tuple[str, str, str, str]]) -> dict[str, Any]:
+        """The baseline file's content for these findings' `baseline_key`s, sorted so it diffs well."""
+        keys = sorted(set(accepted))
         return {
             "baseline_format": 1,
             "accepted": [

@@ -10,13 +10,13 @@ from __future__ import annotations
 import json
 import os
 import tomllib
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from proxy.core.findings import Finding
 from proxy.core.redaction import RedactionPolicy, configured_policy
 from proxy.core.rule_config import Baseline, RuleConfig
 from proxy.core.ruleset import RuleSet, Sourced
@@ -173,9 +173,10 @@ def load_baseline(path: Path) -> Baseline:
     return Baseline.parse(document, str(path))
 
 
-def write_baseline(path: Path, findings: list[Finding]) -> int:
-    """Write the baseline for these findings atomically; returns how many entries it holds."""
-    document = Baseline.document(findings)
+def write_baseline(path: Path, accepted: Iterable[tuple[str, str, str, str]]) -> int:
+    """Write the baseline accepting these findings' `baseline_key`s atomically; returns how many
+    entries it holds."""
+    document = Baseline.document(accepted)
     write_atomically(path, json.dumps(document, indent=2) + "\n", "the baseline")
     return len(document["accepted"])
 

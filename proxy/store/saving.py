@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from proxy.core.cassette import Cassette, dump_cassette
@@ -31,8 +31,9 @@ def save_cassette(
     remember_cassette(path, text.encode("utf-8"), file_state(path), cassette)
 
 
-def write_atomically(path: Path, text: str, what: str = "the file") -> None:
-    """Write text through a temporary file and a rename: readers see the old file or the new one.
+def write_atomically(path: Path, text: str | Iterable[str], what: str = "the file") -> None:
+    """Write text (whole, or piece by piece as it is made) through a temporary file and a rename:
+    readers see the old file or the new one.
 
     A symbolic link at `path` stays one: the file it names is replaced. A folder, FIFO or device there
     is refused, never replaced.
@@ -42,21 +43,25 @@ def write_atomically(path: Path, text: str, what: str = "the file") -> None:
         raise CommerceProxyError(f"{path}: not a regular file; {what} is not written over it")
     temporary = target.with_name(f".{target.name}.tmp-{os.getpid()}")
     try:
-        _write_new(temporary, text.encode("utf-8"))
+        _write_new(temporary, (text,) if isinstance(text, str) else text)
         os.replace(temporary, target)
     except OSError as error:
         temporary.unlink(missing_ok=True)
         raise CommerceProxyError(f"{path}: cannot write {what}: {error.strerror}") from None
+    except BaseException:  # the pieces' maker failed, or an interrupt: no half-written file is left
+        temporary.unlink(missing_ok=True)
+        raise
 
 
-def _write_new(path: Path, data: bytes) -> None:
-    """Create `path` and write `data`; a link or file already there (a save that was killed, or one
-    planted) is removed first, never written through."""
+def _write_new(path: Path, pieces: Iterable[str]) -> None:
+    """Create `path` and write the pieces as UTF-8; a link or file already there (a save that was
+    killed, or one planted) is removed first, never written through."""
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
     try:
         descriptor = os.open(path, flags, 0o666)
     except FileExistsError:
         path.unlink()
         descriptor = os.open(path, flags, 0o666)
-    with os.fdopen(descriptor, "wb") as handle:
-        handle.write(data)
+    with os.fdopen(descriptor, "w", encoding="utf-8", newline="") as handle:
+        for piece in pieces:
+            handle.write(piece)

@@ -1,0 +1,86 @@
+"""What the commands read from their arguments: the cassettes a user named, the rules and redaction in
+force, and the upstream URL, each checked with a one-line usage error when it will not do.
+
+Shared by the command modules, so none of them imports the command line itself.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from proxy.core.redaction import RedactionPolicy
+from proxy.errors import UsageError
+from proxy.store.files import Loaded, Streamed
+from proxy.store.rule_files import Engine, RuleSource
+from proxy.store.shipped import shipped_dir
+
+
+def redaction_from(
+    arguments: argparse.Namespace, configured: RedactionPolicy | None = None
+) -> RedactionPolicy:
+    """The default redaction policy, plus the project config's `redact` table, plus the command line."""
+    return (configured or RedactionPolicy()).extended(
+        headers=arguments.redact_header,
+        query=arguments.redact_query,
+        form_fields=arguments.redact_form,
+        json_paths=arguments.redact_json_path,
+    )
+
+
+def show_notes(loaded: Sequence[Loaded | Streamed]) -> None:
+    for one in loaded:
+        for note in one.notes:
+            print(f"commerce-proxy: {note}", file=sys.stderr, flush=True)
+
+
+def named_cassettes(given: list[Path] | None, arguments: argparse.Namespace, command: str) -> list[Path]:
+    """The cassettes a command was told to use: never the shipped examples unless `--examples` says so,
+    so a suite cannot pass against example data. `replay --cassette-dir DIR` alone serves only what
+    requests name with X-Commerce-Cassette."""
+    paths = list(given or [])
+    if getattr(arguments, "examples", False):
+        paths.append(shipped_dir("cassettes"))
+    if not paths and getattr(arguments, "cassette_dir", None) is None:
+        how = "--cassette PATH (repeatable) or --cassette-dir DIR" if command == "replay" else "PATH..."
+        raise UsageError(f"{command}: no cassettes named: give {how}, or --examples for the shipped examples")
+    return paths
+
+
+def checked_upstream(upstream: str | None, command: str, option: str = "--upstream") -> str:
+    """An http(s) URL with a host, without its trailing slash; anything else is a usage error."""
+    from urllib.parse import urlsplit
+
+    if not upstream:
+        hint = " (or --mode none to replay only)" if command == "record" else ""
+        raise UsageError(f"{command} needs {option} URL{hint}")
+    from proxy.core.links import without_credentials
+
+    shown, _ = without_credentials(upstream)  # a password in the URL is never echoed
+    parts = urlsplit(upstream)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise UsageError(f"{option} {shown!r}: expected an http:// or https:// URL with a host")
+    return shown.rstrip("/")
+
+
+def upstream_authorization(upstream: str) -> str | None:
+    """The Authorization value of credentials written in an --upstream URL (`http://user:pw@host`)."""
+    from proxy.core.links import without_credentials
+
+    return without_credentials(upstream)[1]
+
+
+def load_engine(arguments: argparse.Namespace) -> Engine:
+    """The rules and the project config, as the command line and the config name them."""
+    return rule_source(arguments).load()
+
+
+def rule_source(arguments: argparse.Namespace) -> RuleSource:
+    """Where the command line's rules come from, as absolute paths another process can load too."""
+
+    def absolute(path: Path | None) -> Path | None:
+        return path.absolute() if path is not None else None
+
+    return RuleSource(absolute(arguments.config), absolute(arguments.rules), Path.cwd())
