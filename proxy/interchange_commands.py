@@ -19,6 +19,7 @@ from proxy.core.findings import severity_counts
 from proxy.core.har import cassette_to_har, exchanges_from_har, har_upstream
 from proxy.core.imports import Imported, assemble
 from proxy.core.redaction import redact_exchange
+from proxy.core.withheld import WITHHELD_HEADER, withheld_in
 from proxy.store.files import load_cassette, read_json_file
 from proxy.store.outputs import refuse_overwrite
 from proxy.store.saving import save_cassette, write_atomically
@@ -91,6 +92,9 @@ def _import(arguments: argparse.Namespace, items: Iterable[Imported], wanted: st
     save_cassette(output, cassette)
     left = sum(result.other_origins.values())
     others = f"; left out {left} exchange(s) with other origins" if left else ""
+    reasons = [reason for exchange in cassette.exchanges if (reason := withheld_in(exchange))]
+    if reasons:
+        others += f"; {len(reasons)} exchange(s) with a {reasons[0]} (see {WITHHELD_HEADER})"
     counts = severity_counts(findings_of(engine, cassette, str(output)))
     print(
         f"{output}: imported {len(cassette.exchanges)} exchange(s) from {arguments.source} "

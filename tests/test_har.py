@@ -178,3 +178,20 @@ def test_import_never_replaces_a_cassette_unasked(tmp_path: Path, capsys: pytest
     assert "the imported cassette would replace it: pass --force" in one_error_line(capsys)
     assert out.read_text() == "precious\n"
     assert main(["import-har", str(har), "-o", str(out), "--force"]) == 0
+
+
+def test_a_har_body_in_a_coding_not_known_here_is_kept_since_har_text_is_decoded(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """HAR text is the decoded body whatever the coding: it is stored (and searched for secrets), never
+    withheld as a body that could not be read."""
+    entry = browser_entry("https://api.shop.example/v2/products", text='{"data": [], "x": 1}')
+    entry["response"]["headers"][1]["value"] = "x-private"  # type: ignore[index]
+    har = tmp_path / "private.har"
+    har.write_text(json.dumps({"log": {"version": "1.2", "entries": [entry]}}))
+    out = tmp_path / "c.yaml"
+    assert main(["import-har", str(har), "-o", str(out)]) == 0
+    assert "not stored" not in capsys.readouterr().out
+    [exchange] = read_cassette_file(out).exchanges
+    assert exchange.response.body.value == {"data": [], "x": 1}
+    assert exchange.response.body.decoded_from == "x-private"

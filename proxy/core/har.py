@@ -264,7 +264,8 @@ def _body_from(holder: Any, headers: Headers, note: Any, place: str, where: _Whe
     encoding = (header_value(headers, "Content-Encoding") or "").strip().lower()
     plain = tuple((name, value) for name, value in headers if name.lower() != "content-encoding")
     body = body_from_bytes(raw, plain)
-    decoded_from = encoding if encoding and codings_of(encoding) and raw else None
+    # HAR text is the decoded body whatever the coding, known here or not: only identity is none.
+    decoded_from = encoding if encoding and codings_of(encoding) != [] and raw else None
     if isinstance(note, dict):
         body = _as_noted(body, raw, note.get("kind"))
         decoded_from = note.get("decoded_from") if isinstance(note.get("decoded_from"), str) else None

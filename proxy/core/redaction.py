@@ -24,6 +24,7 @@ from proxy.core.redaction_policy import (
     text_secret_spans,
 )
 from proxy.core.redaction_policy import configured_policy as configured_policy
+from proxy.core.withheld import withheld
 
 
 def redact_exchange(
@@ -45,21 +46,25 @@ def redact_exchange(
 
 
 def redact_request(request: Request, policy: RedactionPolicy, named: bool | None = None) -> Request:
-    """The request with its secrets replaced (headers, query parameters, form fields, JSON)."""
+    """The request with its secrets replaced (headers, query parameters, form fields, JSON); a body
+    it cannot read is withheld."""
+    headers, body = withheld(request.body, request.headers) or (request.headers, request.body)
     return request_with(
         request,
         redact_query(request.query, policy.query),
-        redact_headers(request.headers, policy.headers),
-        redact_body(request.body, request.headers, policy, named),
+        redact_headers(headers, policy.headers),
+        redact_body(body, headers, policy, named),
     )
 
 
 def redact_response(response: Response, policy: RedactionPolicy, named: bool | None = None) -> Response:
-    """The response with its secrets replaced (Set-Cookie and friends, token fields in JSON)."""
+    """The response with its secrets replaced (Set-Cookie and friends, token fields in JSON); a body
+    it cannot read is withheld."""
+    headers, body = withheld(response.body, response.headers) or (response.headers, response.body)
     return response_with(
         response,
-        redact_headers(response.headers, policy.headers),
-        redact_body(response.body, response.headers, policy, named),
+        redact_headers(headers, policy.headers),
+        redact_body(body, headers, policy, named),
     )
 
 

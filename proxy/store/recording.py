@@ -21,6 +21,7 @@ from proxy.core.redaction import RedactionPolicy, redact_exchange
 from proxy.core.replay_state import ReplayBook
 from proxy.core.rule_config import RuleConfig
 from proxy.core.ruleset import RuleSet
+from proxy.core.withheld import WITHHELD_HEADER, withheld_in
 from proxy.errors import CommerceProxyError, JournalError, UsageError
 from proxy.store.files import load_cassette
 from proxy.store.journal import JournalMode, JournalWriter, is_locked, journal_path, read_journal
@@ -82,6 +83,7 @@ class RecordingSession:
         self.recorded = 0  # exchanges journaled by this session
         self.replayed = 0
         self._next_sequence = 0
+        self._said_withheld = False
 
     def arrival(self) -> int:
         """Number the next request in order of arrival."""
@@ -95,6 +97,15 @@ class RecordingSession:
         `JournalError` (disk full) means it was not recorded, and its answer must say so.
         """
         redacted = redact_exchange(exchange, self.settings.redaction, self._sent_secrets)
+        if not self._said_withheld and (reason := withheld_in(redacted)):
+            log.warning(
+                "%s %s: %s (said once; see %s)",
+                exchange.request.method,
+                exchange.request.path,
+                reason,
+                WITHHELD_HEADER,
+            )
+            self._said_withheld = True
         line = None
         if self.journal is not None:
             line = self.journal.append(sequence, redacted)

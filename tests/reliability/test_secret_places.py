@@ -4,9 +4,11 @@ and the cassette text), and scrubbing their echoes leaves unrelated data alone."
 from __future__ import annotations
 
 import base64
+import contextlib
 import gzip
 import json
 import signal
+import zlib
 from pathlib import Path
 from urllib.parse import quote, quote_plus
 
@@ -21,6 +23,7 @@ from proxy.core.cassette import Cassette, dump_cassette
 from proxy.core.content_coding import decoded
 from proxy.core.exchange import Exchange, Headers, Request, Response
 from proxy.core.redaction import PLACEHOLDER, RedactionPolicy, redact_exchange
+from proxy.core.withheld import WITHHELD_HEADER
 from proxy.store.files import read_cassette_file
 from proxy.store.journal import journal_line
 from tests.conftest import Serve
@@ -61,6 +64,9 @@ def written(exchange: Exchange) -> bytes:
             raw = base64.b64decode(str(message.body.value))
             stored += raw + (decoded(raw, "gzip", 1 << 24) or b"") + (decoded(raw, "br", 1 << 24) or b"")
             stored += decoded(raw, "zstd", 1 << 24) or b""
+            with contextlib.suppress(zlib.error):  # what a truncated gzip gives up to where it stops
+                stored += zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(raw)
+            stored += raw.swapcase()
     return stored
 
 
@@ -136,6 +142,21 @@ PLACES = {
         request_headers=(("Authorization", "Bearer tok/3f9+A1b="),),
         response_headers=(("Location", f"/cb?t={quote('tok/3f9+A1b=', safe='')}"),),
     ),
+    "truncated gzip token answer": exchange_of(
+        response_body=gzip.compress(b'{"access_token": "tok-3f9A1b7C", "expires": 3600}')[:-12],
+        response_type=JSON,
+        response_headers=(("Content-Encoding", "gzip"),),
+    ),
+    "token answer in a coding not known here": exchange_of(
+        response_body=zlib.compress(b"access_token=tok-3f9A1b7C", 0),  # stored blocks: plain inside
+        response_type=FORM,
+        response_headers=(("Content-Encoding", "x-private"),),
+    ),
+    "form in a coding not known here": exchange_of(
+        request_body=b"client_secret=sec-77Zq9Lp".swapcase(),
+        request_type=FORM,
+        request_headers=(("Content-Encoding", "x-swapcase"),),
+    ),
     "echo in a body that is not UTF-8": exchange_of(
         request_headers=(("X-API-Key", TOKEN),), response_body=f"key {TOKEN} \xff".encode("latin-1")
     ),
@@ -150,7 +171,8 @@ def test_no_secret_is_written_from_any_place() -> None:
         for secret in secrets:
             for form in encodings(secret):
                 assert form not in stored, (place, form)
-        assert PLACEHOLDER.encode() in stored, place
+        unread = "truncated" in place or "not known here" in place  # such a body is not stored at all
+        assert (WITHHELD_HEADER if unread else PLACEHOLDER).encode() in stored, place
     write_figure("secret_places", len(PLACES), "hand-made places and encodings of a secret, none written")
 
 
@@ -264,3 +286,37 @@ async def test_credentials_in_the_upstream_url_are_sent_and_never_written(
     for secret in ("pa55-w0rd", basic):
         for form in encodings(secret):
             assert form.decode() not in written_text and form.decode() not in err, form
+
+
+async def test_record_withholds_a_body_it_cannot_read_says_so_once_and_goes_on(
+    serve: Serve, tmp_path: Path
+) -> None:
+    """Two answers in a coding not known here: the client gets them as sent, the cassette keeps their
+    headers and the reason but neither body, the log says it once, and `record` exits 0."""
+    from aiohttp import web
+
+    secret_body = zlib.compress(b"access_token=tok-3f9A1b7C", 0)
+
+    async def private(request: web.Request) -> web.Response:
+        headers = {"Content-Encoding": "x-private", "Content-Type": FORM}
+        return web.Response(body=secret_body, headers=headers)
+
+    app = web.Application()
+    app.router.add_get("/{tail:.*}", private)
+    base = await serve(app)
+    cassette = tmp_path / "c.yaml"
+    async with commerce_proxy("record", "--upstream", base, "--cassette", str(cassette)) as proxy:
+        async with aiohttp.ClientSession(auto_decompress=False) as session:
+            for path in ("/v2/one", "/v2/two"):
+                async with session.get(f"{proxy.url}{path}") as answer:
+                    assert await answer.read() == secret_body  # relayed as sent
+        code, err = await stop_with(proxy, signal.SIGTERM)
+    assert code == 0, err
+    assert err.count("body not stored") == 1, err
+    stored = read_cassette_file(cassette)
+    assert len(stored.exchanges) == 2
+    for exchange in stored.exchanges:
+        assert exchange.response.body.kind == "empty"
+        assert "x-private" in dict(exchange.response.headers)[WITHHELD_HEADER]
+        assert "Content-Encoding" not in dict(exchange.response.headers)
+    assert TOKEN not in cassette.read_text()
