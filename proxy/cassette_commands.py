@@ -15,10 +15,20 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from proxy.core.cassette import Cassette, CassetteDumper, dump_cassette, exchange_to_document
-from proxy.core.conformance import Checker
+from proxy.cassette_reading import (
+    engine_for,
+    files_in,
+    finding_line,
+    findings_of,
+    per_exchange,
+    run_grep,
+    run_list,
+    run_show,
+    selected,
+    selection_of,
+)
+from proxy.command_inputs import checked_upstream, redaction_from
+from proxy.core.cassette import Cassette, dump_cassette, exchange_to_document
 from proxy.core.editing import (
     FIELDS_HELP,
     checked_indexes,
@@ -35,9 +45,8 @@ from proxy.core.editing import (
 from proxy.core.findings import Finding
 from proxy.core.redaction import RedactionPolicy, redact_exchange
 from proxy.core.selection import FIELDS_HELP as SELECTION_FIELDS
-from proxy.core.selection import ExpressionError, Selection, Subject, parse_selection
 from proxy.errors import UsageError
-from proxy.store.files import Editable, cassette_files, load_cassette, load_for_edit
+from proxy.store.files import Editable, load_cassette, load_for_edit
 from proxy.store.saving import save_cassette
 
 AddOptions = Callable[[argparse.ArgumentParser], None]
@@ -143,138 +152,10 @@ def add_cassette_commands(commands: Any, common: argparse.ArgumentParser, rule_o
     fmt.add_argument("--drop-comments", action="store_true", help="rewrite files with comments anyway")
 
 
-# ------------------------------------------------------------------------------------------- reading
-
-
-def engine_for(arguments: argparse.Namespace) -> Any:
-    from proxy.command_inputs import load_engine
-
-    return load_engine(arguments)
-
-
-def findings_of(engine: Any, cassette: Cassette, name: str) -> list[Finding]:
-    checker = Checker(engine.ruleset, engine.project.config, cassette=name)
-    return checker.check_all(cassette.exchanges)
-
-
-def _per_exchange(findings: Sequence[Finding]) -> dict[int, list[Finding]]:
-    grouped: dict[int, list[Finding]] = {}
-    for finding in findings:
-        grouped.setdefault(finding.exchange, []).append(finding)
-    return grouped
-
-
-def _files(path: Path) -> list[Path]:
-    files = cassette_files(path)
-    if not files:
-        raise UsageError(f"{path}: no cassettes (*.yaml) in this folder")
-    return files
-
-
-def _rows(
-    path: Path, cassette: Cassette, found: dict[int, list[Finding]], picked: Sequence[int]
-) -> list[dict[str, Any]]:
-    rows = []
-    for index in picked:
-        exchange = cassette.exchanges[index]
-        mine = found.get(index, [])
-        rows.append(
-            {
-                "cassette": str(path),
-                "index": index,
-                "method": exchange.request.method,
-                "path": exchange.request.path,
-                "query": exchange.request.query,
-                "status": exchange.response.status,
-                "findings": len(mine),
-                "errors": sum(1 for finding in mine if finding.severity == "error"),
-            }
-        )
-    return rows
-
-
-def _print_rows(rows: list[dict[str, Any]], several: bool) -> None:
-    prefix = "CASSETTE  " if several else ""
-    print(f"{prefix}{'INDEX':>5}  {'METHOD':<7} STATUS  FINDINGS  PATH")
-    for row in rows:
-        where = f"{row['cassette']}  " if several else ""
-        errors = f"{row['errors']}E " if row["errors"] else ""
-        counts = f"{errors:>3}{row['findings']:>5}"
-        print(f"{where}{row['index']:>5}  {row['method']:<7} {row['status']:>6}  {counts}  {_target(row)}")
-
-
-def _target(row: dict[str, Any]) -> str:
-    return f"{row['path']}?{row['query']}" if row["query"] else str(row["path"])
-
-
-def run_list(arguments: argparse.Namespace) -> int:
-    """`cassette list`: a table (or JSON) of every exchange with its findings count."""
-    return _table(arguments, None)
-
-
-def run_show(arguments: argparse.Namespace) -> int:
-    """`cassette show`: one exchange as stored, then its findings with their documentation sections."""
-    engine = engine_for(arguments)
-    cassette = load_cassette(arguments.path).cassette
-    [index] = checked_indexes(cassette, [arguments.index])
-    mine = _per_exchange(findings_of(engine, cassette, str(arguments.path))).get(index, [])
-    document = {"index": index, **exchange_to_document(cassette.exchanges[index])}
-    if arguments.format == "json":
-        document["findings"] = [finding.to_json() for finding in mine]
-        print(json.dumps(document, indent=2, ensure_ascii=False))
-        return 0
-    print(yaml.dump(document, Dumper=CassetteDumper, sort_keys=False, allow_unicode=True, width=100), end="")
-    print(f"# {len(mine)} finding(s)")
-    for finding in mine:
-        print(f"# {_finding_line(finding)}")
-        print(f"#     documentation: {finding.section}")
-    return 0
-
-
-def run_grep(arguments: argparse.Namespace) -> int:
-    """`cassette grep`: the exchanges an expression selects, as `list` shows them; exit 1 if none."""
-    return _table(arguments, _selection(arguments.expression, "EXPR"))
-
-
-def _table(arguments: argparse.Namespace, selection: Selection | None) -> int:
-    engine = engine_for(arguments)
-    files = _files(arguments.path)
-    rows: list[dict[str, Any]] = []
-    for path in files:
-        cassette = load_cassette(path).cassette
-        found = _per_exchange(findings_of(engine, cassette, str(path)))
-        picked = (
-            range(len(cassette.exchanges)) if selection is None else _selected(selection, cassette, found)
-        )
-        rows.extend(_rows(path, cassette, found, picked))
-    if arguments.format == "json":
-        print(json.dumps({"exchanges": rows}, indent=2))
-    elif rows or selection is None:
-        _print_rows(rows, len(files) > 1)
-    return 0 if rows or selection is None else 1
-
-
-def _selection(text: str, option: str) -> Selection:
-    try:
-        return parse_selection(text)
-    except ExpressionError as error:
-        raise ExpressionError(f"{option} {text!r}: {error}") from None
-
-
-def _selected(selection: Selection, cassette: Cassette, found: dict[int, list[Finding]]) -> list[int]:
-    return [
-        index
-        for index, exchange in enumerate(cassette.exchanges)
-        if selection.matches(Subject(index, exchange, found.get(index, ())))
-    ]
-
-
 # ------------------------------------------------------------------------------------------- editing
 
 
 def _policy(arguments: argparse.Namespace, engine: Any) -> RedactionPolicy:
-    from proxy.command_inputs import redaction_from
-
     if hasattr(arguments, "redact_header"):
         return redaction_from(arguments, engine.project.redaction)
     return engine.project.redaction  # type: ignore[no-any-return]
@@ -292,13 +173,6 @@ def _editable(arguments: argparse.Namespace, path: Path) -> Editable:
 
 def _signature(finding: Finding) -> tuple[str, ...]:
     return (finding.rule, finding.severity, finding.method, finding.target, finding.where, finding.found)
-
-
-def _finding_line(finding: Finding) -> str:
-    return (
-        f"{finding.severity} {finding.rule}: #{finding.exchange} {finding.method} {finding.target}: "
-        f"{finding.where}: expected {finding.expected}; found {finding.found}"
-    )
 
 
 def _write(
@@ -342,7 +216,7 @@ def _write(
     errors = sum(1 for finding in added if finding.severity == "error")
     for finding in added:
         where = f"{finding.cassette} " if len(redacted) > 1 else ""
-        print(f"new {where}{_finding_line(finding)}")
+        print(f"new {where}{finding_line(finding)}")
     rules = len(engine.ruleset.rules)
     print(
         f"re-checked against {rules} rules: {len(added)} new finding(s), {errors} of them error(s); "
@@ -365,11 +239,11 @@ def run_delete(arguments: argparse.Namespace) -> int:
 
 def run_keep(arguments: argparse.Namespace) -> int:
     """`cassette keep --where EXPR`: keep only what the expression selects."""
-    selection = _selection(arguments.where, "--where")
+    selection = selection_of(arguments.where, "--where")
     engine = engine_for(arguments)
     editable = _editable(arguments, arguments.path)
     before = findings_of(engine, editable.cassette, str(arguments.path)) if selection.uses_findings else None
-    picked = set(_selected(selection, editable.cassette, _per_exchange(before or [])))
+    picked = set(selected(selection, editable.cassette, per_exchange(before or [])))
     edited = keep_exchanges(editable.cassette, lambda index, _: index in picked)
     total = len(editable.cassette.exchanges)
     summary = f"{arguments.path}: kept {len(edited.exchanges)} of {total} exchange(s)"
@@ -457,7 +331,6 @@ def run_unset(arguments: argparse.Namespace) -> int:
 
 def run_rehost(arguments: argparse.Namespace) -> int:
     """`cassette rehost PATH --to URL`."""
-    from proxy.command_inputs import checked_upstream
 
     target = checked_upstream(arguments.to, "rehost", "--to")
     engine = engine_for(arguments)
@@ -488,7 +361,7 @@ def run_fmt(arguments: argparse.Namespace) -> int:
     policy = engine.project.redaction
     unformatted: list[Path] = []
     for given in arguments.paths:
-        for path in _files(given):
+        for path in files_in(given):
             editable = load_for_edit(path)
             cassette = _redacted(editable.cassette, policy)
             normal = dump_cassette(cassette)

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from proxy import __version__
-from proxy.cassette_commands import engine_for, findings_of
+from proxy.cassette_reading import engine_for, findings_of
 from proxy.core.cassette import Cassette
 from proxy.core.findings import severity_counts
 from proxy.core.har import cassette_to_har, exchanges_from_har, har_upstream
