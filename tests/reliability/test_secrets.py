@@ -1,12 +1,23 @@
 """Secrets never reach anything a person or a CI log can read: record tokens in headers, query strings,
-form bodies, JSON bodies and answers (by default and as configured), then grep every output for them."""
+form bodies, JSON bodies and answers (by default and as configured), then search every output for them
+(every file written, parse cache and temporary files included; logs, answers, reports) in every
+encoding they could take there: plain, percent-encoded, JSON-escaped, base64 at any alignment, and
+inside gzip, br or zstd."""
 
 from __future__ import annotations
 
+import base64
+import contextlib
+import gzip
+import json
 import signal
 from pathlib import Path
+from urllib.parse import quote, quote_plus
 
 import aiohttp
+import brotli
+import pytest
+import zstandard
 from yarl import URL
 
 from proxy.store.journal import journal_path
@@ -56,12 +67,48 @@ async def send_everything(session: aiohttp.ClientSession, base: str) -> None:
         assert (await answer.json())["access_token"] == ISSUED[0]  # the client gets the real answer
 
 
+def forms(secret: str) -> set[bytes]:
+    """Every byte sequence `secret` could leave in an output: as written, percent-encoded and
+    JSON-escaped, and the part of its base64 that does not depend on the bytes around it, at each of
+    the three alignments it could start at."""
+    raw = secret.encode()
+    found = {form.encode() for form in (secret, quote(secret, safe=""), quote_plus(secret))}
+    found.add(json.dumps(secret)[1:-1].encode())
+    for shift in range(3):
+        encoded = base64.b64encode(b"\0" * shift + raw)
+        first_whole_group = 1 if shift else 0
+        last_group = (shift + len(raw)) // 3
+        found.add(encoded[first_whole_group * 4 : last_group * 4])
+    return found
+
+
+def decompressed(data: bytes) -> bytes:
+    """What `data` inflates to as gzip, br or zstd (nothing for what is none of them)."""
+    out = b""
+    for inflate in (gzip.decompress, brotli.decompress, zstandard.ZstdDecompressor().decompress):
+        with contextlib.suppress(Exception):
+            out += inflate(data)
+    return out
+
+
+def files_under(folder: Path) -> dict[str, bytes]:
+    """Every file under `folder` (hidden ones too), with what it decompresses to."""
+    return {
+        f"file {path.relative_to(folder)}": path.read_bytes() + decompressed(path.read_bytes())
+        for path in sorted(folder.rglob("*"))
+        if path.is_file()
+    }
+
+
 def run(*arguments: str) -> str:
     result = run_commerce_proxy(*arguments)
     return result.stdout + result.stderr
 
 
-async def test_no_secret_reaches_any_file_log_answer_or_report(serve: Serve, tmp_path: Path) -> None:
+async def test_no_secret_reaches_any_file_log_answer_or_report(
+    serve: Serve, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COMMERCE_PROXY_CACHE", str(tmp_path / "parse-cache"))  # searched with the rest
     upstream = await serve(create_upstream_app())
     cassette = tmp_path / "secrets.yaml"
     seen: dict[str, str] = {}
@@ -90,6 +137,7 @@ async def test_no_secret_reaches_any_file_log_answer_or_report(serve: Serve, tmp
             code, seen["log of a failed upstream"] = await stop_with(proxy, signal.SIGTERM)
             assert code == 0
         replaying = ["replay", "--cassette", str(cassette), "--cassette-dir", str(tmp_path), *FLAGS]
+        replaying += ["--usage-report", str(tmp_path / "usage.json")]
         async with commerce_proxy(*replaying, "--fault", "503:100%:GET /v2/brands*") as proxy:
             query = f"access_token={BY_DEFAULT['access_token_query']}&shop_key={CONFIGURED['shop_query']}"
             async with session.get(URL(f"{proxy.url}/v2/brands?{query}", encoded=True)) as answer:
@@ -107,18 +155,42 @@ async def test_no_secret_reaches_any_file_log_answer_or_report(serve: Serve, tmp
                 async with session.get(target, headers=headers()) as answer:
                     assert answer.status == 404
                     seen[f"near miss for {secret}"] = await answer.text()
+            async with session.get(f"{proxy.url}/_proxy/usage") as answer:
+                seen["replay /_proxy/usage"] = await answer.text()
             code, seen["replay log"] = await stop_with(proxy, signal.SIGTERM)
             assert code == 0
+    # A cassette past 1 MB gets a parse cache: merged with a large one, then checked, it has one.
+    filler = tmp_path / "filler.yaml"
+    filler.write_text(
+        "cassette_format: 2\nexchanges:\n- request: {method: GET, path: /v2/files}\n"
+        f"  response: {{status: 200, text: {'x' * 1_200_000}}}\n"
+    )
+    large = tmp_path / "large.yaml"
+    seen["cassette merge"] = run("cassette", "merge", str(cassette), str(filler), "-o", str(large))
     for report_format in REPORT_FORMATS:
-        seen[f"check --format {report_format}"] = run("check", str(cassette), "--format", report_format)
+        seen[f"check --format {report_format}"] = run("check", str(large), "--format", report_format)
+        report = tmp_path / f"report.{report_format}"
+        seen[f"check -o {report.name}"] = run(
+            "check", str(large), "--format", report_format, "-o", str(report)
+        )
+    assert list((tmp_path / "parse-cache").iterdir()), "the parse cache was written"
     seen["export-har"] = run("export-har", str(cassette), "-o", str(tmp_path / "out.har"))
     seen["har file"] = (tmp_path / "out.har").read_text()
     seen["cassette show"] = run("cassette", "show", str(cassette), "0")
     assert "<redacted>" in seen["cassette"] and "issued-" not in seen["cassette"]
-    leaks = [(where, secret) for where, text in seen.items() for secret in SECRETS if secret in text]
+    searched = {where: text.encode() for where, text in seen.items()} | files_under(tmp_path)
+    leaks = [
+        (where, form)
+        for where, data in searched.items()
+        for secret in SECRETS
+        for form in forms(secret)
+        if form in data
+    ]
     assert not leaks, leaks
     write_figure("secrets_searched", len(SECRETS), "secrets sent (headers, query, form, JSON, answers)")
     write_figure(
-        "secret_outputs_searched", len(seen), "outputs searched for them (files, logs, answers, reports)"
+        "secret_outputs_searched",
+        len(searched),
+        "outputs searched for them, in every encoding (files, logs, answers, reports)",
     )
     write_figure("secrets_leaked", len(leaks), "secrets found in any of those outputs")
