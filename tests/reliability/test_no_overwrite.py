@@ -11,6 +11,7 @@ import pytest
 
 from proxy.cli import main
 from proxy.store.shipped import shipped_dir
+from tests.reliability.figures import write_figure
 from tests.test_cli import one_error_line
 
 
@@ -40,18 +41,23 @@ REFUSED = [
 ]
 
 
-@pytest.mark.parametrize(("arguments", "message"), REFUSED, ids=[" ".join(item[0]) for item in REFUSED])
 def test_an_output_that_would_destroy_a_file_is_refused_before_any_work(
-    project: Path, capsys: pytest.CaptureFixture[str], arguments: list[str], message: str
+    project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Exit 2 with one line naming the output; nothing in the folder changes."""
+    """Each: exit 2 with one line naming the output; nothing in the folder changes."""
     before = {path.name: path.read_bytes() for path in project.iterdir() if path.is_file()}
-    capsys.readouterr()
-    assert main(arguments) == 2
-    assert message in one_error_line(capsys)
-    after = {path.name: path.read_bytes() for path in project.iterdir() if path.is_file()}
-    assert after == before
-    assert (project / "link.yaml").is_symlink()
+    for arguments, message in REFUSED:
+        capsys.readouterr()
+        assert main(arguments) == 2, arguments
+        assert message in one_error_line(capsys), arguments
+        after = {path.name: path.read_bytes() for path in project.iterdir() if path.is_file()}
+        assert after == before, arguments
+        assert (project / "link.yaml").is_symlink(), arguments
+    write_figure(
+        "overwrites_refused",
+        len(REFUSED),
+        "outputs that would replace an input or a cassette, refused, nothing changed",
+    )
 
 
 def test_force_replaces_another_cassette_and_a_report_may_be_replaced(
