@@ -72,7 +72,8 @@ class Shape:
                 return []
         except ValueError:  # a value the Rust side cannot take; the full walk decides
             pass
-        return [self._attributed(error) for error in self._full.iter_errors(document)]
+        missing_taken: dict[tuple[Any, ...], int] = {}
+        return [self._attributed(error, missing_taken) for error in self._full.iter_errors(document)]
 
     @property
     def _full(self) -> Validator:
@@ -81,7 +82,10 @@ class Shape:
             self._full_walk = full_validator(self.schema)
         return self._full_walk
 
-    def _attributed(self, error: ValidationError) -> PartViolation:
+    def _attributed(self, error: ValidationError, missing_taken: dict[tuple[Any, ...], int]) -> PartViolation:
+        """The violation and its part; `missing_taken` counts the `required` errors already seen per
+        object and keyword: jsonschema gives one error per missing key, in the keyword's order, but
+        does not name the key."""
         part = ROOT_PART
         node: Any = self.schema
         path = list(error.schema_path)
@@ -98,7 +102,10 @@ class Shape:
         if error.validator == "required" and isinstance(error.instance, Mapping):
             required: Any = error.validator_value
             missing = [name for name in required if name not in error.instance]
-            name = missing[0] if missing else "?"
+            key = (*error.absolute_path, "|", *path)
+            taken = missing_taken.get(key, 0)
+            missing_taken[key] = taken + 1
+            name = missing[taken] if taken < len(missing) else "?"
             parent = _parent(self.schema, path)
             child = parent.get("properties", {}).get(name, {}) if isinstance(parent, Mapping) else {}
             if isinstance(child, Mapping) and isinstance(child.get(PART_KEY), str):

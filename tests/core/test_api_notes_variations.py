@@ -55,6 +55,17 @@ def relative_links(body: dict[str, object]) -> dict[str, object]:
     return {**body, "links": links}
 
 
+PUBLISHED_PROMOTION = {
+    "type": "promotion",
+    "promotions": [
+        {
+            "name": "Digital library access",
+            "tag": "digital_library_access",
+            "promotion_id": "11111111-2222-3333-4444-555555555555",
+        }
+    ],
+}
+PUBLISHED_USAGE = {"type": "usage", "tag": "downloads", "label": "Digital downloads", "default_value": 10}
 _, PAGE = list_page()
 _, FIRST_PAGE = list_page(offset=0)
 VARIATIONS: dict[str, list[Exchange]] = {
@@ -90,17 +101,15 @@ VARIATIONS: dict[str, list[Exchange]] = {
         feature_update(body=changed(feature_document(), "data.id", REMOVE))
     ],
     "feature configuration shapes beyond access (promotion with promotions, usage with label)": [
+        # subscriptions.yaml, FeaturePromotionAttributes: the tags sit in promotions[], no top-level tag
         feature_update(
-            sent=update_payload(configuration={"type": "promotion", "tag": "promo"}),
-            body=feature_document(
-                configuration={"type": "promotion", "tag": "promo", "promotions": [{"id": "p1"}]}
-            ),
+            sent=update_payload(configuration=PUBLISHED_PROMOTION),
+            body=feature_document(configuration=PUBLISHED_PROMOTION),
         ),
+        # FeatureUsageAttributes: tag, label and default_value
         feature_update(
-            sent=update_payload(configuration={"type": "usage", "tag": "calls"}),
-            body=feature_document(
-                configuration={"type": "usage", "tag": "calls", "label": "Calls", "default_value": 5}
-            ),
+            sent=update_payload(configuration=PUBLISHED_USAGE),
+            body=feature_document(configuration=PUBLISHED_USAGE),
         ),
     ],
     "timestamps with milliseconds or microseconds": [
@@ -193,8 +202,36 @@ VARIATIONS: dict[str, list[Exchange]] = {
 
 @pytest.mark.parametrize("variation", sorted(VARIATIONS))
 def test_variation_is_never_an_error(variation: str) -> None:
-    """A documented real-world variation yields no error finding."""
+    """A documented real-world variation yields no error finding (warnings here are about what the
+    fixtures' clients sent, such as page[limit]=500, to draw the service's answer)."""
     assert errors_in(VARIATIONS[variation]) == []
+
+
+def test_the_published_promotion_shape_is_one_info_note_and_nothing_else() -> None:
+    """Tags inside promotions[] and no top-level tag: the tag and payload rules report nothing, not
+    even info; the shape gets its own info rule, once per exchange."""
+    exchanges = VARIATIONS[
+        "feature configuration shapes beyond access (promotion with promotions, usage with label)"
+    ]
+    found = Checker(RULES).check_all(exchanges[:1])
+    assert [(f.rule, f.severity) for f in found] == [("feature.configuration.published-shape", "info")]
+    assert found[0].where == "request: data.attributes.configuration, response: data.attributes.configuration"
+
+
+def test_a_bad_tag_inside_promotions_keeps_the_documented_tag_limits() -> None:
+    """The documented tag limits hold for tags in promotions[]: a 65-character tag with a space is
+    still an error, in the answer and in the payload the service accepted."""
+    bad = {"type": "promotion", "promotions": [{"name": "Gold", "tag": "a b" + "c" * 62}]}
+    found = Checker(RULES).check_all(
+        [feature_update(sent=update_payload(configuration=bad), body=feature_document(configuration=bad))]
+    )
+    rules = {f.rule: f for f in found if f.severity != "info"}
+    assert set(rules) == {
+        "feature.configuration.tag",
+        "feature.update.invalid-accepted",
+        "feature.update.payload",
+    }
+    assert rules["feature.configuration.tag"].where == "data.attributes.configuration.promotions[0].tag"
 
 
 NEGATIVE_OFFSET_EMPTY_LIST = list_read(

@@ -111,6 +111,18 @@ FIXTURES: dict[str, tuple[list[Exchange], list[Exchange]]] = {
         [feature_update(body=changed(BASE_FEATURE, "data.attributes.configuration.tag", "not ok!"))],
         [feature_update(body=changed(BASE_FEATURE, "data.attributes.configuration.tag", "T" * 64))],
     ),
+    "feature.configuration.published-shape": (
+        [
+            feature_update(
+                body=changed(
+                    BASE_FEATURE,
+                    "data.attributes.configuration",
+                    {"type": "promotion", "promotions": [{"name": "Gold tier", "tag": "gold"}]},
+                )
+            )
+        ],
+        [feature_update(body=changed(BASE_FEATURE, "data.attributes.configuration.type", "promotion"))],
+    ),
     "feature.meta.present": (
         [feature_update(body=changed(BASE_FEATURE, "data.meta", REMOVE))],
         [feature_update()],

@@ -113,3 +113,32 @@ def test_rules_load_and_conformant_exchanges_check_without_importing_jsonschema(
         [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True, timeout=120
     )
     assert done.stdout.split("\n")[:2] == ["[]", "True"]
+
+
+def envelope_findings(body: dict[str, Any]) -> list[tuple[str, str]]:
+    from proxy.core.conformance import Checker
+    from proxy.store.rule_files import load_rules
+    from tests.core.exchanges import list_read
+
+    found = Checker(load_rules(shipped_dir("rules"))).check_all([list_read(body=body)])
+    return [(f.rule, f.where) for f in found if f.rule.startswith("pagination.envelope.")]
+
+
+def test_each_missing_key_is_named_once_by_the_rule_that_owns_it() -> None:
+    """`data` alone: links and meta are missing, one finding each under its own rule (a missing `meta`
+    was reported as a second `links` finding, so lowering one rule hid the other's)."""
+    assert envelope_findings({"data": []}) == [
+        ("pagination.envelope.links", "links"),
+        ("pagination.envelope.meta", "meta"),
+    ]
+
+
+def test_a_rule_makes_one_finding_naming_every_key_it_owns() -> None:
+    """Links without current, prev and next: one `links` finding naming all three (it was three
+    findings, each naming `links.current`)."""
+    body = {
+        "data": [],
+        "links": {"first": None, "last": None},
+        "meta": {"page": {"limit": 25, "offset": 0, "current": 1, "total": 0}, "results": {"total": 0}},
+    }
+    assert envelope_findings(body) == [("pagination.envelope.links", "links.current, links.prev, links.next")]

@@ -45,6 +45,29 @@ def feature_id_matches_path(context: CheckContext, params: Mapping[str, Any]) ->
         yield Violation("data.id", f"{wanted!r} (the path's feature_uuid)", repr(returned))
 
 
+@check("configuration_in_published_shape")
+def configuration_in_published_shape(context: CheckContext, params: Mapping[str, Any]) -> Iterator[Violation]:
+    """api-notes, Features: a promotion configuration may hold its tags in `promotions[]` with no
+    top-level `tag`, a shape the published schema allows and commerce-api.md does not list (noted, so a
+    reader knows the tag rules looked inside it)."""
+    places = []
+    for side, document in (("request", context.request_json), ("response", context.response_json)):
+        configuration = dig(document, "data", "attributes", "configuration")
+        if (
+            isinstance(configuration, dict)
+            and configuration.get("type") == "promotion"
+            and isinstance(configuration.get("promotions"), list)
+            and "tag" not in configuration
+        ):
+            places.append((side, len(configuration["promotions"])))
+    if places:
+        yield Violation(
+            ", ".join(f"{side}: data.attributes.configuration" for side, _ in places),
+            "type and tag (the documented shape)",
+            f"type promotion with promotions[] ({places[0][1]}), the tags inside (the published shape)",
+        )
+
+
 @check("timestamps_in_order")
 def timestamps_in_order(context: CheckContext, params: Mapping[str, Any]) -> Iterator[Violation]:
     """Spec, Feature fields: `updated_at` is the last update, so it is never before `created_at`."""

@@ -34,8 +34,19 @@ def shape_document(check_name: str, params: Mapping[str, Any]) -> tuple[str, str
 
 @check(SHAPE_CHECK, SHAPE_PARAMETERS)
 def shape_part(context: CheckContext, params: Mapping[str, Any]) -> Iterator[Violation]:
-    """The request or response body breaks a part of a shape (every part when `part` is not given)."""
+    """The request or response body breaks a part of a shape (every part when `part` is not given):
+    one violation naming every place, so a rule makes one finding of an exchange."""
     wanted = params.get("part")
-    for item in context.shape_violations(params["shape"], params.get("document", "response")):
-        if wanted is None or item.part == wanted:
-            yield item.violation
+    found = [
+        item.violation
+        for item in context.shape_violations(params["shape"], params.get("document", "response"))
+        if wanted is None or item.part == wanted
+    ]
+    if len(found) == 1:
+        yield found[0]
+    elif found:
+        yield Violation(
+            where=", ".join(dict.fromkeys(violation.where for violation in found)),
+            expected="; ".join(dict.fromkeys(violation.expected for violation in found)),
+            found="; ".join(dict.fromkeys(violation.found for violation in found)),
+        )
