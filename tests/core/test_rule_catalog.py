@@ -46,6 +46,15 @@ _, BASE_PAGE = list_page()
 EMPTY_UPDATE_LATER = changed(BASE_FEATURE, "data.meta.timestamps.updated_at", "2024-02-01T00:00:00.000Z")
 
 
+PAST_THE_CAP: dict[str, object] = {
+    "limit": 10,
+    "offset": 10010,
+    "total": 10000,
+    "method": "lower_bound",
+    "data": records(10, start=10010),
+}
+
+
 def page_with(place: str, value: object, **page: object) -> Exchange:
     """The conformant page of /v2/products (or `page`'s), except one place."""
     query, body = list_page(**page)  # type: ignore[arg-type]
@@ -271,8 +280,15 @@ FIXTURES: dict[str, tuple[list[Exchange], list[Exchange]]] = {
         [
             page_with("meta.results.total", 42, offset=30),
             page_with("meta.results.total", 12, offset=0, method="observed"),
+            # lower_bound below the records returned, and not the 10,000 cap: still an error
+            page_with("meta.results.total", 9000, **PAST_THE_CAP),
         ],
-        [list_read(offset=30), page_with("meta.results.total", 11, offset=0, method="observed")],
+        [
+            list_read(offset=30),
+            page_with("meta.results.total", 11, offset=0, method="observed"),
+            # api-notes: lower_bound counts up to 10,000, also on a page past it
+            page_with("meta.results.total", 10000, **PAST_THE_CAP),
+        ],
     ),
     "pagination.total-method.differs": (
         [list_read(query="page[limit]=10&page[offset]=10&page[total_method]=exact", method="lower_bound")],

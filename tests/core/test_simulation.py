@@ -89,6 +89,18 @@ def test_lower_bound_lists_answer_only_inside_what_was_recorded() -> None:
     assert book.misses[("GET", "/v2/flows/x/entries?page[limit]=4&page[offset]=4")].count == 1
 
 
+def test_a_lower_bound_at_the_ten_thousand_cap_stays_there_past_it() -> None:
+    """api-notes: lower_bound counts up to 10,000. Pages recorded past 10,000 saying 10,000: a window
+    between them says 10,000 too, not the records shown (which a bound below them would need)."""
+    book = book_of(
+        page(10_002, [10_002, 10_003, 10_004], 10_000, "lower_bound"),
+        page(10_005, [10_005, 10_006, 10_007], 10_000, "lower_bound"),
+    )
+    inside = ask(book, "page[limit]=4&page[offset]=10003")
+    assert isinstance(inside, Simulated)
+    assert inside.response.body.value["meta"]["results"] == {"total": 10_000, "total_method": "lower_bound"}  # type: ignore[index,call-overload]
+
+
 def test_observed_lists_need_to_know_whether_records_follow() -> None:
     """`observed` totals say one more record exists; the window ending there cannot tell beyond it."""
     book = book_of(page(0, [0, 1, 2], 4, "observed"))

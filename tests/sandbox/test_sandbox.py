@@ -312,3 +312,12 @@ async def test_an_older_store_defaults_to_100_per_page(serve: Any) -> None:
         async with session.get(f"{url}/v2/customers", headers={"Authorization": f"Bearer {token}"}) as answer:
             body = await answer.json()
     assert len(body["data"]) == 100 and body["meta"]["page"]["limit"] == 100
+
+
+async def test_lower_bound_past_ten_thousand_still_reports_ten_thousand(client: Client) -> None:
+    """api-notes: lower_bound counts up to 10,000; a page at offset 10,010 of 10,300 products says
+    total 10,000 (the documentation's "at least" holds), with a next page and no error from check."""
+    status, body, _ = await client.call("GET", "/v2/products?page[limit]=10&page[offset]=10010")
+    assert status == 200 and len(body["data"]) == 10
+    assert body["meta"]["results"] == {"total": 10000, "all": 10300, "total_method": "lower_bound"}
+    assert body["links"]["next"] is not None

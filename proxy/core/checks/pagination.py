@@ -193,10 +193,12 @@ def results_all_not_below_total(context: CheckContext, params: Mapping[str, Any]
         yield Violation("meta.results.all", f"at least results.total {view.total}", str(everything))
 
 
-@check("total_consistent_with_method")
+@check("total_consistent_with_method", integer_parameters("lower_bound_cap"))
 def total_consistent_with_method(context: CheckContext, params: Mapping[str, Any]) -> Iterator[Violation]:
     """Spec, Pagination rules 3-5: `exact` counts every result, `lower_bound` at least those seen,
-    `observed` one more than those seen when more exist and exactly those when none do."""
+    `observed` one more than those seen when more exist and exactly those when none do. api-notes:
+    `lower_bound` counts up to 10,000 (`lower_bound_cap`), so past that a total of exactly the cap is
+    what the service reports, and the actual total is still at least it."""
     view = page_view(context)
     if view is None:
         return
@@ -216,7 +218,8 @@ def total_consistent_with_method(context: CheckContext, params: Mapping[str, Any
             shown = " or ".join(str(value) for value in sorted(expected))
             yield Violation(where, f"{shown} (observed: {view.seen} seen so far)", str(view.total))
     elif method == "lower_bound":
-        if view.total < view.seen:
+        capped = view.total == params["lower_bound_cap"] < view.seen
+        if view.total < view.seen and not capped:
             yield Violation(
                 where, f"at least {view.seen} (lower_bound: records seen so far)", str(view.total)
             )

@@ -28,6 +28,8 @@ HARD_OFFSET_PATHS = ("/v2/orders", "/v2/files")  # Limits: hard on /v2/orders an
 INTEGER = re.compile(r"-?[0-9]+")
 ListKey = tuple[str, tuple[tuple[str, str], ...]]
 
+LOWER_BOUND_CAP = 10_000  # api-notes, Pagination: lower_bound counts up to 10,000
+
 
 @dataclass(frozen=True, slots=True)
 class Refusal:
@@ -192,7 +194,10 @@ class ListKnowledge:
         if method == "observed":
             total = shown + (1 if more else 0)
         elif method == "lower_bound":
-            total = max(self.lowest_bound or 0, shown)
+            # api-notes: lower_bound counts up to 10,000, so a recorded 10,000 is the service's cap and
+            # stays 10,000 even past it; a lower bound never counts fewer records than were shown.
+            capped = self.lowest_bound == LOWER_BOUND_CAP
+            total = LOWER_BOUND_CAP if capped else max(self.lowest_bound or 0, shown)
         else:
             total = self.count
             if total is None:
