@@ -13,7 +13,7 @@ from typing import Any
 from aiohttp import web
 
 from proxy.sandbox.breakage import BREAKABLE, Asked, rewrite_for
-from proxy.sandbox.datasets import LIST_SIZES, format_timestamp, make_list
+from proxy.sandbox.datasets import LIST_ALIASES, LIST_SIZES, format_timestamp, make_list
 from proxy.sandbox.entries import entry_update_errors, etag_of, seed_entries, update_entry
 from proxy.sandbox.features import apply_update, is_uuid, seed_features, sent_attributes, validate_update
 from proxy.sandbox.listing import ListError, list_page, parse_page_request, select
@@ -260,7 +260,7 @@ def create_sandbox_app(settings: SandboxSettings | None = None) -> web.Applicati
     app.router.add_put("/v2/subscriptions/features/{feature_id}", update_feature)
     app.router.add_get("/v2/extensions/{slug}/{entry_id}", get_entry)
     app.router.add_put("/v2/extensions/{slug}/{entry_id}", put_entry)
-    for name in LIST_SIZES:
+    for name in (*LIST_SIZES, *LIST_ALIASES):
         app.router.add_get(f"/v2/{name}", list_records)
     app.router.add_get("/v2/flows/{slug}/entries", list_records)
     app.router.add_route("*", "/{tail:.*}", not_found)

@@ -74,8 +74,14 @@ def list_names() -> list[str]:
     return [*LIST_SIZES, *(f"flows/{slug}/entries" for slug in FLOW_SIZES)]
 
 
+# The documentation names the inventory list "inventory"; the real service serves /v2/inventories
+# (inventories.yaml): the documentation is silent on the path's spelling, so the sandbox answers both.
+LIST_ALIASES: dict[str, str] = {"inventories": "inventory"}
+
+
 def make_list(name: str, seed: int = 1) -> list[dict[str, Any]] | None:
     """The records of one list path below /v2, or None when there is no such list."""
+    name = LIST_ALIASES.get(name, name)
     if name in LIST_SIZES:
         return make_records(name, LIST_SIZES[name], RECORD_TYPES[name], seed)
     slug = name.removeprefix("flows/").removesuffix("/entries")

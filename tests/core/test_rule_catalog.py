@@ -555,3 +555,14 @@ def test_checks_needing_parameters_run_only_when_one_is_sent(
         Checker(shipped_rules).check_all([list_read(query=query)])
         assert sorted(calls) == ["page_within_one_timestamp", "sort_honoured"]
         calls.clear()
+
+
+@pytest.mark.parametrize("path", ["/v2/inventory", "/v2/inventories"])
+def test_the_inventory_list_is_checked_at_the_documented_and_the_real_path(
+    shipped_rules: RuleSet, path: str
+) -> None:
+    """The documentation says "inventory"; the service lists it at /v2/inventories (inventories.yaml):
+    150 records per page asked and given is caught at both."""
+    query, body = list_page(path=path, limit=150, offset=0, total=200)
+    found = {f.rule for f in Checker(shipped_rules).check_all([list_read(path=path, query=query, body=body)])}
+    assert {"pagination.request.limit-max", "pagination.page.limit-max"} <= found

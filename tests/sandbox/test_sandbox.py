@@ -321,3 +321,11 @@ async def test_lower_bound_past_ten_thousand_still_reports_ten_thousand(client: 
     assert status == 200 and len(body["data"]) == 10
     assert body["meta"]["results"] == {"total": 10000, "all": 10300, "total_method": "lower_bound"}
     assert body["links"]["next"] is not None
+
+
+async def test_the_inventory_list_answers_at_the_real_path_too(client: Client) -> None:
+    """/v2/inventories, the real service's path, lists what /v2/inventory does."""
+    _, documented, _ = await client.call("GET", "/v2/inventory?page[limit]=5")
+    status, real, _ = await client.call("GET", "/v2/inventories?page[limit]=5")
+    assert status == 200
+    assert real["data"] == documented["data"] and real["meta"] == documented["meta"]
