@@ -296,3 +296,25 @@ def test_a_report_is_the_same_whether_findings_went_to_disk_or_not(
     spilled = run(capsys, *arguments)
     assert spilled == held
     assert held[0] == 1 and "pagination.page.current" in held[1] and "coverage.error-body" in held[1]
+
+
+def test_the_project_default_page_length_is_learned_or_read_from_the_config(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A project whose default page length is 2 (set through the settings endpoint): lists read
+    without page[limit] show 2, and `check` finds nothing; a later one showing 25 is an error; a
+    config stating `default_page_length = 25` makes the 2 an error too."""
+    monkeypatch.chdir(tmp_path)
+    two = [list_read(query=f"page[offset]={offset}", limit=2, offset=offset, total=7) for offset in (0, 2)]
+    save_cassette(tmp_path / "two.yaml", Cassette(tuple(two)))
+    code, out, _ = run(capsys, "check", "--format", "json", "two.yaml")
+    assert code == 0 and json.loads(out)["findings"] == []
+    other = list_read(query="page[offset]=0", limit=25, offset=0, total=7)
+    save_cassette(tmp_path / "mixed.yaml", Cassette((*two, other)))
+    code, out, _ = run(capsys, "check", "--format", "json", "mixed.yaml")
+    [finding] = [f for f in json.loads(out)["findings"] if f["rule"] == "pagination.page.limit-requested"]
+    assert code == 1 and finding["exchange"] == 2 and "shown at exchange 0" in finding["expected"]
+    (tmp_path / "pyproject.toml").write_text("[tool.commerce-proxy]\ndefault_page_length = 25\n")
+    code, out, _ = run(capsys, "check", "--format", "json", "two.yaml")
+    assert code == 1
+    assert {f["exchange"] for f in json.loads(out)["findings"]} == {0, 1}

@@ -16,7 +16,9 @@ from proxy.core.endpoints import EndpointPattern
 from proxy.core.findings import OFF, SEVERITIES, Finding, Setting
 from proxy.errors import RuleFileError
 
-SETTINGS = frozenset({"severity", "endpoints", "rules", "baseline", "redact"})  # redact: redaction.py
+SETTINGS = frozenset({"severity", "endpoints", "rules", "baseline", "redact", "default_page_length"})
+# (redact: read by redaction_policy.py)
+MAX_PAGE_LENGTH = 100  # commerce-api.md, Limits
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,6 +47,7 @@ class RuleConfig:
     rules_folder: str | None = None
     baseline: str | None = None
     source: str = "defaults"
+    default_page_lengths: tuple[int, ...] = ()  # the project's, set through the settings endpoint
 
     def severity(self, rule_id: str, default: Setting, method: str, path: str) -> Setting:
         """The severity in force for one rule on one request, or "off"."""
@@ -106,7 +109,20 @@ class RuleConfig:
             if value is not None and not isinstance(value, str):
                 raise RuleFileError(f"{source}: {key}: expected a path, found {value!r}")
             paths[key] = value
-        return cls(tuple(overrides), paths["rules"], paths["baseline"], source)
+        lengths = _page_lengths(document.get("default_page_length"), f"{source}: default_page_length")
+        return cls(tuple(overrides), paths["rules"], paths["baseline"], source, lengths)
+
+
+def _page_lengths(value: Any, where: str) -> tuple[int, ...]:
+    """`default_page_length = 25`, or a list of them (several stores, one config)."""
+    if value is None:
+        return ()
+    values = value if isinstance(value, list) else [value]
+    if not values or not all(type(item) is int and 1 <= item <= MAX_PAGE_LENGTH for item in values):
+        raise RuleFileError(
+            f"{where}: expected a page length 1 to {MAX_PAGE_LENGTH}, or a list of them, found {value!r}"
+        )
+    return tuple(values)
 
 
 def _overrides(

@@ -19,7 +19,9 @@ from proxy.core.checks.shaped import SHAPE_CHECK
 from proxy.core.conformance import Checker
 from proxy.core.exchange import Exchange
 from proxy.core.findings import Violation
+from proxy.core.rule_config import RuleConfig
 from proxy.core.ruleset import RuleSet
+from proxy.errors import RuleFileError
 from proxy.store.rule_files import load_rules
 from proxy.store.shipped import shipped_dir
 from tests.core.exchanges import (
@@ -251,10 +253,17 @@ FIXTURES: dict[str, tuple[list[Exchange], list[Exchange]]] = {
         [list_read(query="page[limit]=150&page[offset]=0", limit=100, offset=0, total=500)],
     ),
     "pagination.page.limit-requested": (
-        [list_read(query="page[offset]=0", limit=30, offset=0, total=35)],
         [
+            # no page[limit]: the first answer shows the project's default, a later one disagrees
             list_read(query="page[offset]=0", limit=25, offset=0, total=35),
-            list_read(query="", limit=100, offset=0, total=35),
+            list_read(query="page[offset]=0", limit=30, offset=0, total=35),
+        ],
+        [
+            # a lone unrequested answer is the project's default whatever it is (the settings
+            # endpoint sets it); later ones agree, on any list; requested lengths are honoured
+            list_read(query="", limit=2, offset=0, total=35),
+            list_read(path="/v2/brands", query="page[offset]=2", limit=2, offset=2, total=35),
+            list_read(query="page[limit]=10&page[offset]=0", limit=10, offset=0, total=35),
         ],
     ),
     "pagination.page.data-within-limit": (
@@ -566,3 +575,17 @@ def test_the_inventory_list_is_checked_at_the_documented_and_the_real_path(
     query, body = list_page(path=path, limit=150, offset=0, total=200)
     found = {f.rule for f in Checker(shipped_rules).check_all([list_read(path=path, query=query, body=body)])}
     assert {"pagination.request.limit-max", "pagination.page.limit-max"} <= found
+
+
+def test_a_stated_default_page_length_is_the_one_expected(shipped_rules: RuleSet) -> None:
+    """`default_page_length = 25` in the project config: a lone unrequested page of 2 is an error."""
+    config = RuleConfig.parse({"default_page_length": [25, 100]}, "pyproject.toml", ["x"])
+    found = Checker(shipped_rules, config).check_all([list_read(query="", limit=2, offset=0, total=35)])
+    [finding] = [f for f in found if f.rule == "pagination.page.limit-requested"]
+    assert finding.expected == "25 or 100 (the config's default_page_length: no page[limit] sent)"
+
+
+@pytest.mark.parametrize("value", [0, 101, "25", [], [25, True]])
+def test_a_default_page_length_that_is_no_page_length_is_refused(value: object) -> None:
+    with pytest.raises(RuleFileError, match="default_page_length: expected a page length 1 to 100"):
+        RuleConfig.parse({"default_page_length": value}, "pyproject.toml", ["x"])

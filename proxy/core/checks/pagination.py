@@ -15,12 +15,16 @@ from typing import Any, NamedTuple
 from urllib.parse import unquote
 
 from proxy.core.checks.context import CheckContext, dig, is_integer, record_value
-from proxy.core.checks.registry import check, integer_parameters
+from proxy.core.checks.registry import check, integer_parameters, observer
 from proxy.core.checks.requests import TOTAL_METHODS, filter_terms, requested_integer
+from proxy.core.checks.session import DefaultPageLength
 from proxy.core.checks.timestamps import comparable
+from proxy.core.endpoints import EndpointHit
 from proxy.core.findings import Violation
 
 LINK_NAMES = ("current", "first", "last", "prev", "next")
+PAGINATED_LIST = "paginated-list"  # the endpoint group of rules/endpoints.yaml
+MAX_LIMIT = 100  # Limits: maximum page length
 
 
 class PageView(NamedTuple):
@@ -92,33 +96,60 @@ def page_limit_max(context: CheckContext, params: Mapping[str, Any]) -> Iterator
         yield Violation("meta.page.limit", f"at most {params['max']}", str(view.limit))
 
 
-@check(
-    "page_limit_as_requested",
-    {
-        "type": "object",
-        "properties": {
-            "max": {"type": "integer", "minimum": 1},
-            "defaults": {"type": "array", "items": {"type": "integer", "minimum": 1}, "minItems": 1},
-        },
-        "required": ["max", "defaults"],
-        "additionalProperties": False,
-    },
-)
+@check("page_limit_as_requested", integer_parameters("max"))
 def page_limit_as_requested(context: CheckContext, params: Mapping[str, Any]) -> Iterator[Violation]:
-    """Spec, Limits: `meta.page.limit` is the requested `page[limit]` (clamped to 100) or the default
-    page length, 25 (100 on older stores)."""
+    """Spec, Limits: `meta.page.limit` is the requested `page[limit]` (clamped to 100), or else the
+    project's default page length. That default is set per project through the settings endpoint
+    (not shown), so it is the config's `default_page_length` when stated, and otherwise the one the
+    first list answered without `page[limit]` showed: later such answers must agree with it."""
     view = page_view(context)
     requested = requested_integer(context, "page[limit]")
     if view is None or requested == "invalid":
         return
-    if requested is None:
-        if view.limit not in params["defaults"]:
-            shown = " or ".join(str(value) for value in params["defaults"])
-            yield Violation("meta.page.limit", f"{shown} (the default: no page[limit] sent)", str(view.limit))
-    elif requested >= 1 and view.limit != min(requested, params["max"]):
+    if requested is not None:
+        if requested >= 1 and view.limit != min(requested, params["max"]):
+            yield Violation(
+                "meta.page.limit",
+                f"{min(requested, params['max'])} (page[limit]={requested})",
+                str(view.limit),
+            )
+        return
+    configured = context.session.page_lengths
+    learned = context.session.default_page_length
+    if configured and view.limit not in configured:
+        shown = " or ".join(str(value) for value in configured)
         yield Violation(
-            "meta.page.limit", f"{min(requested, params['max'])} (page[limit]={requested})", str(view.limit)
+            "meta.page.limit",
+            f"{shown} (the config's default_page_length: no page[limit] sent)",
+            str(view.limit),
         )
+    elif not configured and learned is not None and view.limit != learned.limit:
+        yield Violation(
+            "meta.page.limit",
+            f"{learned.limit} (the default page length shown at exchange {learned.exchange}: "
+            "no page[limit] sent)",
+            str(view.limit),
+        )
+
+
+def _unrequested_list_read(method: str, hit: EndpointHit, query: str) -> bool:
+    return method == "GET" and PAGINATED_LIST in hit.groups and "limit" not in query.lower()
+
+
+@observer(watches=_unrequested_list_read)
+def remember_default_page_length(context: CheckContext) -> None:
+    """Keep the page length the first list answered without `page[limit]` showed: the project's
+    default, unless the config states it (a length over 100 is no default: the limit rule says so)."""
+    session = context.session
+    if session.page_lengths or session.default_page_length is not None or not context.succeeded:
+        return
+    view = page_view(context)
+    if (
+        view is not None
+        and requested_integer(context, "page[limit]") is None
+        and 1 <= view.limit <= MAX_LIMIT
+    ):
+        session.default_page_length = DefaultPageLength(view.limit, context.index)
 
 
 @check("data_within_limit")

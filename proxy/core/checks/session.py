@@ -65,10 +65,22 @@ class WalkState:
     exchange: int
 
 
-class Session:
-    """Memories of the features, entries and sort+filter walks seen so far."""
+@dataclass(frozen=True, slots=True)
+class DefaultPageLength:
+    """The page length a list answered with when no `page[limit]` was sent, and where first seen."""
 
-    def __init__(self, capacity: int = 10_000) -> None:
+    limit: int
+    exchange: int
+
+
+class Session:
+    """Memories of the features, entries and sort+filter walks seen so far, and the project's default
+    page length: as its config states it (`page_lengths`), or as the first list answered without a
+    `page[limit]` showed it (set per project through the settings endpoint, which is not shown)."""
+
+    def __init__(self, capacity: int = 10_000, page_lengths: tuple[int, ...] = ()) -> None:
         self.features: BoundedMemory[str, FeatureState] = BoundedMemory(capacity)
         self.entries: BoundedMemory[str, EntryState] = BoundedMemory(capacity)
         self.walks: BoundedMemory[tuple[str, str], WalkState] = BoundedMemory(capacity)
+        self.page_lengths = page_lengths
+        self.default_page_length: DefaultPageLength | None = None
