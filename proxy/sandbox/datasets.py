@@ -58,6 +58,7 @@ def make_records(kind: str, count: int, record_type: str, seed: int) -> list[dic
                 "id": str(uuid.UUID(int=rng.getrandbits(128), version=4)),
                 "type": record_type,
                 "name": f"{record_type} {position + 1}",
+                **({"file_name": f"file-{position + 1}.png"} if record_type == "file" else {}),
                 "meta": {
                     "timestamps": {
                         "created_at": format_timestamp(created),

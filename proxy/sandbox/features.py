@@ -45,12 +45,12 @@ def validate_update(payload: Any, feature_id: str) -> list[FieldError]:
         errors.append(
             FieldError("data.type", f"data.type must be '{FEATURE_TYPE}', found {data.get('type')!r}")
         )
+    # data.id is a required UUID; the documentation does not say it must equal the path's, and the
+    # published schema does not require it, so the sandbox (like the service) updates the path's.
     if "id" not in data:
         errors.append(FieldError("data.id", "data.id is required"))
-    elif data["id"] != feature_id:
-        errors.append(
-            FieldError("data.id", f"data.id {data['id']!r} does not match the path's {feature_id!r}")
-        )
+    elif not isinstance(data["id"], str) or not is_uuid(data["id"]):
+        errors.append(FieldError("data.id", f"data.id must be a UUID, found {data['id']!r}"))
     attributes = data.get("attributes")
     if not isinstance(attributes, dict):
         errors.append(FieldError("data.attributes", "data.attributes must be an object"))
@@ -90,14 +90,27 @@ def _configuration_errors(configuration: Any) -> list[FieldError]:
                 f"configuration.type must be one of {', '.join(CONFIGURATION_TYPES)}",
             )
         )
+    promotions = configuration.get("promotions")
+    if kind == "promotion" and isinstance(promotions, list) and "tag" not in configuration:
+        # The published promotion shape (api-notes, Features): the tags sit in promotions[].
+        for position, promotion in enumerate(promotions):
+            tag = promotion.get("tag") if isinstance(promotion, dict) else None
+            if tag is not None and not _good_tag(tag):
+                errors.append(FieldError(f"{source}.promotions[{position}].tag", TAG_RULE))
+        return errors
     tag = configuration.get("tag")
     if tag is None:
         errors.append(FieldError(f"{source}.tag", "configuration.tag is required"))
-    elif not isinstance(tag, str) or not 1 <= len(tag) <= 64 or not TAG_PATTERN.fullmatch(tag):
-        errors.append(
-            FieldError(f"{source}.tag", "configuration.tag must be 1 to 64 characters of 0-9 A-Z a-z _ -")
-        )
+    elif not _good_tag(tag):
+        errors.append(FieldError(f"{source}.tag", TAG_RULE))
     return errors
+
+
+TAG_RULE = "configuration.tag must be 1 to 64 characters of 0-9 A-Z a-z _ -"
+
+
+def _good_tag(tag: Any) -> bool:
+    return isinstance(tag, str) and 1 <= len(tag) <= 64 and TAG_PATTERN.fullmatch(tag) is not None
 
 
 def sent_attributes(payload: Any) -> dict[str, Any] | None:
@@ -125,34 +138,50 @@ def apply_update(feature: dict[str, Any], attributes: dict[str, Any], now: str) 
 
 
 def seed_features(now: str) -> dict[str, dict[str, Any]]:
-    """The features the sandbox starts with, keyed by id."""
-    specs = [
+    """The features the sandbox starts with, keyed by id: one of each configuration shape the published
+    schema has (subscriptions.yaml: access with a tag, promotion with promotions[], usage with a tag,
+    label and default_value)."""
+    free_shipping = {
+        "type": "promotion",
+        "promotions": [
+            {
+                "name": "Free shipping",
+                "tag": "free-shipping",
+                "promotion_id": "5b6c7d8e-9f0a-4b1c-8d2e-3f4a5b6c7d8e",
+            }
+        ],
+    }
+    specs: list[tuple[str, str, dict[str, Any], str | None, str | None]] = [
         (
             "3f8e2a4c-9b1d-4c6e-8f0a-1b2c3d4e5f60",
             "Premium support",
-            "access",
-            "premium_support",
+            {"type": "access", "tag": "premium_support"},
             "Priority answers from the support team.",
             "crm-feature-001",
         ),
         (
             "7a1b2c3d-4e5f-4a6b-9c7d-8e9f0a1b2c3d",
             "Free shipping",
-            "promotion",
-            "free-shipping",
+            free_shipping,
             "Free standard shipping on every order.",
             None,
         ),
-        ("c0ffee00-1234-4abc-8def-0123456789ab", "API calls", "usage", "api_calls", None, None),
+        (
+            "c0ffee00-1234-4abc-8def-0123456789ab",
+            "API calls",
+            {"type": "usage", "tag": "api_calls", "label": "API calls a month", "default_value": 1000},
+            None,
+            None,
+        ),
     ]
     features = {}
-    for feature_id, name, kind, tag, description, external_ref in specs:
+    for feature_id, name, configuration, description, external_ref in specs:
         attributes: dict[str, Any] = {"name": name}
         if description is not None:
             attributes["description"] = description
         if external_ref is not None:
             attributes["external_ref"] = external_ref
-        attributes["configuration"] = {"type": kind, "tag": tag}
+        attributes["configuration"] = configuration
         features[feature_id] = {
             "id": feature_id,
             "type": FEATURE_TYPE,

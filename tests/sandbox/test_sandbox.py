@@ -269,7 +269,7 @@ async def test_feature_partial_update_semantics(client: Client) -> None:
             ["data.attributes.configuration.tag"],
         ),
         (update({"name": None}), ["data.attributes.name"]),
-        (update({}, id="3f8e2a4c-9b1d-4c6e-8f0a-000000000000"), ["data.id"]),
+        (update({}, id="feature-1"), ["data.id"]),
         (update({}, type="feature"), ["data.type"]),
         ({"data": {"type": "subscription_feature", "attributes": {}}}, ["data.id"]),
     ],
@@ -329,3 +329,48 @@ async def test_the_inventory_list_answers_at_the_real_path_too(client: Client) -
     status, real, _ = await client.call("GET", "/v2/inventories?page[limit]=5")
     assert status == 200
     assert real["data"] == documented["data"] and real["meta"] == documented["meta"]
+
+
+async def test_published_behaviour_where_the_documentation_is_silent(client: Client) -> None:
+    """What the published specs show and commerce-api.md does not rule out: a payload whose data.id
+    is another UUID updates the path's feature; a promotion configuration with its tags in
+    promotions[] is accepted; documented filter examples (like on accounts, eq on files) work."""
+    other = "3f8e2a4c-9b1d-4c6e-8f0a-000000000000"
+    status, updated, _ = await client.call("PUT", FEATURE, update({"name": "Premium plus"}, id=other))
+    assert status == 200 and updated["data"]["id"] == FEATURE_ID
+    promotion = {"type": "promotion", "promotions": [{"name": "Gold tier", "tag": "gold"}]}
+    status, promoted, _ = await client.call("PUT", FEATURE, update({"configuration": promotion}))
+    assert status == 200 and promoted["data"]["attributes"]["configuration"] == promotion
+    bad = {"type": "promotion", "promotions": [{"name": "Gold tier", "tag": "a b"}]}
+    status, refused, _ = await client.call("PUT", FEATURE, update({"configuration": bad}))
+    assert status == 400
+    assert [error["source"] for error in refused["errors"]] == [
+        "data.attributes.configuration.promotions[0].tag"
+    ]
+    status, accounts, _ = await client.call("GET", "/v2/accounts?filter=like(name,*unt 1*)")
+    assert status == 200 and {record["name"] for record in accounts["data"]} >= {"account 1", "account 10"}
+    assert all("unt 1" in record["name"] for record in accounts["data"])
+    status, files, _ = await client.call("GET", "/v2/files?filter=eq(file_name,file-7.png)")
+    assert status == 200 and [record["file_name"] for record in files["data"]] == ["file-7.png"]
+    status, _, _ = await client.call("GET", "/v2/files?filter=eq(colour,red)")
+    assert status == 400
+
+
+async def test_the_seeded_features_have_each_published_configuration_shape(client: Client) -> None:
+    """access with a tag, promotion with promotions[], usage with tag, label and default_value."""
+    shapes = {}
+    for feature_id in (
+        "3f8e2a4c-9b1d-4c6e-8f0a-1b2c3d4e5f60",
+        "7a1b2c3d-4e5f-4a6b-9c7d-8e9f0a1b2c3d",
+        "c0ffee00-1234-4abc-8def-0123456789ab",
+    ):
+        payload = {"data": {"id": feature_id, "type": "subscription_feature", "attributes": {}}}
+        status, body, _ = await client.call("PUT", f"/v2/subscriptions/features/{feature_id}", payload)
+        assert status == 200
+        configuration = body["data"]["attributes"]["configuration"]
+        shapes[configuration["type"]] = set(configuration)
+    assert shapes == {
+        "access": {"type", "tag"},
+        "promotion": {"type", "promotions"},
+        "usage": {"type", "tag", "label", "default_value"},
+    }
