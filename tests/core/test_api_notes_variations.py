@@ -207,6 +207,13 @@ def test_variation_is_never_an_error(variation: str) -> None:
     assert errors_in(VARIATIONS[variation]) == []
 
 
+def test_lower_bound_answered_as_exact_is_at_most_info() -> None:
+    """api-notes: lower_bound reports exact when the count is at most 10,000; rule 6 allows another
+    method. It is noted (the client must read the method), never a warning."""
+    exchanges = VARIATIONS["lower_bound requested, exact reported when the count is at most 10,000"]
+    assert {f.severity for f in Checker(RULES).check_all(exchanges)} == {"info"}
+
+
 def test_the_published_promotion_shape_is_one_info_note_and_nothing_else() -> None:
     """Tags inside promotions[] and no top-level tag: the tag and payload rules report nothing, not
     even info; the shape gets its own info rule, once per exchange."""
