@@ -7,6 +7,7 @@ must stay.
 
 Sources (public repositories):
 - CF: elasticpath/composable-frontend, packages/sdks/specs/ (OpenAPI specifications)
+- MD: moltin/docs.moltin.com, the earlier public docs (records cut to their identifying fields)
 """
 
 from __future__ import annotations
@@ -158,6 +159,68 @@ BRAND_ENTRIES = [  # flows.yaml, getAllEntries example
 ]
 WISHLIST_PAGE = "/extensions/wishlists?page[limit]=100&page[offset]=0"
 
+MOLTIN = "https://api.moltin.com"
+
+
+def catalog_record(kind: str, record_id: str, name: str, slug: str) -> dict[str, Any]:
+    """MD catalog/*/get-all-*.md: a brand, category, collection or product as those examples show one."""
+    return {
+        "id": record_id,
+        "type": kind,
+        "status": "live",
+        "name": name,
+        "slug": slug,
+        "meta": {
+            "timestamps": {
+                "created_at": "2018-05-10T02:20:47+00:00",
+                "updated_at": "2018-05-10T02:24:10+00:00",
+            }
+        },
+        "relationships": {},
+    }
+
+
+def moltin_catalog_page(path: str, records: list[dict[str, Any]], total: int) -> dict[str, Any]:
+    """MD catalog/*/get-all-*.md: page 1 of 100, links current/first/last (null) and no prev or next."""
+    page = f"{MOLTIN}{path}?page[limit]=100&page[offset]=0"
+    return {
+        "data": records,
+        "links": {"current": page, "first": page, "last": None},
+        "meta": {"page": {"limit": 100, "offset": 0, "current": 1, "total": 1}, "results": {"total": total}},
+    }
+
+
+ORDERS_LINK = f"{MOLTIN}/v2/orders?page[offset]={{}}&page[limit]=50&filter="
+ORDER = {  # MD orders-and-customers/orders/get-all-orders.md (its id is not a UUID there either)
+    "type": "order",
+    "id": "369ad4a4-ee67-48b0-x347-t50a6e61d83d",
+    "status": "incomplete",
+    "payment": "unpaid",
+    "shipping": "unfulfilled",
+    "customer": {"name": "Mr John Doe", "email": "johndoe@example.com"},
+    "links": {},
+    "meta": {
+        "timestamps": {"created_at": "2018-05-16T10:11:59.715Z", "updated_at": "2018-05-16T10:11:59.715Z"}
+    },
+}
+CUSTOMERS = [  # MD orders-and-customers/customers/get-all-customers.md
+    {
+        "type": "customer",
+        "id": "2479c9b3-615d-4ebc-a99d-87ffc67d1955",
+        "name": "Ron Swanson",
+        "email": "ron@swanson.com",
+        "password": True,
+    },
+    {
+        "type": "customer",
+        "id": "7746d533-fd64-446f-ae8c-f8e07f3ed9fd",
+        "name": "Ron Swanson_",
+        "email": "ron_@swanson.com",
+        "password": True,
+    },
+]
+NO_PREV_OR_NEXT = "links.prev, links.next"
+
 CORPUS: dict[str, Published] = {
     "feature update, access configuration": Published(
         "CF subscriptions.yaml, UpdateFeature; FeatureAccessAttributes",
@@ -295,5 +358,137 @@ CORPUS: dict[str, Published] = {
         "CF flows.yaml, getAllEntries (default example)",
         [list_read("/v2/flows/brands/entries", "", {"data": BRAND_ENTRIES})],
         [(0, "pagination.envelope.links", "links"), (0, "pagination.envelope.meta", "meta")],
+    ),
+    "brands list: no prev or next link": Published(
+        "MD catalog/brands/get-all-brands.md",
+        [
+            list_read(
+                "/v2/brands",
+                "",
+                moltin_catalog_page(
+                    "/v2/brands",
+                    [
+                        catalog_record(
+                            "brand", "c46e07d2-23ef-4b3b-8437-7bcdbf38bc4c", "I Love Lamp", "i-love-lamp"
+                        )
+                    ],
+                    1,
+                ),
+            )
+        ],
+        [(0, "pagination.envelope.links", NO_PREV_OR_NEXT)],
+    ),
+    "categories list: no prev or next link": Published(
+        "MD catalog/categories/get-all-categories.md",
+        [
+            list_read(
+                "/v2/categories",
+                "",
+                moltin_catalog_page(
+                    "/v2/categories",
+                    [
+                        catalog_record(
+                            "category", "9dd56fc2-5746-46a2-bdf6-fe396bb6b7af", "Clothing", "clothing"
+                        ),
+                        catalog_record(
+                            "category", "75542cfa-38e2-4a48-8416-74055af7d62e", "Clothing", "clothing"
+                        ),
+                    ],
+                    2,
+                ),
+            )
+        ],
+        [(0, "pagination.envelope.links", NO_PREV_OR_NEXT)],
+    ),
+    "collections list: no prev or next link": Published(
+        "MD catalog/collections/get-all-collections.md",
+        [
+            list_read(
+                "/v2/collections",
+                "",
+                moltin_catalog_page(
+                    "/v2/collections",
+                    [
+                        catalog_record(
+                            "collection",
+                            "645f97aa-ae63-4ee9-9259-062e570ba064",
+                            "Winter Season",
+                            "winter-season",
+                        ),
+                        catalog_record(
+                            "collection",
+                            "fbc05bbb-638a-4d36-998b-005c7bdf3dc9",
+                            "Winter Season",
+                            "winter-season",
+                        ),
+                    ],
+                    2,
+                ),
+            )
+        ],
+        [(0, "pagination.envelope.links", NO_PREV_OR_NEXT)],
+    ),
+    "products list: no prev or next link": Published(
+        "MD catalog/products/get-all-products.md",
+        [
+            list_read(
+                "/v2/products",
+                "",
+                moltin_catalog_page(
+                    "/v2/products",
+                    [catalog_record("product", "9eda5ba0-4f4a-4074-8547-ccb05d1b5981", "Crown", "crown")],
+                    1,
+                ),
+            )
+        ],
+        [(0, "pagination.envelope.links", NO_PREV_OR_NEXT)],
+    ),
+    "customers list: no links": Published(
+        "MD orders-and-customers/customers/get-all-customers.md",
+        [
+            list_read(
+                "/v2/customers",
+                "",
+                {
+                    "data": CUSTOMERS,
+                    "meta": {
+                        "page": {"limit": 10, "offset": 0, "current": 1, "total": 1},
+                        "results": {"total": 2},
+                    },
+                },
+            )
+        ],
+        [(0, "pagination.envelope.links", "links")],
+    ),
+    "orders list: links of 50 on a page of 100, a prev on page 1, 100 results for one order": Published(
+        "MD orders-and-customers/orders/get-all-orders.md",
+        [
+            list_read(
+                "/v2/orders",
+                "",
+                {
+                    "data": [ORDER],
+                    "links": {
+                        "current": ORDERS_LINK.format(0),
+                        "first": ORDERS_LINK.format(0),
+                        "last": ORDERS_LINK.format(600),
+                        "prev": ORDERS_LINK.format(0),
+                        "next": ORDERS_LINK.format(50),
+                    },
+                    "meta": {
+                        "page": {"limit": 100, "offset": 0, "current": 1, "total": 1},
+                        "results": {"total": 100},
+                    },
+                },
+            )
+        ],
+        [
+            (0, "pagination.results.total-method-consistent", "meta.results.total"),  # 1 record, short page
+            (0, "pagination.links.prev", "links.prev"),  # a prev link on the first page
+            (0, "pagination.links.next", "links.next"),  # a next link after a short page
+            *((0, "pagination.links.targets", f"links.{name}") for name in ("current", "first", "prev")),
+            *((0, "pagination.links.targets", "links.last") for _ in range(2)),  # offset 600 and limit 50
+            *((0, "pagination.links.targets", "links.next") for _ in range(2)),  # offset 50 and limit 50
+        ],
     ),
 }
