@@ -491,4 +491,42 @@ CORPUS: dict[str, Published] = {
             *((0, "pagination.links.targets", "links.next") for _ in range(2)),  # offset 50 and limit 50
         ],
     ),
+    "carts list: one page, the schema's examples": Published(
+        "CF cart_checkout.yaml, getCarts: CartCollectionResponse, CartResponse and Response.PageLinks "
+        "(the spec has field examples only)",
+        [
+            list_read(
+                "/v2/carts",
+                "",
+                {
+                    "data": [
+                        {
+                            "id": "1",
+                            "type": "cart",
+                            "name": "cart name",
+                            "description": "cart description",
+                            "links": {"self": f"{HOST}/v2/carts/1"},
+                            "meta": {
+                                "timestamps": {
+                                    "created_at": "2023-11-07T23:04:18.845Z",
+                                    "updated_at": "2023-11-07T23:04:18.845Z",
+                                }
+                            },
+                        }
+                    ],
+                    "links": {
+                        "current": f"{HOST}/v2/carts?page[offset]=0&page[limit]=25",
+                        "first": f"{HOST}/v2/carts?page[offset]=0&page[limit]=25",
+                        "last": None,
+                        "next": None,
+                        "prev": None,
+                    },
+                    "meta": {
+                        "page": {"current": 1, "limit": 25, "offset": 0, "total": 1},
+                        "results": {"total": 1},
+                    },
+                },
+            )
+        ],
+    ),
 }
