@@ -28,7 +28,7 @@ from proxy.cassette_reading import (
     selection_of,
 )
 from proxy.command_inputs import checked_upstream, redaction_from
-from proxy.core.cassette import Cassette, dump_cassette, exchange_to_document
+from proxy.core.cassette import Cassette, dump_cassette, exchange_to_document, with_current_header
 from proxy.core.editing import (
     FIELDS_HELP,
     checked_indexes,
@@ -365,7 +365,7 @@ def run_fmt(arguments: argparse.Namespace) -> int:
             editable = load_for_edit(path)
             cassette = _redacted(editable.cassette, policy)
             normal = dump_cassette(cassette)
-            if normal == editable.text:
+            if normal == with_current_header(editable.text):
                 continue
             unformatted.append(path)
             if arguments.check:

@@ -213,7 +213,12 @@ def build_parser() -> argparse.ArgumentParser:
     rules = commands.add_parser(
         "rules", parents=[common], help="list every rule: id, severity, documentation"
     )
-    rules.add_argument("--format", choices=("text", "json"), default="text")
+    rules.add_argument(
+        "--format",
+        choices=("text", "json", "markdown"),
+        default="text",
+        help="markdown: the page of all rules the docs show (docs/rules.md)",
+    )
     _add_rule_options(rules)
     rules.set_defaults(run=run_rules)
 
@@ -375,7 +380,7 @@ def run_check(arguments: argparse.Namespace) -> int:
 
 def run_rules(arguments: argparse.Namespace) -> int:
     """`rules`: every rule with its id, the severity in force and its documentation section."""
-    from proxy.core.reports import rules_table
+    from proxy.core.reports import rules_markdown, rules_table
 
     engine = load_engine(arguments)
     config = engine.project.config
@@ -397,6 +402,9 @@ def run_rules(arguments: argparse.Namespace) -> int:
             for rule in sorted(engine.ruleset.rules, key=lambda rule: rule.id)
         ]
         print(json.dumps({"rules": document}, indent=2))
+        return 0
+    if arguments.format == "markdown":
+        sys.stdout.write(rules_markdown(engine.ruleset.rules, severity_of))
         return 0
     sys.stdout.write(rules_table(engine.ruleset.rules, severity_of))
     return 0

@@ -35,7 +35,19 @@ from proxy.errors import CassetteFormatError
 FORMAT_VERSION = 2
 JSON_TEXT_SINCE = 2  # from this format version on, a `json` body is stored as JSON text
 FORMAT_KEY = "cassette_format"
-HEADER_COMMENT = "# commerce-proxy cassette; the format is described in the README, 'Cassette format'.\n"
+HEADER_COMMENT = "# commerce-proxy cassette; its format is described in docs/cassette-format.md.\n"
+# Header lines earlier versions wrote: still the format's own, so those cassettes stay in the normal layout.
+EARLIER_HEADERS = ("# commerce-proxy cassette; the format is described in the README, 'Cassette format'.\n",)
+
+
+def with_current_header(text: str) -> str:
+    """The cassette text with an earlier version's header line read as today's."""
+    for earlier in EARLIER_HEADERS:
+        if text.startswith(earlier):
+            return HEADER_COMMENT + text[len(earlier) :]
+    return text
+
+
 BODY_KINDS = ("json", "text", "base64")
 
 # Each entry turns a document of version N into one of version N + 1.
@@ -432,6 +444,7 @@ def comment_line(text: str) -> int | None:
 
     Rewriting a cassette drops comments, so commands that rewrite one ask before losing them.
     """
+    text = with_current_header(text)
     start = len(HEADER_COMMENT) if text.startswith(HEADER_COMMENT) else 0
     if "#" not in text[start:]:
         return None

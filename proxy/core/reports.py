@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import itertools
 import json
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
@@ -224,6 +224,45 @@ def rules_table(rules: Sequence[Rule], severity_of: dict[str, str]) -> str:
     lines = [f"{'RULE':<{width}}  {'SEVERITY':<8}  DOCUMENTATION"]
     for rule in sorted(rules, key=lambda rule: rule.id):
         lines.append(f"{rule.id:<{width}}  {severity_of[rule.id]:<8}  {rule.section}")
+    return "\n".join(lines) + "\n"
+
+
+RULE_FAMILIES = {
+    "auth": "Authentication",
+    "coverage": "What the documentation does not cover",
+    "entry": "Custom API entries",
+    "feature": "Subscription features",
+    "pagination": "Paginated lists",
+}
+
+
+def rules_markdown(rules: Sequence[Rule], severity_of: dict[str, str]) -> str:
+    """The docs page of every rule, family by family: id, severity in force, what it checks (its
+    message's statement) and the documentation section it enforces."""
+    lines = [
+        "# All rules",
+        "",
+        "Written by `commerce-proxy rules --format markdown` from the rule files: edit those, not this",
+        "page. Severities are the shipped defaults; the project config changes them (see",
+        "[Configuration](configuration.md)). Each rule names the section of `commerce-api.md` it",
+        "enforces; [the documentation, row by row](documentation-map.md) goes the other way.",
+    ]
+    by_family: dict[str, list[Rule]] = defaultdict(list)
+    for rule in sorted(rules, key=lambda rule: rule.id):
+        by_family[rule.id.split(".")[0]].append(rule)
+    for family, members in by_family.items():
+        lines += [
+            "",
+            f"## {RULE_FAMILIES.get(family, family)}",
+            "",
+            "| rule | severity | what it checks | documentation |",
+        ]
+        lines.append("|---|---|---|---|")
+        for rule in members:
+            statement = rule.message.split(": {", 1)[0]
+            lines.append(
+                f"| `{rule.id}` | {severity_of[rule.id]} | {_cell(statement)} | {_cell(rule.section)} |"
+            )
     return "\n".join(lines) + "\n"
 
 

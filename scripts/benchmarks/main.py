@@ -1,7 +1,7 @@
 """`scripts/bench`: throughput against the peers, cassette loading against vcrpy and cassetter, and `check`.
 
 Everything runs on 127.0.0.1 with bounded durations and stops by itself; only processes it started are
-stopped, by PID. The results table (markdown) is what the README's Benchmarks section quotes.
+stopped, by PID. A full run writes the docs page docs/benchmarks.md.
 """
 
 from __future__ import annotations
@@ -23,6 +23,9 @@ sys.path.insert(0, str(Path(__file__).parent))
 import loading
 import throughput
 from common import ROOT, TOOLS, cpu_reference, tool_version
+from page import page
+
+DOCS_PAGE = ROOT / "docs" / "benchmarks.md"
 
 
 def stop_on_sigterm(signum: int, frame: object) -> None:
@@ -49,7 +52,11 @@ def main() -> int:
         help="throughput: only subjects whose name matches (the limit and the baseline always run)",
     )
     parser.add_argument(
-        "-o", "--output", type=Path, default=ROOT / "bench-results.md", help="the results table"
+        "-o",
+        "--output",
+        type=Path,
+        default=None,
+        help="the results (default: a full run writes docs/benchmarks.md, a partial one bench-results.md)",
     )
     arguments = parser.parse_args()
     rounds = arguments.rounds or (1 if arguments.quick else 3)
@@ -95,8 +102,10 @@ def main() -> int:
             lines += loading.run(work / "loading", sizes, rounds, log)
             lines.append("")
     lines.append(f"Whole run: {time.perf_counter() - started:.0f} s.")
-    arguments.output.write_text("\n".join(lines) + "\n")
-    log(f"scripts/bench: wrote {arguments.output}")
+    full = not arguments.quick and arguments.only is None and arguments.subjects is None
+    output = arguments.output or (DOCS_PAGE if full else ROOT / "bench-results.md")
+    output.write_text(page(lines) if output == DOCS_PAGE else "\n".join(lines) + "\n")
+    log(f"scripts/bench: wrote {output}")
     return 0
 
 

@@ -1,5 +1,5 @@
 """The reliability figures: each test that proves one writes it to `reliability-results.json` and checks
-that the README's Reliability section quotes the same value, so the two cannot drift apart.
+that the docs' reliability page quotes the same value, so the two cannot drift apart.
 
 Only counts and ceilings go in (inputs tried, faults survived, exchanges lost, the memory ceiling a run
 stayed under): they are the same on every run. Measured times and sizes go to the test's output.
@@ -14,17 +14,13 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "reliability-results.json"
-README = ROOT / "README.md"
-SECTION = "## Reliability"
+PAGE = ROOT / "docs" / "reliability.md"
 
 
-def readme_rows() -> dict[str, str]:
-    """The `| figure | value |` rows of the README's Reliability section, by figure."""
-    text = README.read_text(encoding="utf-8")
-    start = text.index(SECTION)
-    end = text.find("\n## ", start + len(SECTION))
-    section = text[start : end if end >= 0 else len(text)]
-    rows = re.findall(r"^\| `([a-z0-9_]+)` \| (.+?) \| (.+?) \|$", section, re.MULTILINE)
+def page_rows() -> dict[str, str]:
+    """The `| figure | what | value |` rows of the reliability page, by figure."""
+    text = PAGE.read_text(encoding="utf-8")
+    rows = re.findall(r"^\| `([a-z0-9_]+)` \| (.+?) \| (.+?) \|$", text, re.MULTILINE)
     return {key: value for key, _, value in rows}
 
 
@@ -34,7 +30,7 @@ def row_value(value: int | str) -> str:
 
 def write_figure(key: str, value: int | str, what: str) -> None:
     """Record one figure in the results file (kept sorted; safe from parallel test workers) and fail
-    when the README quotes another value for it."""
+    when the reliability page quotes another value for it."""
     with open(RESULTS, "a+", encoding="utf-8") as handle:
         fcntl.flock(handle, fcntl.LOCK_EX)
         handle.seek(0)
@@ -44,7 +40,7 @@ def write_figure(key: str, value: int | str, what: str) -> None:
         handle.seek(0)
         handle.truncate()
         handle.write(json.dumps(dict(sorted(figures.items())), indent=2, ensure_ascii=False) + "\n")
-    quoted = readme_rows().get(key)
+    quoted = page_rows().get(key)
     assert quoted == row_value(value), (
-        f"README's Reliability section quotes {key} as {quoted!r}; the tests measured {row_value(value)!r}"
+        f"docs/reliability.md quotes {key} as {quoted!r}; the tests measured {row_value(value)!r}"
     )

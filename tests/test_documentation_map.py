@@ -1,4 +1,5 @@
-"""The README maps every rule, limit and field row of commerce-api.md to rule ids (or says why not)."""
+"""The docs' documentation map (docs/documentation-map.md) maps every rule, limit and field row of
+commerce-api.md to rule ids (or says why not)."""
 
 from __future__ import annotations
 
@@ -11,9 +12,8 @@ from proxy.store.rule_files import load_rules
 from proxy.store.shipped import shipped_dir
 
 ROOT = Path(__file__).resolve().parents[1]
-README = (ROOT / "README.md").read_text()
 SPEC = (ROOT.parent / "shared" / "spec" / "commerce-api.md").read_text()
-MAPPING = README[README.index("### The documentation, row by row") :]
+MAPPING = (ROOT / "docs" / "documentation-map.md").read_text()
 
 
 def table_rows(heading: str) -> list[str]:
@@ -37,7 +37,7 @@ def numbered_rules(heading: str) -> list[str]:
 
 
 def test_every_shipped_rule_id_is_in_the_mapping() -> None:
-    """No rule exists that the README's row-by-row table does not name."""
+    """No rule exists that the row-by-row table does not name."""
     missing = [rule.id for rule in load_rules(shipped_dir("rules")).rules if f"`{rule.id}`" not in MAPPING]
     assert missing == []
 

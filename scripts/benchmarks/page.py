@@ -1,0 +1,46 @@
+"""The benchmarks page of the docs, as a full `scripts/bench` run writes it: how it measures, then the
+run's own results (machine, versions, date, tables). Nothing in it is written by hand."""
+
+from __future__ import annotations
+
+METHOD = """# Benchmarks
+
+This page is written by `scripts/bench`, from its last full run: edit the script, not the page.
+
+`scripts/bench` measures commerce-proxy against what a team would use instead, on 127.0.0.1 only, with
+bounded durations (about 15 minutes on a 2-core machine; `scripts/bench --quick` takes about a minute:
+one round, 16 connections, 1 s runs, 1,000 exchanges, written to `bench-results.md`). It installs its
+tools when it can (nginx-light and wrk from Debian's packages when run as root; talkback and WireMock
+from npm into `.bench/`; mitmproxy, vcrpy and cassetter are in the test extras). `-o FILE` writes
+elsewhere; `scripts/bench replay-core` times replay's matching core in-process.
+
+- **Throughput.** nginx serves 20 documented list pages of about 4 KB (it is not the bottleneck); wrk
+  (2 threads, `--latency`) rotates over them with a bearer token at 16 and 64 connections. Subjects: the
+  upstream directly (the limit); the baseline, `scripts/benchmarks/baseline.py` (aiohttp.web, one pooled
+  ClientSession, uvloop: about 40 lines); commerce-proxy's `record` (recording and checking), `spy` and
+  `replay`; mitmdump in reverse mode (pass-through, `-w`, `--server-replay`); talkback (record in
+  OVERWRITE mode, replay); WireMock (`--proxy-all --record-mappings`, playback). Each replay peer
+  replays its own recording of the 20 pages, and its figure counts only when wrk saw no non-2xx answer
+  and every page then reads back 2xx and equal to the recording.
+- **Rounds.** Every subject starts fresh in each of the interleaved rounds; a figure is the median over
+  rounds, a ratio the median of same-round ratios: the machines are shared and noisy, so compare within
+  one run.
+- **Loading.** 1,000, 10,000 and 50,000 exchanges with 4 KB bodies, in each tool's own format, each
+  load in a fresh process (peak memory from VmHWM); cold is a load with no parse cache (the YAML is
+  parsed and the cache entry written), warm the same load again. Then `check` on the largest cassette,
+  load included, cold and warm. Written data is flushed before loads are timed.
+- **Machine.** The project's bytecode is compiled first, as an installed tool's is after its first run.
+  A CPU reference, a fixed pure-Python loop, is timed at the start and around the `check` runs: read
+  absolute figures (requests/s, exchanges/s) beside it, since the machine's speed drifts; ratios
+  measured side by side do not.
+- **Subsets.** `scripts/bench --only throughput --subjects 'replay|talkback'` runs the named subjects
+  (with the limit and the baseline) for quick comparisons; only a full run writes this page.
+
+## The last full run
+"""
+
+
+def page(results: list[str]) -> str:
+    """The whole page: the method, then the results lines of one run."""
+    shifted = ("#" + line if line.startswith("## ") else line for line in results)
+    return METHOD + "\n" + "\n".join(shifted) + "\n"
