@@ -10,7 +10,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Literal, TypeAlias
 
-JSONValue: TypeAlias = "dict[str, JSONValue] | list[JSONValue] | str | int | float | bool | None"
+from proxy.core.json_text import JSONValue as JSONValue
+from proxy.core.json_text import parse_json
+
 Headers: TypeAlias = tuple[tuple[str, str], ...]
 BodyKind: TypeAlias = Literal["empty", "json", "text", "base64"]
 BODY_KINDS: tuple[BodyKind, ...] = ("empty", "json", "text", "base64")
@@ -62,8 +64,6 @@ class JSONFromText(Body):
     def value(self) -> JSONValue:
         parsed = _VALUE_SLOT.__get__(self)
         if parsed is _UNPARSED:
-            from proxy.core.bodies import parse_json  # bodies builds on this module
-
             parsed = parse_json(self._text or "null")
             _VALUE_SLOT.__set__(self, parsed)
         return parsed  # type: ignore[no-any-return]
@@ -119,8 +119,6 @@ def fresh_value(body: Body) -> JSONValue:
     """A body's value, parsed for this use only when it has not been parsed yet: a check reads each
     exchange once, and keeping 50,000 parsed documents would cost memory and garbage collection."""
     if isinstance(body, JSONFromText) and _VALUE_SLOT.__get__(body) is _UNPARSED:
-        from proxy.core.bodies import parse_json  # bodies builds on this module
-
         return parse_json(body._text or "null")
     return body.value
 
