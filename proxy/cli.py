@@ -240,7 +240,10 @@ def build_parser() -> argparse.ArgumentParser:
         "--break",
         dest="broken",
         metavar="RULE_ID",
-        help="break one documented rule, for demos and end-to-end tests (see `commerce-proxy rules`)",
+        action="append",
+        default=[],
+        help="break a documented rule, for demos and end-to-end tests (see `commerce-proxy rules`); "
+        "repeat it, or give several separated by commas",
     )
     sandbox.set_defaults(run=run_sandbox)
 

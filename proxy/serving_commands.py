@@ -192,7 +192,7 @@ def run_sandbox(arguments: argparse.Namespace) -> int:
             client_id=arguments.client_id,
             client_secret=arguments.client_secret,
             default_page_length=arguments.default_page_length,
-            broken=arguments.broken,
+            broken=[rule.strip() for given in arguments.broken for rule in given.split(",") if rule.strip()],
         )
     except ValueError as error:
         raise UsageError(f"--break: {error}") from None
@@ -202,7 +202,7 @@ def run_sandbox(arguments: argparse.Namespace) -> int:
         _announce(
             f"commerce-proxy sandbox: listening on {url} "
             f"(client_id={settings.client_id}, client_secret={settings.client_secret})"
-            + (f", breaking {settings.broken}" if settings.broken else "")
+            + (f", breaking {', '.join(sorted(settings.broken or ()))}" if settings.broken else "")
         )
 
     run_served(serve_until_stopped(app, arguments.host, arguments.port, ready))

@@ -318,3 +318,40 @@ def test_the_project_default_page_length_is_learned_or_read_from_the_config(
     code, out, _ = run(capsys, "check", "--format", "json", "two.yaml")
     assert code == 1
     assert {f["exchange"] for f in json.loads(out)["findings"]} == {0, 1}
+
+
+def test_a_missing_baseline_file_says_how_to_write_one(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, err = run(capsys, "check", "session.yaml", "--baseline", "accepted.json")
+    assert code == 2 and err.count("\n") == 1
+    assert "accepted.json: no such baseline file; write one with" in err
+    assert "--write-baseline accepted.json" in err
+
+
+@pytest.mark.parametrize(
+    ("endpoint", "rule", "fine"),
+    [
+        ("GET /v2/prodcts", "pagination.links.*", False),  # a typo: no list there
+        ("PUT /v2/products", "pagination.*", False),  # lists are read, not written
+        ("GET /v2/flows/{slug}/entries", "pagination.links.*", True),
+        ("GET /v2/flows/brands/entries", "pagination.links.*", True),  # a concrete path
+        ("*  /v2/orders", "pagination.offset.hard-limit-accepted", True),
+        ("GET /v2/settings", "coverage.undocumented-endpoint", True),  # applies to undocumented ones
+    ],
+)
+def test_an_endpoint_setting_that_can_never_apply_is_an_error(
+    project: Path, capsys: pytest.CaptureFixture[str], endpoint: str, rule: str, fine: bool
+) -> None:
+    """A typo in an endpoint pattern would silently change nothing: it is one line listing the
+    endpoints the rules know."""
+    (project / "pyproject.toml").write_text(
+        f'[tool.commerce-proxy.endpoints."{endpoint}"]\n"{rule}" = "warning"\n'
+    )
+    code, _, err = run(capsys, "check", "session.yaml", "-q")
+    if fine:
+        assert code in (0, 1), err
+        return
+    assert code == 2 and err.count("\n") == 1
+    assert f"endpoints {endpoint!r}: {rule!r} never applies there" in err
+    assert "the endpoints the rules know: PUT /v2/subscriptions/features/{feature_uuid}" in err

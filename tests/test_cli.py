@@ -202,3 +202,10 @@ async def test_a_cassette_dir_alone_answers_only_requests_that_name_a_cassette(t
             assert answer.headers.get("X-Commerce-Proxy") != "no-match"
         code, err = await stop_with(replay, signal.SIGTERM)
     assert code == 0, err
+
+
+def test_the_sandbox_refuses_to_break_a_rule_it_does_not_know(capsys: pytest.CaptureFixture[str]) -> None:
+    """`--break` names every unknown rule in one line, whether repeated or comma-separated."""
+    assert main(["sandbox", "--break", "pagination.page.current,no.such.rule", "--break", "other.rule"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "'no.such.rule', 'other.rule'" in err

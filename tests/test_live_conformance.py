@@ -94,7 +94,7 @@ async def client_session(base: str) -> None:
         await get("/v2/products", headers={})  # refused with 401
 
 
-async def spied(serve: Serve, broken: str | None = None) -> dict[str, Any]:
+async def spied(serve: Serve, broken: str | list[str] | None = None) -> dict[str, Any]:
     """Run the client session through `spy` in front of a sandbox; the findings it served."""
     sandbox = await serve(create_sandbox_app(SandboxSettings(broken=broken)))
     settings = RecordSettings(upstream=sandbox, cassette=None, rules=RULES)
@@ -122,6 +122,18 @@ async def test_a_broken_rule_is_found_live(serve: Serve, rule_id: str) -> None:
     """`sandbox --break RULE_ID` makes the live proxy report that rule as an error."""
     found = await spied(serve, broken=rule_id)
     assert found["totals"].get(rule_id, {}).get("severity") == "error", sorted(found["totals"])
+
+
+async def test_several_rules_are_broken_at_once(serve: Serve) -> None:
+    """`--break` takes several rules: a list rule, a feature rule and a behaviour, all found live."""
+    rules = [
+        "pagination.page.current",
+        "pagination.links.next",
+        "feature.meta.owner",
+        "auth.bearer.accepted-without",
+    ]
+    found = await spied(serve, broken=rules)
+    assert {rule for rule in rules if found["totals"].get(rule, {}).get("severity") == "error"} == set(rules)
 
 
 def test_every_breakable_rule_is_a_shipped_error_rule() -> None:

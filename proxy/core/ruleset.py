@@ -93,6 +93,25 @@ class RuleSet:
         )
         self._for_groups: dict[tuple[frozenset[str], bool], tuple[Rule, ...]] = {}
 
+    def endpoints(self) -> list[EndpointPattern]:
+        """Every endpoint the endpoint groups name, once each, in order."""
+        return list(dict.fromkeys(pattern for group in self.groups.values() for pattern in group.patterns))
+
+    def reaches(self, rule_ids: Iterable[str], endpoint: EndpointPattern) -> bool:
+        """Whether any of these rules can apply at an endpoint (a concrete path or a template): a
+        setting for rules that never can would be a silent no-op, such as a typo in the path."""
+        for rule_id in rule_ids:
+            rule = self.by_id.get(rule_id)
+            if rule is None:
+                continue
+            for target in rule.applies_to:
+                group = self.groups.get(target)
+                if group is None:  # any, documented, undocumented, or "METHOD /path": anywhere, near enough
+                    return True
+                if any(_overlap(pattern, endpoint) for pattern in group.patterns):
+                    return True
+        return False
+
     def rules_for(self, hit: EndpointHit) -> tuple[Rule, ...]:
         """The rules whose `applies_to` covers an exchange that hit these endpoint groups."""
         key = (hit.groups, hit.documented)
@@ -294,3 +313,16 @@ def _check_target(target: Any, groups: Mapping[str, EndpointGroup], where: str) 
             raise RuleFileError(f"{where}: applies_to {target!r}: {error}") from None
     known = ", ".join([EVERY_EXCHANGE, DOCUMENTED, UNDOCUMENTED, *sorted(groups)])
     raise RuleFileError(f"{where}: applies_to: unknown endpoint group {target!r}; known: {known}")
+
+
+def _overlap(first: EndpointPattern, second: EndpointPattern) -> bool:
+    """Whether two endpoint patterns can match one request: the methods agree (or one is `*`) and each
+    template, its parameters filled in, is matched by the other or they are the same template."""
+    if "*" not in (first.method, second.method) and first.method != second.method:
+        return False
+    filled = [re.sub(r"\{[^}]+\}", "x", pattern.template) for pattern in (first, second)]
+    return (
+        first.regex.fullmatch(filled[1]) is not None
+        or second.regex.fullmatch(filled[0]) is not None
+        or filled[0] == filled[1]
+    )

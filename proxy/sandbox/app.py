@@ -5,7 +5,7 @@ from __future__ import annotations
 import copy
 import json
 import secrets
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
@@ -37,14 +37,22 @@ class SandboxSettings:
     # Limits: the default page length is 25; older stores may still have the previous default of 100.
     default_page_length: int = 25
     clock: Callable[[], datetime] = field(default=_system_clock)
-    # `--break RULE_ID`: misbehave in this one documented way (see proxy/sandbox/breakage.py).
-    broken: str | None = None
+    # `--break RULE_ID` (one or more): misbehave in these documented ways (see proxy/sandbox/breakage.py).
+    broken: str | Iterable[str] | None = None
 
     def __post_init__(self) -> None:
-        if self.broken is not None and self.broken not in BREAKABLE:
+        rules = [self.broken] if isinstance(self.broken, str) else list(self.broken or ())
+        unknown = [rule for rule in rules if rule not in BREAKABLE]
+        if unknown:
             raise ValueError(
-                f"the sandbox cannot break {self.broken!r}; it can break: {', '.join(sorted(BREAKABLE))}"
+                f"the sandbox cannot break {', '.join(map(repr, unknown))}; "
+                f"it can break: {', '.join(sorted(BREAKABLE))}"
             )
+        object.__setattr__(self, "broken", frozenset(rules))
+
+    def breaks(self, rule: str) -> bool:
+        """Whether the sandbox was told to break this rule."""
+        return rule in (self.broken or ())
 
 
 class SandboxState:
@@ -80,7 +88,7 @@ def broken_answer(
 ) -> web.Response:
     """A 200 answer, rewritten when the sandbox was told to break a rule about this kind of answer."""
     headers = dict(headers or {})
-    rewrite = rewrite_for(kind, request.app[STATE].settings.broken)
+    rewrite = rewrite_for(kind, request.app[STATE].settings.broken or ())
     if rewrite is not None:
         asked = Asked({key: request.query.getone(key) for key in request.query}, payload)
         document = rewrite(copy.deepcopy(document), headers, asked)
@@ -109,7 +117,7 @@ def error_answer(status: int, title: str, detail: str, source: str | None = None
 async def bearer_auth(request: web.Request, handler: Handler) -> web.StreamResponse:
     """Spec, Authentication: a bearer token is required on every /v2 operation."""
     state = request.app[STATE]
-    if request.path.startswith("/v2/") and state.settings.broken != "auth.bearer.accepted-without":
+    if request.path.startswith("/v2/") and not state.settings.breaks("auth.bearer.accepted-without"):
         scheme, _, token = request.headers.get("Authorization", "").partition(" ")
         expires = state.tokens.get(token.strip()) if scheme.lower() == "bearer" else None
         if expires is None or expires < state.settings.clock().timestamp():
@@ -164,7 +172,7 @@ async def update_feature(request: web.Request) -> web.Response:
     if refusal:
         return refusal
     problems = validate_update(payload, feature_id)
-    if problems and state.settings.broken == "feature.update.invalid-accepted":
+    if problems and state.settings.breaks("feature.update.invalid-accepted"):
         attributes = sent_attributes(payload) or {}
         try:
             updated = apply_update(feature, attributes, state.now())
@@ -234,13 +242,11 @@ async def list_records(request: web.Request) -> web.Response:
     if records is None:
         return error_answer(404, "Not Found", f"no list at {request.path}")
     query = {key: request.query.getone(key) for key in request.query}
-    broken = state.settings.broken
-    hard_limit = name in HARD_OFFSET_LIMITED and broken != "pagination.offset.hard-limit-accepted"
+    breaks = state.settings.breaks
+    hard_limit = name in HARD_OFFSET_LIMITED and not breaks("pagination.offset.hard-limit-accepted")
     try:
         page = parse_page_request(query, hard_limit, state.settings.default_page_length)
-        chosen = select(
-            records, replace(page, filters=()) if broken == "pagination.filter.honoured" else page
-        )
+        chosen = select(records, replace(page, filters=()) if breaks("pagination.filter.honoured") else page)
     except ListError as error:
         return error_answer(400, "Bad Request", error.detail, error.source)
     base_url = f"{request.scheme}://{request.host}{request.path}"

@@ -8,7 +8,7 @@ rule engine, so a test checks every key here is a real rule and that breaking it
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -212,7 +212,19 @@ BEHAVIOURS = frozenset(
 BREAKABLE = frozenset(LIST_REWRITES) | frozenset(ENTRY_REWRITES) | frozenset(FEATURE_REWRITES) | BEHAVIOURS
 
 
-def rewrite_for(kind: str, broken: str | None) -> Rewrite | None:
-    """The rewrite of answers of this kind (list, entry, feature) that breaking `broken` needs."""
+def rewrite_for(kind: str, broken: Iterable[str]) -> Rewrite | None:
+    """The rewrite of answers of this kind (list, entry, feature) that breaking every rule in `broken`
+    needs: each rule's own rewrite in turn, in rule order."""
     table = {"list": LIST_REWRITES, "entry": ENTRY_REWRITES, "feature": FEATURE_REWRITES}[kind]
-    return table.get(broken) if broken else None
+    rewrites = [table[rule] for rule in sorted(broken) if rule in table]
+    if not rewrites:
+        return None
+    if len(rewrites) == 1:
+        return rewrites[0]
+
+    def all_of(document: Document, headers: Headers, asked: Asked) -> Any:
+        for rewrite in rewrites:
+            document = rewrite(document, headers, asked)
+        return document
+
+    return all_of

@@ -164,7 +164,12 @@ def config_rule_folder(path: Path) -> Path | None:
 
 
 def load_baseline(path: Path) -> Baseline:
-    """Read a baseline file of accepted findings."""
+    """Read a baseline file of accepted findings; a missing one says how to write it."""
+    if not path.exists() and not path.is_symlink():
+        raise RuleFileError(
+            f"{path}: no such baseline file; write one with `commerce-proxy check CASSETTES "
+            f"--write-baseline {path}` (it accepts every finding they have today)"
+        )
     text = _read_text(path, "baseline file")
     try:
         document = json.loads(text)
@@ -198,7 +203,23 @@ def load_project_rules(config: Path | None, rules: Path | None, start: Path) -> 
     folder = rules or (config_rule_folder(config_path) if config_path else None)
     ruleset = load_rules(folder or shipped_dir("rules"))
     project = load_config(config_path, [rule.id for rule in ruleset.rules], start)
+    _refuse_unreachable_endpoints(project, ruleset)
     return Engine(ruleset, project)
+
+
+def _refuse_unreachable_endpoints(project: ProjectConfig, ruleset: RuleSet) -> None:
+    """An endpoint setting none of its rules can apply at (a typo in the path, say) is an error that
+    lists the endpoints the rules know."""
+    for override in project.config.overrides:
+        if override.endpoint is None:
+            continue
+        covered = [rule.id for rule in ruleset.rules if override.covers(rule.id)]
+        if not ruleset.reaches(covered, override.endpoint):
+            known = ", ".join(str(endpoint) for endpoint in ruleset.endpoints())
+            raise RuleFileError(
+                f"{project.config.source}: endpoints {str(override.endpoint)!r}: {override.rule!r} "
+                f"never applies there; the endpoints the rules know: {known}"
+            )
 
 
 @dataclass(frozen=True, slots=True)
