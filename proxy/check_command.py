@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import gc
 import sys
+import time
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
 from pathlib import Path
@@ -31,6 +32,7 @@ from proxy.two_core_check import check_stream
 
 def run_check(arguments: argparse.Namespace) -> int:
     """`check`: exit 1 when an error is found, 0 otherwise."""
+    started = time.monotonic()
     inputs = named_cassettes(arguments.paths, arguments, "check")
     for written, what in ((arguments.output, "the report"), (arguments.write_baseline, "the baseline")):
         if written is not None:
@@ -83,7 +85,13 @@ def run_check(arguments: argparse.Namespace) -> int:
             rule.id for rule in engine.ruleset.rules if not config.may_apply(rule.id, rule.severity)
         )
         report = Report(results, engine.ruleset.rules, off)
-        _write(_rendered(report, arguments.format, engine.ruleset.index.label, loaded), arguments.output)
+        chunks = _rendered(report, arguments, engine.ruleset.index.label, loaded)
+        _write(chunks, arguments.output)
+        if not arguments.quiet:
+            print(
+                f"commerce-proxy: checked {report.exchanges} exchanges in {time.monotonic() - started:.1f} s",
+                file=sys.stderr,
+            )
         return 1 if report.failed else 0
 
 
@@ -109,15 +117,18 @@ class _Taken:
 
 
 def _rendered(
-    report: Report, format_name: str, label: Callable[[str, str], str], loaded: list[Loaded]
+    report: Report, arguments: argparse.Namespace, label: Callable[[str, str], str], loaded: list[Loaded]
 ) -> Iterator[str]:
+    format_name = arguments.format
+    if format_name == "text":  # for people: capped per rule, and only the counts with -q
+        return text_report(report, max(arguments.per_rule, 0), summary_only=arguments.quiet)
     if format_name == "markdown":
         return markdown_report(report, lambda finding: label(finding.method, finding.path))
     if format_name == "html":
         from proxy.core.html_report import html_report
 
         return iter((html_report(report, [one.cassette.exchanges for one in loaded], label),))
-    return {"text": text_report, "json": json_report, "junit": junit_report}[format_name](report)
+    return {"json": json_report, "junit": junit_report}[format_name](report)
 
 
 def _write(chunks: Iterator[str], output: Path | None) -> None:

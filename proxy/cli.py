@@ -191,6 +191,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     check.add_argument("-o", "--output", metavar="FILE", type=Path, help="write the report here, not stdout")
     check.add_argument(
+        "--per-rule",
+        metavar="N",
+        type=int,
+        default=10,
+        help="text: list at most N exchanges under each rule, then how many more (0: all; default 10); "
+        "the other formats list every finding",
+    )
+    check.add_argument(
         "--force",
         action="store_true",
         help="let -o or --write-baseline replace a cassette that is not checked",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import xml.etree.ElementTree as ElementTree
 from pathlib import Path
@@ -355,3 +356,27 @@ def test_an_endpoint_setting_that_can_never_apply_is_an_error(
     assert code == 2 and err.count("\n") == 1
     assert f"endpoints {endpoint!r}: {rule!r} never applies there" in err
     assert "the endpoints the rules know: PUT /v2/subscriptions/features/{feature_uuid}" in err
+
+
+def test_text_output_scales_and_the_other_formats_stay_complete(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Twelve findings of one rule: the text lists ten and says how many more; --per-rule 0 lists
+    all; -q prints only the counts; JSON has all twelve; the time taken goes to stderr."""
+    monkeypatch.chdir(tmp_path)
+    unknown = [list_read(path=f"/v2/unknown/{number}", query="", body={"data": []}) for number in range(12)]
+    save_cassette(tmp_path / "c.yaml", Cassette(tuple(unknown)))
+    code, out, err = run(capsys, "check", "c.yaml")
+    assert code == 0 and out.count("\n    #") == 10
+    assert "    ... and 2 more (--per-rule 0 lists them all)\n" in out
+    assert re.fullmatch(r"commerce-proxy: checked 12 exchanges in \d+\.\d s\n", err)
+    _, every, _ = run(capsys, "check", "c.yaml", "--per-rule", "0")
+    assert every.count("\n    #") == 12 and "more (--per-rule" not in every
+    _, quiet, quiet_err = run(capsys, "check", "c.yaml", "-q")
+    assert quiet == (
+        "c.yaml: 12 exchanges: 0 errors, 0 warnings, 12 info\n"
+        "checked 12 exchanges in 1 cassette(s): 0 errors, 0 warnings, 12 info\n"
+    )
+    assert quiet_err == ""
+    _, as_json, _ = run(capsys, "check", "c.yaml", "--format", "json", "-q")
+    assert len(json.loads(as_json)["findings"]) == 12

@@ -71,7 +71,9 @@ def reports(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, A
     page = folder / "report.html"
     made = run_check(cassettes, "--format", "html", "-o", page)
     assert made.returncode == 1, made.stderr  # the broken ETag is an error
-    assert made.stderr.strip() == f"commerce-proxy: wrote {page}"
+    wrote, timed = made.stderr.strip().splitlines()
+    assert wrote == f"commerce-proxy: wrote {page}"
+    assert timed.startswith("commerce-proxy: checked ") and timed.endswith(" s")
     as_json = run_check(cassettes, "--format", "json")
     return page, json.loads(as_json.stdout)
 

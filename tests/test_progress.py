@@ -68,7 +68,8 @@ def test_a_check_on_a_terminal_draws_a_bar_and_clears_it(tmp_path: Path) -> None
         r"\r(checking \[[#.]{24}\] \d+/12 cassettes, [\d,]+ exchanges, \d+ s: \w+ [^\r\x1b]*)\x1b\[K", text
     )
     assert frames, text
-    assert text.endswith("\r\x1b[K")  # cleared: what follows starts on a clean line
+    drawn, _, after = text.rpartition("\r\x1b[K")  # cleared: what follows starts on a clean line
+    assert drawn and re.fullmatch(r"commerce-proxy: checked 216 exchanges in \d+\.\d s\r\n", after), text
     assert b'"exchanges": 216' in stdout  # the report itself is untouched
 
 

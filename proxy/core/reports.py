@@ -95,13 +95,17 @@ def _summary(counts: dict[Severity, int]) -> str:
     return ", ".join(_plural(counts[severity], severity) for severity in SEVERITIES)
 
 
-def text_report(report: Report) -> Iterator[str]:
-    """Per cassette, findings grouped by rule (errors first), each with the exchange and expected/found."""
+def text_report(report: Report, per_rule: int = 0, summary_only: bool = False) -> Iterator[str]:
+    """Per cassette, findings grouped by rule (errors first), each with the exchange and expected/found:
+    at most `per_rule` exchanges a rule (0: all), then how many more; only the count lines when
+    `summary_only` (`-q`)."""
     statements = {rule.id: rule.message.split(": {", 1)[0] for rule in report.rules}
     for result in report.cassettes:
         accepted = f" ({result.accepted} accepted by the baseline)" if result.accepted else ""
         counts = result.findings.counts()
         yield f"{result.name}: {result.exchanges} exchanges: {_summary(counts)}{accepted}\n"
+        if summary_only:
+            continue
         ordered = sorted(result.findings.rules(), key=lambda item: (SEVERITY_ORDER[item[1]], item[0]))
         for rule_id, severity, count in ordered:
             found = result.findings.of_rule(rule_id)
@@ -109,11 +113,14 @@ def text_report(report: Report) -> Iterator[str]:
             statement = statements.get(rule_id, first.message)
             yield f"\n  {severity.upper():<7} {rule_id}  ({count}x)  {statement}\n"
             yield f"          documentation: {first.section}\n"
-            for finding in itertools.chain((first,), found):
+            shown = itertools.chain((first,), found)
+            for finding in itertools.islice(shown, per_rule or None):
                 yield (
                     f"    #{finding.exchange} {finding.method} {finding.target}\n"
                     f"        {finding.where}: expected {finding.expected}; found {finding.found}\n"
                 )
+            if per_rule and count > per_rule:
+                yield f"    ... and {count - per_rule} more (--per-rule 0 lists them all)\n"
         yield "\n"
     tail = f", {report.accepted} accepted by the baseline" if report.accepted else ""
     counted = f"checked {report.exchanges} exchanges in {len(report.cassettes)} cassette(s)"

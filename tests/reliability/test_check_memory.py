@@ -33,7 +33,7 @@ def check_peak_mb(arguments: list[str], cwd: Path) -> int:
     """Run `check` (exit 0 expected: info findings only); its peak RSS in MB, from VmHWM read while it
     runs (ru_maxrss would start at this test process's size: Linux carries it across fork and exec)."""
     process = subprocess.Popen(
-        [sys.executable, "-m", "proxy", "check", "--quiet", *arguments],
+        [sys.executable, "-m", "proxy", "check", "--per-rule", "0", *arguments],
         cwd=cwd,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
