@@ -25,11 +25,12 @@ from typing import TYPE_CHECKING, Any, Literal, NoReturn, cast, get_args
 import pytest
 
 from proxy.core.conformance import Checker, LiveChecker
-from proxy.core.findings import SEVERITIES, Finding
+from proxy.core.findings import Finding
 from proxy.core.links import without_credentials
 from proxy.core.matching import MatchPolicy
 from proxy.core.replay_state import ReplayBook
 from proxy.errors import CommerceProxyError
+from proxy.pytest_summary import FINDINGS_PROPERTY, STRICT_FAILURE, FindingsSummary, finding_line
 from proxy.store.files import load_cassettes
 from proxy.store.locks import cassette_lock
 from proxy.store.recording import RECORD_MODES, RecordMode, RecordSettings
@@ -45,8 +46,6 @@ CONFORMANCE: tuple[Conformance, ...] = get_args(Conformance)
 MARKER = "commerce_cassette"
 CONFORMANCE_MARKER = "commerce_conformance"
 MARKER_OPTIONS = frozenset({"simulate", "match_on", "ignore_query"})
-FINDINGS_PROPERTY = "commerce_findings"
-SHOWN_PER_TEST = 20
 DIST_KEY = "commerce_proxy_dist"
 UNSAFE_IN_NAMES = re.compile(r"[^\w.\-\[\]]")
 
@@ -343,8 +342,9 @@ def _recording(request: pytest.FixtureRequest, cassettes: Cassettes) -> Iterator
             _fail(f"{request.node.nodeid}: {error}")
         served = _served(state, cassette, "recording")
         recording = app.recording
-        if recording.live is not None:
+        if recording.live is not None:  # the plugin shows each finding once, in its summary
             recording.live.listeners.append(served.findings.extend)
+            recording.live.logged = False
         with _serving(state, served, lambda: app) as url:
             yield url
 
@@ -371,6 +371,7 @@ def _live_checker(state: PluginState, served: Served) -> LiveChecker | None:
     engine = state.engine()
     live = LiveChecker(Checker(engine.ruleset, engine.project.config))
     live.listeners.append(served.findings.extend)
+    live.logged = False  # the plugin shows each finding once, in its summary
     return live
 
 
@@ -441,54 +442,9 @@ def _conformance_of(item: pytest.Item, state: PluginState) -> Conformance:
 
 
 def _failure_text(errors: list[tuple[Served, Finding]]) -> str:
-    lines = [
-        f"commerce-proxy conformance (strict): the traffic of this test broke {len(errors)} documented "
-        f"rule(s):"
-    ]
+    lines = [f"{STRICT_FAILURE}: the traffic of this test broke {len(errors)} documented rule(s):"]
     for served, finding in errors:
-        lines.append(f"  {_finding_line(finding.to_json())}")
+        lines.append(f"  {finding_line(finding.to_json())}")
         lines.append(f"      where {finding.where}: expected {finding.expected}; found {finding.found}")
         lines.append(f"      ({served.action} {served.cassette} at {served.url})")
     return "\n".join(lines)
-
-
-def _finding_line(finding: dict[str, Any]) -> str:
-    return (
-        f"{finding['severity']} {finding['rule']} #{finding['exchange']} {finding['method']} "
-        f"{finding['target']}: {finding['message']} (see {finding['section']})"
-    )
-
-
-class FindingsSummary:
-    """Collects each test's findings as its report arrives (on the xdist controller too: they travel in
-    user_properties) and lists them at the end: errors and warnings one line each, info only counted."""
-
-    def __init__(self) -> None:
-        self.collected: list[tuple[str, list[dict[str, Any]]]] = []
-
-    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        for name, value in report.user_properties:
-            if name == FINDINGS_PROPERTY:
-                self.collected.append((report.nodeid, cast(list[dict[str, Any]], value)))
-
-    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
-        if not self.collected:
-            return
-        terminalreporter.section("commerce-proxy conformance")
-        for nodeid, findings in self.collected:
-            counts = severity_counts_of(findings)
-            summary = ", ".join(f"{count} {severity}" for severity, count in counts.items() if count)
-            terminalreporter.write_line(f"{nodeid}: {summary}")
-            shown = [finding for finding in findings if finding["severity"] != "info"]
-            for finding in shown[:SHOWN_PER_TEST]:
-                terminalreporter.write_line(f"  {_finding_line(finding)}")
-            if len(shown) > SHOWN_PER_TEST:
-                terminalreporter.write_line(f"  ... and {len(shown) - SHOWN_PER_TEST} more")
-
-
-def severity_counts_of(findings: list[dict[str, Any]]) -> dict[str, int]:
-    """How many findings (as JSON) of each severity, most severe first."""
-    counts: dict[str, int] = dict.fromkeys(SEVERITIES, 0)
-    for finding in findings:
-        counts[finding["severity"]] += 1
-    return counts

@@ -297,6 +297,12 @@ def test_strict_fails_a_test_whose_traffic_breaks_a_rule_and_shows_the_finding(
             "FAILED test_etag.py::test_reads_entry*",
         ]
     )
+    # Shown once: not again as captured log lines, and the summary only counts it.
+    output = result.stdout.str()
+    assert output.count("error entry.etag.matches-etag-id #0") == 1, output
+    result.stdout.fnmatch_lines(
+        ["test_etag.py::test_reads_entry: 1 error (the errors are in its failure above)"]
+    )
 
 
 def test_warn_passes_and_lists_the_finding_in_the_summary_and_off_checks_nothing(
@@ -312,6 +318,7 @@ def test_warn_passes_and_lists_the_finding_in_the_summary_and_off_checks_nothing
             f"  error entry.etag.matches-etag-id #0 GET {ENTRY}: *",
         ]
     )
+    assert "info " not in warned.stdout.str().split("commerce-proxy conformance =", 1)[1]
     off = suite.runpytest_subprocess("-p", "no:cacheprovider", "--commerce-conformance=off")
     off.assert_outcomes(passed=2)
     assert "commerce-proxy conformance" not in off.stdout.str()
@@ -411,3 +418,34 @@ def test_module_recording_under_xdist_asks_for_loadfile(suite: pytest.Pytester, 
         ["*needs the whole module on one pytest-xdist worker: run with --dist loadfile*"]
     )
     suite.runpytest_subprocess(*options, "--dist", "loadfile").assert_outcomes(passed=2)
+
+
+class Terminal:
+    """What FindingsSummary writes to, with -v or not."""
+
+    def __init__(self, verbose: int) -> None:
+        self.lines: list[str] = []
+        self.config = type("Config", (), {"getoption": lambda _, name: verbose})()
+
+    def section(self, title: str) -> None:
+        self.lines.append(f"== {title}")
+
+    def write_line(self, line: str) -> None:
+        self.lines.append(line)
+
+
+@pytest.mark.parametrize("verbose", [0, 1])
+def test_the_summary_lists_info_findings_only_with_v(verbose: int) -> None:
+    from proxy.pytest_summary import FINDINGS_PROPERTY, FindingsSummary
+
+    finding = {"severity": "info", "rule": "entry.etag-id.absent", "exchange": 0, "method": "GET"}
+    finding |= {"target": "/v2/x", "message": "no etag_id", "section": "Get a custom API entry"}
+    report = type("Report", (), {"nodeid": "t.py::t", "failed": False, "longrepr": None})()
+    report.user_properties = [(FINDINGS_PROPERTY, [finding])]
+    summary = FindingsSummary()
+    summary.pytest_runtest_logreport(report)
+    terminal = Terminal(verbose)
+    summary.pytest_terminal_summary(terminal)
+    listed = [line for line in terminal.lines if line.startswith("  info entry.etag-id.absent #0")]
+    assert terminal.lines[:2] == ["== commerce-proxy conformance", "t.py::t: 1 info"]
+    assert len(listed) == verbose

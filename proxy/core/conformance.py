@@ -179,6 +179,7 @@ class LiveChecker:
         self.checker = checker
         self.log = FindingsLog(kept)
         self.listeners: list[Callable[[list[Finding]], None]] = []
+        self.logged = True  # one log line a finding; the pytest plugin shows them itself
 
     def check(self, exchange: Exchange, sequence: int, encoded: bytes | None = None) -> list[Finding]:
         """Check one exchange (already redacted), report its findings and return them (`encoded`, its
@@ -196,14 +197,16 @@ class LiveChecking(Protocol):
 
     log: FindingsLog
     listeners: list[Callable[[list[Finding]], None]]
+    logged: bool
 
     def check(self, exchange: Exchange, sequence: int, encoded: bytes | None = None) -> list[Finding]: ...
 
 
 def report_findings(live: LiveChecking, findings: list[Finding]) -> None:
-    """Log each finding of one exchange as one line as it happens, keep it, and tell the listeners."""
+    """Log each finding of one exchange as one line as it happens (unless `live.logged` is off), keep
+    it, and tell the listeners."""
     live.log.add(findings)
-    for finding in findings:
+    for finding in findings if live.logged else ():
         log.log(
             LOG_LEVELS[finding.severity],
             "%s %s #%d %s %s: %s",

@@ -54,6 +54,7 @@ class CheckWorker:
     def __init__(self, source: RuleSource, fallback: Callable[[], Checker], kept: int = 1000) -> None:
         self.log = FindingsLog(kept)
         self.listeners: list[Callable[[list[Finding]], None]] = []
+        self.logged = True
         self._fallback = fallback
         self._local: LiveChecker | None = None
         self._unanswered: deque[tuple[int, Exchange]] = deque()
@@ -203,6 +204,7 @@ class CheckWorker:
         self._local = LiveChecker(self._fallback())
         self._local.log = self.log
         self._local.listeners = self.listeners
+        self._local.logged = self.logged
         self._outgoing.clear()
         while self._unanswered:
             sequence, exchange = self._unanswered.popleft()

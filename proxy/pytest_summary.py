@@ -1,0 +1,66 @@
+"""How the pytest plugin shows findings: each test's travel to the end of the run (through xdist too,
+in user_properties) and the summary section listing each finding once."""
+
+from __future__ import annotations
+
+from typing import Any, cast
+
+import pytest
+
+from proxy.core.findings import SEVERITIES
+
+FINDINGS_PROPERTY = "commerce_findings"
+SHOWN_PER_TEST = 20
+STRICT_FAILURE = "commerce-proxy conformance (strict)"  # how a test failed by its traffic begins
+
+
+def finding_line(finding: dict[str, Any]) -> str:
+    return (
+        f"{finding['severity']} {finding['rule']} #{finding['exchange']} {finding['method']} "
+        f"{finding['target']}: {finding['message']} (see {finding['section']})"
+    )
+
+
+class FindingsSummary:
+    """Collects each test's findings as its report arrives (on the xdist controller too: they travel in
+    user_properties) and lists them at the end, each once: errors and warnings one line each (errors a
+    strict failure showed already are only counted), info with -v."""
+
+    def __init__(self) -> None:
+        self.collected: list[tuple[str, list[dict[str, Any]], bool]] = []
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        shown_in_failure = report.failed and STRICT_FAILURE in str(report.longrepr or "")
+        for name, value in report.user_properties:
+            if name == FINDINGS_PROPERTY:
+                self.collected.append((report.nodeid, cast(list[dict[str, Any]], value), shown_in_failure))
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if not self.collected:
+            return
+        verbose = terminalreporter.config.getoption("verbose") > 0
+        terminalreporter.section("commerce-proxy conformance")
+        for nodeid, findings, shown_in_failure in self.collected:
+            counts = severity_counts_of(findings)
+            summary = ", ".join(f"{count} {severity}" for severity, count in counts.items() if count)
+            if shown_in_failure and counts["error"]:
+                summary += " (the errors are in its failure above)"
+            terminalreporter.write_line(f"{nodeid}: {summary}")
+            listed = [
+                finding
+                for finding in findings
+                if (finding["severity"] != "error" or not shown_in_failure)
+                and (finding["severity"] != "info" or verbose)
+            ]
+            for finding in listed[:SHOWN_PER_TEST]:
+                terminalreporter.write_line(f"  {finding_line(finding)}")
+            if len(listed) > SHOWN_PER_TEST:
+                terminalreporter.write_line(f"  ... and {len(listed) - SHOWN_PER_TEST} more")
+
+
+def severity_counts_of(findings: list[dict[str, Any]]) -> dict[str, int]:
+    """How many findings (as JSON) of each severity, most severe first."""
+    counts: dict[str, int] = dict.fromkeys(SEVERITIES, 0)
+    for finding in findings:
+        counts[finding["severity"]] += 1
+    return counts
