@@ -195,6 +195,52 @@ def test_the_list_filters_to_failing_exchanges_and_rules_that_found_nothing_unfo
     assert all(row.is_visible() for row in page.locator("#by-rule tbody tr").all())
 
 
+def test_rules_with_findings_come_errors_first_and_a_click_filters_the_exchanges(
+    opened: tuple[Any, dict[str, Any], list[str]],
+) -> None:
+    """An error row never sits under info rows; clicking a rule shows only the exchanges it found
+    something in, and clicking it again shows them all."""
+    page, document, _ = opened
+    order = {"error": 0, "warning": 1, "info": 2}
+    rows = [row for row in page.locator("#by-rule tbody tr").all() if row.is_visible()]
+    severities = [order[row.locator("td").nth(2).inner_text()] for row in rows]
+    assert severities == sorted(severities) and severities[0] == 0
+    rule = "coverage.error-body"
+    having = {(f["cassette"], f["exchange"]) for f in document["findings"] if f["rule"] == rule}
+    page.locator(f'#by-rule tr[data-rule="{rule}"]').click()
+    visible = [item for item in page.locator("details.exchange").all() if item.is_visible()]
+    assert len(visible) == len(having) > 0
+    assert (
+        page.locator("#shown").inner_text().startswith(f"{len(having)} of {document['exchanges']} shown with")
+    )
+    page.locator(f'#by-rule tr[data-rule="{rule}"]').click()
+    assert page.locator("#shown").inner_text() == f"{document['exchanges']} of {document['exchanges']} shown"
+
+
+def test_the_timeline_stays_one_screen_for_thousands_of_exchanges(browser: Any, tmp_path: Path) -> None:
+    """3,000 exchanges: at most 600 marks; the failing exchange's mark is red and opens it."""
+    cassettes = tmp_path / "cassettes"
+    cassettes.mkdir()
+    many = "cassette_format: 2\nexchanges:\n" + "".join(
+        f"- request: {{method: GET, path: /v2/unknown/{number}}}\n  response: {{status: 404}}\n"
+        for number in range(3000)
+    )
+    (cassettes / "many.yaml").write_text(many)
+    (cassettes / "zz-broken.yaml").write_text(entry_cassette_with_wrong_etag("f"))
+    page_file = tmp_path / "report.html"
+    assert run_check(cassettes, "--format", "html", "-o", page_file).returncode == 1
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.goto(page_file.as_uri())
+    page.wait_for_selector("details.exchange")
+    assert page.locator(".tick").count() <= 601  # a cassette's first mark starts a new run
+    box = page.locator("#timeline").bounding_box()
+    assert box is not None and box["height"] < 1000
+    page.locator(".tick.fail").click()
+    opened_now = page.locator("details.exchange.fail")
+    assert opened_now.get_attribute("open") is not None
+    page.close()
+
+
 def test_without_a_browser_only_these_tests_skip_with_the_reason_and_ci_fails_instead(tmp_path: Path) -> None:
     env = {key: value for key, value in os.environ.items() if key not in ("CI", "COMMERCE_PROXY_CHROMIUM")}
     env["PATH"] = str(Path(sys.executable).parent)  # the venv's tools, and no chromium

@@ -98,7 +98,11 @@ def report_data(
         if rule.id not in report.off
     ]
     # Rules that found something first (most findings first), then the ones that found nothing.
-    rules.sort(key=lambda rule: (-rule["count"] or 1, SEVERITY_ORDER[rule["severity"]], rule["id"]))
+    # Rules that found something first, errors before warnings before info (an error must not sit
+    # under info rows), most findings first within a severity; then the ones that found nothing.
+    rules.sort(
+        key=lambda rule: (rule["count"] == 0, SEVERITY_ORDER[rule["severity"]], -rule["count"], rule["id"])
+    )
     return {
         "title": title,
         "exchanges": report.exchanges,
@@ -217,6 +221,7 @@ main { padding: 0 24px 40px; }
 .tick.fail, .mark.fail { background: var(--fail); } .mark.info { background: var(--info); }
 .tick:hover, .tick:focus { outline: 2px solid #1d232b; }
 tr.quiet { display: none; } table.all tr.quiet { display: table-row; }
+#by-rule tbody tr { cursor: pointer; } #by-rule tr.chosen td { background: #e4ecf7; }
 button.more { margin-top: 6px; background: none; border: 0; color: var(--info); cursor: pointer; padding: 0; }
 .cassette-name { flex-basis: 100%; font-size: 12px; color: #5c6670; margin: 4px 0 2px; }
 .cassette-name:first-child { margin-top: 0; }
@@ -286,6 +291,15 @@ for (const rule of data.rules) {
     element("td", {class: "n", text: String(rule.count)}),
     element("td", {class: "doc", text: rule.section})));
 }
+let ruleFilter = null;  // a rule clicked in the table: only the exchanges it found something in
+for (const row of ruleBody.querySelectorAll("tr")) {
+  row.addEventListener("click", () => {
+    ruleFilter = ruleFilter === row.dataset.rule ? null : row.dataset.rule;
+    for (const other of ruleBody.querySelectorAll("tr")) other.classList.toggle("chosen", other.dataset.rule === ruleFilter);
+    if (ruleFilter) document.querySelector("input[name=show][value=all]").checked = true;
+    applyFilter();
+  });
+}
 const quietRules = data.rules.filter((rule) => rule.count === 0).length;
 const moreRules = document.getElementById("more-rules");
 moreRules.hidden = quietRules === 0;
@@ -334,6 +348,9 @@ function fill(details, row) {
   details.append(body);
 }
 
+const TICKS = 600;  // the most timeline marks: about one screen
+const MARK_ORDER = {fail: 0, warn: 1, pass: 2};
+const ticks = [];
 const list = document.getElementById("exchanges");
 const timeline = document.getElementById("timeline");
 const opened = new WeakSet();
@@ -359,17 +376,34 @@ data.rows.forEach((row, position) => {
     timeline.append(element("div", {class: "cassette-name", text: data.cassettes[row.cassette].path}));
   }
   list.append(details);
-  const tick = element("button", {class: `tick ${row.mark}`, "data-target": id, role: "listitem",
-    title: `#${row.index} ${row.method} ${row.target} \\u2192 ${row.status}${found ? " (" + found + ")" : ""}`,
-    "aria-label": `exchange ${row.index}: ${row.mark}`});
-  tick.addEventListener("click", () => {
-    showAll();
-    details.open = true;
-    details.scrollIntoView({block: "start"});
-  });
-  timeline.append(tick);
+  // One tick per exchange up to TICKS; past that a tick stands for a run of exchanges (its worst
+  // mark, opening its first worst one), so the timeline stays one screen whatever the size.
+  const perTick = Math.ceil(data.rows.length / TICKS);
+  const bin = Math.floor(position / perTick);
+  let tick = ticks[ticks.length - 1];
+  if (!tick || tick.bin !== bin || tick.cassette !== row.cassette) {
+    tick = {bin, cassette: row.cassette, worst: null, button: element("button", {class: "tick", role: "listitem"})};
+    ticks.push(tick);
+    timeline.append(tick.button);
+  }
+  if (!tick.worst || MARK_ORDER[row.mark] < MARK_ORDER[tick.worst.row.mark]) {
+    tick.worst = {row, details, id};
+    const many = perTick > 1 ? ` (and ${perTick - 1} more around it)` : "";
+    tick.button.className = `tick ${row.mark}`;
+    tick.button.dataset.target = id;
+    tick.button.title = `#${row.index} ${row.method} ${row.target} \\u2192 ${row.status}${found ? " (" + found + ")" : ""}${many}`;
+    tick.button.setAttribute("aria-label", `exchange ${row.index}: ${row.mark}`);
+  }
   rowsShown.push({details, row, text: `${row.method} ${row.target} ${row.status} ${row.endpoint} ${row.findings.map((f) => f.rule).join(" ")}`.toLowerCase()});
 });
+
+for (const tick of ticks) {
+  tick.button.addEventListener("click", () => {
+    showAll();
+    tick.worst.details.open = true;
+    tick.worst.details.scrollIntoView({block: "start"});
+  });
+}
 
 const search = document.getElementById("search");
 function applyFilter() {
@@ -378,15 +412,19 @@ function applyFilter() {
   let count = 0;
   for (const {details, row, text} of rowsShown) {
     const byMark = show === "all" || row.mark === "fail" || (show === "warn" && row.mark === "warn");
-    const visible = byMark && (!wanted || text.includes(wanted));
+    const byRule = !ruleFilter || row.findings.some((finding) => finding.rule === ruleFilter);
+    const visible = byMark && byRule && (!wanted || text.includes(wanted));
     details.hidden = !visible;
     if (visible) count += 1;
   }
-  document.getElementById("shown").textContent = `${count} of ${rowsShown.length} shown`;
+  const by = ruleFilter ? ` with findings of ${ruleFilter} (click the rule again to show all)` : "";
+  document.getElementById("shown").textContent = `${count} of ${rowsShown.length} shown${by}`;
 }
 function showAll() {
   document.querySelector("input[name=show][value=all]").checked = true;
   search.value = "";
+  ruleFilter = null;
+  for (const row of ruleBody.querySelectorAll("tr.chosen")) row.classList.remove("chosen");
   applyFilter();
 }
 for (const radio of document.querySelectorAll("input[name=show]")) radio.addEventListener("change", applyFilter);
