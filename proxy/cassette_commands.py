@@ -59,7 +59,8 @@ def add_cassette_commands(commands: Any, common: argparse.ArgumentParser, rule_o
         parents=[common],
         help="list, show, grep and edit cassettes (re-checked against the rules after every edit)",
         description=f"EXPR selects exchanges: FIELD OP VALUE terms ({SELECTION_FIELDS}; OP one of "
-        "= != ~ !~ < <= > >=), side by side or with and/or/not and parentheses. See the README.",
+        "= != ~ !~ < <= > >=), side by side or with and/or/not and parentheses. "
+        "See docs/editing-and-interchange.md.",
     )
     actions = cassette.add_subparsers(dest="action", required=True, metavar="ACTION")
 
@@ -84,50 +85,61 @@ def add_cassette_commands(commands: Any, common: argparse.ArgumentParser, rule_o
 
     listing = action("list", "one line per exchange: index, method, path, status, findings", run_list)
     listing.add_argument("path", metavar="PATH", type=Path, help="a cassette file or folder")
-    listing.add_argument("--format", choices=("text", "json"), default="text")
+    listing.add_argument("--format", choices=("text", "json"), default="text", help="a table, or JSON")
 
     show = action("show", "one exchange in full, with its findings", run_show)
-    show.add_argument("path", metavar="PATH", type=Path)
+    show.add_argument("path", metavar="PATH", type=Path, help="a cassette file")
     show.add_argument("index", metavar="INDEX", help="0 is the first exchange, -1 the last")
-    show.add_argument("--format", choices=("yaml", "json"), default="yaml")
+    show.add_argument("--format", choices=("yaml", "json"), default="yaml", help="as stored, or JSON")
 
     grep = action("grep", "the exchanges an expression selects (exit 1 when none)", run_grep)
     grep.add_argument("path", metavar="PATH", type=Path, help="a cassette file or folder")
-    grep.add_argument("expression", metavar="EXPR")
-    grep.add_argument("--format", choices=("text", "json"), default="text")
+    grep.add_argument("expression", metavar="EXPR", help="which exchanges (see the description above)")
+    grep.add_argument("--format", choices=("text", "json"), default="text", help="a table, or JSON")
 
     delete = edit("delete", "remove exchanges by index", run_delete)
-    delete.add_argument("path", metavar="PATH", type=Path)
-    delete.add_argument("indexes", metavar="INDEX", nargs="+")
+    delete.add_argument("path", metavar="PATH", type=Path, help="the cassette file to edit")
+    delete.add_argument("indexes", metavar="INDEX", nargs="+", help="0 is the first exchange, -1 the last")
 
     keep = edit("keep", "keep only the exchanges an expression selects", run_keep)
-    keep.add_argument("path", metavar="PATH", type=Path)
-    keep.add_argument("--where", metavar="EXPR", required=True)
+    keep.add_argument("path", metavar="PATH", type=Path, help="the cassette file to edit")
+    keep.add_argument("--where", metavar="EXPR", required=True, help="the exchanges to keep")
 
     merge = edit("merge", "merge cassettes by recording time, dropping exact repeats", run_merge)
-    merge.add_argument("paths", metavar="CASSETTE", type=Path, nargs="+")
-    merge.add_argument("-o", "--output", metavar="OUT", type=Path, required=True)
+    merge.add_argument("paths", metavar="CASSETTE", type=Path, nargs="+", help="the cassettes to merge")
+    merge.add_argument("-o", "--output", metavar="OUT", type=Path, required=True, help="the merged cassette")
     merge.add_argument("--force", action="store_true", help="replace OUT even when it is not an input")
 
     split = edit("split", "one cassette per path or per status", run_split)
-    split.add_argument("path", metavar="PATH", type=Path)
-    split.add_argument("--by", choices=("path", "status"), required=True)
-    split.add_argument("-o", "--output", metavar="DIR", type=Path, required=True)
+    split.add_argument("path", metavar="PATH", type=Path, help="the cassette to split")
+    split.add_argument(
+        "--by", choices=("path", "status"), required=True, help="one cassette per request path, or per status"
+    )
+    split.add_argument(
+        "-o", "--output", metavar="DIR", type=Path, required=True, help="the folder for the parts"
+    )
     split.add_argument("--force", action="store_true", help="replace cassettes already in DIR")
 
     redact = edit("redact", "replace secrets and personal data with a placeholder", run_redact)
-    redact.add_argument("path", metavar="PATH", type=Path)
+    redact.add_argument("path", metavar="PATH", type=Path, help="the cassette file to edit")
     for option, dest, metavar in (
         ("--header", "redact_header", "NAME"),
         ("--query", "redact_query", "NAME"),
         ("--form", "redact_form", "NAME"),
         ("--json-path", "redact_json_path", "PATH"),
     ):
-        redact.add_argument(option, dest=dest, metavar=metavar, action="append", default=[])
+        redact.add_argument(
+            option,
+            dest=dest,
+            metavar=metavar,
+            action="append",
+            default=[],
+            help=f"also redact this {option.removeprefix('--').replace('-', ' ')} (repeatable)",
+        )
 
     setter = edit("set", "set one field of one exchange (a header, a JSON body field...)", run_set)
-    setter.add_argument("path", metavar="PATH", type=Path)
-    setter.add_argument("index", metavar="INDEX")
+    setter.add_argument("path", metavar="PATH", type=Path, help="the cassette file to edit")
+    setter.add_argument("index", metavar="INDEX", help="0 is the first exchange, -1 the last")
     setter.add_argument("field", metavar="FIELD", help=f"one of: {FIELDS_HELP}")
     setter.add_argument(
         "value", metavar="VALUE", help="JSON when it reads as JSON (12, true, null), else text"
@@ -135,16 +147,18 @@ def add_cassette_commands(commands: Any, common: argparse.ArgumentParser, rule_o
     setter.add_argument("--string", action="store_true", help="take VALUE as text even if it reads as JSON")
 
     unset = edit("unset", "remove a header, a JSON body field, a body...", run_unset)
-    unset.add_argument("path", metavar="PATH", type=Path)
-    unset.add_argument("index", metavar="INDEX")
-    unset.add_argument("field", metavar="FIELD")
+    unset.add_argument("path", metavar="PATH", type=Path, help="the cassette file to edit")
+    unset.add_argument("index", metavar="INDEX", help="0 is the first exchange, -1 the last")
+    unset.add_argument("field", metavar="FIELD", help=f"one of: {FIELDS_HELP}")
 
     rehost = edit("rehost", "move a cassette to another upstream URL (links in bodies too)", run_rehost)
-    rehost.add_argument("path", metavar="PATH", type=Path)
-    rehost.add_argument("--to", metavar="URL", required=True)
+    rehost.add_argument("path", metavar="PATH", type=Path, help="the cassette file to edit")
+    rehost.add_argument(
+        "--to", metavar="URL", required=True, help="the new upstream, e.g. https://shop.example"
+    )
 
     fix = edit("fix-etag", 'set each entry answer\'s ETag to W/"<etag_id>" of its body', run_fix_etag)
-    fix.add_argument("path", metavar="PATH", type=Path)
+    fix.add_argument("path", metavar="PATH", type=Path, help="the cassette file to edit")
 
     fmt = action("fmt", "rewrite cassettes in the normal layout (--check: only report)", run_fmt)
     fmt.add_argument("paths", metavar="PATH", type=Path, nargs="+", help="cassette files or folders")

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from proxy import __version__
+from proxy.cli_help import finish_help
 from proxy.command_inputs import load_engine
 from proxy.errors import CommerceProxyError
 from proxy.serving_commands import run_demo, run_record, run_replay, run_sandbox, run_spy
@@ -79,7 +80,9 @@ def build_parser() -> argparse.ArgumentParser:
         "record", parents=[common], help="proxy to a live upstream and record a cassette"
     )
     _add_upstream(record)
-    record.add_argument("--cassette", metavar="PATH", type=Path, required=True)
+    record.add_argument(
+        "--cassette", metavar="PATH", type=Path, required=True, help="the cassette to record into"
+    )
     record.add_argument(
         "--mode",
         choices=("once", "new_episodes", "all", "none"),
@@ -234,8 +237,12 @@ def build_parser() -> argparse.ArgumentParser:
         "sandbox", parents=[common], help="run the in-memory stand-in for the real service"
     )
     _add_serving(sandbox, default_port=9000)
-    sandbox.add_argument("--client-id", default="sandbox-client")
-    sandbox.add_argument("--client-secret", default="sandbox-secret")
+    sandbox.add_argument(
+        "--client-id", default="sandbox-client", help="the client_id the token endpoint takes"
+    )
+    sandbox.add_argument(
+        "--client-secret", default="sandbox-secret", help="the client_secret the token endpoint takes"
+    )
     sandbox.add_argument(
         "--default-page-length",
         type=int,
@@ -273,6 +280,7 @@ def build_parser() -> argparse.ArgumentParser:
     from proxy.interchange_commands import add_interchange_commands
 
     add_interchange_commands(commands, common, _add_rule_options, _add_redaction)
+    finish_help(parser)
     return parser
 
 
@@ -370,9 +378,15 @@ def _add_matching(command: argparse.ArgumentParser) -> None:
 
 
 def _add_redaction(command: argparse.ArgumentParser) -> None:
-    command.add_argument("--redact-header", metavar="NAME", action="append", default=[])
-    command.add_argument("--redact-query", metavar="NAME", action="append", default=[])
-    command.add_argument("--redact-form", metavar="NAME", action="append", default=[])
+    command.add_argument(
+        "--redact-header", metavar="NAME", action="append", default=[], help="also redact this header"
+    )
+    command.add_argument(
+        "--redact-query", metavar="NAME", action="append", default=[], help="also redact this query parameter"
+    )
+    command.add_argument(
+        "--redact-form", metavar="NAME", action="append", default=[], help="also redact this form field"
+    )
     command.add_argument(
         "--redact-json-path",
         metavar="PATH",

@@ -41,8 +41,10 @@ def add_interchange_commands(
         ("import-mitm", "FLOWS", "a mitmproxy flow file (mitmdump -w) to a cassette", run_import_mitm),
     ):
         command = commands.add_parser(name, parents=[common], help=help_text)
-        command.add_argument("source", metavar=source, type=Path)
-        command.add_argument("-o", "--output", metavar="CASSETTE", type=Path, required=True)
+        command.add_argument("source", metavar=source, type=Path, help="the file to import")
+        command.add_argument(
+            "-o", "--output", metavar="CASSETTE", type=Path, required=True, help="the new cassette"
+        )
         command.add_argument(
             "--origin",
             metavar="URL",
@@ -54,8 +56,10 @@ def add_interchange_commands(
         rule_options(command)
         command.set_defaults(run=run)
     export = commands.add_parser("export-har", parents=[common], help="a cassette to a HAR 1.2 file")
-    export.add_argument("cassette", metavar="CASSETTE", type=Path)
-    export.add_argument("-o", "--output", metavar="FILE", type=Path, required=True)
+    export.add_argument("cassette", metavar="CASSETTE", type=Path, help="the cassette to export")
+    export.add_argument(
+        "-o", "--output", metavar="FILE", type=Path, required=True, help="the HAR file to write"
+    )
     export.add_argument("--force", action="store_true", help="let FILE replace a cassette (never CASSETTE)")
     export.set_defaults(run=run_export_har)
 

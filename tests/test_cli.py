@@ -209,3 +209,36 @@ def test_the_sandbox_refuses_to_break_a_rule_it_does_not_know(capsys: pytest.Cap
     assert main(["sandbox", "--break", "pagination.page.current,no.such.rule", "--break", "other.rule"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "'no.such.rule', 'other.rule'" in err
+
+
+def test_every_command_documents_every_argument_and_shows_an_example(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """--help of each command: every argument has a help text, and an example follows."""
+    import argparse
+    import shlex
+
+    from proxy.cli import build_parser
+    from proxy.cli_help import commands
+
+    for name, command in commands(build_parser()):
+        for action in command._actions:
+            if isinstance(
+                action, argparse._HelpAction | argparse._SubParsersAction | argparse._VersionAction
+            ):
+                continue
+            assert action.help, (
+                f"{name or 'commerce-proxy'}: {action.option_strings or action.dest} has no help"
+            )
+        if name:
+            assert command.epilog and command.epilog.startswith(f"example:\n  commerce-proxy {name}"), name
+            example = command.epilog.split("\n  ", 1)[1]
+            parsed = build_parser().parse_args(shlex.split(example)[1:])  # the example is a valid line
+            assert parsed.run is not None
+    with pytest.raises(SystemExit):
+        main(["check", "--help"])
+    shown = capsys.readouterr().out
+    assert "--per-rule N" in shown and "(default: text)" in shown
+    assert shown.rstrip().endswith(
+        "example:\n  commerce-proxy check cassettes/ --format junit -o conformance.xml"
+    )
