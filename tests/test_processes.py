@@ -133,8 +133,29 @@ async def test_spy_in_front_of_a_broken_sandbox_prints_and_serves_findings() -> 
     prefix = "commerce-proxy: error pagination.page.current #"
     lines = [line for line in err.splitlines() if line.startswith(prefix)]
     assert len(lines) == 1 and lines[0].startswith(f"{prefix}2 GET /v2/brands: ")
-    assert "checked 2 exchanges" in err
+    assert "commerce-proxy: checked 2 exchanges: 2 errors, 0 warnings, 1 info " in err
+    assert "(pagination.page.current 1x, " in err
     assert token not in err
+
+
+async def test_record_summarises_its_findings_at_stop(tmp_path: Path) -> None:
+    """`record` logs each finding as it comes, and at stop one line of counts with the rules that
+    found most, errors first."""
+    cassette = tmp_path / "c.yaml"
+    async with (
+        commerce_proxy("sandbox", "--break", "pagination.page.current") as sandbox,
+        commerce_proxy("record", "--upstream", sandbox.url, "--cassette", str(cassette)) as record,
+        aiohttp.ClientSession() as session,
+    ):
+        token = await sandbox_token(session, record.url)
+        for _ in range(2):
+            async with session.get(f"{record.url}/v2/brands", headers={"Authorization": f"Bearer {token}"}):
+                pass
+        code, err = await stop_with(record, signal.SIGTERM)
+    assert code == 0, err
+    summary = [line for line in err.splitlines() if line.startswith("commerce-proxy: checked 3 exchanges: ")]
+    assert len(summary) == 1 and ": 4 errors, 0 warnings, 1 info " in summary[0]
+    assert "(pagination.page.current 2x" in summary[0]
 
 
 async def test_replay_simulates_reports_usage_and_injects_faults_as_a_process(tmp_path: Path) -> None:

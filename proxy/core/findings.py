@@ -90,6 +90,24 @@ class FindingsLog:
             self.per_rule[finding.rule] += 1
             self.severity_of[finding.rule] = finding.severity
 
+    def summary(self, rules_shown: int = 5) -> str:
+        """One line for the end of a live session: counts by severity over the exchanges checked, and
+        the rules that found most, errors first."""
+        counts = Counter[str]()
+        for rule, count in self.per_rule.items():
+            counts[self.severity_of[rule]] += count
+        line = ", ".join(
+            f"{counts[severity]} {severity}" + ("s" if counts[severity] != 1 and severity != "info" else "")
+            for severity in SEVERITIES
+        )
+        order = {severity: position for position, severity in enumerate(SEVERITIES)}
+        ranked = sorted(
+            self.per_rule.items(), key=lambda item: (order[self.severity_of[item[0]]], -item[1], item[0])
+        )
+        shown = ", ".join(f"{rule} {count}x" for rule, count in ranked[:rules_shown])
+        more = f", {len(ranked) - rules_shown} more rule(s)" if len(ranked) > rules_shown else ""
+        return f"checked {self.exchanges} exchanges: {line}" + (f" ({shown}{more})" if shown else "")
+
     def to_json(self) -> dict[str, Any]:
         """The `check --format json` shape, plus totals that cover findings no longer buffered."""
         totals = {

@@ -172,16 +172,11 @@ def create_record_app(settings: RecordSettings) -> RecordServer:
             await worker.caught_up()
             worker.close()
         cassette = recording.finish()
-        if settings.cassette is None:
-            totals = recording.findings.to_json()["totals"]
-            log.info(
-                "checked %d exchanges: %s",
-                recording.findings.exchanges,
-                ", ".join(f"{rule} {item['count']}x" for rule, item in totals.items()) or "no findings",
-            )
-        elif cassette is None:
+        if recording.live is not None:  # one line for the session; each finding was logged as it came
+            log.info("%s", recording.findings.summary())
+        if settings.cassette is not None and cassette is None:
             log.info("nothing new recorded; %s left as it was", settings.cassette)
-        else:
+        elif cassette is not None:
             log.info(
                 "wrote %s: %d exchanges (%d new, %d answered from the cassette)",
                 settings.cassette,
