@@ -53,3 +53,16 @@ def test_atheris_fuzzes_without_a_failure(tmp_path: Path, target: str, figure: s
     result = json.loads(figures.read_text(encoding="utf-8"))
     assert result["failures"] == 0 and result["inputs_tried"] == RUNS, result
     write_figure(figure, result["inputs_tried"], what)
+
+
+def test_a_secret_split_between_two_bodies_is_not_written_whole() -> None:
+    """An input the redaction fuzzer once reported: the request body ends with `tok` and the response
+    body starts with the rest of the token. Neither holds it whole, and each body is searched on its
+    own (the harness had joined them end to start)."""
+    sys.path.insert(0, str(ROOT / "scripts"))
+    from fuzz_targets import TOKEN, redaction_input
+
+    data = b'11\xff\xff\xff\xffen_secret=sh_token": tok' + TOKEN.removeprefix("tok").encode()
+    data += b"tok-Fz9q2X7w" + b"\xff" * 9
+    assert TOKEN.encode() in data
+    redaction_input(data)  # raises when the token is written whole anywhere

@@ -31,6 +31,7 @@ from tests.reliability.figures import write_figure
 from tests.running import commerce_proxy, stop_with
 from tests.server.upstream import create_upstream_app
 
+SEPARATE = b"\n\0\n"
 JSON = "application/json"
 FORM = "application/x-www-form-urlencoded"
 
@@ -62,11 +63,12 @@ def written(exchange: Exchange) -> bytes:
     for message in (redacted.request, redacted.response):
         if message.body.kind == "base64":  # a secret in stored bytes, or in what they decompress to
             raw = base64.b64decode(str(message.body.value))
-            stored += raw + (decoded(raw, "gzip", 1 << 24) or b"") + (decoded(raw, "br", 1 << 24) or b"")
-            stored += decoded(raw, "zstd", 1 << 24) or b""
+            # each apart from the rest (SEPARATE): the end of one and the start of the next are not one text
+            forms = [raw, decoded(raw, "gzip", 1 << 24), decoded(raw, "br", 1 << 24)]
+            forms += [decoded(raw, "zstd", 1 << 24), raw.swapcase()]
             with contextlib.suppress(zlib.error):  # what a truncated gzip gives up to where it stops
-                stored += zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(raw)
-            stored += raw.swapcase()
+                forms.append(zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(raw))
+            stored += b"".join(SEPARATE + form for form in forms if form)
     return stored
 
 

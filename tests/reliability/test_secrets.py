@@ -94,7 +94,7 @@ def decompressed(data: bytes) -> bytes:
 def files_under(folder: Path) -> dict[str, bytes]:
     """Every file under `folder` (hidden ones too), with what it decompresses to."""
     return {
-        f"file {path.relative_to(folder)}": path.read_bytes() + decompressed(path.read_bytes())
+        f"file {path.relative_to(folder)}": path.read_bytes() + b"\n\0\n" + decompressed(path.read_bytes())
         for path in sorted(folder.rglob("*"))
         if path.is_file()
     }
