@@ -12,7 +12,7 @@ import gc
 import sys
 import time
 from collections.abc import Callable, Iterator
-from contextlib import ExitStack
+from contextlib import ExitStack, closing
 from pathlib import Path
 
 from proxy.command_inputs import load_engine, named_cassettes, show_notes
@@ -64,9 +64,7 @@ def run_check(arguments: argparse.Namespace) -> int:
                     streamed = stream_cassette(file)
                     progress.checking(0)  # how many is known only at the end
                 show_notes([streamed])
-                spool = FindingGroups() if html else FindingSpool()
-                if isinstance(spool, FindingSpool):
-                    cleanup.callback(spool.close)
+                spool = FindingGroups() if html else cleanup.enter_context(closing(FindingSpool()))
                 checker = Checker(engine.ruleset, config, cassette=str(streamed.path))
                 taken = _Taken(spool, baseline, accepted_keys if arguments.write_baseline else None)
                 if html:

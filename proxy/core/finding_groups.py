@@ -20,10 +20,8 @@ class FindingGroups:
     def __init__(self, findings: Iterable[Finding] = ()) -> None:
         self._groups: dict[str, list[tuple[int, Finding]]] = {}  # each numbered in the order found
         self._added = 0
-        self._severity: dict[str, Severity] = {}
-        self._per_rule: Counter[str] = Counter()
-        self._per_severity: Counter[str] = Counter()
-        self._per_rule_severity: Counter[tuple[str, Severity]] = Counter()
+        self._severity: dict[str, Severity] = {}  # the first finding's: a rule's may differ by endpoint
+        self._counted: Counter[tuple[str, Severity]] = Counter()  # every count below is a sum of these
         self.add_all(findings)
 
     def add(self, finding: Finding) -> None:
@@ -35,9 +33,7 @@ class FindingGroups:
             self._severity[rule] = finding.severity
         group.append((self._added, finding))
         self._added += 1
-        self._per_rule[rule] += 1
-        self._per_severity[finding.severity] += 1
-        self._per_rule_severity[rule, finding.severity] += 1
+        self._counted[rule, finding.severity] += 1
 
     def add_all(self, findings: Iterable[Finding]) -> None:
         for finding in findings:
@@ -45,16 +41,22 @@ class FindingGroups:
 
     def counts(self) -> dict[Severity, int]:
         """How many of each severity, every severity present."""
-        return {severity: self._per_severity.get(severity, 0) for severity in SEVERITIES}
+        per_severity = Counter[Severity]()
+        for (_, severity), count in self._counted.items():
+            per_severity[severity] += count
+        return {severity: per_severity[severity] for severity in SEVERITIES}
 
     def rules(self) -> list[tuple[str, Severity, int]]:
         """(rule, severity, count) for each rule that fired, in the order they first fired."""
-        return [(rule, self._severity[rule], self._per_rule[rule]) for rule in self._groups]
+        per_rule = Counter[str]()
+        for (rule, _), count in self._counted.items():
+            per_rule[rule] += count
+        return [(rule, self._severity[rule], per_rule[rule]) for rule in self._groups]
 
     def severities_by_rule(self) -> dict[str, Counter[Severity]]:
         """How many findings of each severity each rule made (a rule's severity may differ by endpoint)."""
         found: dict[str, Counter[Severity]] = {}
-        for (rule, severity), count in self._per_rule_severity.items():
+        for (rule, severity), count in self._counted.items():
             found.setdefault(rule, Counter())[severity] = count
         return found
 
@@ -76,7 +78,7 @@ class FindingGroups:
         return (finding for _, finding in heapq.merge(*streams, key=lambda item: item[0]))
 
     def __len__(self) -> int:
-        return sum(self._per_rule.values())
+        return sum(self._counted.values())
 
     def __bool__(self) -> bool:
         return bool(self._groups)

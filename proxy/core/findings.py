@@ -6,7 +6,7 @@ Also the bounded log a live proxy keeps, so memory stays flat however long it ru
 from __future__ import annotations
 
 from collections import Counter, deque
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, TypeAlias
 
@@ -67,6 +67,18 @@ class Finding:
         return (self.rule, self.method, self.path, self.where)
 
 
+SEVERITY_ORDER = {severity: position for position, severity in enumerate(SEVERITIES)}
+
+
+def counts_phrase(counts: Mapping[Severity, int]) -> str:
+    """`1 error, 2 warnings, 3 info`: every severity, most severe first."""
+    return ", ".join(
+        f"{counts.get(severity, 0)} {severity}"
+        + ("" if counts.get(severity, 0) == 1 or severity == "info" else "s")
+        for severity in SEVERITIES
+    )
+
+
 def severity_counts(findings: Iterable[Finding]) -> dict[Severity, int]:
     """How many findings of each severity, every severity present (zero when none)."""
     counted = Counter(finding.severity for finding in findings)
@@ -93,16 +105,13 @@ class FindingsLog:
     def summary(self, rules_shown: int = 5) -> str:
         """One line for the end of a live session: counts by severity over the exchanges checked, and
         the rules that found most, errors first."""
-        counts = Counter[str]()
+        counts = Counter[Severity]()
         for rule, count in self.per_rule.items():
             counts[self.severity_of[rule]] += count
-        line = ", ".join(
-            f"{counts[severity]} {severity}" + ("s" if counts[severity] != 1 and severity != "info" else "")
-            for severity in SEVERITIES
-        )
-        order = {severity: position for position, severity in enumerate(SEVERITIES)}
+        line = counts_phrase(counts)
         ranked = sorted(
-            self.per_rule.items(), key=lambda item: (order[self.severity_of[item[0]]], -item[1], item[0])
+            self.per_rule.items(),
+            key=lambda item: (SEVERITY_ORDER[self.severity_of[item[0]]], -item[1], item[0]),
         )
         shown = ", ".join(f"{rule} {count}x" for rule, count in ranked[:rules_shown])
         more = f", {len(ranked) - rules_shown} more rule(s)" if len(ranked) > rules_shown else ""

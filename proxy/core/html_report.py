@@ -16,8 +16,8 @@ from http import HTTPStatus
 from typing import Any
 
 from proxy.core.exchange import Body, Exchange
-from proxy.core.findings import SEVERITIES, Finding, severity_counts
-from proxy.core.reports import SEVERITY_ORDER, Report
+from proxy.core.findings import SEVERITIES, SEVERITY_ORDER, Finding, severity_counts
+from proxy.core.reports import Report
 
 BODY_SHOWN = 64 * 1024  # characters of one body kept in the page; the rest is cut with a note
 

@@ -13,10 +13,8 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from proxy.core.finding_groups import FindingGroups
-from proxy.core.findings import SEVERITIES, Finding, Severity
+from proxy.core.findings import SEVERITIES, SEVERITY_ORDER, Finding, Severity, counts_phrase
 from proxy.core.ruleset import Rule
-
-SEVERITY_ORDER = {severity: position for position, severity in enumerate(SEVERITIES)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,16 +83,6 @@ class Report:
         )
 
 
-def _plural(count: int, word: str) -> str:
-    if word == "info":
-        return f"{count} info"
-    return f"{count} {word}" + ("" if count == 1 else "s")
-
-
-def _summary(counts: dict[Severity, int]) -> str:
-    return ", ".join(_plural(counts[severity], severity) for severity in SEVERITIES)
-
-
 def text_report(report: Report, per_rule: int = 0, summary_only: bool = False) -> Iterator[str]:
     """Per cassette, findings grouped by rule (errors first), each with the exchange and expected/found:
     at most `per_rule` exchanges a rule (0: all), then how many more; only the count lines when
@@ -103,7 +91,7 @@ def text_report(report: Report, per_rule: int = 0, summary_only: bool = False) -
     for result in report.cassettes:
         accepted = f" ({result.accepted} accepted by the baseline)" if result.accepted else ""
         counts = result.findings.counts()
-        yield f"{result.name}: {result.exchanges} exchanges: {_summary(counts)}{accepted}\n"
+        yield f"{result.name}: {result.exchanges} exchanges: {counts_phrase(counts)}{accepted}\n"
         if summary_only:
             continue
         ordered = sorted(result.findings.rules(), key=lambda item: (SEVERITY_ORDER[item[1]], item[0]))
@@ -124,7 +112,7 @@ def text_report(report: Report, per_rule: int = 0, summary_only: bool = False) -
         yield "\n"
     tail = f", {report.accepted} accepted by the baseline" if report.accepted else ""
     counted = f"checked {report.exchanges} exchanges in {len(report.cassettes)} cassette(s)"
-    yield f"{counted}: {_summary(report.counts())}{tail}\n"
+    yield f"{counted}: {counts_phrase(report.counts())}{tail}\n"
 
 
 def json_report(report: Report) -> Iterator[str]:
@@ -281,7 +269,7 @@ def markdown_report(report: Report, endpoint_of: Callable[[Finding], str]) -> It
     counts = report.counts()
     mark = "❌" if counts["error"] else ("⚠️" if counts["warning"] else "✅")
     tail = f", {report.accepted} accepted by the baseline" if report.accepted else ""
-    yield f"## {mark} commerce-proxy check: {_summary(counts)}{tail}\n\n"
+    yield f"## {mark} commerce-proxy check: {counts_phrase(counts)}{tail}\n\n"
     yield (
         f"{report.exchanges} exchanges in {len(report.cassettes)} cassette(s): "
         + ", ".join(f"`{result.name}` ({result.exchanges})" for result in report.cassettes)
