@@ -28,8 +28,8 @@ from proxy.cassette_reading import (
     selection_of,
 )
 from proxy.command_inputs import checked_upstream, redaction_from
-from proxy.core.cassette import Cassette, dump_cassette, exchange_to_document, with_current_header
-from proxy.core.editing import (
+from proxy.core.cassette.document import Cassette, dump_cassette, exchange_to_document, with_current_header
+from proxy.core.editing.edits import (
     FIELDS_HELP,
     checked_indexes,
     delete_exchanges,
@@ -42,9 +42,9 @@ from proxy.core.editing import (
     split_cassette,
     unset_field,
 )
-from proxy.core.findings import Finding
-from proxy.core.redaction import RedactionPolicy, redact_exchange
-from proxy.core.selection import FIELDS_HELP as SELECTION_FIELDS
+from proxy.core.editing.selection import FIELDS_HELP as SELECTION_FIELDS
+from proxy.core.redaction.redact import RedactionPolicy, redact_exchange
+from proxy.core.rules.findings import Finding
 from proxy.errors import UsageError
 from proxy.store.files import Editable, load_cassette, load_for_edit
 from proxy.store.saving import save_cassette

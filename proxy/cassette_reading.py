@@ -13,11 +13,11 @@ from typing import Any
 import yaml
 
 from proxy.command_inputs import load_engine
-from proxy.core.cassette import Cassette, CassetteDumper, exchange_to_document
-from proxy.core.conformance import Checker
-from proxy.core.editing import checked_indexes
-from proxy.core.findings import Finding
-from proxy.core.selection import ExpressionError, Selection, Subject, parse_selection
+from proxy.core.cassette.document import Cassette, CassetteDumper, exchange_to_document
+from proxy.core.editing.edits import checked_indexes
+from proxy.core.editing.selection import ExpressionError, Selection, Subject, parse_selection
+from proxy.core.rules.engine import Checker
+from proxy.core.rules.findings import Finding
 from proxy.errors import UsageError
 from proxy.store.files import cassette_files, load_cassette
 from proxy.store.rule_files import Engine

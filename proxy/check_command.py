@@ -16,11 +16,18 @@ from contextlib import ExitStack, closing
 from pathlib import Path
 
 from proxy.command_inputs import load_engine, named_cassettes, show_notes
-from proxy.core.conformance import Checker
-from proxy.core.finding_groups import FindingGroups
-from proxy.core.findings import Finding
-from proxy.core.reports import CassetteResult, Report, json_report, junit_report, markdown_report, text_report
-from proxy.core.rule_config import Baseline
+from proxy.core.reports.finding_groups import FindingGroups
+from proxy.core.reports.formats import (
+    CassetteResult,
+    Report,
+    json_report,
+    junit_report,
+    markdown_report,
+    text_report,
+)
+from proxy.core.rules.config import Baseline
+from proxy.core.rules.engine import Checker
+from proxy.core.rules.findings import Finding
 from proxy.progress import Progress
 from proxy.store.files import Loaded, Streamed, cassette_paths, load_cassette, stream_cassette
 from proxy.store.finding_spool import FindingSpool
@@ -123,9 +130,11 @@ def _rendered(
     if format_name == "markdown":
         return markdown_report(report, lambda finding: label(finding.method, finding.path))
     if format_name == "html":
-        from proxy.core.html_report import html_report
+        from proxy.core.reports.html import html_report
+        from proxy.store.report_templates import page_template
 
-        return iter((html_report(report, [one.cassette.exchanges for one in loaded], label),))
+        exchanges = [one.cassette.exchanges for one in loaded]
+        return iter((html_report(report, exchanges, label, page_template()),))
     return {"json": json_report, "junit": junit_report}[format_name](report)
 
 

@@ -405,7 +405,7 @@ def run_check(arguments: argparse.Namespace) -> int:
 
 def run_rules(arguments: argparse.Namespace) -> int:
     """`rules`: every rule with its id, the severity in force and its documentation section."""
-    from proxy.core.reports import rules_markdown, rules_table
+    from proxy.core.reports.formats import rules_markdown, rules_table
 
     engine = load_engine(arguments)
     config = engine.project.config

@@ -11,7 +11,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from proxy.core.redaction import RedactionPolicy
+from proxy.core.redaction.redact import RedactionPolicy
 from proxy.errors import UsageError
 from proxy.store.files import Loaded, Streamed
 from proxy.store.rule_files import Engine, RuleSource
@@ -56,7 +56,7 @@ def checked_upstream(upstream: str | None, command: str, option: str = "--upstre
     if not upstream:
         hint = " (or --mode none to replay only)" if command == "record" else ""
         raise UsageError(f"{command} needs {option} URL{hint}")
-    from proxy.core.links import without_credentials
+    from proxy.core.model.links import without_credentials
 
     shown, _ = without_credentials(upstream)  # a password in the URL is never echoed
     parts = urlsplit(upstream)
@@ -67,7 +67,7 @@ def checked_upstream(upstream: str | None, command: str, option: str = "--upstre
 
 def upstream_authorization(upstream: str) -> str | None:
     """The Authorization value of credentials written in an --upstream URL (`http://user:pw@host`)."""
-    from proxy.core.links import without_credentials
+    from proxy.core.model.links import without_credentials
 
     return without_credentials(upstream)[1]
 

@@ -16,13 +16,13 @@ from typing import Any
 import aiohttp
 from yarl import URL
 
-from proxy.core.bodies import map_strings
-from proxy.core.cassette import Cassette
-from proxy.core.exchange import Body
-from proxy.core.findings import severity_counts
-from proxy.core.matching import MatchPolicy
-from proxy.core.redaction import RedactionPolicy, redact_body
-from proxy.core.replay_state import ReplayBook
+from proxy.core.cassette.document import Cassette
+from proxy.core.model.bodies import map_strings
+from proxy.core.model.exchange import Body
+from proxy.core.redaction.redact import RedactionPolicy, redact_body
+from proxy.core.replay.book import ReplayBook
+from proxy.core.replay.matching import MatchPolicy
+from proxy.core.rules.findings import severity_counts
 from proxy.sandbox.app import SandboxSettings, create_sandbox_app
 from proxy.server.record import RecordSettings, create_record_app
 from proxy.server.replay import create_replay_app

@@ -14,12 +14,12 @@ from typing import Any
 
 from proxy import __version__
 from proxy.cassette_reading import engine_for, findings_of
-from proxy.core.cassette import Cassette
-from proxy.core.findings import severity_counts
-from proxy.core.har import cassette_to_har, exchanges_from_har, har_upstream
-from proxy.core.imports import Imported, assemble
-from proxy.core.redaction import redact_exchange
-from proxy.core.withheld import WITHHELD_HEADER, withheld_in
+from proxy.core.cassette.document import Cassette
+from proxy.core.interchange.har import cassette_to_har, exchanges_from_har, har_upstream
+from proxy.core.interchange.imports import Imported, assemble
+from proxy.core.model.withheld import WITHHELD_HEADER, withheld_in
+from proxy.core.redaction.redact import redact_exchange
+from proxy.core.rules.findings import severity_counts
 from proxy.store.files import load_cassette, read_json_file
 from proxy.store.outputs import refuse_overwrite
 from proxy.store.saving import save_cassette, write_atomically

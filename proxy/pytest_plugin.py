@@ -24,11 +24,11 @@ from typing import TYPE_CHECKING, Any, Literal, NoReturn, cast, get_args
 
 import pytest
 
-from proxy.core.conformance import Checker, LiveChecker
-from proxy.core.findings import Finding
-from proxy.core.links import without_credentials
-from proxy.core.matching import MatchPolicy
-from proxy.core.replay_state import ReplayBook
+from proxy.core.model.links import without_credentials
+from proxy.core.replay.book import ReplayBook
+from proxy.core.replay.matching import MatchPolicy
+from proxy.core.rules.engine import Checker, LiveChecker
+from proxy.core.rules.findings import Finding
 from proxy.errors import CommerceProxyError
 from proxy.pytest_summary import FINDINGS_PROPERTY, STRICT_FAILURE, FindingsSummary, finding_line
 from proxy.store.files import load_cassettes

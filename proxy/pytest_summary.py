@@ -7,7 +7,7 @@ from typing import Any, cast
 
 import pytest
 
-from proxy.core.findings import SEVERITIES
+from proxy.core.rules.findings import SEVERITIES
 
 FINDINGS_PROPERTY = "commerce_findings"
 SHOWN_PER_TEST = 20

@@ -19,14 +19,14 @@ from proxy.command_inputs import (
     show_notes,
     upstream_authorization,
 )
-from proxy.core.matching import MatchPolicy
-from proxy.core.rule_config import RuleConfig
+from proxy.core.replay.matching import MatchPolicy
+from proxy.core.rules.config import RuleConfig
 from proxy.errors import UsageError
 from proxy.store.files import Loaded, load_cassettes
 from proxy.store.outputs import refuse_overwrite
 
 if TYPE_CHECKING:
-    from proxy.core.replay_state import ReplayBook
+    from proxy.core.replay.book import ReplayBook
     from proxy.server.replay import ReplayOptions
     from proxy.server.wire import WireServer
 
@@ -37,7 +37,7 @@ def _announce(message: str) -> None:
 
 def build_book(paths: list[Path], arguments: argparse.Namespace) -> tuple[ReplayBook, list[Loaded]]:
     """Load the cassettes and index them for replay."""
-    from proxy.core.replay_state import ReplayBook  # the serving commands' import, not `check`'s
+    from proxy.core.replay.book import ReplayBook  # the serving commands' import, not `check`'s
 
     policy = MatchPolicy.parse(arguments.match_on, arguments.ignore_query)
     loaded = load_cassettes(paths)
@@ -63,7 +63,7 @@ def run_replay(arguments: argparse.Namespace) -> int:
     checking = getattr(arguments, "check", False) or not getattr(arguments, "no_check", True)
     live = None
     if checking:
-        from proxy.core.conformance import Checker, LiveChecker
+        from proxy.core.rules.engine import Checker, LiveChecker
 
         engine = load_engine(arguments)
         live = LiveChecker(Checker(engine.ruleset, engine.project.config))
@@ -82,7 +82,7 @@ def run_replay(arguments: argparse.Namespace) -> int:
 
 def replay_options(arguments: argparse.Namespace, paths: list[Path]) -> ReplayOptions:
     """Cassette folder, timing, faults and usage report from the command line (checked before serving)."""
-    from proxy.core.faults import Fault, Latency
+    from proxy.core.replay.faults import Fault, Latency
     from proxy.server.replay import ReplayOptions
 
     folder = getattr(arguments, "cassette_dir", None)

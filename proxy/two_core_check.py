@@ -21,9 +21,9 @@ from itertools import islice
 from pathlib import Path
 from typing import BinaryIO
 
-from proxy.core.conformance import PROGRESS_EVERY, Checker
-from proxy.core.exchange import Exchange
-from proxy.core.findings import Finding
+from proxy.core.model.exchange import Exchange
+from proxy.core.rules.engine import PROGRESS_EVERY, Checker
+from proxy.core.rules.findings import Finding
 from proxy.store.files import stream_history, warm_count
 from proxy.store.forked import Forked
 

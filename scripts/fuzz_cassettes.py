@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 with atheris.instrument_imports(include=["proxy", "yaml"]):
     import fuzz_targets
 
-    from proxy.core.cassette import dump_cassette, parse_cassette
+    from proxy.core.cassette.document import dump_cassette, parse_cassette
     from proxy.errors import CassetteFormatError
 
 ROOT = Path(__file__).resolve().parent.parent

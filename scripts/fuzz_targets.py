@@ -20,10 +20,10 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote, quote_plus
 
-from proxy.core.bodies import body_from_bytes
-from proxy.core.cassette import Cassette, dump_cassette
-from proxy.core.exchange import Exchange, Headers, Request, Response
-from proxy.core.redaction import RedactionPolicy, redact_exchange
+from proxy.core.cassette.document import Cassette, dump_cassette
+from proxy.core.model.bodies import body_from_bytes
+from proxy.core.model.exchange import Exchange, Headers, Request, Response
+from proxy.core.redaction.redact import RedactionPolicy, redact_exchange
 from proxy.errors import NotRecordable
 from proxy.server.wire import Incoming, Outgoing, WireServer, _Connection
 from proxy.store.journal import JournalWriter, journal_line, read_journal

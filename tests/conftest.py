@@ -13,7 +13,7 @@ import aiohttp
 import pytest
 from aiohttp import web
 
-from proxy.core.exchange import EMPTY_BODY, Body, Exchange, Headers, Request, Response
+from proxy.core.model.exchange import EMPTY_BODY, Body, Exchange, Headers, Request, Response
 from proxy.sandbox.app import SandboxSettings, create_sandbox_app
 from proxy.server.serving import start
 from tests.tls import self_signed

@@ -10,8 +10,8 @@ import pytest
 import yaml
 
 from proxy.cli import main
-from proxy.core.cassette import Cassette, cassette_to_document, dump_cassette
-from proxy.core.exchange import Body, Exchange, Request, Response
+from proxy.core.cassette.document import Cassette, cassette_to_document, dump_cassette
+from proxy.core.model.exchange import Body, Exchange, Request, Response
 from proxy.store.files import read_cassette_file
 from proxy.store.saving import save_cassette
 from proxy.store.shipped import shipped_dir

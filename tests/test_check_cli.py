@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from proxy.cli import main
-from proxy.core.cassette import Cassette
+from proxy.core.cassette.document import Cassette
 from proxy.store.saving import save_cassette
 from proxy.store.shipped import shipped_dir
 from tests.core.exchanges import changed, list_page, list_read

@@ -12,7 +12,7 @@ import aiohttp
 import pytest
 
 from proxy.cli import main
-from proxy.core.cassette import Cassette
+from proxy.core.cassette.document import Cassette
 from proxy.store.files import read_cassette_file
 from proxy.store.saving import save_cassette
 from proxy.store.shipped import shipped_dir

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from proxy.cli import main
-from proxy.core.cassette import EARLIER_HEADERS, HEADER_COMMENT
+from proxy.core.cassette.document import EARLIER_HEADERS, HEADER_COMMENT
 from proxy.store.shipped import shipped_dir
 
 ROOT = Path(__file__).resolve().parents[1]

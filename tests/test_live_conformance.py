@@ -13,7 +13,7 @@ import aiohttp
 import pytest
 from yarl import URL
 
-from proxy.core.findings import FindingsLog
+from proxy.core.rules.findings import FindingsLog
 from proxy.sandbox.app import SandboxSettings, create_sandbox_app
 from proxy.sandbox.breakage import BREAKABLE
 from proxy.server.record import RecordSettings, create_record_app
@@ -144,7 +144,7 @@ def test_every_breakable_rule_is_a_shipped_error_rule() -> None:
 
 async def test_record_checks_live_and_the_cassette_check_agrees(serve: Serve, tmp_path: Path) -> None:
     """`record` reports findings as they happen, and `check` finds the same on the written cassette."""
-    from proxy.core.conformance import Checker
+    from proxy.core.rules.engine import Checker
 
     sandbox = await serve(create_sandbox_app(SandboxSettings(broken="pagination.page.current")))
     cassette = tmp_path / "broken.yaml"
@@ -165,7 +165,7 @@ async def test_record_checks_live_and_the_cassette_check_agrees(serve: Serve, tm
 
 def test_findings_log_stays_bounded() -> None:
     """The live log keeps the most recent findings and exact totals, however many arrive."""
-    from proxy.core.conformance import Checker
+    from proxy.core.rules.engine import Checker
     from tests.core.exchanges import list_page, list_read
 
     query, body = list_page()

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from proxy.core.cassette import dump_cassette
-from proxy.core.matching import MatchPolicy
-from proxy.core.redaction import RedactionPolicy
-from proxy.core.replay_state import ReplayBook
+from proxy.core.cassette.document import dump_cassette
+from proxy.core.redaction.redact import RedactionPolicy
+from proxy.core.replay.book import ReplayBook
+from proxy.core.replay.matching import MatchPolicy
 from proxy.store.files import cassette_files, read_cassette_file
 from proxy.store.shipped import shipped_dir
 

@@ -13,11 +13,11 @@ import pytest
 
 from proxy import two_core_check
 from proxy.cli import main
-from proxy.core.cassette import Cassette
-from proxy.core.conformance import Checker
-from proxy.core.exchange import Exchange
-from proxy.core.findings import Finding
-from proxy.core.ruleset import RuleSet
+from proxy.core.cassette.document import Cassette
+from proxy.core.model.exchange import Exchange
+from proxy.core.rules.engine import Checker
+from proxy.core.rules.findings import Finding
+from proxy.core.rules.ruleset import RuleSet
 from proxy.store import forked, parse_cache
 from proxy.store.files import stream_cassette
 from proxy.store.rule_files import load_rules

@@ -18,9 +18,9 @@ from pathlib import Path
 from mitmproxy import ctx, exceptions, http
 from mitmproxy.addonmanager import Loader
 
-from proxy.core.bodies import dump_json, error_document
-from proxy.core.links import origin_of
-from proxy.core.redaction import RedactionPolicy, placeholder_credential, placeholder_refusal
+from proxy.core.model.bodies import dump_json, error_document
+from proxy.core.model.links import origin_of
+from proxy.core.redaction.redact import RedactionPolicy, placeholder_credential, placeholder_refusal
 from proxy.errors import BodyTooLarge, CommerceProxyError, JournalError, NotRecordable
 from proxy.mitm.flows import exchange_from_flow, request_from_flow
 from proxy.store.files import read_cassette_file

@@ -9,10 +9,10 @@ from pathlib import Path
 from mitmproxy import http, io
 from mitmproxy.exceptions import FlowReadException
 
-from proxy.core.bodies import body_from_bytes
-from proxy.core.exchange import Exchange, Headers, Request, Response
-from proxy.core.imports import Imported
-from proxy.core.links import origin_of
+from proxy.core.interchange.imports import Imported
+from proxy.core.model.bodies import body_from_bytes
+from proxy.core.model.exchange import Exchange, Headers, Request, Response
+from proxy.core.model.links import origin_of
 from proxy.errors import CassetteFormatError, CommerceProxyError
 
 

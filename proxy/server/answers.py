@@ -5,13 +5,13 @@ from __future__ import annotations
 import logging
 from collections import OrderedDict
 
-from proxy.core.bodies import body_to_bytes, dump_json, error_document
-from proxy.core.exchange import Response
-from proxy.core.hop_by_hop import end_to_end
-from proxy.core.links import OriginRewriter
-from proxy.core.matching import Difference
-from proxy.core.replay_state import Answer, NearMiss, Recording
-from proxy.core.simulation.answers import Simulated
+from proxy.core.model.bodies import body_to_bytes, dump_json, error_document
+from proxy.core.model.exchange import Response
+from proxy.core.model.hop_by_hop import end_to_end
+from proxy.core.model.links import OriginRewriter
+from proxy.core.replay.book import Answer, NearMiss, Recording
+from proxy.core.replay.matching import Difference
+from proxy.core.replay.simulation.answers import Simulated
 from proxy.server.wire import Outgoing, json_answer
 
 log = logging.getLogger(__name__)

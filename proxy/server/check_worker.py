@@ -33,10 +33,10 @@ from typing import BinaryIO
 
 import orjson
 
-from proxy.core.cassette import exchange_from_document
-from proxy.core.conformance import Checker, LiveChecker, report_findings
-from proxy.core.exchange import Exchange
-from proxy.core.findings import Finding, FindingsLog
+from proxy.core.cassette.document import exchange_from_document
+from proxy.core.model.exchange import Exchange
+from proxy.core.rules.engine import Checker, LiveChecker, report_findings
+from proxy.core.rules.findings import Finding, FindingsLog
 from proxy.store.journal import journal_line, parse_json_line
 from proxy.store.rule_files import RuleSource
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from proxy.core.bodies import body_from_bytes, error_document
-from proxy.core.exchange import Request, Response
+from proxy.core.model.bodies import body_from_bytes, error_document
+from proxy.core.model.exchange import Request, Response
 from proxy.errors import BodyTooLarge
 from proxy.server.wire import Incoming, Outgoing, json_answer
 

@@ -13,17 +13,17 @@ from collections.abc import Awaitable
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit, urlunsplit
 
-from proxy.core.bodies import body_from_bytes, dump_json, error_document
-from proxy.core.conformance import Checker
-from proxy.core.exchange import Exchange, Request, Response, without_headers
-from proxy.core.hop_by_hop import end_to_end
-from proxy.core.links import OriginRewriter, origin_of
-from proxy.core.redaction import (
+from proxy.core.model.bodies import body_from_bytes, dump_json, error_document
+from proxy.core.model.exchange import Exchange, Request, Response, without_headers
+from proxy.core.model.hop_by_hop import end_to_end
+from proxy.core.model.links import OriginRewriter, origin_of
+from proxy.core.redaction.redact import (
     is_token_request,
     placeholder_credential,
     placeholder_refusal,
     redact_request,
 )
+from proxy.core.rules.engine import Checker
 from proxy.errors import BodyTooLarge, JournalError, NotRecordable
 from proxy.server.answers import AnswerCache, serve_answer
 from proxy.server.check_worker import CheckWorker

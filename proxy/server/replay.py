@@ -16,15 +16,15 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from proxy.core.bodies import error_document
-from proxy.core.conformance import LiveChecker
-from proxy.core.exchange import Exchange, Request
-from proxy.core.faults import FAULT_TITLES, Fault, FaultPlan, Latency
-from proxy.core.links import origin_of
-from proxy.core.redaction import redact_exchange
-from proxy.core.replay_state import Answer, Miss, ReplayBook
-from proxy.core.simulation.answers import Simulated
-from proxy.core.usage import usage_report, usage_summary
+from proxy.core.model.bodies import error_document
+from proxy.core.model.exchange import Exchange, Request
+from proxy.core.model.links import origin_of
+from proxy.core.redaction.redact import redact_exchange
+from proxy.core.replay.book import Answer, Miss, ReplayBook
+from proxy.core.replay.faults import FAULT_TITLES, Fault, FaultPlan, Latency
+from proxy.core.replay.simulation.answers import Simulated
+from proxy.core.replay.usage import usage_report, usage_summary
+from proxy.core.rules.engine import LiveChecker
 from proxy.errors import CommerceProxyError
 from proxy.server.answers import (
     NO_MATCH_HEADER,

@@ -22,7 +22,7 @@ from urllib.parse import urlsplit
 
 import httptools
 
-from proxy.core.exchange import Headers
+from proxy.core.model.exchange import Headers
 from proxy.errors import UsageError
 
 NOT_SENT = frozenset({"host", "content-length", "transfer-encoding", "connection", "keep-alive"})

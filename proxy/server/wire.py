@@ -24,8 +24,8 @@ from typing import Any, cast
 
 import httptools
 
-from proxy.core.bodies import error_document
-from proxy.core.exchange import Headers
+from proxy.core.model.bodies import error_document
+from proxy.core.model.exchange import Headers
 
 log = logging.getLogger(__name__)
 

@@ -20,7 +20,7 @@ from typing import Any, BinaryIO
 
 import yaml
 
-from proxy.core.cassette import (
+from proxy.core.cassette.document import (
     Cassette,
     NotStreamed,
     comment_line,
@@ -28,9 +28,9 @@ from proxy.core.cassette import (
     streamed_exchange,
     streamed_upstream,
 )
-from proxy.core.exchange import Exchange
-from proxy.core.plain_items import CassetteItems
-from proxy.core.yaml_loading import NotStreamable
+from proxy.core.cassette.plain_items import CassetteItems
+from proxy.core.cassette.safe_yaml import NotStreamable
+from proxy.core.model.exchange import Exchange
 from proxy.errors import CassetteFormatError, CommerceProxyError, JournalError
 from proxy.store import second_half
 from proxy.store.journal import (

@@ -14,8 +14,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from proxy.core.finding_groups import FindingGroups
-from proxy.core.findings import Finding
+from proxy.core.reports.finding_groups import FindingGroups
+from proxy.core.rules.findings import Finding
 
 HELD_FINDINGS = 20_000  # about 20 MB of findings before they go to disk
 

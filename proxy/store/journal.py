@@ -24,10 +24,10 @@ from typing import Any, BinaryIO, Literal
 
 import orjson
 
-from proxy.core.bodies import loads_exact
-from proxy.core.cassette import exchange_from_document, exchange_to_document
-from proxy.core.exchange import Exchange
-from proxy.core.heads import exchange_problem
+from proxy.core.cassette.document import exchange_from_document, exchange_to_document
+from proxy.core.model.bodies import loads_exact
+from proxy.core.model.exchange import Exchange
+from proxy.core.model.heads import exchange_problem
 from proxy.errors import CassetteFormatError, JournalError, NotRecordable, UsageError
 
 JOURNAL_SUFFIX = ".journal"
@@ -206,7 +206,7 @@ def journal_line(sequence: int, exchange: Exchange) -> bytes:
     """One exchange as a journal line: `{"seq": N, "exchange": {...}}` and a newline.
 
     `NotRecordable` for an exchange `read_journal` would refuse: the heads pass the reader's own
-    checks (`proxy.core.heads`) and the line must encode, so one exchange never spoils a journal.
+    checks (`proxy.core.model.heads`) and the line must encode, so one exchange never spoils a journal.
     """
     problem = exchange_problem(exchange)
     if problem is not None:

@@ -29,9 +29,9 @@ from typing import Any, BinaryIO
 import orjson
 
 from proxy import __version__
-from proxy.core.bodies import dump_json
-from proxy.core.cassette import FORMAT_VERSION, Cassette
-from proxy.core.exchange import BODY_KINDS, EMPTY_BODY, Body, Exchange, JSONFromText, Request, Response
+from proxy.core.cassette.document import FORMAT_VERSION, Cassette
+from proxy.core.model.bodies import dump_json
+from proxy.core.model.exchange import BODY_KINDS, EMPTY_BODY, Body, Exchange, JSONFromText, Request, Response
 
 log = logging.getLogger(__name__)
 

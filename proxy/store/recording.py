@@ -11,17 +11,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from proxy.core.cassette import Cassette
-from proxy.core.conformance import Checker, LiveChecker, LiveChecking
-from proxy.core.exchange import Exchange
-from proxy.core.findings import FindingsLog
-from proxy.core.links import credential_parts, origin_of
-from proxy.core.matching import MatchPolicy
-from proxy.core.redaction import RedactionPolicy, redact_exchange
-from proxy.core.replay_state import ReplayBook
-from proxy.core.rule_config import RuleConfig
-from proxy.core.ruleset import RuleSet
-from proxy.core.withheld import WITHHELD_HEADER, withheld_in
+from proxy.core.cassette.document import Cassette
+from proxy.core.model.exchange import Exchange
+from proxy.core.model.links import credential_parts, origin_of
+from proxy.core.model.withheld import WITHHELD_HEADER, withheld_in
+from proxy.core.redaction.redact import RedactionPolicy, redact_exchange
+from proxy.core.replay.book import ReplayBook
+from proxy.core.replay.matching import MatchPolicy
+from proxy.core.rules.config import RuleConfig
+from proxy.core.rules.engine import Checker, LiveChecker, LiveChecking
+from proxy.core.rules.findings import FindingsLog
+from proxy.core.rules.ruleset import RuleSet
 from proxy.errors import CommerceProxyError, JournalError, UsageError
 from proxy.store.files import load_cassette
 from proxy.store.journal import JournalMode, JournalWriter, is_locked, journal_path, read_journal

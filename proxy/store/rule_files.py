@@ -17,10 +17,10 @@ from typing import Any
 
 import yaml
 
-from proxy.core.redaction import RedactionPolicy, configured_policy
-from proxy.core.rule_config import Baseline, RuleConfig
-from proxy.core.ruleset import RuleSet, Sourced
-from proxy.core.yaml_loading import CassetteLoader, load_yaml, yaml_problem
+from proxy.core.cassette.safe_yaml import CassetteLoader, load_yaml, yaml_problem
+from proxy.core.redaction.redact import RedactionPolicy, configured_policy
+from proxy.core.rules.config import Baseline, RuleConfig
+from proxy.core.rules.ruleset import RuleSet, Sourced
 from proxy.errors import RuleFileError
 from proxy.store.saving import write_atomically
 

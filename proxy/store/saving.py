@@ -11,7 +11,7 @@ import os
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from proxy.core.cassette import Cassette, dump_cassette
+from proxy.core.cassette.document import Cassette, dump_cassette
 from proxy.errors import CommerceProxyError
 from proxy.store.parse_cache import file_state, remember_cassette
 

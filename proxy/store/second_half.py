@@ -15,9 +15,9 @@ import os
 from collections.abc import Iterator
 from typing import BinaryIO
 
-from proxy.core.cassette import FORMAT_KEY, FORMAT_VERSION, NotStreamed, streamed_exchange
-from proxy.core.exchange import Exchange
-from proxy.core.plain_items import CassetteItems
+from proxy.core.cassette.document import FORMAT_KEY, FORMAT_VERSION, NotStreamed, streamed_exchange
+from proxy.core.cassette.plain_items import CassetteItems
+from proxy.core.model.exchange import Exchange
 from proxy.store.forked import ChildFailed, Forked
 from proxy.store.parse_cache import CachedExchanges, closing_line, entry_line
 

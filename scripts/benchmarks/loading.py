@@ -39,9 +39,9 @@ def documents(count: int) -> list[tuple[str, str]]:
 
 def write_ours(path: Path, count: int) -> None:
     sys.path.insert(0, str(ROOT))
-    from proxy.core.bodies import body_from_bytes
-    from proxy.core.cassette import Cassette
-    from proxy.core.exchange import EMPTY_BODY, Exchange, Request, Response
+    from proxy.core.cassette.document import Cassette
+    from proxy.core.model.bodies import body_from_bytes
+    from proxy.core.model.exchange import EMPTY_BODY, Exchange, Request, Response
     from proxy.store.saving import save_cassette
 
     exchanges = []

@@ -10,11 +10,11 @@ import argparse
 import time
 from collections.abc import Callable
 
-from proxy.core.exchange import Body, Request
-from proxy.core.matching import MatchPolicy
-from proxy.core.redaction import RedactionPolicy
-from proxy.core.replay_state import Answer, ReplayBook
-from proxy.core.simulation.answers import Simulated
+from proxy.core.model.exchange import Body, Request
+from proxy.core.redaction.redact import RedactionPolicy
+from proxy.core.replay.book import Answer, ReplayBook
+from proxy.core.replay.matching import MatchPolicy
+from proxy.core.replay.simulation.answers import Simulated
 from proxy.store.files import load_cassettes
 from proxy.store.shipped import shipped_dir
 

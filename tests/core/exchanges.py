@@ -9,7 +9,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from proxy.core.exchange import Body, Exchange, Request, Response
+from proxy.core.model.exchange import Body, Exchange, Request, Response
 
 FEATURE_ID = "3f8e2a4c-9b1d-4c6e-8f0a-1b2c3d4e5f60"
 FEATURE_PATH = f"/v2/subscriptions/features/{FEATURE_ID}"

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from proxy.core.conformance import Checker
-from proxy.core.endpoints import EndpointPattern
-from proxy.core.exchange import Exchange
-from proxy.core.rule_config import RuleConfig, SeverityOverride
+from proxy.core.model.exchange import Exchange
+from proxy.core.rules.config import RuleConfig, SeverityOverride
+from proxy.core.rules.endpoints import EndpointPattern
+from proxy.core.rules.engine import Checker
 from proxy.store.rule_files import load_rules
 from proxy.store.shipped import shipped_dir
 from tests.core.exchanges import (

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from proxy.core.cassette import Cassette, dump_cassette, parse_cassette
-from proxy.core.exchange import Body, Exchange, Request, Response
+from proxy.core.cassette.document import Cassette, dump_cassette, parse_cassette
+from proxy.core.model.exchange import Body, Exchange, Request, Response
 from proxy.errors import CassetteFormatError
 from tests.conftest import json_body, make_exchange, make_request
 
@@ -140,7 +140,7 @@ def test_empty_exchanges_is_a_valid_empty_cassette() -> None:
 
 def test_older_format_versions_are_migrated(monkeypatch: pytest.MonkeyPatch) -> None:
     """A document of an older version goes through each registered migration in turn."""
-    from proxy.core import cassette as module
+    from proxy.core.cassette import document as module
 
     def rename_interactions(document: dict) -> dict:  # type: ignore[type-arg]
         return {**document, "exchanges": document.pop("items")}

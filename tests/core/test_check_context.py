@@ -6,9 +6,9 @@ from urllib.parse import parse_qsl
 
 import pytest
 
-from proxy.core.checks.context import CheckContext
-from proxy.core.checks.session import BoundedMemory, Session
-from proxy.core.endpoints import EndpointHit
+from proxy.core.rules.checks.context import CheckContext
+from proxy.core.rules.checks.session import BoundedMemory, Session
+from proxy.core.rules.endpoints import EndpointHit
 from tests.core.exchanges import exchange
 
 QUERIES = [

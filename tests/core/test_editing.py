@@ -4,9 +4,16 @@ from __future__ import annotations
 
 import pytest
 
-from proxy.core.cassette import HEADER_COMMENT, Cassette, comment_line
-from proxy.core.editing import EditError, fix_etags, merge_cassettes, set_field, split_cassette, unset_field
-from proxy.core.exchange import Body, Exchange, Request, Response
+from proxy.core.cassette.document import HEADER_COMMENT, Cassette, comment_line
+from proxy.core.editing.edits import (
+    EditError,
+    fix_etags,
+    merge_cassettes,
+    set_field,
+    split_cassette,
+    unset_field,
+)
+from proxy.core.model.exchange import Body, Exchange, Request, Response
 from tests.core.exchanges import exchange
 
 

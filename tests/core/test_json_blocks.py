@@ -12,10 +12,17 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from proxy.core import json_blocks, yaml_loading
-from proxy.core.cassette import Cassette, NotStreamed, dump_cassette, parse_cassette, streamed_exchange
-from proxy.core.exchange import Exchange
-from proxy.core.yaml_loading import NotStreamable, stream_yaml
+from proxy.core.cassette import json_blocks
+from proxy.core.cassette import safe_yaml as yaml_loading
+from proxy.core.cassette.document import (
+    Cassette,
+    NotStreamed,
+    dump_cassette,
+    parse_cassette,
+    streamed_exchange,
+)
+from proxy.core.cassette.safe_yaml import NotStreamable, stream_yaml
+from proxy.core.model.exchange import Exchange
 from tests.conftest import json_body, make_exchange, make_request
 
 LIFTS: list[json_blocks.JSONBlocks] = []

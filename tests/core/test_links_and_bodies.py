@@ -9,10 +9,10 @@ from dataclasses import replace
 
 import pytest
 
-from proxy.core.bodies import JSON_MAX_DEPTH, body_from_bytes, body_to_bytes, parse_json
-from proxy.core.exchange import Body, JSONFromText, fresh_value, source_text
-from proxy.core.hop_by_hop import end_to_end
-from proxy.core.links import OriginRewriter, origin_of
+from proxy.core.model.bodies import JSON_MAX_DEPTH, body_from_bytes, body_to_bytes, parse_json
+from proxy.core.model.exchange import Body, JSONFromText, fresh_value, source_text
+from proxy.core.model.hop_by_hop import end_to_end
+from proxy.core.model.links import OriginRewriter, origin_of
 
 JSON = (("Content-Type", "application/vnd.api+json; charset=utf-8"),)
 
@@ -114,7 +114,7 @@ def test_gzip_and_deflate_are_decoded_and_noted() -> None:
 
 def test_map_strings_changes_values_and_asked_for_keys_and_keeps_untouched_documents() -> None:
     """Every string is mapped (keys only when asked); a document needing no change is returned as is."""
-    from proxy.core.bodies import map_strings
+    from proxy.core.model.bodies import map_strings
 
     document = {"a": ["x", {"x": "yx"}], "n": 1, "none": None}
     assert map_strings(document, lambda text: text.replace("x", "Z")) == {

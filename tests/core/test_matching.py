@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from proxy.core.exchange import Body
-from proxy.core.matching import MatchPolicy, differences, request_key
+from proxy.core.model.exchange import Body
+from proxy.core.replay.matching import MatchPolicy, differences, request_key
 from tests.conftest import json_body, make_request
 
 POLICY = MatchPolicy()

@@ -13,8 +13,9 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from proxy.core import plain_items, yaml_loading
-from proxy.core.cassette import (
+from proxy.core.cassette import plain_items
+from proxy.core.cassette import safe_yaml as yaml_loading
+from proxy.core.cassette.document import (
     Cassette,
     NotStreamed,
     dump_cassette,
@@ -22,8 +23,8 @@ from proxy.core.cassette import (
     streamed_exchange,
     streamed_upstream,
 )
-from proxy.core.exchange import Body, Exchange, Request, Response
-from proxy.core.yaml_loading import NotStreamable
+from proxy.core.cassette.safe_yaml import NotStreamable
+from proxy.core.model.exchange import Body, Exchange, Request, Response
 from tests.conftest import json_body, make_exchange, make_request
 
 PARSED: list[str] = []

@@ -6,10 +6,11 @@ import json
 
 import pytest
 
-from proxy.core import echoes, redaction
-from proxy.core.bodies import body_from_bytes
-from proxy.core.exchange import Body
-from proxy.core.redaction import (
+from proxy.core.model.bodies import body_from_bytes
+from proxy.core.model.exchange import Body
+from proxy.core.redaction import echoes
+from proxy.core.redaction import redact as redaction
+from proxy.core.redaction.redact import (
     PLACEHOLDER,
     RedactionPolicy,
     placeholders_in,

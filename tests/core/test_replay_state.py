@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from proxy.core.cassette import Cassette
-from proxy.core.exchange import Body, Request
-from proxy.core.matching import MatchPolicy
-from proxy.core.redaction import PLACEHOLDER, RedactionPolicy
-from proxy.core.replay_state import ReplayBook
+from proxy.core.cassette.document import Cassette
+from proxy.core.model.exchange import Body, Request
+from proxy.core.redaction.redact import PLACEHOLDER, RedactionPolicy
+from proxy.core.replay.book import ReplayBook
+from proxy.core.replay.matching import MatchPolicy
 from tests.conftest import json_body, make_exchange, make_request
 
 ENTRY = make_request(path="/v2/extensions/wishlists/1")

@@ -13,14 +13,14 @@ from urllib.parse import unquote_plus
 
 import pytest
 
-from proxy.core.checks import CHECKS
-from proxy.core.checks.context import CheckContext
-from proxy.core.checks.shaped import SHAPE_CHECK
-from proxy.core.conformance import Checker
-from proxy.core.exchange import Exchange
-from proxy.core.findings import Violation
-from proxy.core.rule_config import RuleConfig
-from proxy.core.ruleset import RuleSet
+from proxy.core.model.exchange import Exchange
+from proxy.core.rules.checks import CHECKS
+from proxy.core.rules.checks.context import CheckContext
+from proxy.core.rules.checks.shaped import SHAPE_CHECK
+from proxy.core.rules.config import RuleConfig
+from proxy.core.rules.engine import Checker
+from proxy.core.rules.findings import Violation
+from proxy.core.rules.ruleset import RuleSet
 from proxy.errors import RuleFileError
 from proxy.store.rule_files import load_rules
 from proxy.store.shipped import shipped_dir

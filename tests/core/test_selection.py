@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from proxy.core.findings import Finding
-from proxy.core.selection import ExpressionError, Subject, parse_selection
+from proxy.core.editing.selection import ExpressionError, Subject, parse_selection
+from proxy.core.rules.findings import Finding
 from tests.core.exchanges import FEATURE_PATH, exchange
 
 PUT_FEATURE = exchange(

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from proxy.core.shapes import Shape, known_valid, schema_problem
+from proxy.core.rules.shapes import Shape, known_valid, schema_problem
 from proxy.store.shipped import shipped_dir
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -99,7 +99,7 @@ def test_rules_load_and_conformant_exchanges_check_without_importing_jsonschema(
     """jsonschema (about 80 ms to import) is loaded only for a failure: a document, a schema or params."""
     code = (
         "import sys\n"
-        "from proxy.core.conformance import Checker\n"
+        "from proxy.core.rules.engine import Checker\n"
         "from proxy.store.rule_files import load_rules\n"
         "from proxy.store.shipped import shipped_dir\n"
         "from tests.core.exchanges import entry_read, feature_update, list_read\n"
@@ -116,7 +116,7 @@ def test_rules_load_and_conformant_exchanges_check_without_importing_jsonschema(
 
 
 def envelope_findings(body: dict[str, Any]) -> list[tuple[str, str]]:
-    from proxy.core.conformance import Checker
+    from proxy.core.rules.engine import Checker
     from proxy.store.rule_files import load_rules
     from tests.core.exchanges import list_read
 

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from proxy.core.cassette import Cassette
-from proxy.core.exchange import Exchange
-from proxy.core.matching import MatchPolicy
-from proxy.core.redaction import RedactionPolicy
-from proxy.core.replay_state import Answer, Miss, ReplayBook
-from proxy.core.simulation.answers import Simulated, stamp_like
-from proxy.core.simulation.lists import LinkStyle
+from proxy.core.cassette.document import Cassette
+from proxy.core.model.exchange import Exchange
+from proxy.core.redaction.redact import RedactionPolicy
+from proxy.core.replay.book import Answer, Miss, ReplayBook
+from proxy.core.replay.matching import MatchPolicy
+from proxy.core.replay.simulation.answers import Simulated, stamp_like
+from proxy.core.replay.simulation.lists import LinkStyle
 from tests.conftest import json_body, make_exchange, make_request
 
 AUTH = (("Authorization", "Bearer t"),)

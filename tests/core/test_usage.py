@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from proxy.core import replay_state
-from proxy.core.cassette import Cassette
-from proxy.core.matching import MatchPolicy
-from proxy.core.redaction import RedactionPolicy
-from proxy.core.replay_state import ReplayBook
-from proxy.core.usage import usage_report, usage_summary
+from proxy.core.cassette.document import Cassette
+from proxy.core.redaction.redact import RedactionPolicy
+from proxy.core.replay import book as replay_state
+from proxy.core.replay.book import ReplayBook
+from proxy.core.replay.matching import MatchPolicy
+from proxy.core.replay.usage import usage_report, usage_summary
 from tests.conftest import make_exchange, make_request
 
 

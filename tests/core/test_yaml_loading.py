@@ -12,7 +12,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from proxy.core.yaml_loading import (
+from proxy.core.cassette.safe_yaml import (
     MAX_DEPTH,
     CassetteLoader,
     NotStreamable,

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from proxy.core.exchange import Exchange
+from proxy.core.model.exchange import Exchange
 from tests.core.exchanges import BEARER, JSON_TYPE, exchange
 
 FEATURE_ID = "11111111-2222-3333-4444-555555555555"  # subscriptions.yaml, UUID example

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from proxy.core.conformance import Checker
-from proxy.core.exchange import Body, Exchange
+from proxy.core.model.exchange import Body, Exchange
+from proxy.core.rules.engine import Checker
 from proxy.store.rule_files import load_rules
 from proxy.store.shipped import shipped_dir
 from tests.core.exchanges import REMOVE, changed

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from proxy.core.conformance import Checker
+from proxy.core.rules.engine import Checker
 from proxy.store.rule_files import load_rules
 from proxy.store.shipped import shipped_dir
 from tests.corpus.published import CORPUS

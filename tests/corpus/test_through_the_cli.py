@@ -10,8 +10,8 @@ import pytest
 
 from proxy import __version__
 from proxy.cli import main
-from proxy.core.cassette import Cassette
-from proxy.core.har import cassette_to_har
+from proxy.core.cassette.document import Cassette
+from proxy.core.interchange.har import cassette_to_har
 from proxy.store.rule_files import load_rules
 from proxy.store.shipped import shipped_dir
 from tests.corpus.published import CORPUS

@@ -13,8 +13,8 @@ import aiohttp
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from proxy.core.bodies import body_from_bytes
-from proxy.core.exchange import Exchange, Headers, Request, Response
+from proxy.core.model.bodies import body_from_bytes
+from proxy.core.model.exchange import Exchange, Headers, Request, Response
 from proxy.errors import NotRecordable
 from proxy.store.files import read_cassette_file
 from proxy.store.journal import JournalWriter, journal_path, read_journal

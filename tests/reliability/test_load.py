@@ -12,7 +12,7 @@ from urllib.parse import parse_qs
 import aiohttp
 import pytest
 
-from proxy.core.exchange import fresh_value, header_value
+from proxy.core.model.exchange import fresh_value, header_value
 from proxy.store.files import read_cassette_file
 from tests.conftest import sandbox_token
 from tests.reliability.figures import write_figure

@@ -18,12 +18,12 @@ import zstandard
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from proxy.core.bodies import body_from_bytes
-from proxy.core.cassette import Cassette, dump_cassette
-from proxy.core.content_coding import decoded
-from proxy.core.exchange import Exchange, Headers, Request, Response
-from proxy.core.redaction import PLACEHOLDER, RedactionPolicy, redact_exchange
-from proxy.core.withheld import WITHHELD_HEADER
+from proxy.core.cassette.document import Cassette, dump_cassette
+from proxy.core.model.bodies import body_from_bytes
+from proxy.core.model.content_coding import decoded
+from proxy.core.model.exchange import Exchange, Headers, Request, Response
+from proxy.core.model.withheld import WITHHELD_HEADER
+from proxy.core.redaction.redact import PLACEHOLDER, RedactionPolicy, redact_exchange
 from proxy.store.files import read_cassette_file
 from proxy.store.journal import journal_line
 from tests.conftest import Serve

@@ -10,8 +10,8 @@ from typing import Any
 import aiohttp
 import pytest
 
-from proxy.core.conformance import Checker
-from proxy.core.findings import Finding
+from proxy.core.rules.engine import Checker
+from proxy.core.rules.findings import Finding
 from proxy.sandbox.app import SandboxSettings, create_sandbox_app
 from proxy.server.check_worker import CheckWorker
 from proxy.server.record import RecordServer, RecordSettings, create_record_app

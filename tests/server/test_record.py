@@ -13,10 +13,10 @@ import pytest
 from aiohttp import web
 from yarl import URL
 
-from proxy.core.cassette import Cassette
-from proxy.core.matching import MatchPolicy
-from proxy.core.redaction import RedactionPolicy
-from proxy.core.replay_state import ReplayBook
+from proxy.core.cassette.document import Cassette
+from proxy.core.redaction.redact import RedactionPolicy
+from proxy.core.replay.book import ReplayBook
+from proxy.core.replay.matching import MatchPolicy
 from proxy.errors import CassetteFormatError, UsageError
 from proxy.server.record import RecordSettings, create_record_app
 from proxy.server.replay import create_replay_app

@@ -7,11 +7,11 @@ import base64
 import aiohttp
 from yarl import URL
 
-from proxy.core.cassette import Cassette
-from proxy.core.exchange import Body, Exchange, Request, Response
-from proxy.core.matching import MatchPolicy
-from proxy.core.redaction import RedactionPolicy
-from proxy.core.replay_state import ReplayBook
+from proxy.core.cassette.document import Cassette
+from proxy.core.model.exchange import Body, Exchange, Request, Response
+from proxy.core.redaction.redact import RedactionPolicy
+from proxy.core.replay.book import ReplayBook
+from proxy.core.replay.matching import MatchPolicy
 from proxy.server.replay import create_replay_app
 from tests.conftest import Serve, json_body, make_exchange, make_request
 
@@ -170,7 +170,7 @@ async def test_a_gzip_request_body_matches_by_meaning(serve: Serve) -> None:
 async def test_replay_check_checks_each_answer_served_but_not_a_miss(serve: Serve) -> None:
     from pathlib import Path
 
-    from proxy.core.conformance import Checker, LiveChecker
+    from proxy.core.rules.engine import Checker, LiveChecker
     from proxy.store.files import load_cassette
     from proxy.store.rule_files import load_rules
     from proxy.store.shipped import shipped_dir

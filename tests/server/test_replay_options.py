@@ -8,12 +8,12 @@ from pathlib import Path
 import aiohttp
 import pytest
 
-from proxy.core.cassette import Cassette
-from proxy.core.exchange import Exchange
-from proxy.core.faults import Fault, Latency
-from proxy.core.matching import MatchPolicy
-from proxy.core.redaction import RedactionPolicy
-from proxy.core.replay_state import ReplayBook
+from proxy.core.cassette.document import Cassette
+from proxy.core.model.exchange import Exchange
+from proxy.core.redaction.redact import RedactionPolicy
+from proxy.core.replay.book import ReplayBook
+from proxy.core.replay.faults import Fault, Latency
+from proxy.core.replay.matching import MatchPolicy
 from proxy.errors import UsageError
 from proxy.server.replay import ReplayOptions, create_replay_app
 from proxy.store.files import load_cassettes

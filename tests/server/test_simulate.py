@@ -19,13 +19,13 @@ import pytest
 from multidict import CIMultiDict
 from yarl import URL
 
-from proxy.core.bodies import body_from_bytes
-from proxy.core.conformance import Checker
-from proxy.core.exchange import EMPTY_BODY, Body, Exchange, Request, Response
-from proxy.core.matching import MatchPolicy
-from proxy.core.redaction import RedactionPolicy
-from proxy.core.replay_state import ReplayBook
-from proxy.core.rule_config import RuleConfig
+from proxy.core.model.bodies import body_from_bytes
+from proxy.core.model.exchange import EMPTY_BODY, Body, Exchange, Request, Response
+from proxy.core.redaction.redact import RedactionPolicy
+from proxy.core.replay.book import ReplayBook
+from proxy.core.replay.matching import MatchPolicy
+from proxy.core.rules.config import RuleConfig
+from proxy.core.rules.engine import Checker
 from proxy.server.record import RecordSettings, create_record_app
 from proxy.server.replay import create_replay_app
 from proxy.server.serving import start
@@ -38,7 +38,7 @@ FEATURE = "/v2/subscriptions/features/3f8e2a4c-9b1d-4c6e-8f0a-1b2c3d4e5f60"
 FEATURE_ID = FEATURE.rsplit("/", 1)[1]
 UNRECORDED_FEATURE = "/v2/subscriptions/features/7a1b2c3d-4e5f-4a6b-9c7d-8e9f0a1b2c3d"
 ENTRY = "/v2/extensions/wishlists/5b0f6a52-3a8e-4f65-9d4c-0e6f1a2b3c4d"
-# Opaque values the service computes by an undocumented formula (see proxy/core/simulation/entries.py).
+# Opaque values the service computes by an undocumented formula (see proxy/core/replay/simulation/entries.py).
 OPAQUE = frozenset({"created_at", "updated_at", "etag_id", "data_size"})
 
 

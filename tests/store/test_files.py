@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from proxy.core.cassette import Cassette
+from proxy.core.cassette.document import Cassette
 from proxy.errors import CassetteFormatError, CommerceProxyError, JournalError
 from proxy.store.files import cassette_files, load_cassette, load_cassettes
 from proxy.store.journal import JournalWriter, journal_path, read_journal

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from proxy.core.finding_groups import FindingGroups
-from proxy.core.findings import Finding, Severity
+from proxy.core.reports.finding_groups import FindingGroups
+from proxy.core.rules.findings import Finding, Severity
 from proxy.store.finding_spool import FindingSpool
 
 RULES: list[tuple[str, Severity]] = [("b.rule", "warning"), ("a.rule", "error"), ("c.rule", "info")]

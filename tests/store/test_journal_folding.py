@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from proxy.cli import main
-from proxy.core.cassette import Cassette
+from proxy.core.cassette.document import Cassette
 from proxy.errors import JournalError
 from proxy.store import saving
 from proxy.store.files import load_cassette

@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from proxy.core import cassette as cassette_format
-from proxy.core.cassette import Cassette
-from proxy.core.exchange import Exchange, JSONFromText
+from proxy.core.cassette import document as cassette_format
+from proxy.core.cassette.document import Cassette
+from proxy.core.model.exchange import Exchange, JSONFromText
 from proxy.store import files, parse_cache
 from proxy.store.files import load_for_edit, read_cassette_file
 from proxy.store.saving import save_cassette

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from proxy.core import cassette as cassette_format
-from proxy.core.cassette import Cassette
+from proxy.core.cassette import document as cassette_format
+from proxy.core.cassette.document import Cassette
 from proxy.errors import CommerceProxyError
 from proxy.store import files, parse_cache, second_half
 from proxy.store.files import read_cassette_file, stream_cassette

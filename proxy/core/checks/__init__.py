@@ -1,6 +1,0 @@
-"""The check functions rules name; importing this package registers every one of them."""
-
-from proxy.core.checks import access, entries, features, pagination, requests, shaped
-from proxy.core.checks.registry import CHECKS, OBSERVERS
-
-__all__ = ["CHECKS", "OBSERVERS", "access", "entries", "features", "pagination", "requests", "shaped"]

@@ -1,0 +1,1 @@
+"""Edits people make to cassettes, and the selection grammar that picks exchanges."""

@@ -1,0 +1,170 @@
+"""The exchange model: one recorded request and the response it got, as frozen values.
+
+Headers keep their order, their case and their repeats; bodies are already decoded into JSON, text or
+base64 (see `proxy.core.model.bodies`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+from typing import Literal, TypeAlias
+
+from proxy.core.model.json_text import JSONValue as JSONValue
+from proxy.core.model.json_text import parse_json
+
+Headers: TypeAlias = tuple[tuple[str, str], ...]
+BodyKind: TypeAlias = Literal["empty", "json", "text", "base64"]
+BODY_KINDS: tuple[BodyKind, ...] = ("empty", "json", "text", "base64")
+
+
+@dataclass(frozen=True, slots=True)
+class Body:
+    """A message body as stored: parsed JSON, text, base64 of binary bytes, or nothing.
+
+    `decoded_from` names the Content-Encoding (gzip, deflate) that was removed before storing.
+    """
+
+    kind: BodyKind = "empty"
+    value: JSONValue = None
+    decoded_from: str | None = None
+
+
+EMPTY_BODY = Body()
+_VALUE_SLOT = Body.__dict__["value"]  # the slot behind Body.value, which JSONFromText reads through
+_UNPARSED = object()
+
+
+class JSONFromText(Body):
+    """A JSON body parsed from its text on first use: a cassette loaded from its parse cache holds
+    thousands of bodies, and replaying or checking one part of it should not pay for building them all.
+
+    It equals the `Body` of the same value; `dataclasses.replace` gives one without text (`source_text`
+    None) holding the new value.
+    """
+
+    __slots__ = ("_text",)
+
+    def __init__(
+        self,
+        kind: BodyKind = "json",
+        value: JSONValue | object = _UNPARSED,
+        decoded_from: str | None = None,
+        *,
+        text: str | None = None,
+    ) -> None:
+        object.__setattr__(self, "kind", kind)
+        object.__setattr__(self, "decoded_from", decoded_from)
+        object.__setattr__(self, "_text", text)
+        _VALUE_SLOT.__set__(self, value)
+
+    _text: str | None  # None once `dataclasses.replace` made it: its value is then the parsed one
+
+    @property
+    def value(self) -> JSONValue:
+        parsed = _VALUE_SLOT.__get__(self)
+        if parsed is _UNPARSED:
+            parsed = parse_json(self._text or "null")
+            _VALUE_SLOT.__set__(self, parsed)
+        return parsed  # type: ignore[no-any-return]
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Body):
+            return NotImplemented
+        return (self.kind, self.value, self.decoded_from) == (other.kind, other.value, other.decoded_from)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"JSONFromText(kind={self.kind!r}, value={self.value!r}, decoded_from={self.decoded_from!r})"
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    """A request as the client sent it: the raw query string is kept exactly (brackets unencoded)."""
+
+    method: str
+    path: str
+    query: str = ""
+    headers: Headers = ()
+    body: Body = EMPTY_BODY
+
+    @property
+    def target(self) -> str:
+        """Path plus query, as on the request line."""
+        return f"{self.path}?{self.query}" if self.query else self.path
+
+
+@dataclass(frozen=True, slots=True)
+class Response:
+    """A response as the upstream sent it."""
+
+    status: int
+    headers: Headers = ()
+    body: Body = EMPTY_BODY
+    reason: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Exchange:
+    """One request and its response, with when it arrived and how long the upstream took."""
+
+    request: Request
+    response: Response
+    recorded_at: str | None = None
+    duration_ms: float | None = None
+
+
+def fresh_value(body: Body) -> JSONValue:
+    """A body's value, parsed for this use only when it has not been parsed yet: a check reads each
+    exchange once, and keeping 50,000 parsed documents would cost memory and garbage collection."""
+    if isinstance(body, JSONFromText) and _VALUE_SLOT.__get__(body) is _UNPARSED:
+        return parse_json(body._text or "null")
+    return body.value
+
+
+def source_text(body: Body) -> str | None:
+    """The JSON text a body was parsed from, when it still has it (not for a body built or changed)."""
+    return body._text if isinstance(body, JSONFromText) else None
+
+
+def header_value(headers: Headers, name: str) -> str | None:
+    """The first value of a header, matched without regard to case."""
+    wanted = name.lower()
+    for key, value in headers:
+        if key.lower() == wanted:
+            return value
+    return None
+
+
+def is_bearer(authorization: str | None) -> bool:
+    """Whether an Authorization value is `Bearer <token>` with a token (spec, Authentication)."""
+    scheme, _, token = (authorization or "").strip().partition(" ")
+    return scheme.lower() == "bearer" and bool(token.strip())
+
+
+def without_headers(headers: Headers, names: Iterable[str]) -> Headers:
+    """The headers less every one named (case-insensitive)."""
+    dropped = {name.lower() for name in names}
+    return tuple((key, value) for key, value in headers if key.lower() not in dropped)
+
+
+def with_header(headers: Headers, name: str, value: str) -> Headers:
+    """The headers with `name` set to `value`, in place of the first one of that name."""
+    result: list[tuple[str, str]] = []
+    placed = False
+    for key, old in headers:
+        if key.lower() == name.lower():
+            if not placed:
+                result.append((key, value))
+                placed = True
+            continue
+        result.append((key, old))
+    if not placed:
+        result.append((name, value))
+    return tuple(result)
+
+
+def with_response(exchange: Exchange, response: Response) -> Exchange:
+    """The exchange with another response."""
+    return replace(exchange, response=response)

@@ -1,0 +1,188 @@
+"""What redaction hides: the placeholder, the default secret names, the policy (and its `redact` table
+in the project config), and the cheap tests that say where in a body a named secret may stand.
+
+Pure: shared by redaction (`proxy.core.redaction.redact`) and echo scrubbing (`proxy.core.redaction.echoes`).
+"""
+
+from __future__ import annotations
+
+import base64
+import functools
+import json
+import re
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+from urllib.parse import unquote_plus
+
+from proxy.core.model.bodies import dump_json
+from proxy.core.model.exchange import Body, source_text
+from proxy.errors import RuleFileError
+
+PLACEHOLDER = "<redacted>"
+
+DEFAULT_HEADERS = frozenset(
+    {
+        "authorization",
+        "proxy-authorization",
+        "cookie",
+        "set-cookie",
+        "x-api-key",
+        "api-key",
+        "apikey",
+        "x-auth-token",
+        "x-moltin-secret-key",
+    }
+)
+# Form fields of POST /oauth/access_token (and any other form) that carry credentials.
+DEFAULT_FORM_FIELDS = frozenset({"client_secret", "password", "refresh_token"})
+# Token fields of the /oauth/access_token answer, wherever they appear in a JSON body.
+DEFAULT_JSON_KEYS = frozenset({"access_token", "refresh_token", "client_secret", "password"})
+DEFAULT_QUERY = frozenset({"access_token", "api_key", "apikey", "client_secret"})
+
+
+@dataclass(frozen=True, slots=True)
+class RedactionPolicy:
+    """What to redact. Names are matched without regard to case; JSON paths are dotted key paths."""
+
+    headers: frozenset[str] = DEFAULT_HEADERS
+    query: frozenset[str] = DEFAULT_QUERY
+    form_fields: frozenset[str] = DEFAULT_FORM_FIELDS
+    json_keys: frozenset[str] = DEFAULT_JSON_KEYS
+    json_paths: frozenset[tuple[str, ...]] = field(default_factory=frozenset)
+
+    def extended(
+        self,
+        headers: Iterable[str] = (),
+        query: Iterable[str] = (),
+        form_fields: Iterable[str] = (),
+        json_paths: Iterable[str] = (),
+    ) -> RedactionPolicy:
+        """This policy plus more names (JSON paths given dotted: `data.attributes.email`)."""
+        return replace(
+            self,
+            headers=self.headers | {name.lower() for name in headers},
+            query=self.query | {name.lower() for name in query},
+            form_fields=self.form_fields | {name.lower() for name in form_fields},
+            json_paths=self.json_paths | {tuple(path.split(".")) for path in json_paths},
+        )
+
+
+REDACT_SETTINGS = {"headers": "headers", "query": "query", "form": "form_fields", "json_paths": "json_paths"}
+
+
+def configured_policy(document: Any, source: str) -> RedactionPolicy:
+    """The default policy plus the `redact` table of the project config (lists of names/paths)."""
+    if document is None:
+        return RedactionPolicy()
+    if not isinstance(document, Mapping):
+        raise RuleFileError(f"{source}: redact: expected a table with {', '.join(REDACT_SETTINGS)}")
+    unknown = set(document) - set(REDACT_SETTINGS)
+    if unknown:
+        raise RuleFileError(
+            f"{source}: redact: unknown setting(s) {', '.join(sorted(map(str, unknown)))}; "
+            f"known: {', '.join(REDACT_SETTINGS)}"
+        )
+    lists: dict[str, list[str]] = {}
+    for key, argument in REDACT_SETTINGS.items():
+        value = document.get(key, [])
+        if not isinstance(value, list) or not all(isinstance(item, str) and item for item in value):
+            raise RuleFileError(f"{source}: redact.{key}: expected a list of names, found {value!r}")
+        lists[argument] = value
+    return RedactionPolicy().extended(**lists)
+
+
+# Walking a JSON document in Python costs about 40 times encoding it in C, so a body is first looked at as
+# text: a key the policy names must appear in it quoted, a secret value as it is. Either test may say
+# "maybe" (then the document is walked); neither says "no" when the walk would find something.
+
+
+def json_text(body: Body) -> str:
+    """The body as JSON text with no escapes but those a quote, a backslash and a control character
+    need: the text it came in when that has no backslash at all (so no `\\u0061`), else encoded anew."""
+    text = source_text(body)
+    if text is not None and "\\" not in text:
+        return text
+    return dump_json(body.value).decode("utf-8")
+
+
+@functools.lru_cache(maxsize=16)
+def _quoted_names(policy: RedactionPolicy) -> tuple[str, ...]:
+    """Each key the policy redacts (a key or the last part of a path), lower case, quoted as in JSON."""
+    names = policy.json_keys | {path[-1].lower() for path in policy.json_paths if path}
+    return tuple(f'"{json.dumps(name, ensure_ascii=False)[1:-1]}"' for name in sorted(names))
+
+
+def may_name(body: Body, policy: RedactionPolicy) -> bool:
+    """Whether a JSON body may hold a key the policy redacts."""
+    names = _quoted_names(policy)
+    if body.kind != "json" or not names or not isinstance(body.value, dict | list):
+        return False
+    text = json_text(body).lower()
+    return any(name in text for name in names)
+
+
+def named_parts(parts: list[str], names: frozenset[str]) -> Iterator[tuple[int, str, str]]:
+    """(position, raw key, raw value) of each `key=value` part whose decoded key is named."""
+    for position, part in enumerate(parts if names else ()):
+        key, sep, raw = part.partition("=")
+        if not sep:
+            continue
+        decoded = unquote_plus(key) if "%" in key or "+" in key else key
+        if decoded.lower() in names:
+            yield position, key, raw
+
+
+def text_secret_spans(text: str, policy: RedactionPolicy) -> list[tuple[int, int]]:
+    """Where a named secret's value stands in a text body that is not strict JSON or a typed form (a
+    token answer with a BOM or a NaN, JSON labelled text/plain, a form with no Content-Type, a multipart
+    field): `"name": "value"`, `name=value` and multipart parts, for every name the policy redacts in
+    a body or query. Conservative: a name the policy redacts marks its value wherever it appears."""
+    spans: list[tuple[int, int]] = []
+    for pattern in _text_patterns(policy):
+        spans.extend(match.span("value") for match in pattern.finditer(text) if match.group("value"))
+    return sorted(set(spans))
+
+
+@functools.lru_cache(maxsize=16)
+def _text_patterns(policy: RedactionPolicy) -> tuple[re.Pattern[str], ...]:
+    names = policy.json_keys | policy.form_fields | policy.query | {path[-1] for path in policy.json_paths}
+    if not names:
+        return ()
+    alternatives = "|".join(re.escape(name) for name in sorted(names, key=len, reverse=True))
+    return (
+        re.compile(rf'"(?:{alternatives})"\s*:\s*"(?P<value>(?:[^"\\]|\\.)*)"', re.IGNORECASE),
+        re.compile(rf"(?:^|(?<=[&?;\s]))(?:{alternatives})=(?P<value>[^&\s]*)", re.IGNORECASE),
+        re.compile(
+            rf'name="(?:{alternatives})"[^\r\n]*\r?\n(?:[^\r\n]+\r?\n)*\r?\n(?P<value>.*?)(?=\r?\n--)',
+            re.IGNORECASE | re.DOTALL,
+        ),
+    )
+
+
+def replace_spans(text: str, spans: list[tuple[int, int]]) -> str:
+    """The text with each span replaced by the placeholder (spans sorted; an overlapping one skipped)."""
+    pieces: list[str] = []
+    end = 0
+    for start, stop in spans:
+        if start < end:
+            continue
+        pieces.extend((text[end:start], PLACEHOLDER))
+        end = stop
+    pieces.append(text[end:])
+    return "".join(pieces)
+
+
+def body_text(body: Body) -> str:
+    """A text or base64 body as text to search: base64 bytes read as Latin-1, one character a byte, so
+    a secret in a body that is not UTF-8 (a form with a Latin-1 byte) is still found."""
+    if body.kind == "base64":
+        return base64.b64decode(str(body.value)).decode("latin-1")
+    return str(body.value)
+
+
+def text_as_body_value(body: Body, text: str) -> str:
+    """The stored value of a body of `body`'s kind holding `text` (as `body_text` gave it)."""
+    if body.kind == "base64":
+        return base64.b64encode(text.encode("latin-1")).decode("ascii")
+    return text

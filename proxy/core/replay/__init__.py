@@ -1,0 +1,1 @@
+"""Replay: which recording answers a request, the replay book, simulation, faults and usage."""

@@ -1,0 +1,165 @@
+"""Which recorded request answers an incoming one: request keys, and the closest ones on a miss.
+
+A key holds only what decides a match (method, path, query as a sorted multiset after percent-decoding,
+body by meaning), so lookup is one dict access. Header values such as Authorization never count.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Hashable, Iterable
+from dataclasses import dataclass
+from itertools import islice
+from urllib.parse import parse_qsl, unquote
+
+from proxy.core.model.bodies import is_form_type
+from proxy.core.model.exchange import JSONValue, Request, header_value
+from proxy.errors import UsageError
+
+MATCH_FIELDS = ("method", "path", "query", "body")
+RequestKey = tuple[Hashable, ...]
+ABSENT = "(absent)"
+
+
+@dataclass(frozen=True, slots=True)
+class MatchPolicy:
+    """What a match compares (like vcrpy's `match_on`), and query parameters it ignores."""
+
+    on: frozenset[str] = frozenset(MATCH_FIELDS)
+    ignore_query: frozenset[str] = frozenset()
+
+    @classmethod
+    def parse(cls, match_on: str | None, ignore_query: Iterable[str] = ()) -> MatchPolicy:
+        """Build from `method,path,query,body` style text; unknown fields are a usage error."""
+        fields = frozenset(MATCH_FIELDS)
+        if match_on:
+            fields = frozenset(part.strip() for part in match_on.split(",") if part.strip())
+            unknown = sorted(fields - set(MATCH_FIELDS))
+            if unknown:
+                raise UsageError(
+                    f"--match-on: unknown field {unknown[0]!r}; expected some of {', '.join(MATCH_FIELDS)}"
+                )
+        return cls(on=fields, ignore_query=frozenset(ignore_query))
+
+
+@dataclass(frozen=True, slots=True)
+class Difference:
+    """One way a recorded request differs from the incoming one."""
+
+    where: str
+    expected: str
+    found: str
+
+
+def query_pairs(query: str, ignore: frozenset[str] = frozenset()) -> tuple[tuple[str, str], ...]:
+    """The query as a sorted multiset of percent-decoded (name, value) pairs."""
+    pairs = parse_qsl(query, keep_blank_values=True)
+    return tuple(sorted((name, value) for name, value in pairs if name not in ignore))
+
+
+def body_meaning(request: Request) -> Hashable:
+    """The body reduced to its meaning: JSON regardless of key order and spacing, forms as pairs."""
+    body = request.body
+    if body.kind == "json":
+        return ("json", json.dumps(body.value, sort_keys=True, separators=(",", ":")))
+    if body.kind == "text" and is_form_type(header_value(request.headers, "Content-Type")):
+        return ("form", query_pairs(str(body.value)))
+    if body.kind == "empty":
+        return ("empty",)
+    return (body.kind, body.value)
+
+
+def request_key(request: Request, policy: MatchPolicy) -> RequestKey:
+    """Reduce a request to the parts that decide which recording answers it."""
+    parts: list[Hashable] = []
+    if "method" in policy.on:
+        parts.append(request.method.upper())
+    if "path" in policy.on:
+        parts.append(unquote(request.path))
+    if "query" in policy.on:
+        parts.append(query_pairs(request.query, policy.ignore_query))
+    if "body" in policy.on:
+        parts.append(body_meaning(request))
+    return tuple(parts)
+
+
+def differences(recorded: Request, incoming: Request, policy: MatchPolicy) -> list[Difference]:
+    """Every difference that matters under the policy, in a stable order: method, path, query, body."""
+    found: list[Difference] = []
+    if "method" in policy.on and recorded.method.upper() != incoming.method.upper():
+        found.append(Difference("method", recorded.method, incoming.method))
+    if "path" in policy.on and unquote(recorded.path) != unquote(incoming.path):
+        found.append(Difference("path", recorded.path, incoming.path))
+    if "query" in policy.on:
+        found.extend(_query_differences(recorded.query, incoming.query, policy.ignore_query))
+    if "body" in policy.on and body_meaning(recorded) != body_meaning(incoming):
+        found.extend(_body_differences(recorded, incoming))
+    return found
+
+
+def _grouped(pairs: Iterable[tuple[str, str]]) -> dict[str, str]:
+    grouped: dict[str, list[str]] = {}
+    for name, value in pairs:
+        grouped.setdefault(name, []).append(value)
+    return {name: ",".join(values) for name, values in grouped.items()}
+
+
+def _query_differences(recorded: str, incoming: str, ignore: frozenset[str]) -> list[Difference]:
+    expected = _grouped(query_pairs(recorded, ignore))
+    found = _grouped(query_pairs(incoming, ignore))
+    return [
+        Difference(f"query.{name}", expected.get(name, ABSENT), found.get(name, ABSENT))
+        for name in sorted(expected.keys() | found.keys())
+        if expected.get(name) != found.get(name)
+    ]
+
+
+def _body_differences(recorded: Request, incoming: Request) -> list[Difference]:
+    if recorded.body.kind == "json" and incoming.body.kind == "json":
+        expected = dict(islice(_leaves(recorded.body.value, "body"), MAX_LEAVES))
+        found = dict(islice(_leaves(incoming.body.value, "body"), MAX_LEAVES))
+        return [
+            Difference(where, expected.get(where, ABSENT), found.get(where, ABSENT))
+            for where in sorted(expected.keys() | found.keys())
+            if expected.get(where) != found.get(where)
+        ]
+    recorded_meaning, incoming_meaning = body_meaning(recorded), body_meaning(incoming)
+    if (
+        isinstance(recorded_meaning, tuple)
+        and isinstance(incoming_meaning, tuple)
+        and recorded_meaning[0] == incoming_meaning[0] == "form"
+    ):
+        expected = _grouped(recorded_meaning[1])
+        found = _grouped(incoming_meaning[1])
+        return [
+            Difference(f"body.{name}", expected.get(name, ABSENT), found.get(name, ABSENT))
+            for name in sorted(expected.keys() | found.keys())
+            if expected.get(name) != found.get(name)
+        ]
+    return [Difference("body", _short(recorded.body.value), _short(incoming.body.value))]
+
+
+MAX_LEAVES = 2000  # of a body, compared to explain a miss: the first differences are what helps
+
+
+def _leaves(value: JSONValue, where: str) -> Iterable[tuple[str, str]]:
+    if isinstance(value, dict) and value:
+        for key, child in value.items():
+            yield from _leaves(child, f"{where}.{key}")
+    elif isinstance(value, list) and value:
+        for position, item in enumerate(value):
+            yield from _leaves(item, f"{where}[{position}]")
+    else:
+        yield where, json.dumps(value, ensure_ascii=False)
+
+
+def _short(value: JSONValue, limit: int = 80) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    text = "(empty)" if value is None else text
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def closeness(found: list[Difference]) -> int:
+    """A distance for ranking near misses: a wrong method or path weighs more than a parameter."""
+    weights = {"method": 100, "path": 50}
+    return sum(weights.get(difference.where, 1) for difference in found)

@@ -1,0 +1,1 @@
+"""Reports of a check run: text, JSON, JUnit, Markdown and the HTML page."""

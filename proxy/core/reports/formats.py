@@ -1,0 +1,318 @@
+"""The `check` reports as text: for people (grouped by rule), JSON (for tools), JUnit XML (for CI boards),
+Markdown (for CI job summaries and pull-request comments).
+
+Pure rendering; the CLI decides where the text goes.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+
+from proxy.core.reports.finding_groups import FindingGroups
+from proxy.core.rules.findings import SEVERITIES, SEVERITY_ORDER, Finding, Severity, counts_phrase
+from proxy.core.rules.ruleset import Rule
+
+
+@dataclass(frozen=True, slots=True)
+class CassetteResult:
+    """One checked cassette: its name, size, new findings and how many the baseline accepted."""
+
+    name: str
+    exchanges: int
+    findings: FindingGroups
+    accepted: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Report:
+    """Every checked cassette, and the rules that were in force (for JUnit's one case per rule)."""
+
+    cassettes: Sequence[CassetteResult]
+    rules: Sequence[Rule] = field(default_factory=tuple)
+    off: frozenset[str] = frozenset()
+
+    def counts(self) -> dict[Severity, int]:
+        """How many new findings of each severity, over every cassette."""
+        totals = Counter[Severity]()
+        for result in self.cassettes:
+            totals.update(result.findings.counts())
+        return {severity: totals[severity] for severity in SEVERITIES}
+
+    @property
+    def exchanges(self) -> int:
+        return sum(result.exchanges for result in self.cassettes)
+
+    @property
+    def accepted(self) -> int:
+        return sum(result.accepted for result in self.cassettes)
+
+    @property
+    def failed(self) -> bool:
+        """Whether any error was found (the exit code is 1 then)."""
+        return self.counts()["error"] > 0
+
+    def of_rule(self, rule: str) -> Iterator[Finding]:
+        """One rule's findings, cassette after cassette."""
+        for result in self.cassettes:
+            yield from result.findings.of_rule(rule)
+
+    def severities_by_rule(self) -> dict[str, Counter[Severity]]:
+        """How many findings of each severity every rule made, over every cassette (a rule's severity
+        may differ by endpoint)."""
+        totals: dict[str, Counter[Severity]] = {}
+        for result in self.cassettes:
+            for rule, counts in result.findings.severities_by_rule().items():
+                totals.setdefault(rule, Counter()).update(counts)
+        return totals
+
+    def rule_totals(self) -> list[tuple[str, Severity, int]]:
+        """(rule, severity, count) over every cassette, errors first, then by rule."""
+        severity: dict[str, Severity] = {}
+        count: Counter[str] = Counter()
+        for result in self.cassettes:
+            for rule, its_severity, found in result.findings.rules():
+                severity.setdefault(rule, its_severity)
+                count[rule] += found
+        return sorted(
+            ((rule, severity[rule], count[rule]) for rule in count),
+            key=lambda item: (SEVERITY_ORDER[item[1]], item[0]),
+        )
+
+
+def text_report(report: Report, per_rule: int = 0, summary_only: bool = False) -> Iterator[str]:
+    """Per cassette, findings grouped by rule (errors first), each with the exchange and expected/found:
+    at most `per_rule` exchanges a rule (0: all), then how many more; only the count lines when
+    `summary_only` (`-q`)."""
+    statements = {rule.id: rule.message.split(": {", 1)[0] for rule in report.rules}
+    for result in report.cassettes:
+        accepted = f" ({result.accepted} accepted by the baseline)" if result.accepted else ""
+        counts = result.findings.counts()
+        yield f"{result.name}: {result.exchanges} exchanges: {counts_phrase(counts)}{accepted}\n"
+        if summary_only:
+            continue
+        ordered = sorted(result.findings.rules(), key=lambda item: (SEVERITY_ORDER[item[1]], item[0]))
+        for rule_id, severity, count in ordered:
+            found = result.findings.of_rule(rule_id)
+            first = next(found)
+            statement = statements.get(rule_id, first.message)
+            yield f"\n  {severity.upper():<7} {rule_id}  ({count}x)  {statement}\n"
+            yield f"          documentation: {first.section}\n"
+            shown = itertools.chain((first,), found)
+            for finding in itertools.islice(shown, per_rule or None):
+                yield (
+                    f"    #{finding.exchange} {finding.method} {finding.target}\n"
+                    f"        {finding.where}: expected {finding.expected}; found {finding.found}\n"
+                )
+            if per_rule and count > per_rule:
+                yield f"    ... and {count - per_rule} more (--per-rule 0 lists them all)\n"
+        yield "\n"
+    tail = f", {report.accepted} accepted by the baseline" if report.accepted else ""
+    counted = f"checked {report.exchanges} exchanges in {len(report.cassettes)} cassette(s)"
+    yield f"{counted}: {counts_phrase(report.counts())}{tail}\n"
+
+
+def json_report(report: Report) -> Iterator[str]:
+    """`{"exchanges": N, "findings": [...]}` with per-cassette totals beside them.
+
+    One finding per line: as readable and diffable as indented JSON, and written by the json module's
+    C encoder (indent= falls back to the pure-Python one, which cost more than the rules on a large
+    report).
+    """
+    yield f'{{\n  "exchanges": {report.exchanges},\n  "findings": ['
+    separator = "\n"
+    for result in report.cassettes:
+        for finding in result.findings:
+            yield f"{separator}    {json.dumps(finding.to_json(), ensure_ascii=False)}"
+            separator = ",\n"
+    yield "\n  ]," if separator == ",\n" else "],"
+    rest = {
+        "counts": report.counts(),
+        "cassettes": [
+            {
+                "path": result.name,
+                "exchanges": result.exchanges,
+                "counts": result.findings.counts(),
+                "accepted_by_baseline": result.accepted,
+            }
+            for result in report.cassettes
+        ],
+    }
+    yield json.dumps(rest, indent=2, ensure_ascii=False)[1:] + "\n"  # '\n  "counts": ...\n}'
+
+
+def junit_report(report: Report) -> Iterator[str]:
+    """One test case per rule: it fails when the rule found an error, listing the exchanges; warnings
+    and info go to the case's system-out; rules turned off are skipped."""
+    per_rule = report.severities_by_rule()
+    rules = sorted(report.rules, key=lambda rule: rule.id)
+    tests = str(len(rules))
+    failures = str(sum(1 for counts in per_rule.values() if counts["error"]))
+    skipped = str(sum(1 for rule in rules if rule.id in report.off))
+    yield '<?xml version="1.0" encoding="utf-8"?>\n'
+    yield f'<testsuites name="commerce-proxy" tests="{tests}" failures="{failures}">\n'
+    yield (
+        f'  <testsuite name="commerce-proxy conformance" tests="{tests}" failures="{failures}" '
+        f'errors="0" skipped="{skipped}">\n'
+    )
+    for rule in rules:
+        counts = per_rule.get(rule.id, Counter())
+        errors, others = counts["error"], counts["warning"] + counts["info"]
+        opening = (
+            f"    <testcase classname={quoteattr('commerce-proxy.' + rule.id.split('.')[0])} "
+            f"name={quoteattr(rule.id)}"
+        )
+        if rule.id not in report.off and not errors and not others:
+            yield opening + " />\n"
+            continue
+        yield opening + ">\n"
+        if rule.id in report.off:
+            yield '      <skipped message="turned off in the project config" />\n'
+        if errors:
+            found = (finding for finding in report.of_rule(rule.id) if finding.severity == "error")
+            first = next(found)
+            message = f"{errors} finding(s): {first.message.split(': ', 1)[0]} [{rule.section}]"
+            yield f'      <failure type="error" message={quoteattr(message)}>'
+            yield from _lines_escaped(itertools.chain((first,), found))
+            yield "</failure>\n"
+        if others:
+            yield "      <system-out>"
+            yield from _lines_escaped(f for f in report.of_rule(rule.id) if f.severity != "error")
+            yield "</system-out>\n"
+        yield "    </testcase>\n"
+    yield "  </testsuite>\n</testsuites>\n"
+
+
+def _lines_escaped(findings: Iterable[Finding]) -> Iterator[str]:
+    """One line per finding, XML-escaped, with no newline after the last."""
+    separator = ""
+    for finding in findings:
+        yield separator + escape(_line(finding))
+        separator = "\n"
+
+
+def escape(text: str) -> str:
+    """Text as XML character data (xml.sax.saxutils would import urllib: 10 ms of every `check`)."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def quoteattr(text: str) -> str:
+    """Text as a quoted XML attribute value, newlines and tabs kept as characters."""
+    escaped = escape(text).replace('"', "&quot;").replace("\n", "&#10;").replace("\r", "&#13;")
+    return '"' + escaped.replace("\t", "&#09;") + '"'
+
+
+def _line(finding: Finding) -> str:
+    where = f"{finding.cassette} " if finding.cassette else ""
+    return (
+        f"{finding.severity}: {where}#{finding.exchange} {finding.method} {finding.target}: "
+        f"{finding.where}: expected {finding.expected}; found {finding.found}"
+    )
+
+
+def rules_table(rules: Sequence[Rule], severity_of: dict[str, str]) -> str:
+    """`commerce-proxy rules`: id, severity in force, and documentation section, one rule a line."""
+    width = max((len(rule.id) for rule in rules), default=10)
+    lines = [f"{'RULE':<{width}}  {'SEVERITY':<8}  DOCUMENTATION"]
+    for rule in sorted(rules, key=lambda rule: rule.id):
+        lines.append(f"{rule.id:<{width}}  {severity_of[rule.id]:<8}  {rule.section}")
+    return "\n".join(lines) + "\n"
+
+
+RULE_FAMILIES = {
+    "auth": "Authentication",
+    "coverage": "What the documentation does not cover",
+    "entry": "Custom API entries",
+    "feature": "Subscription features",
+    "pagination": "Paginated lists",
+}
+
+
+def rules_markdown(rules: Sequence[Rule], severity_of: dict[str, str]) -> str:
+    """The docs page of every rule, family by family: id, severity in force, what it checks (its
+    message's statement) and the documentation section it enforces."""
+    lines = [
+        "# All rules",
+        "",
+        "Written by `commerce-proxy rules --format markdown` from the rule files: edit those, not this",
+        "page. Severities are the shipped defaults; the project config changes them (see",
+        "[Configuration](configuration.md)). Each rule names the section of `commerce-api.md` it",
+        "enforces; [the documentation, row by row](documentation-map.md) goes the other way.",
+    ]
+    by_family: dict[str, list[Rule]] = defaultdict(list)
+    for rule in sorted(rules, key=lambda rule: rule.id):
+        by_family[rule.id.split(".")[0]].append(rule)
+    for family, members in by_family.items():
+        lines += [
+            "",
+            f"## {RULE_FAMILIES.get(family, family)}",
+            "",
+            "| rule | severity | what it checks | documentation |",
+        ]
+        lines.append("|---|---|---|---|")
+        for rule in members:
+            statement = rule.message.split(": {", 1)[0]
+            lines.append(
+                f"| `{rule.id}` | {severity_of[rule.id]} | {_cell(statement)} | {_cell(rule.section)} |"
+            )
+    return "\n".join(lines) + "\n"
+
+
+MARKDOWN_FINDINGS_SHOWN = 200  # a pull-request comment holds at most 65,536 characters
+
+
+def markdown_report(report: Report, endpoint_of: Callable[[Finding], str]) -> Iterator[str]:
+    """A summary line, tables per rule and per endpoint, then each finding folded in <details>."""
+    counts = report.counts()
+    mark = "❌" if counts["error"] else ("⚠️" if counts["warning"] else "✅")
+    tail = f", {report.accepted} accepted by the baseline" if report.accepted else ""
+    yield f"## {mark} commerce-proxy check: {counts_phrase(counts)}{tail}\n\n"
+    yield (
+        f"{report.exchanges} exchanges in {len(report.cassettes)} cassette(s): "
+        + ", ".join(f"`{result.name}` ({result.exchanges})" for result in report.cassettes)
+        + "\n"
+    )
+    if not any(counts.values()):
+        yield "\nNo findings.\n"
+        return
+    sections = {rule.id: rule.section for rule in report.rules}
+    yield "\n### By rule\n\n| rule | severity | findings | documentation |\n|---|---|---:|---|\n"
+    for rule_id, severity, count in report.rule_totals():
+        section = sections.get(rule_id) or next(report.of_rule(rule_id)).section
+        yield f"| `{rule_id}` | {severity} | {count} | {_cell(section)} |\n"
+    by_endpoint: dict[str, Counter[Severity]] = {}
+    for result in report.cassettes:
+        for finding in result.findings:
+            by_endpoint.setdefault(endpoint_of(finding), Counter())[finding.severity] += 1
+    yield "\n### By endpoint\n\n| endpoint | errors | warnings | info |\n|---|---:|---:|---:|\n"
+    for endpoint, per in sorted(by_endpoint.items()):
+        yield f"| `{_cell(endpoint)}` | {per['error']} | {per['warning']} | {per['info']} |\n"
+    yield "\n### Findings\n\n"
+    by_name = sorted(report.cassettes, key=lambda result: result.name)
+    ordered = (
+        finding
+        for severity in SEVERITIES
+        for result in by_name
+        for finding in result.findings
+        if finding.severity == severity
+    )
+    for finding in itertools.islice(ordered, MARKDOWN_FINDINGS_SHOWN):
+        where = f"{finding.cassette} " if finding.cassette else ""
+        summary = f"{finding.severity} <code>{finding.rule}</code>: {escape(where)}#{finding.exchange}"
+        yield (
+            f"<details><summary>{summary} {finding.method} {escape(finding.target)}</summary>\n\n"
+            f"- {escape(_cell(finding.message))}\n"
+            f"- documentation: {escape(_cell(finding.section))}\n\n</details>\n"
+        )
+    total = sum(counts.values())
+    if total > MARKDOWN_FINDINGS_SHOWN:
+        rest = total - MARKDOWN_FINDINGS_SHOWN
+        yield f"\n... and {rest} more (see `commerce-proxy check --format json`)\n"
+
+
+def _cell(text: str) -> str:
+    """Text safe inside a Markdown table cell: no pipe ends the cell, no newline ends the row."""
+    return text.replace("|", "\\|").replace("\n", " ")

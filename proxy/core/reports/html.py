@@ -1,0 +1,154 @@
+"""`check --format html`: one self-contained page (no network, no CDN) to look at a checked session.
+
+A timeline of exchanges marked pass/warn/fail, summaries per rule and per endpoint, and every exchange
+expandable to its request, response and findings with their documentation sections. The data travels
+as one JSON document inside the page; a small script builds the rows, and an exchange's details only
+when it is opened, so a 50,000-exchange cassette still opens quickly. Pure: returns the text.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from http import HTTPStatus
+from typing import Any
+
+from proxy.core.model.exchange import Body, Exchange
+from proxy.core.reports.formats import Report
+from proxy.core.rules.findings import SEVERITIES, SEVERITY_ORDER, Finding, severity_counts
+
+BODY_SHOWN = 64 * 1024  # characters of one body kept in the page; the rest is cut with a note
+
+
+@dataclass(frozen=True, slots=True)
+class PageTemplate:
+    """The page's HTML with {{TITLE}}, {{STYLE}}, {{SCRIPT}} and {{DATA}} slots, its CSS and its script:
+    package data (proxy/core/reports/templates/), read by the store and handed in."""
+
+    page: str
+    style: str
+    script: str
+
+
+def html_report(
+    report: Report,
+    exchanges: Sequence[Sequence[Exchange]],
+    endpoint_of: Callable[[str, str], str],
+    template: PageTemplate,
+    title: str = "commerce-proxy check",
+) -> str:
+    """The page; `exchanges` are each cassette's, in the order of `report.cassettes`."""
+    data = report_data(report, exchanges, endpoint_of, title)
+    # Inside <script> only "</" could end the element early; \u003c keeps the JSON the same JSON.
+    embedded = json.dumps(data, ensure_ascii=False, separators=(",", ":")).replace("<", "\\u003c")
+    return (
+        template.page.replace("{{TITLE}}", html.escape(title))
+        .replace("{{STYLE}}", template.style)
+        .replace("{{SCRIPT}}", template.script)
+        .replace("{{DATA}}", embedded)
+    )
+
+
+def report_data(
+    report: Report,
+    exchanges: Sequence[Sequence[Exchange]],
+    endpoint_of: Callable[[str, str], str],
+    title: str,
+) -> dict[str, Any]:
+    """Everything the page shows, as JSON: counts, per-rule and per-endpoint tables, the exchanges."""
+    rows: list[dict[str, Any]] = []
+    endpoints: dict[str, Counter[str]] = {}
+    for number, (result, recorded) in enumerate(zip(report.cassettes, exchanges, strict=True)):
+        found: dict[int, list[Finding]] = {}
+        for finding in result.findings:
+            found.setdefault(finding.exchange, []).append(finding)
+        for index, exchange in enumerate(recorded):
+            own = sorted(found.get(index, []), key=lambda item: SEVERITY_ORDER[item.severity])
+            counts = severity_counts(own)
+            mark = "fail" if counts["error"] else "warn" if counts["warning"] else "pass"
+            request = exchange.request
+            label = endpoint_of(request.method, request.path)
+            tally = endpoints.setdefault(label, Counter())
+            tally["exchanges"] += 1
+            tally[mark] += 1
+            tally.update({severity: counts[severity] for severity in SEVERITIES})
+            rows.append(
+                {
+                    "cassette": number,
+                    "index": index,
+                    "mark": mark,
+                    "method": request.method,
+                    "target": request.target,
+                    "status": exchange.response.status,
+                    "reason": exchange.response.reason or _phrase(exchange.response.status),
+                    "endpoint": label,
+                    "recorded_at": exchange.recorded_at,
+                    "duration_ms": exchange.duration_ms,
+                    "request": {"headers": [list(pair) for pair in request.headers], **_body(request.body)},
+                    "response": {
+                        "headers": [list(pair) for pair in exchange.response.headers],
+                        **_body(exchange.response.body),
+                    },
+                    "findings": [finding.to_json() for finding in own],
+                }
+            )
+    totals = report.rule_totals()
+    per_rule = {rule: count for rule, _, count in totals}
+    # The severity in force (the project config may change a rule's), as the findings carry it.
+    severity_in_force: dict[str, str] = {rule: severity for rule, severity, _ in totals}
+    rules: list[dict[str, Any]] = [
+        {
+            "id": rule.id,
+            "severity": severity_in_force.get(rule.id, rule.severity),
+            "section": rule.section,
+            "count": per_rule.get(rule.id, 0),
+        }
+        for rule in report.rules
+        if rule.id not in report.off
+    ]
+    # Rules that found something first (most findings first), then the ones that found nothing.
+    # Rules that found something first, errors before warnings before info (an error must not sit
+    # under info rows), most findings first within a severity; then the ones that found nothing.
+    rules.sort(
+        key=lambda rule: (rule["count"] == 0, SEVERITY_ORDER[rule["severity"]], -rule["count"], rule["id"])
+    )
+    return {
+        "title": title,
+        "exchanges": report.exchanges,
+        "counts": report.counts(),
+        "failed": report.failed,
+        "cassettes": [
+            {"path": result.name, "exchanges": result.exchanges, "accepted_by_baseline": result.accepted}
+            for result in report.cassettes
+        ],
+        "rules": rules,
+        "endpoints": [
+            {
+                "endpoint": label,
+                **{key: tally[key] for key in ("exchanges", "fail", "warn", "pass", *SEVERITIES)},
+            }
+            for label, tally in sorted(endpoints.items())
+        ],
+        "rows": rows,
+    }
+
+
+def _body(body: Body) -> dict[str, Any]:
+    """A body as text for people: JSON indented, text as is, binary as its base64; cut when huge."""
+    if body.kind == "empty":
+        return {"body": "", "body_kind": "empty"}
+    text = json.dumps(body.value, indent=2, ensure_ascii=False) if body.kind == "json" else str(body.value)
+    shown: dict[str, Any] = {"body": text[:BODY_SHOWN], "body_kind": body.kind}
+    if len(text) > BODY_SHOWN:
+        shown["cut"] = len(text)
+    return shown
+
+
+def _phrase(status: int) -> str | None:
+    try:
+        return HTTPStatus(status).phrase
+    except ValueError:
+        return None

@@ -1,0 +1,179 @@
+"""Checks of the subscription feature update: identity, timestamps and the partial-update semantics.
+
+Spec (`commerce-api.md`), "Update a feature" rules 1-3 and "Resources and their fields > Feature".
+Update semantics compare a response with the last known state of the same feature in this session.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from proxy.core.rules.checks.context import CheckContext, dig
+from proxy.core.rules.checks.registry import check, integer_parameters, observer
+from proxy.core.rules.checks.session import FeatureState
+from proxy.core.rules.checks.timestamps import timestamp_key
+from proxy.core.rules.endpoints import EndpointHit
+from proxy.core.rules.findings import Violation
+from proxy.core.rules.shapes import shown
+
+FEATURE_ID = "feature_uuid"
+REMOVABLE = ("external_ref", "description")
+
+
+def _feature_key(context: CheckContext) -> str | None:
+    feature = context.hit.params.get(FEATURE_ID)
+    return feature.lower() if feature else None
+
+
+def _sent_attributes(context: CheckContext) -> dict[str, Any] | None:
+    sent = dig(context.request_json, "data", "attributes")
+    return sent if isinstance(sent, dict) else None
+
+
+def _answered_attributes(context: CheckContext) -> dict[str, Any] | None:
+    answered = dig(context.response_json, "data", "attributes")
+    return answered if isinstance(answered, dict) else None
+
+
+@check("feature_id_matches_path")
+def feature_id_matches_path(context: CheckContext, params: Mapping[str, Any]) -> Iterator[Violation]:
+    """Spec, Update a feature: the feature returned is the one in the path (`data.id`, when present)."""
+    returned = dig(context.response_json, "data", "id")
+    wanted = context.hit.params.get(FEATURE_ID)
+    if isinstance(returned, str) and wanted and returned.lower() != wanted.lower():
+        yield Violation("data.id", f"{wanted!r} (the path's feature_uuid)", repr(returned))
+
+
+@check("configuration_in_published_shape")
+def configuration_in_published_shape(context: CheckContext, params: Mapping[str, Any]) -> Iterator[Violation]:
+    """api-notes, Features: a promotion configuration may hold its tags in `promotions[]` with no
+    top-level `tag`, a shape the published schema allows and commerce-api.md does not list (noted, so a
+    reader knows the tag rules looked inside it)."""
+    places = []
+    for side, document in (("request", context.request_json), ("response", context.response_json)):
+        configuration = dig(document, "data", "attributes", "configuration")
+        if (
+            isinstance(configuration, dict)
+            and configuration.get("type") == "promotion"
+            and isinstance(configuration.get("promotions"), list)
+            and "tag" not in configuration
+        ):
+            places.append((side, len(configuration["promotions"])))
+    if places:
+        yield Violation(
+            ", ".join(f"{side}: data.attributes.configuration" for side, _ in places),
+            "type and tag (the documented shape)",
+            f"type promotion with promotions[] ({places[0][1]}), the tags inside (the published shape)",
+        )
+
+
+@check("timestamps_in_order")
+def timestamps_in_order(context: CheckContext, params: Mapping[str, Any]) -> Iterator[Violation]:
+    """Spec, Feature fields: `updated_at` is the last update, so it is never before `created_at`."""
+    stamps = dig(context.response_json, "data", "meta", "timestamps")
+    created = timestamp_key(dig(stamps, "created_at"))
+    updated = timestamp_key(dig(stamps, "updated_at"))
+    if created is not None and updated is not None and updated < created:
+        yield Violation(
+            "data.meta.timestamps.updated_at",
+            f"not before created_at {stamps['created_at']}",
+            str(stamps["updated_at"]),
+        )
+
+
+@check("success_status", integer_parameters("status"))
+def success_status(context: CheckContext, params: Mapping[str, Any]) -> Iterator[Violation]:
+    """api-notes, Errors: the real service answers a successful update with one status (200)."""
+    if context.succeeded and context.status != params["status"]:
+        yield Violation("status", str(params["status"]), str(context.status))
+
+
+@check("update_applies_sent_attributes")
+def update_applies_sent_attributes(context: CheckContext, params: Mapping[str, Any]) -> Iterator[Violation]:
+    """Spec, Update a feature rule 1: every attribute sent comes back with the value sent."""
+    sent, answered = _sent_attributes(context), _answered_attributes(context)
+    if sent is None or answered is None:
+        return
+    for name, value in sent.items():
+        if value is None:
+            continue  # removal: update_null_removes
+        found = answered.get(name)
+        if name == "configuration" and isinstance(value, dict) and isinstance(found, dict):
+            # Extra configuration fields of the service's own are allowed (api-notes, Features).
+            for key, part in value.items():
+                if found.get(key) != part:
+                    yield Violation(
+                        f"data.attributes.configuration.{key}", shown(part), shown(found.get(key))
+                    )
+        elif found != value:
+            yield Violation(f"data.attributes.{name}", f"{shown(value)} (as sent)", shown(found))
+
+
+@check("update_null_removes")
+def update_null_removes(context: CheckContext, params: Mapping[str, Any]) -> Iterator[Violation]:
+    """Spec, Update a feature rule 3: sending null for external_ref or description removes it."""
+    sent, answered = _sent_attributes(context), _answered_attributes(context)
+    if sent is None or answered is None:
+        return
+    for name in REMOVABLE:
+        if name in sent and sent[name] is None and answered.get(name) is not None:
+            yield Violation(
+                f"data.attributes.{name}", "absent or null (null was sent)", shown(answered[name])
+            )
+
+
+@check("update_keeps_other_attributes")
+def update_keeps_other_attributes(context: CheckContext, params: Mapping[str, Any]) -> Iterator[Violation]:
+    """Spec, Update a feature rule 1: attributes not sent keep the values they had before the update."""
+    sent, answered = _sent_attributes(context), _answered_attributes(context)
+    key = _feature_key(context)
+    before = context.session.features.get(key) if key else None
+    if sent is None or answered is None or before is None or not sent:
+        return  # an empty update is empty_update_changes_nothing's
+    for name in sorted(set(before.attributes) | set(answered)):
+        if name in sent:
+            continue
+        old, new = before.attributes.get(name), answered.get(name)
+        if old != new:
+            yield Violation(
+                f"data.attributes.{name}",
+                f"{shown(old)} (unchanged since exchange {before.exchange}: not sent)",
+                shown(new),
+            )
+
+
+@check("empty_update_changes_nothing")
+def empty_update_changes_nothing(context: CheckContext, params: Mapping[str, Any]) -> Iterator[Violation]:
+    """Spec, Update a feature rule 2: with empty `attributes` the feature, `updated_at` included, stays."""
+    sent, answered = _sent_attributes(context), _answered_attributes(context)
+    key = _feature_key(context)
+    before = context.session.features.get(key) if key else None
+    if sent != {} or answered is None or before is None:
+        return
+    for name in sorted(set(before.attributes) | set(answered)):
+        old, new = before.attributes.get(name), answered.get(name)
+        if old != new:
+            yield Violation(f"data.attributes.{name}", f"{shown(old)} (empty update)", shown(new))
+    updated = dig(context.response_json, "data", "meta", "timestamps", "updated_at")
+    if updated != before.updated_at:
+        yield Violation(
+            "data.meta.timestamps.updated_at", f"{shown(before.updated_at)} (empty update)", shown(updated)
+        )
+
+
+def _names_a_feature(method: str, hit: EndpointHit, query: str) -> bool:
+    return FEATURE_ID in hit.params
+
+
+@observer(watches=_names_a_feature)
+def remember_feature(context: CheckContext) -> None:
+    """Keep the state a successful feature response shows, for the next update of the same feature."""
+    key = _feature_key(context)
+    if key is None or not context.succeeded:  # (before the body: `observe` parses only what it needs)
+        return
+    answered = _answered_attributes(context)
+    if answered is None:
+        return
+    updated = dig(context.response_json, "data", "meta", "timestamps", "updated_at")
+    context.session.features.put(key, FeatureState(dict(answered), updated, context.index))

@@ -1,0 +1,424 @@
+"""Checks of paginated lists: the envelope's arithmetic, its links, and sort and filter.
+
+Spec (`commerce-api.md`), "Paginated list envelope", "List endpoints that support pagination" rules 1-8,
+and "Limits". The envelope's presence and types are the `envelope` shape's; these checks skip an envelope
+whose numbers are not integers rather than guess.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterator, Mapping
+from functools import lru_cache
+from typing import Any, NamedTuple
+from urllib.parse import unquote
+
+from proxy.core.rules.checks.context import CheckContext, dig, is_integer, record_value
+from proxy.core.rules.checks.registry import check, integer_parameters, observer
+from proxy.core.rules.checks.requests import TOTAL_METHODS, filter_terms, requested_integer
+from proxy.core.rules.checks.session import DefaultPageLength
+from proxy.core.rules.checks.timestamps import comparable
+from proxy.core.rules.endpoints import EndpointHit
+from proxy.core.rules.findings import Violation
+
+LINK_NAMES = ("current", "first", "last", "prev", "next")
+PAGINATED_LIST = "paginated-list"  # the endpoint group of rules/endpoints.yaml
+MAX_LIMIT = 100  # Limits: maximum page length
+
+
+class PageView(NamedTuple):
+    """The numbers of one paginated response, all integers (else there is no view). A named tuple:
+    one is built for every list page checked, in a fifth of a frozen dataclass's time."""
+
+    data: list[Any]
+    limit: int
+    offset: int
+    current: int
+    pages: int
+    total: int
+    method: str | None
+    links: dict[str, Any]
+
+    @property
+    def seen(self) -> int:
+        """Records up to the end of this page."""
+        return self.offset + len(self.data)
+
+    @property
+    def short(self) -> bool:
+        """Fewer records than the limit: nothing follows."""
+        return len(self.data) < self.limit
+
+
+def page_view(context: CheckContext) -> PageView | None:
+    """The envelope's numbers, or None when any is missing or not an integer (the shape reports that)."""
+    if "page" in context.memo:
+        remembered: PageView | None = context.memo["page"]
+        return remembered
+    body = context.response_json
+    meta: Any = body.get("meta") if isinstance(body, dict) else None
+    page: Any = meta.get("page") if isinstance(meta, dict) else None
+    results: Any = meta.get("results") if isinstance(meta, dict) else None
+    view: PageView | None = None
+    if isinstance(page, dict) and isinstance(results, dict):  # (so body is a dict too)
+        data, links = body.get("data"), body.get("links")
+        limit, offset, current, pages = (
+            page.get("limit"),
+            page.get("offset"),
+            page.get("current"),
+            page.get("total"),
+        )
+        total: Any = results.get("total")
+        method = results.get("total_method")
+        # `type(...) is int`: JSON integers are ints, never a subclass, and booleans are not integers here
+        if (
+            isinstance(data, list)
+            and isinstance(links, dict)
+            and type(limit) is int
+            and type(offset) is int
+            and type(current) is int
+            and type(pages) is int
+            and type(total) is int
+        ):
+            view = PageView(
+                data, limit, offset, current, pages, total, method if isinstance(method, str) else None, links
+            )
+    context.memo["page"] = view
+    return view
+
+
+@check("page_limit_max", integer_parameters("max"))
+def page_limit_max(context: CheckContext, params: Mapping[str, Any]) -> Iterator[Violation]:
+    """Spec, Limits: a page holds at most 100 records (`meta.page.limit`)."""
+    view = page_view(context)
+    if view is not None and view.limit > params["max"]:
+        yield Violation("meta.page.limit", f"at most {params['max']}", str(view.limit))
+
+
+@check("page_limit_as_requested", integer_parameters("max"))
+def page_limit_as_requested(context: CheckContext, params: Mapping[str, Any]) -> Iterator[Violation]:
+    """Spec, Limits: `meta.page.limit` is the requested `page[limit]` (clamped to 100), or else the
+    project's default page length. That default is set per project through the settings endpoint
+    (not shown), so it is the config's `default_page_length` when stated, and otherwise the one the
+    first list answered without `page[limit]` showed: later such answers must agree with it."""
+    view = page_view(context)
+    requested = requested_integer(context, "page[limit]")
+    if view is None or requested == "invalid":
+        return
+    if requested is not None:
+        if requested >= 1 and view.limit != min(requested, params["max"]):
+            yield Violation(
+                "meta.page.limit",
+                f"{min(requested, params['max'])} (page[limit]={requested})",
+                str(view.limit),
+            )
+        return
+    configured = context.session.page_lengths
+    learned = context.session.default_page_length
+    if configured and view.limit not in configured:
+        shown = " or ".join(str(value) for value in configured)
+        yield Violation(
+            "meta.page.limit",
+            f"{shown} (the config's default_page_length: no page[limit] sent)",
+            str(view.limit),
+        )
+    elif not configured and learned is not None and view.limit != learned.limit:
+        yield Violation(
+            "meta.page.limit",
+            f"{learned.limit} (the default page length shown at exchange {learned.exchange}: "
+            "no page[limit] sent)",
+            str(view.limit),
+        )
+
+
+def _unrequested_list_read(method: str, hit: EndpointHit, query: str) -> bool:
+    return method == "GET" and PAGINATED_LIST in hit.groups and "limit" not in query.lower()
+
+
+@observer(watches=_unrequested_list_read)
+def remember_default_page_length(context: CheckContext) -> None:
+    """Keep the page length the first list answered without `page[limit]` showed: the project's
+    default, unless the config states it (a length over 100 is no default: the limit rule says so)."""
+    session = context.session
+    if session.page_lengths or session.default_page_length is not None or not context.succeeded:
+        return
+    view = page_view(context)
+    if (
+        view is not None
+        and requested_integer(context, "page[limit]") is None
+        and 1 <= view.limit <= MAX_LIMIT
+    ):
+        session.default_page_length = DefaultPageLength(view.limit, context.index)
+
+
+@check("data_within_limit")
+def data_within_limit(context: CheckContext, params: Mapping[str, Any]) -> Iterator[Violation]:
+    """Spec, Paginated list envelope: `meta.page.limit` is the most records a page holds."""
+    view = page_view(context)
+    if view is not None and len(view.data) > view.limit:
+        yield Violation(
+            "data", f"at most {view.limit} records (meta.page.limit)", f"{len(view.data)} records"
+        )
+
+
+@check("offset_as_requested")
+def offset_as_requested(context: CheckContext, params: Mapping[str, Any]) -> Iterator[Violation]:
+    """Spec, Pagination rule 2: `meta.page.offset` is the records skipped, as requested (0 when not)."""
+    view = page_view(context)
+    requested = requested_integer(context, "page[offset]")
+    if view is None or requested == "invalid" or (requested is not None and requested < 0):
+        return
+    expected = requested or 0
+    if view.offset != expected:
+        yield Violation("meta.page.offset", f"{expected} (page[offset] requested)", str(view.offset))
+
+
+@check("current_page")
+def current_page(context: CheckContext, params: Mapping[str, Any]) -> Iterator[Violation]:
+    """Spec, Pagination rule 2: page N starts at offset (N-1)*L, so current = floor(offset / limit) + 1."""
+    view = page_view(context)
+    if view is None or view.limit < 1 or view.offset < 0:
+        return
+    expected = view.offset // view.limit + 1
+    if view.current != expected:
+        yield Violation(
+            "meta.page.current", f"{expected} (floor({view.offset} / {view.limit}) + 1)", str(view.current)
+        )
+
+
+@check("page_total")
+def page_total(context: CheckContext, params: Mapping[str, Any]) -> Iterator[Violation]:
+    """Spec, Paginated list envelope: the page count is ceil(results.total / limit) (0 or 1 when empty)."""
+    view = page_view(context)
+    if view is None or view.limit < 1:
+        return
+    expected = math.ceil(view.total / view.limit)
+    allowed = {0, 1} if view.total == 0 else {expected}
+    if view.pages not in allowed:
+        shown = (
+            "0 or 1 (no results)" if view.total == 0 else f"{expected} (ceil({view.total} / {view.limit}))"
+        )
+        yield Violation("meta.page.total", shown, str(view.pages))
+
+
+@check("current_within_total")
+def current_within_total(context: CheckContext, params: Mapping[str, Any]) -> Iterator[Violation]:
+    """Spec, Paginated list envelope: the current page is past the page count only when the offset is
+    at or past the results."""
+    view = page_view(context)
+    if view is not None and view.current > view.pages and view.offset < view.total:
+        yield Violation(
+            "meta.page.current",
+            f"at most meta.page.total {view.pages} (offset {view.offset} is within {view.total} results)",
+            str(view.current),
+        )
+
+
+@check("results_all_not_below_total")
+def results_all_not_below_total(context: CheckContext, params: Mapping[str, Any]) -> Iterator[Violation]:
+    """Spec, Paginated list envelope: `results.all` counts all results, so never fewer than `total`."""
+    view = page_view(context)
+    everything = dig(context.response_json, "meta", "results", "all")
+    if view is not None and is_integer(everything) and everything < view.total:
+        yield Violation("meta.results.all", f"at least results.total {view.total}", str(everything))
+
+
+@check("total_consistent_with_method", integer_parameters("lower_bound_cap"))
+def total_consistent_with_method(context: CheckContext, params: Mapping[str, Any]) -> Iterator[Violation]:
+    """Spec, Pagination rules 3-5: `exact` counts every result, `lower_bound` at least those seen,
+    `observed` one more than those seen when more exist and exactly those when none do. api-notes:
+    `lower_bound` counts up to 10,000 (`lower_bound_cap`), so past that a total of exactly the cap is
+    what the service reports, and the actual total is still at least it."""
+    view = page_view(context)
+    if view is None:
+        return
+    method = view.method or "exact"  # no total_method: the service does not support others
+    where = "meta.results.total"
+    if not view.data:
+        if view.offset == 0 and view.total != 0 and method != "lower_bound":
+            yield Violation(where, f"0 ({method}: the first page is empty)", str(view.total))
+        elif method == "exact" and view.offset < view.total:
+            yield Violation(
+                where, f"at most {view.offset} ({method}: nothing at offset {view.offset})", str(view.total)
+            )
+        return
+    if method == "observed":
+        expected = {view.seen} if view.short else {view.seen, view.seen + 1}
+        if view.total not in expected:
+            shown = " or ".join(str(value) for value in sorted(expected))
+            yield Violation(where, f"{shown} (observed: {view.seen} seen so far)", str(view.total))
+    elif method == "lower_bound":
+        capped = view.total == params["lower_bound_cap"] < view.seen
+        if view.total < view.seen and not capped:
+            yield Violation(
+                where, f"at least {view.seen} (lower_bound: records seen so far)", str(view.total)
+            )
+    elif method == "exact":
+        if view.short and view.total != view.seen:
+            yield Violation(where, f"{view.seen} (exact, and this short page is the last)", str(view.total))
+        elif view.total < view.seen:
+            yield Violation(where, f"at least {view.seen} (exact: records seen so far)", str(view.total))
+
+
+@check("total_method_as_requested", needs=("page[total_method]",))
+def total_method_as_requested(context: CheckContext, params: Mapping[str, Any]) -> Iterator[Violation]:
+    """Spec, Pagination rule 6: the service may answer with another total method; the client must check."""
+    view = page_view(context)
+    requested = context.parameter("page[total_method]")
+    if view is not None and requested in TOTAL_METHODS and view.method and view.method != requested:
+        yield Violation(
+            "meta.results.total_method",
+            f"{requested} (requested; the client must read the method used)",
+            view.method,
+        )
+
+
+@check("prev_link_presence")
+def prev_link_presence(context: CheckContext, params: Mapping[str, Any]) -> Iterator[Violation]:
+    """Spec, Paginated list envelope: `links.prev` is null on the first page and only there."""
+    view = page_view(context)
+    if view is None:
+        return
+    prev = view.links.get("prev")
+    if view.offset == 0 and prev is not None:
+        yield Violation("links.prev", "null (offset 0 is the first page)", repr(prev))
+    elif view.offset > 0 and prev is None:
+        yield Violation("links.prev", f"a link (offset {view.offset} has a previous page)", "null")
+
+
+def records_follow(view: PageView) -> bool | None:
+    """Whether records follow this page, when the envelope says (None when it cannot know)."""
+    if view.short:
+        return False
+    method = view.method or "exact"
+    if method in ("exact", "observed"):
+        return view.total > view.seen
+    return True if view.total > view.seen else None  # lower_bound: "at least"
+
+
+@check("next_link_presence")
+def next_link_presence(context: CheckContext, params: Mapping[str, Any]) -> Iterator[Violation]:
+    """Spec, Paginated list envelope: `links.next` is null exactly when no page follows (as an `exact`
+    or `observed` total or a short page tells; a `lower_bound` total only says more exist)."""
+    view = page_view(context)
+    if view is None:
+        return
+    follows = records_follow(view)
+    following = view.links.get("next")
+    if follows is True and following is None:
+        yield Violation("links.next", f"a link (records follow offset {view.seen})", "null")
+    elif follows is False and following is not None:
+        yield Violation("links.next", "null (nothing follows this page)", repr(following))
+
+
+ENCODED_BRACKET = re.compile(r"%5[Bb]|%5[Dd]")
+
+
+@lru_cache(maxsize=4096)  # a walk's next link is the following page's current and prev links
+def _link_page(link: str) -> tuple[str | None, str | None]:
+    """A link's page[offset] and page[limit] values, brackets encoded or not (first value of each)."""
+    offset = limit = None
+    query = link.partition("?")[2].partition("#")[0]
+    for pair in query.split("&"):
+        name, _, value = pair.partition("=")
+        if "%" in name:
+            name = ENCODED_BRACKET.sub(lambda match: "[" if match[0][2] in "Bb" else "]", name)
+        if name == "page[offset]" and offset is None:
+            offset = unquote(value)
+        elif name == "page[limit]" and limit is None:
+            limit = unquote(value)
+    return offset, limit
+
+
+@check("link_targets")
+def link_targets(context: CheckContext, params: Mapping[str, Any]) -> Iterator[Violation]:
+    """Spec, Pagination rule 2 and the envelope: each link's page[offset] and page[limit] name its page
+    (query parameters compared as a set; absolute or relative links; a missing offset is 0)."""
+    view = page_view(context)
+    if view is None or view.limit < 1:
+        return
+    last = max(view.pages - 1, 0) * view.limit
+    targets = {
+        "current": view.offset,
+        "first": 0,
+        "last": last,
+        "prev": max(view.offset - view.limit, 0),
+        "next": view.offset + view.limit,
+    }
+    for name in LINK_NAMES:
+        link = view.links.get(name)
+        if not isinstance(link, str):
+            continue
+        offset, limit = _link_page(link)
+        if (offset or "0") != str(targets[name]):
+            yield Violation(
+                f"links.{name}", f"page[offset]={targets[name]}", f"page[offset]={offset} in {link}"
+            )
+        if limit is not None and limit != str(view.limit):
+            yield Violation(f"links.{name}", f"page[limit]={view.limit}", f"page[limit]={limit} in {link}")
+
+
+@check("sort_honoured", needs=("sort",))
+def sort_honoured(context: CheckContext, params: Mapping[str, Any]) -> Iterator[Violation]:
+    """Spec, Pagination rule 7: records come ordered by the `sort` attribute (`-name` descending)."""
+    view = page_view(context)
+    sort = context.parameter("sort")
+    if view is None or not sort:
+        return
+    attribute = sort.lstrip("-")
+    descending = sort.startswith("-")
+    previous = None
+    for position, record in enumerate(view.data):
+        value = comparable(record_value(record, attribute))
+        if previous is not None and value is not None and type(previous) is type(value):
+            out_of_order = value > previous if descending else value < previous
+            if out_of_order:
+                order = "descending" if descending else "ascending"
+                yield Violation(
+                    f"data[{position}]",
+                    f"{attribute} in {order} order after data[{position - 1}]",
+                    repr(record_value(record, attribute)),
+                )
+        if value is not None:
+            previous = value
+
+
+COMPARISONS = {
+    "eq": lambda left, right: left == right,
+    "gt": lambda left, right: left > right,
+    "ge": lambda left, right: left >= right,
+    "lt": lambda left, right: left < right,
+    "le": lambda left, right: left <= right,
+}
+
+
+def _operand(record_side: Any, text: str) -> Any:
+    """The filter's value as the record's value compares: a number, a timestamp, or the text."""
+    if is_integer(record_side) or isinstance(record_side, float):
+        try:
+            return float(text)
+        except ValueError:
+            return None
+    return comparable(text)
+
+
+@check("filter_honoured", needs=("filter",))
+def filter_honoured(context: CheckContext, params: Mapping[str, Any]) -> Iterator[Violation]:
+    """Spec, Pagination rule 7: every record returned meets each `filter` comparison (ge, gt, ...)."""
+    view = page_view(context)
+    terms = filter_terms(context.parameter("filter"))
+    if view is None or not terms:
+        return
+    for position, record in enumerate(view.data):
+        for operator, attribute, text in terms:
+            compare = COMPARISONS.get(operator)
+            raw = record_value(record, attribute)
+            if compare is None or raw is None:
+                continue  # an operator or attribute the documentation does not define
+            right = _operand(raw, text)
+            left = float(raw) if isinstance(right, float) else comparable(raw)
+            if right is None or type(left) is not type(right):
+                continue
+            if not compare(left, right):
+                yield Violation(f"data[{position}].{attribute}", f"{operator}({attribute},{text})", repr(raw))

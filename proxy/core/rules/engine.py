@@ -1,0 +1,221 @@
+"""The conformance engine: every applicable rule run over each exchange, in order, one session each.
+
+Used alike by `check` on saved cassettes and by the live proxy; both give exchanges in the order they
+happened so the stateful rules (update semantics, ETag history, sort+filter walks) see history.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, NamedTuple, Protocol, TypeAlias
+
+from proxy.core.model.exchange import Exchange
+from proxy.core.rules.checks import CHECKS, OBSERVERS
+from proxy.core.rules.checks.context import CheckContext
+from proxy.core.rules.checks.registry import CheckFunction
+from proxy.core.rules.checks.session import Session
+from proxy.core.rules.checks.shaped import shape_document
+from proxy.core.rules.config import RuleConfig
+from proxy.core.rules.endpoints import EndpointHit
+from proxy.core.rules.findings import Finding, FindingsLog, Violation
+from proxy.core.rules.ruleset import Rule, RuleSet
+
+log = logging.getLogger(__name__)
+# Info findings (an undocumented endpoint...) are routine: `--quiet` hides them, not warnings or errors.
+PROGRESS_EVERY = 256
+LOG_LEVELS = {"error": logging.ERROR, "warning": logging.WARNING, "info": logging.INFO}
+Step: TypeAlias = tuple[Rule, CheckFunction, Mapping[str, Any]]
+
+
+class Plan(NamedTuple):
+    """The steps for one kind of exchange; `quiet` leaves out the shape rules, which find nothing when
+    every document in `shapes` conforms (the usual case: ten of a list page's thirty rules). A kind is
+    its endpoint groups, its status class, and which of the query parameters checks need it sends: a
+    check needing none of those is left out (the sort, filter and total method checks, on most pages)."""
+
+    steps: tuple[Step, ...]
+    quiet: tuple[Step, ...]
+    shapes: tuple[tuple[str, str], ...]
+
+
+class Checker:
+    """Checks one stream of exchanges (a cassette, or a live session) against a rule set."""
+
+    def __init__(
+        self,
+        ruleset: RuleSet,
+        config: RuleConfig | None = None,
+        cassette: str | None = None,
+        session: Session | None = None,
+    ) -> None:
+        self.ruleset = ruleset
+        self.config = config or RuleConfig()
+        self.cassette = cassette
+        self.session = session or Session(page_lengths=self.config.default_page_lengths)
+        self._plans: dict[tuple[frozenset[str], bool, int, frozenset[str]], Plan] = {}
+        self._needed = frozenset().union(*(spec.needs for spec in CHECKS.values()))
+        self.checked = 0  # exchanges `check_all` went through (a stream's length is known at its end)
+        self._active = {rule.id for rule in ruleset.rules if self.config.may_apply(rule.id, rule.severity)}
+
+    def check(self, exchange: Exchange, index: int) -> list[Finding]:
+        """The findings of one exchange; remembers what later exchanges are compared with."""
+        context = self._context(exchange, index)
+        findings: list[Finding] = []
+        plan = self._plan(context.hit, exchange.response.status, self._needed.intersection(context.query))
+        steps = plan.quiet
+        for shape, document in plan.shapes:
+            if context.shape_violations(shape, document):
+                steps = plan.steps
+                break
+        for rule, function, params in steps:
+            violations = function(context, params)
+            first = next(violations, None)  # most find nothing: no list is made for them
+            if first is not None:
+                findings.extend(self._findings(rule, [first, *violations], exchange, index))
+        self._remember(context)
+        return findings
+
+    def observe(self, exchange: Exchange, index: int) -> None:
+        """Remember what `check` would remember of this exchange, without checking it: a checker that
+        takes a stream over from its middle catches up on the history before it this way."""
+        self._remember(self._context(exchange, index))
+
+    def remembers(self, method: str, path: str, query: str) -> bool:
+        """Whether `observe` would do anything with an exchange of this request: one catching up can
+        pass over the others without reading them."""
+        hit = self.ruleset.index.lookup(method, path)
+        return any(watched.watches(method, hit, query) for watched in OBSERVERS)
+
+    def _remember(self, context: CheckContext) -> None:
+        request = context.exchange.request
+        for watched in OBSERVERS:
+            if watched.watches(request.method, context.hit, request.query):
+                watched.remember(context)
+
+    def _context(self, exchange: Exchange, index: int) -> CheckContext:
+        request = exchange.request
+        hit = self.ruleset.index.lookup(request.method, request.path)
+        return CheckContext(exchange, index, hit, self.session, self.ruleset.shapes)
+
+    def _plan(self, hit: EndpointHit, status: int, sent: frozenset[str]) -> Plan:
+        """The active rules for these endpoint groups, this status class and these query parameters
+        sent (of those checks need), with their check functions and parameters, worked out once: the
+        loop over them runs some thirty times per exchange."""
+        key = (hit.groups, hit.documented, status // 100, sent)
+        found = self._plans.get(key)
+        if found is None:
+            specs = [(rule, CHECKS[rule.check]) for rule in self.ruleset.rules_for(hit)]
+            steps = tuple(
+                (rule, spec.function, rule.params)
+                for rule, spec in specs
+                if rule.id in self._active and rule.answers(status) and (not spec.needs or spec.needs & sent)
+            )
+            shapes = [shape_document(rule.check, params) for rule, _, params in steps]
+            quiet = tuple(step for step, shape in zip(steps, shapes, strict=True) if shape is None)
+            documents = tuple(dict.fromkeys(shape for shape in shapes if shape is not None))
+            found = self._plans[key] = Plan(steps, quiet, documents)
+        return found
+
+    def _findings(
+        self, rule: Rule, violations: Iterable[Violation], exchange: Exchange, index: int
+    ) -> list[Finding]:
+        request = exchange.request
+        severity = self.config.severity(rule.id, rule.severity, request.method, request.path)
+        if severity == "off":
+            return []
+        return [
+            Finding(
+                exchange=index,
+                method=request.method,
+                path=request.path,
+                target=request.target,
+                rule=rule.id,
+                severity=severity,
+                section=rule.section,
+                message=rule.describe(violation),
+                where=violation.where,
+                expected=violation.expected,
+                found=violation.found,
+                cassette=self.cassette,
+            )
+            for violation in violations
+        ]
+
+    def check_all(
+        self, exchanges: Iterable[Exchange], progress: Callable[[int], None] | None = None, first: int = 0
+    ) -> list[Finding]:
+        """The findings of a whole cassette, its exchanges numbered from `first` (0: the whole stream);
+        `progress` hears how many are done every PROGRESS_EVERY exchanges."""
+        findings: list[Finding] = []
+        self.check_into(exchanges, findings.extend, progress, first)
+        return findings
+
+    def check_into(
+        self,
+        exchanges: Iterable[Exchange],
+        take: Callable[[list[Finding]], None],
+        progress: Callable[[int], None] | None = None,
+        first: int = 0,
+    ) -> None:
+        """`check_all`, each exchange's findings handed to `take` as they are found, none kept here."""
+        for index, exchange in enumerate(exchanges, start=first):
+            found = self.check(exchange, index)
+            if found:
+                take(found)
+            self.checked = index + 1
+            if progress is not None and index % PROGRESS_EVERY == 0:
+                progress(index + 1)
+
+
+class LiveChecker:
+    """Checking traffic as it flows (record, spy, replay --check, the pytest plugin, the addon).
+
+    Each exchange's findings are logged as one line, kept in a bounded log for GET /_proxy/findings,
+    and handed to listeners (the pytest plugin files them under the test that caused them).
+    """
+
+    def __init__(self, checker: Checker, kept: int = 1000) -> None:
+        self.checker = checker
+        self.log = FindingsLog(kept)
+        self.listeners: list[Callable[[list[Finding]], None]] = []
+        self.logged = True  # one log line a finding; the pytest plugin shows them itself
+
+    def check(self, exchange: Exchange, sequence: int, encoded: bytes | None = None) -> list[Finding]:
+        """Check one exchange (already redacted), report its findings and return them (`encoded`, its
+        journal line, is for checkers in another process)."""
+        findings = self.checker.check(exchange, sequence)
+        self.report(findings)
+        return findings
+
+    def report(self, findings: list[Finding]) -> None:
+        report_findings(self, findings)
+
+
+class LiveChecking(Protocol):
+    """What a live proxy checks with: in its own process (LiveChecker) or another one."""
+
+    log: FindingsLog
+    listeners: list[Callable[[list[Finding]], None]]
+    logged: bool
+
+    def check(self, exchange: Exchange, sequence: int, encoded: bytes | None = None) -> list[Finding]: ...
+
+
+def report_findings(live: LiveChecking, findings: list[Finding]) -> None:
+    """Log each finding of one exchange as one line as it happens (unless `live.logged` is off), keep
+    it, and tell the listeners."""
+    live.log.add(findings)
+    for finding in findings if live.logged else ():
+        log.log(
+            LOG_LEVELS[finding.severity],
+            "%s %s #%d %s %s: %s",
+            finding.severity,
+            finding.rule,
+            finding.exchange,
+            finding.method,
+            finding.target,
+            finding.message,
+        )
+    for listener in live.listeners:
+        listener(findings)
