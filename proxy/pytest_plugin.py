@@ -24,16 +24,15 @@ from typing import TYPE_CHECKING, Any, Literal, NoReturn, cast, get_args
 
 import pytest
 
+from proxy.app.recording import RECORD_MODES, RecordMode, RecordSettings
+from proxy.app.replay_setup import build_book
 from proxy.core.model.links import without_credentials
-from proxy.core.replay.book import ReplayBook
 from proxy.core.replay.matching import MatchPolicy
 from proxy.core.rules.engine import Checker, LiveChecker
 from proxy.core.rules.findings import Finding
 from proxy.errors import CommerceProxyError
 from proxy.pytest_summary import FINDINGS_PROPERTY, STRICT_FAILURE, FindingsSummary, finding_line
-from proxy.store.files import load_cassettes
 from proxy.store.locks import cassette_lock
-from proxy.store.recording import RECORD_MODES, RecordMode, RecordSettings
 from proxy.store.rule_files import Engine, load_project_rules
 
 if TYPE_CHECKING:
@@ -273,18 +272,14 @@ def _replaying(request: pytest.FixtureRequest, cassettes: Cassettes) -> Iterator
         )
     try:
         engine = state.engine()
-        loaded = load_cassettes(list(cassettes.paths))
+        book, loaded = build_book(
+            list(cassettes.paths), cassettes.match, engine.project.redaction, cassettes.simulate
+        )
     except CommerceProxyError as error:
         _fail(f"{request.node.nodeid}: {error}")
     for one in loaded:
         for note in one.notes:
             log.warning("%s", note)
-    book = ReplayBook.build(
-        [(str(one.path), one.cassette) for one in loaded],
-        cassettes.match,
-        engine.project.redaction,
-        simulate=cassettes.simulate,
-    )
     served = _served(state, cassettes.paths[0], "replaying")
     live = _live_checker(state, served)
     with _serving(state, served, lambda: create_replay_app(book, live=live)) as url:

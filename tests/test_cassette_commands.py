@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from proxy.cli import main
+from proxy.cli.main import main
 from proxy.core.cassette.document import Cassette, cassette_to_document, dump_cassette
 from proxy.core.model.exchange import Body, Exchange, Request, Response
 from proxy.store.files import read_cassette_file

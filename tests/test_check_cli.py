@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from proxy.cli import main
+from proxy.cli.main import main
 from proxy.core.cassette.document import Cassette
 from proxy.store.saving import save_cassette
 from proxy.store.shipped import shipped_dir

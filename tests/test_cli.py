@@ -11,7 +11,7 @@ from pathlib import Path
 import aiohttp
 import pytest
 
-from proxy.cli import main
+from proxy.cli.main import main
 from proxy.core.cassette.document import Cassette
 from proxy.store.files import read_cassette_file
 from proxy.store.saving import save_cassette
@@ -170,12 +170,12 @@ def test_a_bug_of_ours_is_still_one_line(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """An unexpected exception is one line naming it and exit 70; COMMERCE_PROXY_TRACEBACK shows it."""
-    import proxy.cli
+    import proxy.cli.rules
 
     def broken(arguments: object) -> int:
         raise KeyError("a\nb")
 
-    monkeypatch.setattr(proxy.cli, "run_rules", broken)
+    monkeypatch.setattr(proxy.cli.rules, "run", broken)
     assert main(["rules"]) == 70
     err = capsys.readouterr().err
     assert err.startswith("commerce-proxy: internal error: KeyError: 'a\\nb' (a bug") and err.count("\n") == 1
@@ -218,8 +218,8 @@ def test_every_command_documents_every_argument_and_shows_an_example(
     import argparse
     import shlex
 
-    from proxy.cli import build_parser
-    from proxy.cli_help import commands
+    from proxy.cli.help import commands
+    from proxy.cli.main import build_parser
 
     for name, command in commands(build_parser()):
         for action in command._actions:

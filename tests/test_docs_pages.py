@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from proxy.cli import main
+from proxy.cli.main import main
 from proxy.core.cassette.document import EARLIER_HEADERS, HEADER_COMMENT
 from proxy.store.shipped import shipped_dir
 

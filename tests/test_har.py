@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from proxy.cli import main
+from proxy.cli.main import main
 from proxy.store.files import read_cassette_file
 from proxy.store.shipped import shipped_dir
 from tests.test_cli import one_error_line

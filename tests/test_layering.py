@@ -46,9 +46,9 @@ def test_the_core_does_no_io() -> None:
 
 
 def test_only_adapters_import_aiohttp_and_only_store_touches_files() -> None:
-    """aiohttp stays in the adapters (servers, sandbox, demo, CLI, pytest plugin); file access stays in
+    """aiohttp stays in the adapters (servers, sandbox, demo, pytest plugin); file access stays in
     proxy/store."""
-    adapters = {"server", "sandbox", "demo.py", "cli.py", "pytest_plugin.py"}
+    adapters = {"server", "sandbox", "demo.py", "pytest_plugin.py"}
     for path in sorted(PACKAGE.rglob("*.py")):
         top = path.relative_to(PACKAGE).parts[0]
         names = {name.split(".")[0] for name in imports_of(path)}
@@ -75,6 +75,83 @@ def test_only_the_mitmproxy_adapter_imports_mitmproxy() -> None:
         top = path.relative_to(PACKAGE).parts[0]
         if "mitmproxy" in {name.split(".")[0] for name in imports_of(path)}:
             assert top == "mitm", f"{path} imports mitmproxy"
+
+
+# Each top-level part of the package and its layer: a module imports only from its own layer or below.
+# The sandbox is outside the layers: it imports nothing of ours (tested above).
+LAYERS = {
+    "version.py": 0,
+    "errors.py": 0,
+    "core": 1,
+    "store": 2,  # files, and the processes that read them
+    "processes": 2,
+    "app": 3,  # the use cases: a check run, a recording session, an edit, an import, replay set-up
+    "server": 4,
+    "sandbox": 4,
+    "cli": 5,
+    "mitm": 5,
+    "pytest_plugin.py": 5,
+    "pytest_summary.py": 5,
+    "demo.py": 5,
+    "__main__.py": 5,
+    "__init__.py": 6,  # the public API, which gathers from every layer below
+}
+CORE_MODULES_AT_MOST = 12
+LINES_AT_MOST = 500
+
+
+def layer_of(module: str) -> str:
+    """`proxy.core.model.exchange` -> "core"; `proxy.errors` -> "errors.py"; `proxy` -> "__init__.py"."""
+    parts = module.split(".")[1:]
+    if not parts:
+        return "__init__.py"
+    return parts[0] if (PACKAGE / parts[0]).is_dir() else f"{parts[0]}.py"
+
+
+def test_every_part_of_the_package_has_a_layer() -> None:
+    parts = {
+        path.name for path in PACKAGE.iterdir() if path.suffix == ".py" or (path / "__init__.py").exists()
+    }
+    assert parts == set(LAYERS)
+
+
+def test_imports_point_down_the_layers() -> None:
+    """core < store and processes < app < servers < adapters (command line, pytest plugin, mitmproxy
+    addon, demo) < the public API: no import, however lazy, reaches up a layer."""
+    upward = sorted(
+        f"{module} imports {target}"
+        for module, targets in import_graph().items()
+        for target in targets
+        if LAYERS[layer_of(target)] > LAYERS[layer_of(module)]
+    )
+    assert upward == []
+
+
+def test_the_command_line_does_no_workflow_of_its_own() -> None:
+    """The command line reaches the rules engine's runs, the recording session and the extra processes
+    only through the use cases in proxy/app."""
+    reached = sorted(
+        f"{module} imports {target}"
+        for module, targets in import_graph().items()
+        if layer_of(module) == "cli"
+        for target in targets
+        if target.startswith(("proxy.processes", "proxy.store.journal", "proxy.store.finding_spool"))
+    )
+    assert reached == []
+
+
+def test_the_core_keeps_its_concerns_in_sub_packages() -> None:
+    direct = sorted(path.name for path in (PACKAGE / "core").glob("*.py") if path.name != "__init__.py")
+    assert len(direct) <= CORE_MODULES_AT_MOST, direct
+
+
+def test_no_module_is_over_the_line_limit() -> None:
+    long = {
+        str(path.relative_to(PACKAGE)): count
+        for path in PACKAGE.rglob("*.py")
+        if (count := len(path.read_text().splitlines())) > LINES_AT_MOST
+    }
+    assert long == {}
 
 
 def module_name(path: Path) -> str:

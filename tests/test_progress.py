@@ -12,7 +12,7 @@ import sys
 import time
 from pathlib import Path
 
-from proxy.progress import Progress
+from proxy.cli.progress import Progress
 
 ROOT = Path(__file__).resolve().parent.parent
 

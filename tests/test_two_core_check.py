@@ -11,14 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from proxy import two_core_check
-from proxy.cli import main
+from proxy.cli.main import main
 from proxy.core.cassette.document import Cassette
 from proxy.core.model.exchange import Exchange
 from proxy.core.rules.engine import Checker
 from proxy.core.rules.findings import Finding
 from proxy.core.rules.ruleset import RuleSet
-from proxy.store import forked, parse_cache
+from proxy.processes import forked, two_core_check
+from proxy.store import parse_cache
 from proxy.store.files import stream_cassette
 from proxy.store.rule_files import load_rules
 from proxy.store.saving import save_cassette

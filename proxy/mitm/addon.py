@@ -18,13 +18,13 @@ from pathlib import Path
 from mitmproxy import ctx, exceptions, http
 from mitmproxy.addonmanager import Loader
 
+from proxy.app.recording import RECORD_MODES, RecordingSession, RecordSettings
 from proxy.core.model.bodies import dump_json, error_document
 from proxy.core.model.links import origin_of
 from proxy.core.redaction.redact import RedactionPolicy, placeholder_credential, placeholder_refusal
 from proxy.errors import BodyTooLarge, CommerceProxyError, JournalError, NotRecordable
 from proxy.mitm.flows import exchange_from_flow, request_from_flow
 from proxy.store.files import read_cassette_file
-from proxy.store.recording import RECORD_MODES, RecordingSession, RecordSettings
 from proxy.store.rule_files import Engine, load_project_rules
 
 log = logging.getLogger(__name__)

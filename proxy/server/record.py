@@ -13,6 +13,8 @@ from collections.abc import Awaitable
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit, urlunsplit
 
+from proxy.app.recording import RecordingSession
+from proxy.app.recording import RecordSettings as RecordSettings
 from proxy.core.model.bodies import body_from_bytes, dump_json, error_document
 from proxy.core.model.exchange import Exchange, Request, Response, without_headers
 from proxy.core.model.hop_by_hop import end_to_end
@@ -25,14 +27,12 @@ from proxy.core.redaction.redact import (
 )
 from proxy.core.rules.engine import Checker
 from proxy.errors import BodyTooLarge, JournalError, NotRecordable
+from proxy.processes.check_worker import CheckWorker
 from proxy.server.answers import AnswerCache, serve_answer
-from proxy.server.check_worker import CheckWorker
 from proxy.server.convert import ADMIN_PREFIX, core_request
 from proxy.server.replay import MAX_REQUEST_BYTES, AdminRoutes, answer_admin, now_stamp
 from proxy.server.upstream import UpstreamError, UpstreamPool
 from proxy.server.wire import Incoming, Outgoing, Reply, WireServer, json_answer
-from proxy.store.recording import RecordingSession
-from proxy.store.recording import RecordSettings as RecordSettings
 
 log = logging.getLogger(__name__)
 

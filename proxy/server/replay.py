@@ -12,16 +12,16 @@ import asyncio
 import json
 import logging
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
+from proxy.app.replay_setup import ReplayOptions
 from proxy.core.model.bodies import error_document
 from proxy.core.model.exchange import Exchange, Request
 from proxy.core.model.links import origin_of
 from proxy.core.redaction.redact import redact_exchange
 from proxy.core.replay.book import Answer, Miss, ReplayBook
-from proxy.core.replay.faults import FAULT_TITLES, Fault, FaultPlan, Latency
+from proxy.core.replay.faults import FAULT_TITLES, Fault, FaultPlan
 from proxy.core.replay.simulation.answers import Simulated
 from proxy.core.replay.usage import usage_report, usage_summary
 from proxy.core.rules.engine import LiveChecker
@@ -51,18 +51,6 @@ log = logging.getLogger(__name__)
 MAX_REQUEST_BYTES = 50 * 1024 * 1024
 CASSETTE_HEADER = "X-Commerce-Cassette"
 SLOW_CHUNKS = 10
-
-
-@dataclass(frozen=True, slots=True)
-class ReplayOptions:
-    """What `replay` is told besides its cassettes: the header's folder, timing, faults, usage file."""
-
-    folder: Path | None = None
-    latency: Latency = field(default_factory=Latency)
-    faults: tuple[Fault, ...] = ()
-    fault_seed: int = 0
-    slow_body_ms: float = 3000.0
-    usage_report: Path | None = None
 
 
 class Library:

@@ -32,7 +32,8 @@ from proxy.core.cassette.plain_items import CassetteItems
 from proxy.core.cassette.safe_yaml import NotStreamable
 from proxy.core.model.exchange import Exchange
 from proxy.errors import CassetteFormatError, CommerceProxyError, JournalError
-from proxy.store import second_half
+from proxy.processes import second_half
+from proxy.processes.second_half import SecondHalf
 from proxy.store.journal import (
     JOURNAL_SUFFIX,
     NotRegularFile,
@@ -53,7 +54,6 @@ from proxy.store.parse_cache import (
     request_line_of,
 )
 from proxy.store.saving import save_cassette
-from proxy.store.second_half import SecondHalf
 
 log = logging.getLogger(__name__)
 

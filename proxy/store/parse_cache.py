@@ -28,10 +28,10 @@ from typing import Any, BinaryIO
 
 import orjson
 
-from proxy import __version__
 from proxy.core.cassette.document import FORMAT_VERSION, Cassette
 from proxy.core.model.bodies import dump_json
 from proxy.core.model.exchange import BODY_KINDS, EMPTY_BODY, Body, Exchange, JSONFromText, Request, Response
+from proxy.version import __version__
 
 log = logging.getLogger(__name__)
 

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from proxy import __version__
-from proxy.cli import main
+from proxy.cli.main import main
 from proxy.core.cassette.document import Cassette
 from proxy.core.interchange.har import cassette_to_har
 from proxy.store.rule_files import load_rules
 from proxy.store.shipped import shipped_dir
+from proxy.version import __version__
 from tests.corpus.published import CORPUS
 
 RULES = load_rules(shipped_dir("rules"))

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from mitmproxy import io
 
-from proxy.cli import main
+from proxy.cli.main import main
 from proxy.mitm.flows import exchange_from_flow
 from proxy.store.files import read_cassette_file
 from tests.mitm.flows import TOKEN, api_flow, products_page

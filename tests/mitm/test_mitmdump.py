@@ -13,7 +13,7 @@ import pytest
 from yarl import URL
 
 import proxy.mitm.addon
-from proxy.cli import main
+from proxy.cli.main import main
 from proxy.store.files import read_cassette_file
 from tests.conftest import sandbox_token
 from tests.running import free_port

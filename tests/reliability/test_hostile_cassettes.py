@@ -18,7 +18,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from proxy.cli import main
+from proxy.cli.main import main
 from tests.reliability.figures import ROOT, write_figure
 
 MEMORY_CEILING_MB = 1024

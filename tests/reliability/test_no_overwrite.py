@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from proxy.cli import main
+from proxy.cli.main import main
 from proxy.store.shipped import shipped_dir
 from tests.reliability.figures import write_figure
 from tests.test_cli import one_error_line

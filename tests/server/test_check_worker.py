@@ -12,8 +12,8 @@ import pytest
 
 from proxy.core.rules.engine import Checker
 from proxy.core.rules.findings import Finding
+from proxy.processes.check_worker import CheckWorker
 from proxy.sandbox.app import SandboxSettings, create_sandbox_app
-from proxy.server.check_worker import CheckWorker
 from proxy.server.record import RecordServer, RecordSettings, create_record_app
 from proxy.server.serving import start
 from proxy.store.rule_files import RuleSource

@@ -8,6 +8,7 @@ from pathlib import Path
 import aiohttp
 import pytest
 
+from proxy.app.replay_setup import ReplayOptions
 from proxy.core.cassette.document import Cassette
 from proxy.core.model.exchange import Exchange
 from proxy.core.redaction.redact import RedactionPolicy
@@ -15,7 +16,7 @@ from proxy.core.replay.book import ReplayBook
 from proxy.core.replay.faults import Fault, Latency
 from proxy.core.replay.matching import MatchPolicy
 from proxy.errors import UsageError
-from proxy.server.replay import ReplayOptions, create_replay_app
+from proxy.server.replay import create_replay_app
 from proxy.store.files import load_cassettes
 from proxy.store.saving import save_cassette
 from tests.conftest import Serve, json_body, make_exchange, make_request

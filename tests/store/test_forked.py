@@ -10,8 +10,8 @@ from typing import BinaryIO
 
 import pytest
 
-from proxy.store import forked
-from proxy.store.forked import ChildFailed, Forked
+from proxy.processes import forked
+from proxy.processes.forked import ChildFailed, Forked
 
 
 def started(work: object) -> Forked:

@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from proxy.cli import main
+from proxy.app.recording import RecordingSession, RecordSettings
+from proxy.cli.main import main
 from proxy.core.cassette.document import Cassette
 from proxy.errors import JournalError
 from proxy.store import saving
 from proxy.store.files import load_cassette
 from proxy.store.journal import JournalWriter, journal_path
-from proxy.store.recording import RecordingSession, RecordSettings
 from proxy.store.saving import save_cassette
 from tests.store.test_files import numbered
 

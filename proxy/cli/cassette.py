@@ -2,7 +2,7 @@
 
 Every edit is written atomically, redacted by the project's policy, and re-checked against the rules;
 the findings it adds are shown, and exit code 1 says it added an error. Unusable input is one line and
-exit 2 (raised as `CommerceProxyError`, printed by `proxy.cli`).
+exit 2 (raised as `CommerceProxyError`, printed by `proxy.cli.main`).
 """
 
 from __future__ import annotations
@@ -10,16 +10,17 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections import Counter
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from proxy.cassette_reading import (
+from proxy.app import editing as session
+from proxy.app.check_run import check_cassette
+from proxy.cli import options
+from proxy.cli.cassette_reading import (
     engine_for,
     files_in,
     finding_line,
-    findings_of,
     per_exchange,
     run_grep,
     run_list,
@@ -27,7 +28,7 @@ from proxy.cassette_reading import (
     selected,
     selection_of,
 )
-from proxy.command_inputs import checked_upstream, redaction_from
+from proxy.cli.inputs import checked_upstream, redaction_from
 from proxy.core.cassette.document import Cassette, dump_cassette, exchange_to_document, with_current_header
 from proxy.core.editing.edits import (
     FIELDS_HELP,
@@ -43,16 +44,14 @@ from proxy.core.editing.edits import (
     unset_field,
 )
 from proxy.core.editing.selection import FIELDS_HELP as SELECTION_FIELDS
-from proxy.core.redaction.redact import RedactionPolicy, redact_exchange
+from proxy.core.redaction.redact import RedactionPolicy
 from proxy.core.rules.findings import Finding
 from proxy.errors import UsageError
 from proxy.store.files import Editable, load_cassette, load_for_edit
 from proxy.store.saving import save_cassette
 
-AddOptions = Callable[[argparse.ArgumentParser], None]
 
-
-def add_cassette_commands(commands: Any, common: argparse.ArgumentParser, rule_options: AddOptions) -> None:
+def add_to(commands: Any, common: argparse.ArgumentParser) -> None:
     """Register `cassette` and its sub-commands on the main parser's sub-parsers."""
     cassette = commands.add_parser(
         "cassette",
@@ -69,7 +68,7 @@ def add_cassette_commands(commands: Any, common: argparse.ArgumentParser, rule_o
     ) -> argparse.ArgumentParser:
         parser: argparse.ArgumentParser = actions.add_parser(name, parents=[common], help=help_text)
         parser.set_defaults(run=run)
-        rule_options(parser)
+        options.add_rule_options(parser)
         return parser
 
     def edit(name: str, help_text: str, run: Callable[[argparse.Namespace], int]) -> argparse.ArgumentParser:
@@ -176,17 +175,7 @@ def _policy(arguments: argparse.Namespace, engine: Any) -> RedactionPolicy:
 
 
 def _editable(arguments: argparse.Namespace, path: Path) -> Editable:
-    editable = load_for_edit(path)
-    if editable.comment_line is not None and not arguments.drop_comments:
-        raise UsageError(
-            f"{path}:{editable.comment_line}: has a hand-written comment that rewriting would drop; "
-            "move it out or pass --drop-comments"
-        )
-    return editable
-
-
-def _signature(finding: Finding) -> tuple[str, ...]:
-    return (finding.rule, finding.severity, finding.method, finding.target, finding.where, finding.found)
+    return session.editable(path, arguments.drop_comments)
 
 
 def _write(
@@ -203,40 +192,25 @@ def _write(
     The originals' findings (`before`, unless the caller already has them) are worked out only when
     the result is re-checked, so --no-check runs no rule at all.
     """
-    policy = _policy(arguments, engine)
-    redacted = [
-        (path, cassette if redacted_already else _redacted(cassette, policy)) for path, cassette in outputs
-    ]
-    if not arguments.dry_run:
-        for path, cassette in redacted:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            save_cassette(path, cassette)
+    written = session.save_edit(
+        engine,
+        _policy(arguments, engine),
+        outputs,
+        dry_run=arguments.dry_run,
+        redacted_already=redacted_already,
+    )
     print(("would: " if arguments.dry_run else "") + summary)
     if arguments.no_check:
         return 0
-    if before is None:
-        before = [
-            finding for path, cassette in originals for finding in findings_of(engine, cassette, str(path))
-        ]
-    after = [finding for path, cassette in redacted for finding in findings_of(engine, cassette, str(path))]
-    old = Counter(_signature(finding) for finding in before)
-    added: list[Finding] = []
-    for finding in after:
-        if old[_signature(finding)]:
-            old[_signature(finding)] -= 1
-        else:
-            added.append(finding)
-    gone = sum(old.values())
-    errors = sum(1 for finding in added if finding.severity == "error")
-    for finding in added:
-        where = f"{finding.cassette} " if len(redacted) > 1 else ""
+    result = session.recheck(engine, written, originals, before)
+    for finding in result.added:
+        where = f"{finding.cassette} " if len(written) > 1 else ""
         print(f"new {where}{finding_line(finding)}")
-    rules = len(engine.ruleset.rules)
     print(
-        f"re-checked against {rules} rules: {len(added)} new finding(s), {errors} of them error(s); "
-        f"{gone} finding(s) gone"
+        f"re-checked against {result.rules} rules: {len(result.added)} new finding(s), "
+        f"{result.errors} of them error(s); {result.gone} finding(s) gone"
     )
-    return 1 if errors else 0
+    return 1 if result.errors else 0
 
 
 def run_delete(arguments: argparse.Namespace) -> int:
@@ -256,7 +230,9 @@ def run_keep(arguments: argparse.Namespace) -> int:
     selection = selection_of(arguments.where, "--where")
     engine = engine_for(arguments)
     editable = _editable(arguments, arguments.path)
-    before = findings_of(engine, editable.cassette, str(arguments.path)) if selection.uses_findings else None
+    before = (
+        check_cassette(engine, editable.cassette, str(arguments.path)) if selection.uses_findings else None
+    )
     picked = set(selected(selection, editable.cassette, per_exchange(before or [])))
     edited = keep_exchanges(editable.cassette, lambda index, _: index in picked)
     total = len(editable.cassette.exchanges)
@@ -299,18 +275,14 @@ def run_redact(arguments: argparse.Namespace) -> int:
     engine = engine_for(arguments)
     editable = _editable(arguments, arguments.path)
     policy = _policy(arguments, engine)
-    redacted = _redacted(editable.cassette, policy)
+    cleaned = session.redacted(editable.cassette, policy)
     changed = sum(
         exchange_to_document(old) != exchange_to_document(new)
-        for old, new in zip(editable.cassette.exchanges, redacted.exchanges, strict=True)
+        for old, new in zip(editable.cassette.exchanges, cleaned.exchanges, strict=True)
     )
     summary = f"{arguments.path}: redacted {changed} exchange(s)"
     originals = [(arguments.path, editable.cassette)]
-    return _write(arguments, engine, [(arguments.path, redacted)], originals, summary, redacted_already=True)
-
-
-def _redacted(cassette: Cassette, policy: RedactionPolicy) -> Cassette:
-    return Cassette(tuple(redact_exchange(item, policy) for item in cassette.exchanges), cassette.upstream)
+    return _write(arguments, engine, [(arguments.path, cleaned)], originals, summary, redacted_already=True)
 
 
 def _edit_one(arguments: argparse.Namespace, change: Callable[[Any], Any], what: str) -> int:
@@ -377,7 +349,7 @@ def run_fmt(arguments: argparse.Namespace) -> int:
     for given in arguments.paths:
         for path in files_in(given):
             editable = load_for_edit(path)
-            cassette = _redacted(editable.cassette, policy)
+            cassette = session.redacted(editable.cassette, policy)
             normal = dump_cassette(cassette)
             if normal == with_current_header(editable.text):
                 continue

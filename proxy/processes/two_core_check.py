@@ -24,8 +24,8 @@ from typing import BinaryIO
 from proxy.core.model.exchange import Exchange
 from proxy.core.rules.engine import PROGRESS_EVERY, Checker
 from proxy.core.rules.findings import Finding
+from proxy.processes.forked import Forked
 from proxy.store.files import stream_history, warm_count
-from proxy.store.forked import Forked
 
 SMALLEST_SPLIT = 4000  # exchanges; below this a fork costs more than it saves
 SHARE = 0.53  # of the exchanges checked here: the child also passes over the history before its part

@@ -18,7 +18,7 @@ from typing import BinaryIO
 from proxy.core.cassette.document import FORMAT_KEY, FORMAT_VERSION, NotStreamed, streamed_exchange
 from proxy.core.cassette.plain_items import CassetteItems
 from proxy.core.model.exchange import Exchange
-from proxy.store.forked import ChildFailed, Forked
+from proxy.processes.forked import ChildFailed, Forked
 from proxy.store.parse_cache import CachedExchanges, closing_line, entry_line
 
 SMALLEST_SPLIT = 4 * 1024 * 1024  # bytes of YAML; below this a fork costs more than it saves

@@ -12,11 +12,11 @@ from typing import Any
 
 import yaml
 
-from proxy.command_inputs import load_engine
+from proxy.app.check_run import check_cassette
+from proxy.cli.inputs import load_engine
 from proxy.core.cassette.document import Cassette, CassetteDumper, exchange_to_document
 from proxy.core.editing.edits import checked_indexes
 from proxy.core.editing.selection import ExpressionError, Selection, Subject, parse_selection
-from proxy.core.rules.engine import Checker
 from proxy.core.rules.findings import Finding
 from proxy.errors import UsageError
 from proxy.store.files import cassette_files, load_cassette
@@ -25,11 +25,6 @@ from proxy.store.rule_files import Engine
 
 def engine_for(arguments: argparse.Namespace) -> Engine:
     return load_engine(arguments)
-
-
-def findings_of(engine: Engine, cassette: Cassette, name: str) -> list[Finding]:
-    checker = Checker(engine.ruleset, engine.project.config, cassette=name)
-    return checker.check_all(cassette.exchanges)
 
 
 def per_exchange(findings: Sequence[Finding]) -> dict[int, list[Finding]]:
@@ -92,7 +87,7 @@ def run_show(arguments: argparse.Namespace) -> int:
     engine = engine_for(arguments)
     cassette = load_cassette(arguments.path).cassette
     [index] = checked_indexes(cassette, [arguments.index])
-    mine = per_exchange(findings_of(engine, cassette, str(arguments.path))).get(index, [])
+    mine = per_exchange(check_cassette(engine, cassette, str(arguments.path))).get(index, [])
     document = {"index": index, **exchange_to_document(cassette.exchanges[index])}
     if arguments.format == "json":
         document["findings"] = [finding.to_json() for finding in mine]
@@ -117,7 +112,7 @@ def _table(arguments: argparse.Namespace, selection: Selection | None) -> int:
     rows: list[dict[str, Any]] = []
     for path in files:
         cassette = load_cassette(path).cassette
-        found = per_exchange(findings_of(engine, cassette, str(path)))
+        found = per_exchange(check_cassette(engine, cassette, str(path)))
         picked = range(len(cassette.exchanges)) if selection is None else selected(selection, cassette, found)
         rows.extend(_rows(path, cassette, found, picked))
     if arguments.format == "json":

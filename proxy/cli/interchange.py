@@ -8,28 +8,21 @@ from __future__ import annotations
 
 import argparse
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from proxy import __version__
-from proxy.cassette_reading import engine_for, findings_of
-from proxy.core.cassette.document import Cassette
+from proxy.cli import options
 from proxy.core.interchange.har import cassette_to_har, exchanges_from_har, har_upstream
-from proxy.core.interchange.imports import Imported, assemble
-from proxy.core.model.withheld import WITHHELD_HEADER, withheld_in
-from proxy.core.redaction.redact import redact_exchange
-from proxy.core.rules.findings import severity_counts
+from proxy.core.interchange.imports import Imported
+from proxy.core.model.withheld import WITHHELD_HEADER
 from proxy.store.files import load_cassette, read_json_file
 from proxy.store.outputs import refuse_overwrite
-from proxy.store.saving import save_cassette, write_atomically
+from proxy.store.saving import write_atomically
+from proxy.version import __version__
 
-AddOptions = Callable[[argparse.ArgumentParser], None]
 
-
-def add_interchange_commands(
-    commands: Any, common: argparse.ArgumentParser, rule_options: AddOptions, redaction_options: AddOptions
-) -> None:
+def add_to(commands: Any, common: argparse.ArgumentParser) -> None:
     """Register the import and export commands."""
     for name, source, help_text, run in (
         (
@@ -52,8 +45,8 @@ def add_interchange_commands(
             "needed when the file holds several",
         )
         command.add_argument("--force", action="store_true", help="replace CASSETTE if it exists")
-        redaction_options(command)
-        rule_options(command)
+        options.add_redaction(command)
+        options.add_rule_options(command)
         command.set_defaults(run=run)
     export = commands.add_parser("export-har", parents=[common], help="a cassette to a HAR 1.2 file")
     export.add_argument("cassette", metavar="CASSETTE", type=Path, help="the cassette to export")
@@ -79,30 +72,23 @@ def run_import_mitm(arguments: argparse.Namespace) -> int:
 
 
 def _import(arguments: argparse.Namespace, items: Iterable[Imported], wanted: str | None) -> int:
-    from proxy.command_inputs import checked_upstream, redaction_from
+    from proxy.app.importing import import_cassette
+    from proxy.cli.inputs import checked_upstream, load_engine, redaction_from
 
     output: Path = arguments.output
     refuse_overwrite(output, [arguments.source], "the imported cassette", arguments.force, any_file=True)
     if arguments.origin:
         checked_upstream(arguments.origin, "import", "--origin")
-    engine = engine_for(arguments)
-    result = assemble(items, str(arguments.source), wanted)
+    engine = load_engine(arguments)
     policy = redaction_from(arguments, engine.project.redaction)
-    cassette = Cassette(
-        tuple(redact_exchange(exchange, policy) for exchange in result.cassette.exchanges),
-        result.cassette.upstream,
-    )
-    output.parent.mkdir(parents=True, exist_ok=True)
-    save_cassette(output, cassette)
-    left = sum(result.other_origins.values())
-    others = f"; left out {left} exchange(s) with other origins" if left else ""
-    reasons = [reason for exchange in cassette.exchanges if (reason := withheld_in(exchange))]
-    if reasons:
-        others += f"; {len(reasons)} exchange(s) with a {reasons[0]} (see {WITHHELD_HEADER})"
-    counts = severity_counts(findings_of(engine, cassette, str(output)))
+    done = import_cassette(items, str(arguments.source), wanted, output, engine, policy)
+    others = f"; left out {done.other_origins} exchange(s) with other origins" if done.other_origins else ""
+    if done.withheld:
+        others += f"; {len(done.withheld)} exchange(s) with a {done.withheld[0]} (see {WITHHELD_HEADER})"
+    counts = done.counts
     print(
-        f"{output}: imported {len(cassette.exchanges)} exchange(s) from {arguments.source} "
-        f"({cassette.upstream}){others}; checked: {counts['error']} error(s), {counts['warning']} "
+        f"{output}: imported {len(done.cassette.exchanges)} exchange(s) from {arguments.source} "
+        f"({done.cassette.upstream}){others}; checked: {counts['error']} error(s), {counts['warning']} "
         f"warning(s), {counts['info']} info (details: commerce-proxy check {output})"
     )
     return 0

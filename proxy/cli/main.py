@@ -1,0 +1,72 @@
+"""The `commerce-proxy` command line: the parser built from one module per command, and one-line errors.
+
+Bad input ends in one line on stderr and exit code 2, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+from collections.abc import Sequence
+
+from proxy.cli import cassette, check, demo, interchange, record, replay, rules, sandbox, spy
+from proxy.cli.help import finish_help
+from proxy.cli.options import OneLineParser, common_options
+from proxy.errors import CommerceProxyError
+from proxy.version import __version__
+
+COMMANDS = (record, spy, replay, check, rules, sandbox, demo, cassette, interchange)
+
+log = logging.getLogger("proxy")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; returns the exit code."""
+    parser = build_parser()
+    arguments = parser.parse_args(argv)
+    logging.basicConfig(
+        stream=sys.stderr,
+        format="commerce-proxy: %(message)s",
+        level=logging.WARNING if arguments.quiet else logging.INFO,
+        force=True,
+    )
+    try:
+        return int(arguments.run(arguments))
+    except CommerceProxyError as error:
+        print(f"commerce-proxy: error: {error}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:  # the reader left (`| head`): not an error of ours, nothing more to say
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    except OSError as error:
+        print(f"commerce-proxy: error: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    except Exception as error:  # a bug of ours: still one line, the traceback when asked for
+        if os.environ.get("COMMERCE_PROXY_TRACEBACK"):
+            raise
+        problem = " ".join(f"{type(error).__name__}: {error}".split())
+        print(
+            f"commerce-proxy: internal error: {problem} (a bug: please report it; "
+            "COMMERCE_PROXY_TRACEBACK=1 shows where)",
+            file=sys.stderr,
+        )
+        return 70
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """All commands and their options, each command's from its own module."""
+    parser = OneLineParser(
+        prog="commerce-proxy",
+        description="Record, check and replay traffic of the commerce API.",
+    )
+    parser.add_argument("--version", action="version", version=f"commerce-proxy {__version__}")
+    common = common_options()
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for command in COMMANDS:
+        command.add_to(commands, common)
+    finish_help(parser)
+    return parser

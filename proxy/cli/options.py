@@ -1,0 +1,134 @@
+"""The options several commands share, defined once so they read and default the same everywhere."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from pathlib import Path
+from typing import NoReturn
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line (what is wrong, and where to read more) and exit 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see `{self.prog} --help`)\n")
+
+
+def common_options() -> argparse.ArgumentParser:
+    """The options every command takes (a parent parser)."""
+    common = OneLineParser(add_help=False)
+    common.add_argument("-q", "--quiet", action="store_true", help="only warnings and errors")
+    return common
+
+
+def add_serving(command: argparse.ArgumentParser, default_port: int = 8080) -> None:
+    command.add_argument(
+        "--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: this machine only)"
+    )
+    command.add_argument("--port", type=int, default=default_port, help="0 picks a free port")
+
+
+def add_wire_limits(command: argparse.ArgumentParser) -> None:
+    command.add_argument(
+        "--head-timeout",
+        metavar="S",
+        type=positive(float),
+        default=30.0,
+        help="a request line and headers must arrive within S seconds of their first byte (default 30)",
+    )
+    command.add_argument(
+        "--max-connections",
+        metavar="N",
+        type=positive(int),
+        default=1000,
+        help="open client connections served at once; more get 503 (default 1000)",
+    )
+
+
+def add_upstream(command: argparse.ArgumentParser) -> None:
+    command.add_argument("--upstream", metavar="URL", help="the real service, e.g. http://127.0.0.1:9000")
+    command.add_argument(
+        "--upstream-timeout",
+        type=positive(float),
+        default=30.0,
+        metavar="SECONDS",
+        help="a client gets a 504 when the upstream's answer is not complete by then (default 30)",
+    )
+    command.add_argument(
+        "--max-body-bytes",
+        type=positive(int),
+        default=50 * 1024 * 1024,
+        metavar="N",
+        help="a larger upstream answer is a 502 and is not recorded (default 50 MiB)",
+    )
+    command.add_argument(
+        "--ca-bundle",
+        type=Path,
+        metavar="FILE",
+        help="PEM certificates of a private CA to verify an https upstream with (default: the system's)",
+    )
+
+
+def positive(kind: type[float] | type[int]) -> Callable[[str], float]:
+    """An argparse type: a number above zero, else argparse's own one-line usage error."""
+
+    def parse(text: str) -> float:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a number, found {text!r}") from None
+        if not 0 < value < float("inf"):
+            raise argparse.ArgumentTypeError(f"expected a number above 0, found {text!r}")
+        return value
+
+    return parse
+
+
+def add_rule_options(command: argparse.ArgumentParser) -> None:
+    command.add_argument(
+        "--rules",
+        metavar="DIR",
+        type=Path,
+        help="a rule folder (default: the config's, else the shipped rules)",
+    )
+    command.add_argument(
+        "--config",
+        metavar="FILE",
+        type=Path,
+        help="commerce-proxy.yaml or a pyproject.toml (default: found from the working folder up)",
+    )
+
+
+def add_matching(command: argparse.ArgumentParser) -> None:
+    command.add_argument(
+        "--match-on",
+        metavar="FIELDS",
+        help="comma-separated subset of method,path,query,body (default: all four)",
+    )
+    command.add_argument(
+        "--ignore-query",
+        metavar="NAME",
+        action="append",
+        default=[],
+        help="a query parameter that never decides a match; repeatable",
+    )
+
+
+def add_redaction(command: argparse.ArgumentParser) -> None:
+    command.add_argument(
+        "--redact-header", metavar="NAME", action="append", default=[], help="also redact this header"
+    )
+    command.add_argument(
+        "--redact-query", metavar="NAME", action="append", default=[], help="also redact this query parameter"
+    )
+    command.add_argument(
+        "--redact-form", metavar="NAME", action="append", default=[], help="also redact this form field"
+    )
+    command.add_argument(
+        "--redact-json-path",
+        metavar="PATH",
+        action="append",
+        default=[],
+        help="dotted path into JSON bodies, e.g. data.attributes.email",
+    )

@@ -1,0 +1,57 @@
+"""`rules`: every rule with its id, the severity in force and the documentation section it enforces."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from proxy.cli import options
+
+
+def add_to(commands: Any, common: argparse.ArgumentParser) -> None:
+    rules = commands.add_parser(
+        "rules", parents=[common], help="list every rule: id, severity, documentation"
+    )
+    rules.add_argument(
+        "--format",
+        choices=("text", "json", "markdown"),
+        default="text",
+        help="markdown: the page of all rules the docs show (docs/rules.md)",
+    )
+    options.add_rule_options(rules)
+    rules.set_defaults(run=run)
+
+
+def run(arguments: argparse.Namespace) -> int:
+    """`rules`: every rule with its id, the severity in force and its documentation section."""
+    from proxy.cli.inputs import load_engine
+    from proxy.core.reports.formats import rules_markdown, rules_table
+
+    engine = load_engine(arguments)
+    config = engine.project.config
+    severity_of = {
+        rule.id: str(config.severity(rule.id, rule.severity, "", "")) for rule in engine.ruleset.rules
+    }
+    if arguments.format == "json":
+        document = [
+            {
+                "id": rule.id,
+                "severity": severity_of[rule.id],
+                "default_severity": rule.severity,
+                "section": rule.section,
+                "check": rule.check,
+                "applies_to": list(rule.applies_to),
+                "responses": rule.responses,
+                "source": rule.source,
+            }
+            for rule in sorted(engine.ruleset.rules, key=lambda rule: rule.id)
+        ]
+        print(json.dumps({"rules": document}, indent=2))
+        return 0
+    if arguments.format == "markdown":
+        sys.stdout.write(rules_markdown(engine.ruleset.rules, severity_of))
+        return 0
+    sys.stdout.write(rules_table(engine.ruleset.rules, severity_of))
+    return 0
