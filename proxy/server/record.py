@@ -28,9 +28,10 @@ from proxy.core.redaction.redact import (
 from proxy.core.rules.engine import Checker
 from proxy.errors import BodyTooLarge, JournalError, NotRecordable
 from proxy.processes.check_worker import CheckWorker
+from proxy.server.admin import answer_admin, record_routes
 from proxy.server.answers import AnswerCache, serve_answer
 from proxy.server.convert import ADMIN_PREFIX, core_request
-from proxy.server.replay import MAX_REQUEST_BYTES, AdminRoutes, answer_admin, now_stamp
+from proxy.server.replay import MAX_REQUEST_BYTES, now_stamp
 from proxy.server.upstream import UpstreamError, UpstreamPool
 from proxy.server.wire import Incoming, Outgoing, Reply, WireServer, json_answer
 
@@ -57,66 +58,74 @@ class RecordServer(WireServer):
     recording: RecordingSession = field(default=None)  # type: ignore[assignment]  # set at creation
 
 
-def create_record_app(settings: RecordSettings) -> RecordServer:
-    """A server that forwards, records and answers; the cassette is written at cleanup.
+class RecordProxy:
+    """Forwards, records and answers; the cassette is written at cleanup.
 
     The upstream is reached through a pool of keep-alive connections (`UpstreamPool`) and answers go
     out through the wire server: a recorded exchange costs its checking and journaling, little else.
     """
-    # A base path in --upstream (a gateway's /commerce) is kept: requests go below it. The pool comes
-    # first: a refused --ca-bundle must stop the start before a journal or a checker exists.
-    parts = urlsplit(settings.upstream)
-    upstream_base = urlunsplit((parts.scheme, parts.netloc, parts.path, "", "")).rstrip("/")
-    pool = UpstreamPool(
-        upstream_base,
-        settings.upstream_timeout,
-        settings.max_body_bytes,
-        ca_bundle=settings.ca_bundle,
-        authorization=settings.upstream_authorization,
-    )
-    worker = None
-    if settings.rules is not None and settings.rule_source is not None:
-        ruleset, rule_config = settings.rules, settings.rule_config
-        worker = CheckWorker(
-            settings.rule_source, lambda: Checker(ruleset, rule_config), settings.findings_kept
+
+    def __init__(self, settings: RecordSettings) -> None:
+        # A base path in --upstream (a gateway's /commerce) is kept: requests go below it. The pool
+        # comes first: a refused --ca-bundle must stop the start before a journal or a checker exists.
+        self.settings = settings
+        parts = urlsplit(settings.upstream)
+        self.upstream_base = urlunsplit((parts.scheme, parts.netloc, parts.path, "", "")).rstrip("/")
+        self.pool = UpstreamPool(
+            self.upstream_base,
+            settings.upstream_timeout,
+            settings.max_body_bytes,
+            ca_bundle=settings.ca_bundle,
+            authorization=settings.upstream_authorization,
         )
-    try:
-        recording = RecordingSession(settings, worker)
-    except BaseException:
-        if worker is not None:
-            worker.close()  # the settings were refused (an existing cassette...): no checker left behind
-        raise
-    cache = AnswerCache()
-    unrecorded = [0]  # exchanges answered 507 because the journal could not be written
-    rewriters: dict[str, OriginRewriter] = {}  # one per origin clients use to reach us
+        self.worker: CheckWorker | None = None
+        if settings.rules is not None and settings.rule_source is not None:
+            ruleset, rule_config = settings.rules, settings.rule_config
+            self.worker = CheckWorker(
+                settings.rule_source, lambda: Checker(ruleset, rule_config), settings.findings_kept
+            )
+        try:
+            self.recording = RecordingSession(settings, self.worker)
+        except BaseException:
+            if self.worker is not None:
+                self.worker.close()  # the settings were refused (an existing cassette...): no checker left
+            raise
+        self.cache = AnswerCache()
+        self.unrecorded = 0  # exchanges answered 507 because the journal could not be written
+        self.rewriters: dict[str, OriginRewriter] = {}  # one per origin clients use to reach us
+        self.admin = record_routes(self)
+        self.server = RecordServer(self.handle, max_body=MAX_REQUEST_BYTES, recording=self.recording)
+        self.server.on_cleanup.append(self.finish)
 
-    def rewriter_to(origin: str) -> OriginRewriter:
-        if origin not in rewriters:
-            rewriters[origin] = OriginRewriter(upstream_base, origin)
-        return rewriters[origin]
+    def handle(self, incoming: Incoming) -> Reply | Awaitable[Reply]:
+        path, _, query = incoming.target.partition("?")
+        if path.startswith(ADMIN_PREFIX):
+            return answer_admin(self.admin, incoming.method, path)
+        recording = self.recording
+        sequence = recording.arrival()
+        core = core_request(incoming, path, query)
+        if isinstance(core, Outgoing):
+            return core
+        placeholder = placeholder_credential(core, self.settings.redaction)
+        if placeholder is not None:
+            return _placeholder_refused(core, placeholder)
+        origin = origin_of("http://" + (incoming.header("Host") or self.server.address))
+        # A replayed token is `<redacted>`: the token endpoint is always asked live.
+        answer = None if is_token_request(core) else recording.book.answer(core)
+        if answer is not None:
+            recording.replayed += 1
+            return serve_answer(answer, self.cache, origin)
+        return self.forward(incoming, core, origin, sequence)
 
-    def health() -> Outgoing:
-        mode = settings.mode if settings.cassette is not None else "spy"
-        return json_answer(200, {"status": "ok", "mode": mode, "recorded": recording.recorded})
-
-    async def findings() -> Outgoing:
-        if worker is not None:
-            await worker.caught_up()  # every exchange answered so far is in the findings
-        return json_answer(200, recording.findings.to_json())
-
-    admin: AdminRoutes = {
-        "/_proxy/health": ("GET", health),
-        "/_proxy/findings": ("GET", findings),
-    }
-
-    async def forward(incoming: Incoming, core: Request, origin: str, sequence: int) -> Reply:
+    async def forward(self, incoming: Incoming, core: Request, origin: str, sequence: int) -> Reply:
+        settings = self.settings
         recorded_at = now_stamp()
         started = time.perf_counter()
         headers = end_to_end(incoming.headers, NOT_FORWARDED)
         try:
-            answer = await pool.send(incoming.method, incoming.target, headers, incoming.body)
+            answer = await self.pool.send(incoming.method, incoming.target, headers, incoming.body)
         except UpstreamError as error:
-            status, title, detail = _failure(error, upstream_base, settings)
+            status, title, detail = _failure(error, self.upstream_base, settings)
             shown = redact_request(core, settings.redaction)  # a log is read by people: no secrets in it
             log.warning("%s %s: %s", shown.method, shown.target, detail)
             return json_answer(status, error_document(status, title, detail))
@@ -128,49 +137,37 @@ def create_record_app(settings: RecordSettings) -> RecordServer:
             detail += f"once decoded: {error}"
             return json_answer(502, error_document(502, "Bad Gateway", detail))
         response = Response(status=answer.status, headers=answer.headers, body=body, reason=answer.reason)
-        if is_token_request(core) and recording.book.holds(core):
+        head = incoming.method == "HEAD"
+        if is_token_request(core) and self.recording.book.holds(core):
             # new_episodes: the cassette has this token exchange already; a fresh token is no new episode
-            return _to_client(response, answer.body, rewriter_to(origin), incoming.method == "HEAD")
+            return _to_client(response, answer.body, self.rewriter_to(origin), head)
         try:
-            recording.keep(sequence, Exchange(core, response, recorded_at, duration_ms))
+            self.recording.keep(sequence, Exchange(core, response, recorded_at, duration_ms))
         except NotRecordable as error:  # the cassette could not read it back: relayed as a failure
             log.warning("%s %s: %s", core.method, core.path, error)
             detail = f"the upstream answered {response.status}, but {error}: this exchange is not recorded"
             return json_answer(502, error_document(502, "Not recorded", detail))
         except JournalError as error:  # disk full: an answer the client cannot mistake for recorded
-            unrecorded[0] += 1
-            if unrecorded[0] == 1:  # once: the rest are counted at stop
+            self.unrecorded += 1
+            if self.unrecorded == 1:  # once: the rest are counted at stop
                 log.error("%s; answering 507 to every exchange it cannot record", error)
             detail = f"the upstream answered {response.status}, but {error}: this exchange is not recorded"
             return json_answer(507, error_document(507, "Not recorded", detail))
-        return _to_client(response, answer.body, rewriter_to(origin), incoming.method == "HEAD")
+        return _to_client(response, answer.body, self.rewriter_to(origin), head)
 
-    def handle(incoming: Incoming) -> Reply | Awaitable[Reply]:
-        path, _, query = incoming.target.partition("?")
-        if path.startswith(ADMIN_PREFIX):
-            return answer_admin(admin, incoming.method, path)
-        sequence = recording.arrival()
-        core = core_request(incoming, path, query)
-        if isinstance(core, Outgoing):
-            return core
-        placeholder = placeholder_credential(core, settings.redaction)
-        if placeholder is not None:
-            return _placeholder_refused(core, placeholder)
-        origin = origin_of("http://" + (incoming.header("Host") or server.address))
-        # A replayed token is `<redacted>`: the token endpoint is always asked live.
-        answer = None if is_token_request(core) else recording.book.answer(core)
-        if answer is not None:
-            recording.replayed += 1
-            return serve_answer(answer, cache, origin)
-        return forward(incoming, core, origin, sequence)
+    def rewriter_to(self, origin: str) -> OriginRewriter:
+        if origin not in self.rewriters:
+            self.rewriters[origin] = OriginRewriter(self.upstream_base, origin)
+        return self.rewriters[origin]
 
-    async def finish() -> None:
-        pool.close()
-        if unrecorded[0]:
-            log.error("%d exchanges were not recorded (the journal could not be written)", unrecorded[0])
-        if worker is not None:
-            await worker.caught_up()
-            worker.close()
+    async def finish(self) -> None:
+        self.pool.close()
+        if self.unrecorded:
+            log.error("%d exchanges were not recorded (the journal could not be written)", self.unrecorded)
+        if self.worker is not None:
+            await self.worker.caught_up()
+            self.worker.close()
+        recording, settings = self.recording, self.settings
         cassette = recording.finish()
         if recording.live is not None:  # one line for the session; each finding was logged as it came
             log.info("%s", recording.findings.summary())
@@ -185,9 +182,10 @@ def create_record_app(settings: RecordSettings) -> RecordServer:
                 recording.replayed,
             )
 
-    server = RecordServer(handle, max_body=MAX_REQUEST_BYTES, recording=recording)
-    server.on_cleanup.append(finish)
-    return server
+
+def create_record_app(settings: RecordSettings) -> RecordServer:
+    """The record (or spy, with no cassette) server, ready to start."""
+    return RecordProxy(settings).server
 
 
 def _placeholder_refused(request: Request, where: str) -> Outgoing:
