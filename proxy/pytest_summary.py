@@ -7,7 +7,7 @@ from typing import Any, cast
 
 import pytest
 
-from proxy.core.rules.findings import SEVERITIES
+from proxy.core.rules.findings import SEVERITIES, exchange_number
 
 FINDINGS_PROPERTY = "commerce_findings"
 SHOWN_PER_TEST = 20
@@ -16,7 +16,8 @@ STRICT_FAILURE = "commerce-proxy conformance (strict)"  # how a test failed by i
 
 def finding_line(finding: dict[str, Any]) -> str:
     return (
-        f"{finding['severity']} {finding['rule']} #{finding['exchange']} {finding['method']} "
+        f"{finding['severity']} {finding['rule']} "
+        f"{exchange_number(finding['exchange'], finding.get('cassette'))} {finding['method']} "
         f"{finding['target']}: {finding['message']} (see {finding['section']})"
     )
 

@@ -6,6 +6,7 @@ with `--break RULE_ID` the broken rule is found as an error, for every rule the 
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any
 
@@ -161,6 +162,50 @@ async def test_record_checks_live_and_the_cassette_check_agrees(serve: Serve, tm
     assert live["totals"]["pagination.page.current"]["count"] == sum(
         1 for f in offline if f.rule == "pagination.page.current"
     )
+    # One numbering: each live finding names the exchange `check` and `cassette show FILE N` do.
+    assert sorted((f["exchange"], f["rule"]) for f in live["findings"]) == sorted(
+        (f.exchange, f.rule) for f in offline
+    )
+
+
+async def test_live_numbers_are_cassette_indexes_after_episodes_refusals_and_overlap(
+    serve: Serve, tmp_path: Path
+) -> None:
+    """Adding episodes to a cassette, with a request refused before forwarding and requests in flight
+    together: every live finding's index opens, in the written cassette, the request it was about."""
+    sandbox = await serve(create_sandbox_app(SandboxSettings(broken="pagination.page.current")))
+    cassette = tmp_path / "episodes.yaml"
+    first = create_record_app(RecordSettings(upstream=sandbox, cassette=cassette, rules=RULES))
+    runner, proxy_url = await start(first, "127.0.0.1", 0)
+    try:
+        await client_session(proxy_url)
+    finally:
+        await runner.cleanup()
+    settings = RecordSettings(upstream=sandbox, cassette=cassette, mode="new_episodes", rules=RULES)
+    runner, proxy_url = await start(create_record_app(settings), "127.0.0.1", 0)
+    try:
+        async with aiohttp.ClientSession() as session:
+            token = await sandbox_token(session, proxy_url)
+            refused = {"Authorization": "Bearer <redacted>"}  # the placeholder: refused, not forwarded
+            async with session.get(f"{proxy_url}/v2/brands", headers=refused) as answer:
+                assert answer.status == 401
+            auth = {"Authorization": f"Bearer {token}"}
+
+            async def page(offset: int) -> None:
+                target = f"{proxy_url}/v2/brands?page[limit]=3&page[offset]={offset}"
+                async with session.get(URL(target, encoded=True), headers=auth) as answer:
+                    assert answer.status == 200
+
+            await asyncio.gather(*(page(offset) for offset in range(0, 60, 3)))
+            async with session.get(f"{proxy_url}/_proxy/findings") as answer:
+                live = await answer.json()
+    finally:
+        await runner.cleanup()
+    exchanges = load_cassette(cassette).cassette.exchanges
+    new = [f for f in live["findings"] if f["rule"] == "pagination.page.current"]
+    assert len(new) == 20
+    for finding in new:
+        assert exchanges[finding["exchange"]].request.target == finding["target"]
 
 
 def test_findings_log_stays_bounded() -> None:

@@ -189,6 +189,43 @@ def test_signs_in_and_reads(commerce_record):
     assert cassette.read_text() != text  # new recorded_at times
 
 
+def test_an_exchange_has_one_number_recording_and_replaying(
+    suite: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The summary names an exchange by its index in the cassette, recorded or replayed alike."""
+    server = BackgroundServer(lambda: create_sandbox_app(SandboxSettings(broken="pagination.page.current")))
+    broken = server.start()
+    try:
+        suite.makepyfile(
+            test_walk="""
+import urllib.parse, urllib.request, json
+from helpers import get
+
+def test_walks(commerce_record):
+    form = urllib.parse.urlencode({"grant_type": "client_credentials", "client_id": "sandbox-client",
+                                   "client_secret": "sandbox-secret"}).encode()
+    with urllib.request.urlopen(commerce_record + "/oauth/access_token", data=form, timeout=10) as answer:
+        token = json.loads(answer.read())["access_token"]
+    assert get(commerce_record, "/v2/brands?page[limit]=5&page[offset]=5", token)[0] == 200
+"""
+        )
+        recorded = suite.runpytest_subprocess(
+            "-p", "no:cacheprovider", "--commerce-record-mode=once", f"--commerce-upstream={broken}"
+        )
+    finally:
+        server.stop()
+    recorded.assert_outcomes(passed=1)
+    monkeypatch.setenv("CI", "true")
+    replayed = suite.runpytest_subprocess("-p", "no:cacheprovider")
+    replayed.assert_outcomes(passed=1)
+    cassette = suite.path / "cassettes" / "test_walk" / "test_walks.yaml"
+    index = [exchange.request.path for exchange in load_cassette(cassette).cassette.exchanges].index(
+        "/v2/brands"
+    )
+    for run in (recorded, replayed):
+        run.stdout.fnmatch_lines([f"  error pagination.page.current #{index} GET /v2/brands?*"])
+
+
 def test_an_https_upstream_of_a_private_ca_records_with_commerce_ca_bundle(
     suite: pytest.Pytester, tls_sandbox_in_a_thread: tuple[str, Path]
 ) -> None:
@@ -291,7 +328,7 @@ def test_strict_fails_a_test_whose_traffic_breaks_a_rule_and_shows_the_finding(
     result.stdout.fnmatch_lines(
         [
             "*commerce-proxy conformance (strict): the traffic of this test broke 1 documented rule(s):",
-            f"*error entry.etag.matches-etag-id #0 GET {ENTRY}: * (see *)",
+            f"*error entry.etag.matches-etag-id #1 GET {ENTRY}: * (see *)",
             "*where headers.ETag: expected *; found *",
             "*replaying *test_reads_entry.yaml at http://127.0.0.1:*",
             "FAILED test_etag.py::test_reads_entry*",
@@ -299,7 +336,7 @@ def test_strict_fails_a_test_whose_traffic_breaks_a_rule_and_shows_the_finding(
     )
     # Shown once: not again as captured log lines, and the summary only counts it.
     output = result.stdout.str()
-    assert output.count("error entry.etag.matches-etag-id #0") == 1, output
+    assert output.count("error entry.etag.matches-etag-id #1") == 1, output
     result.stdout.fnmatch_lines(
         ["test_etag.py::test_reads_entry: 1 error (the errors are in its failure above)"]
     )
@@ -315,7 +352,7 @@ def test_warn_passes_and_lists_the_finding_in_the_summary_and_off_checks_nothing
         [
             "*= commerce-proxy conformance =*",
             "test_etag.py::test_reads_entry: 1 error",
-            f"  error entry.etag.matches-etag-id #0 GET {ENTRY}: *",
+            f"  error entry.etag.matches-etag-id #1 GET {ENTRY}: *",
         ]
     )
     assert "info " not in warned.stdout.str().split("commerce-proxy conformance =", 1)[1]

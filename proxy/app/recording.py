@@ -81,19 +81,19 @@ class RecordingSession:
             self.live = LiveChecker(Checker(settings.rules, settings.rule_config), settings.findings_kept)
         self._sent_secrets = credential_parts(settings.upstream_authorization)
         self.recorded = 0  # exchanges journaled by this session
+        self.checked = 0  # exchanges handed to the live checker (spy journals nothing)
         self.replayed = 0
-        self._next_sequence = 0
         self._said_withheld = False
 
-    def arrival(self) -> int:
-        """Number the next request in order of arrival."""
-        self._next_sequence += 1
-        return self._next_sequence
+    def keep(self, exchange: Exchange) -> int:
+        """Journal a redacted exchange before its answer goes out, so an acknowledged one survives;
+        returns its index in the cassette.
 
-    def keep(self, sequence: int, exchange: Exchange) -> None:
-        """Journal a redacted exchange before its answer goes out, so an acknowledged one survives.
-
-        Only the journal holds it: memory stays flat however long the recording runs. A
+        The index is given here, when the exchange is journaled, and the cassette keeps the journal's
+        order (the order answers completed): so the index the live log shows is the one `check`,
+        `cassette list` and `cassette show FILE N` use, and the live checker sees the exchanges in the
+        order `check` will. A request that fails, or is answered from the cassette, takes no index.
+        Only the journal holds the exchange: memory stays flat however long the recording runs. A
         `JournalError` (disk full) means it was not recorded, and its answer must say so.
         """
         redacted = redact_exchange(exchange, self.settings.redaction, self._sent_secrets)
@@ -108,10 +108,15 @@ class RecordingSession:
             self._said_withheld = True
         line = None
         if self.journal is not None:
-            line = self.journal.append(sequence, redacted)
+            index = len(self.base.exchanges) + self.recorded
+            line = self.journal.append(index, redacted)
             self.recorded += 1
+        else:
+            index = self.checked
         if self.live is not None:
-            self.live.check(redacted, sequence, line)  # a checker process reads the journal's line
+            self.live.check(redacted, index, line)  # a checker process reads the journal's line
+        self.checked += 1
+        return index
 
     @property
     def findings(self) -> FindingsLog:
@@ -119,7 +124,7 @@ class RecordingSession:
         return self.live.log if self.live is not None else FindingsLog(0)
 
     def finish(self) -> Cassette | None:
-        """Write the cassette atomically in arrival order and drop the journal.
+        """Write the cassette atomically in the journal's order and drop the journal.
 
         With nothing new recorded PATH is left as it was (None): a run that failed to bind its port,
         or saw no traffic, neither creates an empty cassette nor rewrites an old one.
@@ -128,7 +133,7 @@ class RecordingSession:
             return None  # spy: nothing to write
         cassette = None
         if self.recorded:
-            new = read_journal(self.journal.path).exchanges  # in arrival order
+            new = read_journal(self.journal.path).exchanges  # in the order they were journaled
             cassette = Cassette(exchanges=self.base.exchanges + new, upstream=self.settings.upstream)
             try:  # the journal says which file absorbs it before that file replaces the cassette
                 save_cassette(self.settings.cassette, cassette, self._seal)

@@ -40,7 +40,6 @@ class CassetteRecorder:
         self.engine: Engine | None = None
         self.origin: str | None = None
         self.skipped: Counter[str] = Counter()
-        self.sequence = 0
 
     def load(self, loader: Loader) -> None:
         loader.add_option("cassette", str, "", "commerce-proxy: record exchanges into this cassette (YAML)")
@@ -166,9 +165,8 @@ class CassetteRecorder:
                 log.error("commerce-proxy: not recording: %s", error)
                 ctx.options.update(cassette="")
                 return
-        self.sequence += 1
         try:
-            self.session.keep(self.sequence, imported.exchange)
+            self.session.keep(imported.exchange)
         except JournalError as error:  # disk full: the client must not take this answer as recorded
             log.error("commerce-proxy: %s", error)
             status = 502 if isinstance(error, NotRecordable) else 507

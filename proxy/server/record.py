@@ -102,7 +102,6 @@ class RecordProxy:
         if path.startswith(ADMIN_PREFIX):
             return answer_admin(self.admin, incoming.method, path)
         recording = self.recording
-        sequence = recording.arrival()
         core = core_request(incoming, path, query)
         if isinstance(core, Outgoing):
             return core
@@ -115,9 +114,9 @@ class RecordProxy:
         if answer is not None:
             recording.replayed += 1
             return serve_answer(answer, self.cache, origin)
-        return self.forward(incoming, core, origin, sequence)
+        return self.forward(incoming, core, origin)
 
-    async def forward(self, incoming: Incoming, core: Request, origin: str, sequence: int) -> Reply:
+    async def forward(self, incoming: Incoming, core: Request, origin: str) -> Reply:
         settings = self.settings
         recorded_at = now_stamp()
         started = time.perf_counter()
@@ -142,7 +141,7 @@ class RecordProxy:
             # new_episodes: the cassette has this token exchange already; a fresh token is no new episode
             return _to_client(response, answer.body, self.rewriter_to(origin), head)
         try:
-            self.recording.keep(sequence, Exchange(core, response, recorded_at, duration_ms))
+            self.recording.keep(Exchange(core, response, recorded_at, duration_ms))
         except NotRecordable as error:  # the cassette could not read it back: relayed as a failure
             log.warning("%s %s: %s", core.method, core.path, error)
             detail = f"the upstream answered {response.status}, but {error}: this exchange is not recorded"

@@ -12,6 +12,7 @@ import asyncio
 import json
 import logging
 from collections.abc import Awaitable
+from dataclasses import replace
 from datetime import UTC, datetime
 
 from proxy.app.replay_setup import ReplayOptions
@@ -19,11 +20,12 @@ from proxy.core.model.bodies import error_document
 from proxy.core.model.exchange import Exchange, Request
 from proxy.core.model.links import origin_of
 from proxy.core.redaction.redact import redact_exchange
-from proxy.core.replay.book import Answer, Miss, ReplayBook
+from proxy.core.replay.book import Answer, Miss, Recording, ReplayBook
 from proxy.core.replay.faults import FAULT_TITLES, Fault, FaultPlan
 from proxy.core.replay.simulation.answers import Simulated
 from proxy.core.replay.usage import usage_report, usage_summary
 from proxy.core.rules.engine import LiveChecker
+from proxy.core.rules.findings import SIMULATED
 from proxy.errors import CommerceProxyError
 from proxy.server.admin import answer_admin, replay_routes
 from proxy.server.answers import (
@@ -59,17 +61,19 @@ def no_match(core: Request, book: ReplayBook, miss: Miss) -> Outgoing:
 
 def respond(
     book: ReplayBook, cache: AnswerCache, core: Request, origin: str
-) -> tuple[Outgoing, float | None]:
-    """The recorded or simulated answer (or the 404 of a miss), and the recorded upstream time."""
+) -> tuple[Outgoing, float | None, Recording | None]:
+    """The recorded or simulated answer (or the 404 of a miss), the recorded upstream time, and the
+    recording that answered (None when simulated or missed)."""
     result = book.respond(core, now_stamp())
     if isinstance(result, Answer):
-        return serve_answer(result, cache, origin), result.recording.exchange.duration_ms
+        recording = result.recording
+        return serve_answer(result, cache, origin), recording.exchange.duration_ms, recording
     if isinstance(result, Simulated):
         if result.template is None:  # a refusal: no links to move, no recorded time to copy
-            return serve_simulated(result, None, origin), None
+            return serve_simulated(result, None, origin), None, None
         template = book.recordings[result.template]
-        return serve_simulated(result, template.upstream, origin), template.exchange.duration_ms
-    return no_match(core, book, result), None
+        return serve_simulated(result, template.upstream, origin), template.exchange.duration_ms, None
+    return no_match(core, book, result), None, None
 
 
 def now_stamp() -> str:
@@ -107,7 +111,7 @@ class Replayer:
         self.plan = FaultPlan(self.options.faults, self.options.fault_seed)
         self.live = live
         self.cache = AnswerCache()
-        self.checked = 0  # answers handed to the live checker, which numbers them from 0
+        self.simulated = 0  # simulated answers checked, numbered apart from the recordings
         self.admin = replay_routes(self)
         self.server = WireServer(self.handle, max_body=MAX_REQUEST_BYTES)
         self.server.on_cleanup.append(self.report_usage)
@@ -136,8 +140,9 @@ class Replayer:
     def serve(
         self, chosen: ReplayBook, core: Request, origin: str, fault: Fault | None
     ) -> Reply | Awaitable[Reply]:
-        answer, recorded_ms = respond(chosen, self.cache, core, origin)
-        self.check(core, answer, chosen)
+        answer, recorded_ms, recording = respond(chosen, self.cache, core, origin)
+        if self.live is not None:
+            self.check(core, answer, chosen, recording)
         reply: Reply = answer
         if fault is not None and fault.kind == "slow":
             reply = Trickle(answer, self.options.slow_body_ms / 1000, SLOW_CHUNKS)
@@ -154,13 +159,21 @@ class Replayer:
         reply = self.serve(chosen, core, origin, fault)
         return await reply if isinstance(reply, Awaitable) else reply
 
-    def check(self, core: Request, answer: Outgoing, chosen: ReplayBook) -> None:
-        """Check the answer served (not a miss: that 404 is ours, not the API's) with its request."""
-        if self.live is None or any(name == NO_MATCH_HEADER for name, _ in answer.headers):
+    def check(self, core: Request, answer: Outgoing, chosen: ReplayBook, recording: Recording | None) -> None:
+        """Check the answer served (not a miss: that 404 is ours, not the API's) with its request. A
+        recorded answer's findings carry its cassette and index there (what `cassette show FILE N`
+        opens); a simulated one's are numbered apart, in the order they were served."""
+        assert self.live is not None
+        if any(name == NO_MATCH_HEADER for name, _ in answer.headers):
             return
-        exchange = Exchange(core, core_response(answer), now_stamp())
-        self.live.check(redact_exchange(exchange, chosen.redaction), self.checked)
-        self.checked += 1
+        exchange = redact_exchange(Exchange(core, core_response(answer), now_stamp()), chosen.redaction)
+        if recording is None:
+            index, cassette = self.simulated, SIMULATED
+            self.simulated += 1
+        else:
+            index, cassette = recording.index, recording.cassette
+        findings = self.live.checker.check(exchange, index)
+        self.live.report([replace(finding, cassette=cassette) for finding in findings])
 
     async def report_usage(self) -> None:
         if not self.server.bound:

@@ -146,7 +146,7 @@ class JournalWriter:
             raise UsageError(str(error)) from None
 
     def append(self, sequence: int, exchange: Exchange) -> bytes:
-        """Add one exchange; `sequence` is its arrival number, which orders the cassette. Returns the
+        """Add one exchange; `sequence` is its index in the cassette, which orders it. Returns the
         line written (a checker process reads the same line).
 
         A `JournalError` means it was not added (disk full, file too large) and the journal is as it was.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+from urllib.parse import unquote
 
 import aiohttp
 from yarl import URL
@@ -207,3 +208,54 @@ async def test_replay_check_checks_each_answer_served_but_not_a_miss(serve: Serv
     async with aiohttp.ClientSession() as session, session.get(unchecked + "/_proxy/findings") as answer:
         assert answer.status == 404
         assert "--check" in (await answer.json())["errors"][0]["detail"]
+
+
+async def test_replay_check_numbers_a_finding_by_its_recording_in_the_cassette(serve: Serve) -> None:
+    """One numbering: a finding on a replayed answer names the cassette and the index `cassette show
+    FILE N` opens, whatever order the requests come in; a simulated answer's are numbered apart."""
+    from proxy.core.rules.engine import Checker, LiveChecker
+    from proxy.core.rules.findings import SIMULATED
+    from proxy.store.rule_files import load_rules
+    from proxy.store.shipped import shipped_dir
+
+    def listed(offset: int, records: int) -> Exchange:
+        page = {"limit": 2, "offset": offset, "current": offset // 2 + 1, "total": 3}
+        body = {"data": [], "links": {}, "meta": {"page": page, "results": {"total": records}}}
+        query = f"page[limit]=2&page[offset]={offset}"
+        request = Request("GET", "/v2/products", query, (("Authorization", "Bearer t"),))
+        return Exchange(request, Response(200, (("Content-Type", "application/json"),), Body("json", body)))
+
+    recorded = Cassette(exchanges=(listed(0, 6), listed(2, 6), listed(4, 6)))
+    book = ReplayBook.build([("walk.yaml", recorded)], MatchPolicy(), RedactionPolicy(), simulate=True)
+    live = LiveChecker(Checker(load_rules(shipped_dir("rules"))))
+    base = await serve(create_replay_app(book, live=live))
+    async with aiohttp.ClientSession() as session:
+        for offset in (4, 0, 6):  # the last one was never recorded: the simulator answers it
+            async with session.get(
+                f"{base}/v2/products?page[limit]=2&page[offset]={offset}",
+                headers={"Authorization": "Bearer t"},
+            ) as answer:
+                assert answer.status == 200
+        async with session.get(base + "/_proxy/findings") as answer:
+            document = await answer.json()
+    numbered = {
+        (finding["cassette"], finding["exchange"], unquote(finding["target"]))
+        for finding in document["findings"]
+    }
+    recorded_ones = {item for item in numbered if item[0] == "walk.yaml"}
+    assert recorded_ones == {
+        ("walk.yaml", 2, "/v2/products?page[limit]=2&page[offset]=4"),
+        ("walk.yaml", 0, "/v2/products?page[limit]=2&page[offset]=0"),
+    }
+    # The made-up page is never numbered as if the cassette held it.
+    assert all(cassette == SIMULATED for cassette, _, target in numbered if target.endswith("offset]=6"))
+
+
+def test_people_see_a_simulated_answers_number_apart_from_the_cassettes() -> None:
+    from proxy.core.rules.findings import SIMULATED, Finding
+
+    def numbered(cassette: str) -> str:
+        return Finding(3, "GET", "/v2/x", "/v2/x", "r", "error", "s", "m", "w", "e", "f", cassette).number
+
+    assert numbered("walk.yaml") == "#3"
+    assert numbered(SIMULATED) == "simulated #3"

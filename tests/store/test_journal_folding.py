@@ -29,8 +29,8 @@ def recording(path: Path, mode: str = "new_episodes", new: int = 2) -> Recording
     """A `record` session into `path` that has journaled `new` exchanges after those in the cassette."""
     start = len(load_cassette(path).cassette.exchanges) if path.exists() else 0
     session = RecordingSession(RecordSettings(upstream=UPSTREAM, cassette=path, mode=mode))
-    for sequence, exchange in enumerate(numbered(new, start=start), start=1):
-        session.keep(sequence, exchange)
+    for exchange in numbered(new, start=start):
+        session.keep(exchange)
     return session
 
 

@@ -209,10 +209,10 @@ def report_findings(live: LiveChecking, findings: list[Finding]) -> None:
     for finding in findings if live.logged else ():
         log.log(
             LOG_LEVELS[finding.severity],
-            "%s %s #%d %s %s: %s",
+            "%s %s %s %s %s: %s",
             finding.severity,
             finding.rule,
-            finding.exchange,
+            finding.number,
             finding.method,
             finding.target,
             finding.message,

@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from typing import Any, Literal, TypeAlias
 
 Severity: TypeAlias = Literal["error", "warning", "info"]
+# The `cassette` of findings on answers `replay --simulate` made up: no cassette holds them.
+SIMULATED = "(simulated)"
 SEVERITIES: tuple[Severity, ...] = ("error", "warning", "info")
 OFF: Literal["off"] = "off"
 Setting: TypeAlias = Literal["error", "warning", "info", "off"]  # a severity, or a rule turned off
@@ -42,6 +44,11 @@ class Finding:
     found: str
     cassette: str | None = None
 
+    @property
+    def number(self) -> str:
+        """How people see which exchange: `#12`, the index `cassette show FILE 12` opens."""
+        return exchange_number(self.exchange, self.cassette)
+
     def to_json(self) -> dict[str, Any]:
         """The JSON report's shape: the keys the issue names first, then the details."""
         document: dict[str, Any] = {
@@ -68,6 +75,11 @@ class Finding:
 
 
 SEVERITY_ORDER = {severity: position for position, severity in enumerate(SEVERITIES)}
+
+
+def exchange_number(index: int, cassette: str | None) -> str:
+    """`#12`, or `simulated #3` for the fourth answer `replay --simulate` made up."""
+    return f"simulated #{index}" if cassette == SIMULATED else f"#{index}"
 
 
 def counts_phrase(counts: Mapping[Severity, int]) -> str:
