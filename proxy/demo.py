@@ -185,13 +185,14 @@ async def run_demo_session(cassette: Path | None, say: Callable[[str], None]) ->
         await replayer.cleanup()
     same = 0
     policy = RedactionPolicy()
-    for number, (one, two) in enumerate(zip(live, replayed, strict=True), start=1):
+    # Numbered from 0, as the cassette numbers them: `cassette show PATH N` opens step N.
+    for number, (one, two) in enumerate(zip(live, replayed, strict=True)):
         # Replay serves what the cassette holds: the live answer with its secrets redacted.
         expected = redact_body(Body("json", one.body), (), policy).value if one.body else one.body
         identical = (one.status, expected, one.etag) == (two.status, two.body, two.etag)
         same += identical
         mark = "replay: same" if identical else "replay: DIFFERS"
-        say(f"  {number:2}. {one.status} {one.method:4} {_short(one.target)}  {one.title}  [{mark}]")
+        say(f"  #{number:<2} {one.status} {one.method:4} {_short(one.target)}  {one.title}  [{mark}]")
     text = path.read_text(encoding="utf-8")
     secrets = {"client secret": settings.client_secret, "access token": str(live[0].body["access_token"])}
     leaked = [name for name, value in secrets.items() if value in text]
@@ -208,7 +209,7 @@ async def run_demo_session(cassette: Path | None, say: Callable[[str], None]) ->
     )
     for finding in checked.recent:
         if finding.severity != "info":
-            say(f"  {finding.severity} {finding.rule} (step {finding.exchange}): {finding.message}")
+            say(f"  {finding.severity} {finding.rule} {finding.number}: {finding.message}")
     simulated_ok = await simulated_session(loaded.cassette, path.name, say)
     say(f"next: scripts/run replay --cassette {path}   (serves it on http://127.0.0.1:8080)")
     say(f"      scripts/run check {path}   (the same rules, offline)")
