@@ -27,7 +27,7 @@ def add_to(commands: Any, common: argparse.ArgumentParser) -> None:
 def run(arguments: argparse.Namespace) -> int:
     """`rules`: every rule with its id, the severity in force and its documentation section."""
     from proxy.cli.inputs import load_engine
-    from proxy.core.reports.formats import rules_markdown, rules_table
+    from proxy.core.reports.rules_page import rules_markdown, rules_table
 
     engine = load_engine(arguments)
     config = engine.project.config
@@ -41,6 +41,8 @@ def run(arguments: argparse.Namespace) -> int:
                 "severity": severity_of[rule.id],
                 "default_severity": rule.severity,
                 "section": rule.section,
+                "description": rule.description,
+                "example": rule.example,
                 "check": rule.check,
                 "applies_to": list(rule.applies_to),
                 "responses": rule.responses,
@@ -51,7 +53,7 @@ def run(arguments: argparse.Namespace) -> int:
         print(json.dumps({"rules": document}, indent=2))
         return 0
     if arguments.format == "markdown":
-        sys.stdout.write(rules_markdown(engine.ruleset.rules, severity_of))
+        sys.stdout.write(rules_markdown(engine.ruleset, severity_of))
         return 0
-    sys.stdout.write(rules_table(engine.ruleset.rules, severity_of))
+    sys.stdout.write(rules_table(engine.ruleset, severity_of))
     return 0

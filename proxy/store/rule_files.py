@@ -27,7 +27,7 @@ from proxy.store.saving import write_atomically
 CONFIG_FILE = "commerce-proxy.yaml"
 PYPROJECT = "pyproject.toml"
 PYPROJECT_TABLE = "commerce-proxy"
-RULE_FILE_KEYS = frozenset({"endpoints", "rules"})
+RULE_FILE_KEYS = frozenset({"endpoints", "rules", "sections"})
 
 
 class _Lined(dict[str, Any]):
@@ -87,6 +87,7 @@ def load_rules(folder: Path) -> RuleSet:
         raise RuleFileError(f"{folder}: no such rule folder")
     endpoints: list[Sourced] = []
     rules: list[Sourced] = []
+    sections: list[Sourced] = []
     files = sorted([*folder.glob("*.yaml"), *folder.glob("*.yml")])
     if not files:
         raise RuleFileError(f"{folder}: no rule files (*.yaml) in this folder")
@@ -95,16 +96,19 @@ def load_rules(folder: Path) -> RuleSet:
         if document is None:
             continue
         if not isinstance(document, dict) or set(document) - RULE_FILE_KEYS:
-            raise RuleFileError(f"{path}:1: a rule file is a mapping with 'endpoints' and/or 'rules'")
+            raise RuleFileError(
+                f"{path}:1: a rule file is a mapping with 'endpoints', 'rules' and/or 'sections'"
+            )
         endpoints.extend(_sourced(path, document.get("endpoints"), "endpoints"))
         rules.extend(_sourced(path, document.get("rules"), "rules"))
+        sections.extend(_sourced(path, document.get("sections"), "sections"))
     shapes = {}
     for path in sorted((folder / "shapes").glob("*.json")):
         try:
             shapes[path.stem] = Sourced(str(path), json.loads(_read_text(path, "shape")))
         except json.JSONDecodeError as error:
             raise RuleFileError(f"{path}:{error.lineno}: not valid JSON: {error.msg}") from None
-    return RuleSet.build(endpoints, rules, shapes)
+    return RuleSet.build(endpoints, rules, shapes, sections)
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import itertools
 import json
-from collections import Counter, defaultdict
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
@@ -213,54 +213,6 @@ def _line(finding: Finding) -> str:
     )
 
 
-def rules_table(rules: Sequence[Rule], severity_of: dict[str, str]) -> str:
-    """`commerce-proxy rules`: id, severity in force, and documentation section, one rule a line."""
-    width = max((len(rule.id) for rule in rules), default=10)
-    lines = [f"{'RULE':<{width}}  {'SEVERITY':<8}  DOCUMENTATION"]
-    for rule in sorted(rules, key=lambda rule: rule.id):
-        lines.append(f"{rule.id:<{width}}  {severity_of[rule.id]:<8}  {rule.section}")
-    return "\n".join(lines) + "\n"
-
-
-RULE_FAMILIES = {
-    "auth": "Authentication",
-    "coverage": "What the documentation does not cover",
-    "entry": "Custom API entries",
-    "feature": "Subscription features",
-    "pagination": "Paginated lists",
-}
-
-
-def rules_markdown(rules: Sequence[Rule], severity_of: dict[str, str]) -> str:
-    """The docs page of every rule, family by family: id, severity in force, what it checks (its
-    message's statement) and the documentation section it enforces."""
-    lines = [
-        "# All rules",
-        "",
-        "Written by `commerce-proxy rules --format markdown` from the rule files: edit those, not this",
-        "page. Severities are the shipped defaults; the project config changes them (see",
-        "[Configuration](configuration.md)). Each rule names the section of `commerce-api.md` it",
-        "enforces; [the documentation, row by row](documentation-map.md) goes the other way.",
-    ]
-    by_family: dict[str, list[Rule]] = defaultdict(list)
-    for rule in sorted(rules, key=lambda rule: rule.id):
-        by_family[rule.id.split(".")[0]].append(rule)
-    for family, members in by_family.items():
-        lines += [
-            "",
-            f"## {RULE_FAMILIES.get(family, family)}",
-            "",
-            "| rule | severity | what it checks | documentation |",
-        ]
-        lines.append("|---|---|---|---|")
-        for rule in members:
-            statement = rule.message.split(": {", 1)[0]
-            lines.append(
-                f"| `{rule.id}` | {severity_of[rule.id]} | {_cell(statement)} | {_cell(rule.section)} |"
-            )
-    return "\n".join(lines) + "\n"
-
-
 MARKDOWN_FINDINGS_SHOWN = 200  # a pull-request comment holds at most 65,536 characters
 
 
@@ -282,14 +234,14 @@ def markdown_report(report: Report, endpoint_of: Callable[[Finding], str]) -> It
     yield "\n### By rule\n\n| rule | severity | findings | documentation |\n|---|---|---:|---|\n"
     for rule_id, severity, count in report.rule_totals():
         section = sections.get(rule_id) or next(report.of_rule(rule_id)).section
-        yield f"| `{rule_id}` | {severity} | {count} | {_cell(section)} |\n"
+        yield f"| `{rule_id}` | {severity} | {count} | {markdown_cell(section)} |\n"
     by_endpoint: dict[str, Counter[Severity]] = {}
     for result in report.cassettes:
         for finding in result.findings:
             by_endpoint.setdefault(endpoint_of(finding), Counter())[finding.severity] += 1
     yield "\n### By endpoint\n\n| endpoint | errors | warnings | info |\n|---|---:|---:|---:|\n"
     for endpoint, per in sorted(by_endpoint.items()):
-        yield f"| `{_cell(endpoint)}` | {per['error']} | {per['warning']} | {per['info']} |\n"
+        yield f"| `{markdown_cell(endpoint)}` | {per['error']} | {per['warning']} | {per['info']} |\n"
     yield "\n### Findings\n\n"
     by_name = sorted(report.cassettes, key=lambda result: result.name)
     ordered = (
@@ -304,8 +256,8 @@ def markdown_report(report: Report, endpoint_of: Callable[[Finding], str]) -> It
         summary = f"{finding.severity} <code>{finding.rule}</code>: {escape(where)}#{finding.exchange}"
         yield (
             f"<details><summary>{summary} {finding.method} {escape(finding.target)}</summary>\n\n"
-            f"- {escape(_cell(finding.message))}\n"
-            f"- documentation: {escape(_cell(finding.section))}\n\n</details>\n"
+            f"- {escape(markdown_cell(finding.message))}\n"
+            f"- documentation: {escape(markdown_cell(finding.section))}\n\n</details>\n"
         )
     total = sum(counts.values())
     if total > MARKDOWN_FINDINGS_SHOWN:
@@ -313,6 +265,6 @@ def markdown_report(report: Report, endpoint_of: Callable[[Finding], str]) -> It
         yield f"\n... and {rest} more (see `commerce-proxy check --format json`)\n"
 
 
-def _cell(text: str) -> str:
+def markdown_cell(text: str) -> str:
     """Text safe inside a Markdown table cell: no pipe ends the cell, no newline ends the row."""
     return text.replace("|", "\\|").replace("\n", " ")

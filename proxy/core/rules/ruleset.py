@@ -25,8 +25,22 @@ RULE_ID = re.compile(r"[a-z0-9-]+(\.[a-z0-9-]+)+")
 RESPONSES = ("success", "failure", "any")
 EVERY_EXCHANGE, DOCUMENTED, UNDOCUMENTED = "any", "documented", "undocumented"
 PLACEHOLDERS = frozenset({"where", "expected", "found"})
-RULE_KEYS = frozenset({"id", "severity", "section", "message", "applies_to", "responses", "check", "params"})
-REQUIRED_RULE_KEYS = RULE_KEYS - {"responses", "params"}
+RULE_KEYS = frozenset(
+    {
+        "id",
+        "severity",
+        "section",
+        "message",
+        "applies_to",
+        "responses",
+        "check",
+        "params",
+        "description",
+        "example",
+    }
+)
+REQUIRED_RULE_KEYS = RULE_KEYS - {"responses", "params", "description", "example"}
+SECTION_KEYS = frozenset({"id", "title", "requires"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +64,8 @@ class Rule:
     params: Mapping[str, Any] = field(default_factory=dict)
     responses: str = "success"
     source: str = ""
+    description: str = ""  # in plain words: what it means, and why a user should care
+    example: str = ""  # what a violation reports: `METHOD target: message`
 
     def describe(self, violation: Violation) -> str:
         """The rule's one-line message filled in with what the check saw."""
@@ -65,6 +81,16 @@ class Rule:
 
 
 @dataclass(frozen=True, slots=True)
+class Section:
+    """A section of commerce-api.md the rules cite, and what it requires in the project's own words."""
+
+    id: str  # the anchor the rules page links to
+    title: str  # how a rule's `section` names it, as its start
+    requires: str
+    source: str
+
+
+@dataclass(frozen=True, slots=True)
 class EndpointGroup:
     """A named set of endpoint patterns; `documented` says whether commerce-api.md describes them."""
 
@@ -77,8 +103,15 @@ class EndpointGroup:
 class RuleSet:
     """The rules, the endpoint groups they name, and the shapes their schema checks use."""
 
-    def __init__(self, rules: Iterable[Rule], groups: Iterable[EndpointGroup], shapes: Mapping[str, Shape]):
+    def __init__(
+        self,
+        rules: Iterable[Rule],
+        groups: Iterable[EndpointGroup],
+        shapes: Mapping[str, Shape],
+        sections: Iterable[Section] = (),
+    ):
         self.rules = tuple(rules)
+        self.sections = tuple(sections)
         self.groups = {group.name: group for group in groups}
         self.shapes = dict(shapes)
         self.by_id = {rule.id: rule for rule in self.rules}
@@ -92,6 +125,11 @@ class RuleSet:
             (group.name, group.patterns, group.documented) for group in [*self.groups.values(), *extra]
         )
         self._for_groups: dict[tuple[frozenset[str], bool], tuple[Rule, ...]] = {}
+
+    def section_of(self, rule: Rule) -> Section | None:
+        """The documentation section a rule cites first (its `section` starts with the title)."""
+        cited = [section for section in self.sections if rule.section.startswith(section.title)]
+        return max(cited, key=lambda section: len(section.title), default=None)
 
     def endpoints(self) -> list[EndpointPattern]:
         """Every endpoint the endpoint groups name, once each, in order."""
@@ -140,6 +178,7 @@ class RuleSet:
         endpoint_documents: Iterable[Sourced],
         rule_documents: Iterable[Sourced],
         shape_documents: Mapping[str, Sourced],
+        section_documents: Iterable[Sourced] = (),
     ) -> RuleSet:
         """Validate and assemble; raises RuleFileError at the first unusable document."""
         shapes = {}
@@ -165,7 +204,30 @@ class RuleSet:
                     f"{document.source}: rule {rule.id!r} is already defined at {rules[rule.id].source}"
                 )
             rules[rule.id] = rule
-        return cls(rules.values(), groups.values(), shapes)
+        sections: dict[str, Section] = {}
+        for document in section_documents:
+            section = _section(document)
+            if section.id in sections:
+                raise RuleFileError(
+                    f"{document.source}: section {section.id!r} is already defined at "
+                    f"{sections[section.id].source}"
+                )
+            sections[section.id] = section
+        return cls(rules.values(), groups.values(), shapes, sections.values())
+
+
+def _section(document: Sourced) -> Section:
+    data, where = document.data, document.source
+    if not isinstance(data, Mapping) or set(data) != SECTION_KEYS:
+        raise RuleFileError(f"{where}: a section has exactly the keys id, title and requires")
+    if not isinstance(data["id"], str) or not re.fullmatch(r"[a-z0-9-]+", data["id"]):
+        raise RuleFileError(
+            f"{where}: section id: expected lower-case words joined by -, found {data['id']!r}"
+        )
+    for key in ("title", "requires"):
+        if not isinstance(data[key], str) or not data[key].strip():
+            raise RuleFileError(f"{where}: section {data['id']!r}: {key} must be a non-empty string")
+    return Section(data["id"], data["title"].strip(), " ".join(data["requires"].split()), where)
 
 
 def _endpoint_group(document: Sourced) -> EndpointGroup:
@@ -216,6 +278,9 @@ def _rule(document: Sourced, groups: Mapping[str, EndpointGroup], shapes: Mappin
     for key in ("section", "message"):
         if not isinstance(data[key], str) or not data[key].strip():
             raise RuleFileError(f"{where}: {label}: {key} must be a non-empty string")
+    for key in ("description", "example"):
+        if not isinstance(data.get(key, ""), str):
+            raise RuleFileError(f"{where}: {label}: {key} must be a string")
     _check_template(data["message"], f"{where}: {label}")
     responses = data.get("responses", "success")
     if responses not in RESPONSES:
@@ -258,6 +323,8 @@ def _rule(document: Sourced, groups: Mapping[str, EndpointGroup], shapes: Mappin
         params=dict(params),
         responses=responses,
         source=where,
+        description=" ".join(data.get("description", "").split()),
+        example=data.get("example", "").strip(),
     )
 
 

@@ -1,0 +1,84 @@
+"""`commerce-proxy rules`: every rule in force, as a table for people, and as the docs page of all rules.
+
+The page says, for each rule, what it means in plain words, the documentation section it enforces
+(linked to what that section requires, in the project's own words) and what a violation reports.
+Written from the rule files alone, so editing a rule file and regenerating is the whole change.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from proxy.core.reports.formats import markdown_cell
+from proxy.core.rules.ruleset import Rule, RuleSet
+
+RULE_FAMILIES = {
+    "auth": "Authentication",
+    "coverage": "What the documentation does not cover",
+    "entry": "Custom API entries",
+    "feature": "Subscription features",
+    "pagination": "Paginated lists",
+}
+
+
+def rules_table(rules: RuleSet, severity_of: dict[str, str]) -> str:
+    """`commerce-proxy rules`: id, severity in force, and documentation section, one rule a line."""
+    width = max((len(rule.id) for rule in rules.rules), default=10)
+    lines = [f"{'RULE':<{width}}  {'SEVERITY':<8}  DOCUMENTATION"]
+    for rule in sorted(rules.rules, key=lambda rule: rule.id):
+        lines.append(f"{rule.id:<{width}}  {severity_of[rule.id]:<8}  {rule.section}")
+    return "\n".join(lines) + "\n"
+
+
+def rules_markdown(rules: RuleSet, severity_of: dict[str, str]) -> str:
+    """The docs page: an index table per family, each rule's entry, then the documentation sections."""
+    lines = [
+        "# All rules",
+        "",
+        "Written by `commerce-proxy rules --format markdown` from the rule files: edit those, not this",
+        "page. Severities are the shipped defaults; the project config changes them (see",
+        "[Configuration](configuration.md)). Each rule links to",
+        "[what the documentation requires](#what-the-documentation-requires), section by section;",
+        "[the documentation, row by row](documentation-map.md) goes the other way.",
+    ]
+    by_family: dict[str, list[Rule]] = defaultdict(list)
+    for rule in sorted(rules.rules, key=lambda rule: rule.id):
+        by_family[rule.id.split(".")[0]].append(rule)
+    for family, members in by_family.items():
+        lines += ["", f"## {RULE_FAMILIES.get(family, family)}", "", "| rule | severity | what it checks |"]
+        lines.append("|---|---|---|")
+        for rule in members:
+            statement = rule.message.split(": {", 1)[0]
+            link = f"[`{rule.id}`](#{_anchor(rule.id)})"
+            lines.append(f"| {link} | {severity_of[rule.id]} | {markdown_cell(statement)} |")
+        for rule in members:
+            lines += _entry(rules, rule, severity_of[rule.id])
+    if rules.sections:
+        lines += ["", "## What the documentation requires"]
+        cited: dict[str, list[str]] = defaultdict(list)
+        for rule in sorted(rules.rules, key=lambda rule: rule.id):
+            section = rules.section_of(rule)
+            if section is not None:
+                cited[section.id].append(f"[`{rule.id}`](#{_anchor(rule.id)})")
+        for section in rules.sections:
+            lines += ["", f'<a id="section-{section.id}"></a>', "", f"### {section.title}", ""]
+            lines.append(section.requires)
+            if cited[section.id]:
+                lines += ["", "Checked by " + ", ".join(cited[section.id]) + "."]
+    return "\n".join(lines) + "\n"
+
+
+def _entry(rules: RuleSet, rule: Rule, severity: str) -> list[str]:
+    section = rules.section_of(rule)
+    cited = f"[{rule.section}](#section-{section.id})" if section is not None else rule.section
+    lines = ["", f'<a id="{_anchor(rule.id)}"></a>', "", f"### `{rule.id}`", ""]
+    lines.append(f"**{severity}**. Documentation: {cited}.")
+    if rule.description:
+        lines += ["", rule.description]
+    if rule.example:
+        lines += ["", "A violation reports:", "", "```text", rule.example, "```"]
+    return lines
+
+
+def _anchor(rule_id: str) -> str:
+    return "rule-" + rule_id.replace(".", "-")
