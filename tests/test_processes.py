@@ -19,7 +19,7 @@ from proxy.store.shipped import shipped_dir
 from tests.conftest import Serve, sandbox_token
 from tests.reliability.figures import write_figure
 from tests.running import commerce_proxy, stop_with
-from tests.server.upstream import create_upstream_app
+from tests.server.upstream import SLOW_STARTED, create_upstream_app
 
 LOAD_CLIENTS = 64
 ACKNOWLEDGED_BEFORE_KILL = 1000
@@ -32,7 +32,8 @@ async def test_signal_finishes_in_flight_writes_the_cassette_and_exits_0(
     serve: Serve, tmp_path: Path, signum: int
 ) -> None:
     """A signal during a slow request: the client still gets its answer, then the cassette is written."""
-    upstream = await serve(create_upstream_app())
+    app = create_upstream_app()
+    upstream = await serve(app)
     cassette = tmp_path / "c.yaml"
     async with (
         commerce_proxy("record", "--upstream", upstream, "--cassette", str(cassette)) as running,
@@ -41,7 +42,7 @@ async def test_signal_finishes_in_flight_writes_the_cassette_and_exits_0(
         async with session.get(f"{running.url}/fast") as answer:
             assert answer.status == 200
         slow = asyncio.ensure_future(session.get(f"{running.url}/slow"))
-        await asyncio.sleep(0.5)
+        await asyncio.wait_for(app[SLOW_STARTED].wait(), 10)  # in flight at the upstream
         code, err = await stop_with(running, signum)
         answer = await slow
         assert answer.status == 200 and await answer.json() == {"slow": True}

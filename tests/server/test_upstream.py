@@ -116,6 +116,7 @@ async def test_chunked_close_delimited_interim_and_head_answers(upstream) -> Non
 
 async def test_a_pooled_connection_the_upstream_closed_is_retried_on_a_fresh_one(upstream) -> None:  # type: ignore[no-untyped-def]
     connections = 0
+    closed = asyncio.Event()
 
     async def script(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         nonlocal connections
@@ -124,10 +125,12 @@ async def test_a_pooled_connection_the_upstream_closed_is_retried_on_a_fresh_one
         writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\n1")
         await writer.drain()
         writer.close()  # keep-alive was not refused, but the connection is gone by the next request
+        await writer.wait_closed()
+        closed.set()
 
     pool = UpstreamPool(await upstream(script), timeout=5, max_body=1000)
     assert (await pool.send("GET", "/1", (), b"")).body == b"1"
-    await asyncio.sleep(0.1)
+    await asyncio.wait_for(closed.wait(), 5)
     assert (await pool.send("GET", "/2", (), b"")).body == b"1"
     assert connections == 2
     pool.close()

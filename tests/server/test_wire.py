@@ -26,8 +26,13 @@ def echo(incoming: Incoming) -> Reply | Awaitable[Reply]:
     return Outgoing(200, (("Content-Type", "text/plain"), ("X-Seen", incoming.http_version)), text.encode())
 
 
+ARRIVED: dict[str, asyncio.Event] = {}  # a test waits on the event of a target the handler has in hand
+
+
 async def waited(incoming: Incoming) -> Reply:
-    await asyncio.sleep(0.05)
+    if incoming.target in ARRIVED:
+        ARRIVED[incoming.target].set()
+    await asyncio.sleep(0.05)  # the handler's own work: it answers a little later
     return Outgoing(200, (), f"waited {incoming.target}".encode())
 
 
@@ -171,8 +176,9 @@ async def test_cleanup_lets_an_answer_in_flight_finish_and_runs_the_cleanup_call
 
     server.on_cleanup.append(callback)
     reader, writer = await connect()
+    arrived = ARRIVED["/wait-late"] = asyncio.Event()
     writer.write(b"GET /wait-late HTTP/1.1\r\nHost: x\r\n\r\n")
-    await asyncio.sleep(0.01)
+    await asyncio.wait_for(arrived.wait(), 5)
     stopping = asyncio.create_task(server.cleanup(timeout=5))
     head, body = await read_answer(reader)
     assert body == b"waited /wait-late" and "Connection: close" in head

@@ -9,6 +9,7 @@ import json
 from aiohttp import web
 
 HITS = web.AppKey("hits", dict)
+SLOW_STARTED = web.AppKey("slow_started", asyncio.Event)  # set when /slow has a request in hand
 ISSUED = ("issued-ACCESS-5150", "issued-REFRESH-6160", "issued-PIN-7170")  # secrets /issue answers with
 
 
@@ -16,6 +17,7 @@ def create_upstream_app() -> web.Application:
     """An app whose answers exercise what a proxy must pass through unchanged."""
     app = web.Application()
     app[HITS] = {}
+    app[SLOW_STARTED] = asyncio.Event()
 
     def origin(request: web.Request) -> str:
         return f"{request.scheme}://{request.host}"
@@ -60,6 +62,7 @@ def create_upstream_app() -> web.Application:
         )
 
     async def slow(request: web.Request) -> web.Response:
+        app[SLOW_STARTED].set()
         await asyncio.sleep(3)
         return web.json_response({"slow": True})
 
