@@ -2,5 +2,5 @@
 (`cassette`), redaction (`redaction`), the rules and their checks (`rules`), replay (`replay`), editing
 (`editing`), interchange with other tools (`interchange`) and reports (`reports`).
 
-Nothing in here does I/O: no aiohttp, no asyncio, no files, no clock (tests/test_layering.py checks).
+Nothing in here does I/O: no aiohttp, no asyncio, no files, no clock (tests/unit/test_layering.py checks).
 """

@@ -11,8 +11,8 @@ import pytest
 
 from proxy.cli.main import main
 from proxy.store.shipped import shipped_dir
+from tests.integration.cli.test_cli import one_error_line
 from tests.reliability.figures import write_figure
-from tests.test_cli import one_error_line
 
 
 @pytest.fixture

@@ -27,9 +27,9 @@ from proxy.core.redaction.redact import PLACEHOLDER, RedactionPolicy, redact_exc
 from proxy.store.files import read_cassette_file
 from proxy.store.journal import journal_line
 from tests.conftest import Serve
+from tests.integration.server.upstream import create_upstream_app
 from tests.reliability.figures import write_figure
 from tests.running import commerce_proxy, stop_with
-from tests.server.upstream import create_upstream_app
 
 SEPARATE = b"\n\0\n"
 JSON = "application/json"

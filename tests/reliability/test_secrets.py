@@ -22,9 +22,9 @@ from yarl import URL
 
 from proxy.store.journal import journal_path
 from tests.conftest import Serve
+from tests.integration.server.upstream import ISSUED, create_upstream_app
 from tests.reliability.figures import write_figure
 from tests.running import commerce_proxy, free_port, run_commerce_proxy, stop_with
-from tests.server.upstream import ISSUED, create_upstream_app
 
 # Each secret is sent where the default policy or the configured flags below redact it.
 BY_DEFAULT = {

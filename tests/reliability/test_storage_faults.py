@@ -17,9 +17,9 @@ import pytest
 from proxy.store.files import read_cassette_file
 from proxy.store.journal import journal_path, read_journal
 from tests.conftest import Serve
+from tests.integration.server.upstream import create_upstream_app
 from tests.reliability.figures import write_figure
 from tests.running import commerce_proxy, run_commerce_proxy, stop_with
-from tests.server.upstream import create_upstream_app
 
 FILE_SIZE_LIMIT = 64 * 1024
 REQUESTS = 200

@@ -1,0 +1,137 @@
+"""The mitmproxy addon, driven by mitmproxy's own test helpers (taddons, tflow)."""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+
+import pytest
+from mitmproxy import exceptions
+from mitmproxy.test import taddons
+
+from proxy.errors import JournalError
+from proxy.mitm.addon import CassetteRecorder
+from proxy.store.files import read_cassette_file
+from proxy.store.journal import journal_path
+from tests.integration.mitm.flows import TOKEN, api_flow, products_page
+
+
+@pytest.fixture(autouse=True)
+def no_project_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+
+
+async def test_the_addon_records_redacts_and_checks_https_flows(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Flows of one origin are journaled as they complete, checked, and written redacted at the end."""
+    cassette = tmp_path / "phone.yaml"
+    recorder = CassetteRecorder()
+    with taddons.context(recorder) as context:
+        context.configure(recorder, cassette=str(cassette))
+        with caplog.at_level(logging.INFO):
+            recorder.response(api_flow("GET", "/v2/products?page[limit]=1", products_page(total=3)))
+            recorder.response(api_flow("GET", "/v2/products?page[limit]=1", products_page(total=-4)))
+            recorder.response(api_flow("GET", "/beacon", {}, host="tracker.example"))
+            assert journal_path(cassette).exists(), "each exchange is journaled before the session ends"
+            recorder.done()
+    recorded = read_cassette_file(cassette)
+    assert recorded.upstream == "https://api.shop.example"
+    assert [item.request.target for item in recorded.exchanges] == ["/v2/products?page[limit]=1"] * 2
+    raw = cassette.read_bytes()
+    assert TOKEN.encode() not in raw and b"Bearer <redacted>" in raw
+    assert not journal_path(cassette).exists()
+    messages = [record.getMessage() for record in caplog.records]
+    # The second flow is exchange #1 of the cassette, as `cassette show phone.yaml 1` opens it.
+    assert any("error" in message and "#1 " in message and "pagination" in message for message in messages), (
+        messages
+    )
+    assert not any("#0 " in message and "error" in message for message in messages)
+    assert any("not recorded: 1 exchange(s) with https://tracker.example" in message for message in messages)
+
+
+async def test_the_addon_keeps_to_the_origin_it_is_given(tmp_path: Path) -> None:
+    """With cassette_origin set, flows to any other origin are left out even if they come first."""
+    cassette = tmp_path / "c.yaml"
+    recorder = CassetteRecorder()
+    with taddons.context(recorder) as context:
+        context.configure(recorder, cassette=str(cassette), cassette_origin="https://api.shop.example")
+        recorder.response(api_flow("GET", "/x", {}, host="first.example"))
+        recorder.response(api_flow("GET", "/v2/products", products_page()))
+        recorder.done()
+    assert [item.request.path for item in read_cassette_file(cassette).exchanges] == ["/v2/products"]
+
+
+async def test_once_refuses_an_existing_cassette_and_new_episodes_adds(tmp_path: Path) -> None:
+    """cassette_mode once will not overwrite a cassette; new_episodes appends to it in order."""
+    cassette = tmp_path / "c.yaml"
+    first = CassetteRecorder()
+    with taddons.context(first) as context:
+        context.configure(first, cassette=str(cassette))
+        first.response(api_flow("GET", "/v2/products", products_page()))
+        first.done()
+    second = CassetteRecorder()
+    with (
+        taddons.context(second) as context,
+        pytest.raises(exceptions.OptionsError, match="exists and cassette_mode once"),
+    ):
+        context.configure(second, cassette=str(cassette))
+    third = CassetteRecorder()
+    with taddons.context(third) as context:
+        context.configure(third, cassette=str(cassette), cassette_mode="new_episodes")
+        third.response(api_flow("PUT", "/v2/products/p1", {"data": {}}, sent={"data": {}}))
+        third.done()
+    assert [item.request.method for item in read_cassette_file(cassette).exchanges] == ["GET", "PUT"]
+
+
+async def test_a_flow_the_journal_cannot_take_is_answered_507(tmp_path: Path) -> None:
+    """A full disk: the client gets 507 "Not recorded" instead of the answer, and recording goes on."""
+    cassette = tmp_path / "c.yaml"
+    recorder = CassetteRecorder()
+    with taddons.context(recorder) as context:
+        context.configure(recorder, cassette=str(cassette))
+        recorder.response(api_flow("GET", "/v2/products", products_page()))
+        assert recorder.session is not None
+        journal = recorder.session.journal
+        assert journal is not None
+        write = journal._write
+
+        def full(document: dict[str, object]) -> None:
+            raise JournalError(f"{journal.path}: cannot write the journal: No space left on device")
+
+        journal._write = full  # type: ignore[method-assign]
+        refused = api_flow("GET", "/v2/brands", products_page())
+        recorder.response(refused)
+        journal._write = write  # type: ignore[method-assign]
+        recorder.response(api_flow("GET", "/v2/carts", products_page()))
+        recorder.done()
+    assert refused.response is not None and refused.response.status_code == 507
+    [error] = json.loads(refused.response.content or b"")["errors"]
+    assert error["title"] == "Not recorded" and "No space left on device" in error["detail"]
+    paths = [item.request.path for item in read_cassette_file(cassette).exchanges]
+    assert paths == ["/v2/products", "/v2/carts"]
+
+
+async def test_a_placeholder_credential_is_answered_401_and_not_recorded(tmp_path: Path) -> None:
+    """A request carrying `Bearer <redacted>` (a token replayed from a cassette) gets the addon's own
+    401 and is never sent or recorded; a real token goes through."""
+    cassette = tmp_path / "c.yaml"
+    recorder = CassetteRecorder()
+    with taddons.context(recorder) as context:
+        context.configure(recorder, cassette=str(cassette))
+        replayed = api_flow("GET", "/v2/products", products_page())
+        replayed.request.headers["Authorization"] = "Bearer <redacted>"
+        replayed.response = None
+        recorder.request(replayed)
+        assert replayed.response is not None and replayed.response.status_code == 401
+        assert b"redaction placeholder" in replayed.response.content
+        recorder.response(replayed)
+        real = api_flow("GET", "/v2/products?page[limit]=1", products_page())
+        recorder.request(real)
+        assert real.response is not None and real.response.status_code == 200  # left as it was
+        recorder.response(real)
+        recorder.done()
+    assert [item.request.target for item in read_cassette_file(cassette).exchanges] == [
+        "/v2/products?page[limit]=1"
+    ]

@@ -1,0 +1,119 @@
+"""Checking in a child process: the same findings as checking in the proxy, none lost when it dies."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+import pytest
+
+from proxy.core.rules.engine import Checker
+from proxy.core.rules.findings import Finding
+from proxy.processes.check_worker import CheckWorker
+from proxy.sandbox.app import SandboxSettings, create_sandbox_app
+from proxy.server.record import RecordServer, RecordSettings, create_record_app
+from proxy.server.serving import start
+from proxy.store.rule_files import RuleSource
+from proxy.store.shipped import shipped_dir
+from tests.conftest import Serve, json_body, make_exchange, make_request
+from tests.integration.test_live_conformance import RULES, client_session
+
+
+def source(tmp_path: Path) -> RuleSource:
+    return RuleSource(None, shipped_dir("rules"), tmp_path)
+
+
+def without_order(document: dict[str, Any]) -> tuple[int, dict[str, Any], list[str]]:
+    findings = sorted(f"{item['exchange']} {item['rule']} {item['where']}" for item in document["findings"])
+    return document["exchanges"], document["totals"], findings
+
+
+async def findings_of(serve: Serve, tmp_path: Path, apart: bool, broken: str) -> dict[str, Any]:
+    sandbox = await serve(create_sandbox_app(SandboxSettings(broken=broken)))
+    settings = RecordSettings(
+        upstream=sandbox, cassette=None, rules=RULES, rule_source=source(tmp_path) if apart else None
+    )
+    server = create_record_app(settings)
+    runner, spy = await start(server, "127.0.0.1", 0)
+    try:
+        assert isinstance(server.recording.live, CheckWorker) == apart
+        await client_session(spy)
+        async with aiohttp.ClientSession() as session:
+            # A burst, then the findings at once: they must already cover every exchange answered.
+            await asyncio.gather(*(burst_request(session, spy, number) for number in range(BURST)))
+            async with session.get(f"{spy}/_proxy/findings") as answer:
+                document: dict[str, Any] = await answer.json()
+        assert document["exchanges"] == server.recording.checked
+    finally:
+        await runner.cleanup()
+    return document
+
+
+BURST = 300
+
+
+async def burst_request(session: aiohttp.ClientSession, base: str, number: int) -> None:
+    async with session.get(f"{base}/v2/brands?page[limit]=2&page[offset]={number % 7}") as answer:
+        await answer.read()
+
+
+@pytest.mark.parametrize(
+    "broken", ["pagination.page.current", "entry.etag.identifies-version", "feature.update.others-kept"]
+)
+async def test_a_checker_process_finds_what_checking_in_the_proxy_finds(
+    serve: Serve, tmp_path: Path, broken: str
+) -> None:
+    """Same exchanges, same findings, same totals; /_proxy/findings waits for the child's answers."""
+    apart = await findings_of(serve, tmp_path, True, broken)
+    here = await findings_of(serve, tmp_path, False, broken)
+    assert apart["totals"][broken]["severity"] == "error"
+    assert without_order(apart) == without_order(here)
+
+
+async def test_when_the_checker_process_dies_the_proxy_checks_the_rest(
+    serve: Serve, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Killed mid-session: nothing handed over is lost, later exchanges are checked, and it is said."""
+    sandbox = await serve(create_sandbox_app(SandboxSettings(broken="pagination.page.current")))
+    settings = RecordSettings(upstream=sandbox, cassette=None, rules=RULES, rule_source=source(tmp_path))
+    server: RecordServer = create_record_app(settings)
+    runner, spy = await start(server, "127.0.0.1", 0)
+    worker = server.recording.live
+    assert isinstance(worker, CheckWorker)
+    try:
+        await client_session(spy)
+        worker.process.kill()
+        worker.process.wait()
+        with caplog.at_level(logging.WARNING):
+            await client_session(spy)
+            async with aiohttp.ClientSession() as session, session.get(f"{spy}/_proxy/findings") as answer:
+                document = await answer.json()
+    finally:
+        await runner.cleanup()
+    assert "checking goes on in the proxy process" in caplog.text
+    requests_made = server.recording.checked
+    assert document["exchanges"] == requests_made
+    assert document["totals"]["pagination.page.current"]["count"] >= 2  # once in each session
+
+
+def test_a_synchronous_caller_gets_every_answer_however_many_findings(tmp_path: Path) -> None:
+    """No event loop: answers are read as exchanges are handed over, so neither side waits forever."""
+    exchanges = [
+        make_exchange(
+            make_request("GET", "/v2/products", f"page[limit]=abc&n={number}"), body=json_body({"data": "x"})
+        )
+        for number in range(3000)
+    ]
+    expected = Checker(RULES).check_all(exchanges)
+    worker = CheckWorker(source(tmp_path), lambda: Checker(RULES))
+    reported: list[Finding] = []
+    worker.listeners.append(reported.extend)
+    for number, exchange in enumerate(exchanges):
+        worker.check(exchange, number)
+    worker.close()
+    assert worker.process.returncode == 0
+    assert worker.log.exchanges == len(exchanges)
+    assert sorted(reported, key=repr) == sorted(expected, key=repr)

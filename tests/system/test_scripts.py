@@ -1,0 +1,70 @@
+"""The README's quick start, run as a new user runs it: `scripts/run demo`."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from tests.paths import ROOT
+
+
+def test_scripts_run_demo(tmp_path: Path) -> None:
+    """`scripts/run demo` exits 0 and reports the full offline replay, from any working directory."""
+    finished = subprocess.run(
+        [str(ROOT / "scripts" / "run"), "demo", "--cassette", str(tmp_path / "demo.yaml")],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        stdin=subprocess.DEVNULL,
+    )
+    assert finished.returncode == 0, finished.stderr
+    assert "replayed 18/18 requests offline" in finished.stdout
+    assert (tmp_path / "demo.yaml").is_file()
+
+
+def test_scripts_bench_quick_runs_every_subject_and_writes_its_table(tmp_path: Path) -> None:
+    """`scripts/bench --quick`: every peer measured, replay figures verified, loading and check timed.
+
+    A benchmark, so no speed is asserted here: only that it runs end to end and writes its table.
+    """
+    import os
+    import shutil
+
+    import pytest
+
+    missing = [tool for tool in ("nginx", "wrk", "node", "npm", "java") if shutil.which(tool) is None]
+    if missing:
+        reason = f"scripts/bench needs {', '.join(missing)} (apt-get install nginx-light wrk nodejs npm openjdk-17-jre)"
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(f"{reason}; .ci/run installs them, so CI never skips this", pytrace=False)
+        pytest.skip(reason)
+    results = tmp_path / "results.md"
+    finished = subprocess.run(
+        [str(ROOT / "scripts" / "bench"), "--quick", "-o", str(results)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=280,
+        stdin=subprocess.DEVNULL,
+    )
+    assert finished.returncode == 0, finished.stderr[-3000:]
+    text = results.read_text()
+    rows = {line.split(" | ")[0].lstrip("| "): line for line in text.splitlines() if line.startswith("| ")}
+    for subject in (
+        "direct to nginx (the limit)",
+        "baseline: aiohttp pass-through + uvloop",
+        "commerce-proxy record (recording, checking)",
+        "commerce-proxy spy (checking)",
+        "commerce-proxy replay",
+        "mitmdump --server-replay",
+        "talkback (replay)",
+        "WireMock (playback)",
+    ):
+        assert subject in rows, f"no row for {subject}:\n{text}"
+        requests_per_s = rows[subject].split(" | ")[1]
+        assert requests_per_s.replace(",", "").isdigit(), f"{subject} has no figure:\n{text}"
+    loaders = [line for line in text.splitlines() if line.startswith("| 1,000 |")]
+    assert [line.split(" | ")[1] for line in loaders] == ["commerce-proxy", "vcrpy", "cassetter"]
+    assert "| cold (YAML parsed) |" in text and "| warm (parse cache) |" in text
+    assert "failed" not in text, text

@@ -1,0 +1,591 @@
+"""Every shipped rule has a hand-written exchange that breaks it and a conformant one that does not.
+
+A sequence's last exchange is the one judged, so stateful rules get their history first. The table must
+name every rule id the shipped rule files define: a rule added without fixtures fails here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import replace
+from typing import Any
+from urllib.parse import unquote_plus
+
+import pytest
+
+from proxy.core.model.exchange import Exchange
+from proxy.core.rules.checks import CHECKS
+from proxy.core.rules.checks.context import CheckContext
+from proxy.core.rules.checks.shaped import SHAPE_CHECK
+from proxy.core.rules.config import RuleConfig
+from proxy.core.rules.engine import Checker
+from proxy.core.rules.findings import Violation
+from proxy.core.rules.ruleset import RuleSet
+from proxy.errors import RuleFileError
+from proxy.store.rule_files import load_rules
+from proxy.store.shipped import shipped_dir
+from tests.unit.core.exchanges import (
+    ENTRY_PATH,
+    FEATURE_ID,
+    JSON_TYPE,
+    REMOVE,
+    changed,
+    entry_document,
+    entry_read,
+    error_document,
+    exchange,
+    feature_document,
+    feature_update,
+    list_page,
+    list_read,
+    records,
+    sorted_walk,
+    update_payload,
+)
+
+BASE_FEATURE = feature_document()
+_, BASE_PAGE = list_page()
+EMPTY_UPDATE_LATER = changed(BASE_FEATURE, "data.meta.timestamps.updated_at", "2024-02-01T00:00:00.000Z")
+
+
+PAST_THE_CAP: dict[str, object] = {
+    "limit": 10,
+    "offset": 10010,
+    "total": 10000,
+    "method": "lower_bound",
+    "data": records(10, start=10010),
+}
+
+
+def page_with(place: str, value: object, **page: object) -> Exchange:
+    """The conformant page of /v2/products (or `page`'s), except one place."""
+    query, body = list_page(**page)  # type: ignore[arg-type]
+    return list_read(query=query, body=changed(body, place, value))
+
+
+def sorted_page(same_time: bool) -> Exchange:
+    query, body = list_page(
+        limit=3, offset=0, total=9, data=records(3, same_time=same_time), extra="&sort=created_at"
+    )
+    return list_read(query=query, body=body)
+
+
+# rule id -> (violating exchanges, conformant exchanges)
+FIXTURES: dict[str, tuple[list[Exchange], list[Exchange]]] = {
+    # --- features ---
+    "feature.envelope": ([feature_update(body=BASE_FEATURE["data"])], [feature_update()]),
+    "feature.id.uuid": (
+        [feature_update(body=changed(BASE_FEATURE, "data.id", "feature-1"))],
+        [feature_update()],
+    ),
+    "feature.id.matches-path": (
+        [feature_update(body=changed(BASE_FEATURE, "data.id", "11111111-2222-4333-8444-555555555555"))],
+        [feature_update(body=changed(BASE_FEATURE, "data.id", FEATURE_ID.upper()))],
+    ),
+    "feature.type": (
+        [feature_update(body=changed(BASE_FEATURE, "data.type", "feature"))],
+        [feature_update()],
+    ),
+    "feature.attributes": (
+        [feature_update(body=changed(BASE_FEATURE, "data.attributes", "Gold"))],
+        [feature_update()],
+    ),
+    "feature.name.length": (
+        [feature_update(body=changed(BASE_FEATURE, "data.attributes.name", "ab"))],
+        [feature_update(body=changed(BASE_FEATURE, "data.attributes.name", "abc"))],
+    ),
+    "feature.description.length": (
+        [
+            feature_update(
+                sent=update_payload(), body=changed(BASE_FEATURE, "data.attributes.description", "d" * 1025)
+            )
+        ],
+        [
+            feature_update(
+                sent=update_payload(), body=changed(BASE_FEATURE, "data.attributes.description", "d" * 1024)
+            )
+        ],
+    ),
+    "feature.external-ref.length": (
+        [feature_update(body=changed(BASE_FEATURE, "data.attributes.external_ref", "r" * 2049))],
+        [feature_update(body=changed(BASE_FEATURE, "data.attributes.external_ref", "r" * 2048))],
+    ),
+    "feature.configuration.present": (
+        [feature_update(body=changed(BASE_FEATURE, "data.attributes.configuration", REMOVE))],
+        [feature_update()],
+    ),
+    "feature.configuration.type": (
+        [feature_update(body=changed(BASE_FEATURE, "data.attributes.configuration.type", "bonus"))],
+        [feature_update(body=changed(BASE_FEATURE, "data.attributes.configuration.type", "usage"))],
+    ),
+    "feature.configuration.tag": (
+        [feature_update(body=changed(BASE_FEATURE, "data.attributes.configuration.tag", "not ok!"))],
+        [feature_update(body=changed(BASE_FEATURE, "data.attributes.configuration.tag", "T" * 64))],
+    ),
+    "feature.configuration.published-shape": (
+        [
+            feature_update(
+                body=changed(
+                    BASE_FEATURE,
+                    "data.attributes.configuration",
+                    {"type": "promotion", "promotions": [{"name": "Gold tier", "tag": "gold"}]},
+                )
+            )
+        ],
+        [feature_update(body=changed(BASE_FEATURE, "data.attributes.configuration.type", "promotion"))],
+    ),
+    "feature.meta.present": (
+        [feature_update(body=changed(BASE_FEATURE, "data.meta", REMOVE))],
+        [feature_update()],
+    ),
+    "feature.meta.owner": (
+        [feature_update(body=changed(BASE_FEATURE, "data.meta.owner", "nobody"))],
+        [feature_update(body=changed(BASE_FEATURE, "data.meta.owner", "organization"))],
+    ),
+    "feature.timestamps.format": (
+        [
+            feature_update(
+                body=changed(BASE_FEATURE, "data.meta.timestamps.created_at", "2024-01-01T00:00:00Z")
+            )
+        ],
+        [
+            feature_update(
+                body=changed(BASE_FEATURE, "data.meta.timestamps.created_at", "2024-01-01T00:00:00.5Z")
+            )
+        ],
+    ),
+    "feature.timestamps.order": (
+        [
+            feature_update(
+                body=changed(BASE_FEATURE, "data.meta.timestamps.updated_at", "2023-12-31T23:59:59.999Z")
+            )
+        ],
+        [
+            feature_update(
+                body=changed(BASE_FEATURE, "data.meta.timestamps.updated_at", "2024-01-01T00:00:00.000Z")
+            )
+        ],
+    ),
+    "feature.update.payload": (
+        [
+            feature_update(
+                sent=update_payload(name="ab"), status=400, body=error_document(400, "Validation Error")
+            )
+        ],
+        [feature_update(sent=update_payload(name="abc"), body=feature_document(name="abc"))],
+    ),
+    "feature.update.invalid-accepted": (
+        [feature_update(sent=update_payload(configuration={"type": "access"}))],
+        [
+            feature_update(
+                sent=update_payload(configuration={"type": "access"}), status=400, body=error_document(400)
+            )
+        ],
+    ),
+    "feature.update.sent-applied": (
+        [feature_update(sent=update_payload(name="Platinum"))],
+        [feature_update(sent=update_payload(name="Platinum"), body=feature_document(name="Platinum"))],
+    ),
+    "feature.update.others-kept": (
+        [
+            feature_update(),
+            feature_update(
+                sent=update_payload(name="Platinum"),
+                body=feature_document(name="Platinum", external_ref="crm-2"),
+            ),
+        ],
+        [
+            feature_update(),
+            feature_update(sent=update_payload(name="Platinum"), body=feature_document(name="Platinum")),
+        ],
+    ),
+    "feature.update.null-removes": (
+        [feature_update(sent=update_payload(description=None))],
+        [feature_update(sent=update_payload(description=None), body=feature_document(description=REMOVE))],
+    ),
+    "feature.update.empty-unchanged": (
+        [feature_update(), feature_update(sent=update_payload(), body=EMPTY_UPDATE_LATER)],
+        [feature_update(), feature_update(sent=update_payload())],
+    ),
+    "feature.update.status": ([feature_update(status=201)], [feature_update(status=200)]),
+    # --- custom API entries ---
+    "entry.etag.present": ([entry_read(etag=None)], [entry_read()]),
+    "entry.etag.weak": ([entry_read(etag=f'"{"a" * 64}"')], [entry_read()]),
+    "entry.etag.matches-etag-id": ([entry_read(etag='W/"' + "b" * 64 + '"')], [entry_read()]),
+    "entry.etag-id.absent": (
+        [entry_read(changed(entry_document(), "data.meta.etag_id", REMOVE), etag='W/"' + "a" * 64 + '"')],
+        [entry_read()],
+    ),
+    "entry.etag.changes-with-entry": (
+        [entry_read(), entry_read(entry_document(name="Renamed", version=0))],
+        [entry_read(), entry_read(entry_document(name="Renamed", version=1))],
+    ),
+    "entry.etag.identifies-version": (
+        [
+            entry_read(),
+            entry_read(entry_document(version=1)),
+            entry_read(entry_document(name="Third", version=0)),
+        ],
+        [entry_read(), entry_read(entry_document(version=1)), entry_read()],
+    ),
+    # --- paginated lists: the envelope ---
+    "pagination.envelope.present": ([list_read(body=BASE_PAGE["data"])], [list_read()]),
+    "pagination.envelope.data": ([page_with("data", {"records": []})], [list_read()]),
+    "pagination.envelope.links": ([page_with("links.last", REMOVE)], [page_with("links.last", None)]),
+    "pagination.envelope.meta": ([page_with("meta", "none")], [list_read()]),
+    "pagination.envelope.page": ([page_with("meta.page.current", "2")], [list_read()]),
+    "pagination.envelope.results": ([page_with("meta.results.total", "35")], [list_read()]),
+    "pagination.results.all": (
+        [page_with("meta.results.all", "35")],
+        [page_with("meta.results.all", REMOVE)],
+    ),
+    "pagination.results.all-not-below-total": (
+        [page_with("meta.results.all", 34)],
+        [page_with("meta.results.all", 36)],
+    ),
+    "pagination.total-method.value": (
+        [page_with("meta.results.total_method", "approximate")],
+        [page_with("meta.results.total_method", REMOVE)],
+    ),
+    # --- paginated lists: arithmetic ---
+    "pagination.page.limit-max": (
+        [list_read(query="page[limit]=150&page[offset]=0", limit=150, offset=0, total=500)],
+        [list_read(query="page[limit]=150&page[offset]=0", limit=100, offset=0, total=500)],
+    ),
+    "pagination.page.limit-requested": (
+        [
+            # no page[limit]: the first answer shows the project's default, a later one disagrees
+            list_read(query="page[offset]=0", limit=25, offset=0, total=35),
+            list_read(query="page[offset]=0", limit=30, offset=0, total=35),
+        ],
+        [
+            # a lone unrequested answer is the project's default whatever it is (the settings
+            # endpoint sets it); later ones agree, on any list; requested lengths are honoured
+            list_read(query="", limit=2, offset=0, total=35),
+            list_read(path="/v2/brands", query="page[offset]=2", limit=2, offset=2, total=35),
+            list_read(query="page[limit]=10&page[offset]=0", limit=10, offset=0, total=35),
+        ],
+    ),
+    "pagination.page.data-within-limit": (
+        [
+            list_read(
+                query="page[limit]=10&page[offset]=10",
+                limit=10,
+                offset=10,
+                total=35,
+                data=records(11, start=10),
+            )
+        ],
+        [list_read()],
+    ),
+    "pagination.page.offset-requested": ([page_with("meta.page.offset", 11)], [list_read()]),
+    "pagination.page.current": ([page_with("meta.page.current", 3)], [list_read()]),
+    "pagination.page.total": ([page_with("meta.page.total", 3)], [list_read(offset=0, total=0), list_read()]),
+    "pagination.page.current-past-total": (
+        [page_with("meta.page.total", 1)],
+        [list_read(offset=40, total=35)],
+    ),
+    "pagination.results.total-method-consistent": (
+        [
+            page_with("meta.results.total", 42, offset=30),
+            page_with("meta.results.total", 12, offset=0, method="observed"),
+            # lower_bound below the records returned, and not the 10,000 cap: still an error
+            page_with("meta.results.total", 9000, **PAST_THE_CAP),
+        ],
+        [
+            list_read(offset=30),
+            page_with("meta.results.total", 11, offset=0, method="observed"),
+            # api-notes: lower_bound counts up to 10,000, also on a page past it
+            page_with("meta.results.total", 10000, **PAST_THE_CAP),
+        ],
+    ),
+    "pagination.total-method.differs": (
+        [list_read(query="page[limit]=10&page[offset]=10&page[total_method]=exact", method="lower_bound")],
+        [list_read(query="page[limit]=10&page[offset]=10&page[total_method]=exact", method="exact")],
+    ),
+    "pagination.links.prev": (
+        [page_with("links.prev", None)],
+        [list_read(offset=0)],
+    ),
+    "pagination.links.next": ([page_with("links.next", None)], [list_read(offset=30)]),
+    "pagination.links.targets": (
+        [page_with("links.next", "/products?page[offset]=25&page[limit]=10")],
+        [page_with("links.next", "/products?page[offset]=20&page[limit]=10")],
+    ),
+    "pagination.sort.honoured": (
+        [list_read(query="page[limit]=10&sort=-created_at", offset=0, data=records(10))],
+        [list_read(query="page[limit]=10&sort=-created_at", offset=0, data=records(10)[::-1])],
+    ),
+    "pagination.filter.honoured": (
+        [
+            list_read(
+                query="page[limit]=10&filter=gt(created_at,2024-01-01T03:00:00.000Z)",
+                offset=0,
+                data=records(10, start=3),
+            )
+        ],
+        [
+            list_read(
+                query="page[limit]=10&filter=gt(created_at,2024-01-01T03:00:00.000Z)",
+                offset=0,
+                data=records(10, start=4),
+            )
+        ],
+    ),
+    # --- what the client asked ---
+    "pagination.request.integers": (
+        [list_read(query="page[limit]=ten", status=400, body=error_document(400))],
+        [list_read(query="page[limit]=10&page[offset]=10")],
+    ),
+    "pagination.request.limit-max": (
+        [list_read(query="page[limit]=101&page[offset]=0", limit=100, offset=0, total=500)],
+        [list_read(query="page[limit]=100&page[offset]=0", limit=100, offset=0, total=500)],
+    ),
+    "pagination.request.offset-soft-limit": (
+        [
+            list_read(
+                query="page[limit]=10&page[offset]=10010",
+                limit=10,
+                offset=10010,
+                total=20000,
+                method="lower_bound",
+            )
+        ],
+        [
+            list_read(
+                query="page[limit]=10&page[offset]=10000",
+                limit=10,
+                offset=10000,
+                total=20000,
+                method="lower_bound",
+            )
+        ],
+    ),
+    "pagination.request.offset-hard-limit": (
+        [list_read(path="/v2/orders", query="page[offset]=10001", status=400, body=error_document(400))],
+        [list_read(path="/v2/orders", query="page[offset]=10000", limit=25, offset=10000, total=10050)],
+    ),
+    "pagination.offset.hard-limit-accepted": (
+        [list_read(path="/v2/files", query="page[offset]=10025", limit=25, offset=10025, total=10050)],
+        [list_read(path="/v2/files", query="page[offset]=10025", status=400, body=error_document(400))],
+    ),
+    "pagination.request.total-method-value": (
+        [
+            list_read(
+                query="page[limit]=10&page[offset]=10&page[total_method]=fast",
+                status=400,
+                body=error_document(400),
+            )
+        ],
+        [
+            list_read(
+                query="page[limit]=10&page[offset]=10&page[total_method]=observed",
+                total=21,
+                method="observed",
+            )
+        ],
+    ),
+    "pagination.sort-filter.shared-timestamp-skipped": (sorted_walk("gt"), sorted_walk("ge")),
+    "pagination.sort-filter.page-one-timestamp": (
+        [sorted_page(same_time=True)],
+        [sorted_page(same_time=False)],
+    ),
+    # --- authentication and coverage ---
+    "auth.bearer.accepted-without": ([list_read(headers=())], [list_read()]),
+    "auth.bearer.missing": (
+        [
+            list_read(
+                headers=(("Authorization", "Basic c2VjcmV0"),),
+                status=401,
+                body=error_document(401, "Unauthorized"),
+            )
+        ],
+        [list_read()],
+    ),
+    "coverage.undocumented-endpoint": ([exchange("GET", "/v2/settings", body={"data": {}})], [list_read()]),
+    "coverage.error-body": (
+        [exchange("GET", ENTRY_PATH, status=404, body=error_document(404, "Not Found"))],
+        [entry_read()],
+    ),
+}
+
+
+@pytest.fixture(scope="module")
+def shipped_rules() -> RuleSet:
+    return load_rules(shipped_dir("rules"))
+
+
+def rule_ids_found(exchanges: list[Exchange], ruleset: RuleSet) -> tuple[set[str], set[str]]:
+    """(rules found on the last exchange, rules found anywhere in the sequence)."""
+    findings = Checker(ruleset).check_all(exchanges)
+    last = len(exchanges) - 1
+    return {f.rule for f in findings if f.exchange == last}, {f.rule for f in findings}
+
+
+def test_every_shipped_rule_has_fixtures(shipped_rules: RuleSet) -> None:
+    """The fixture table names exactly the shipped rules: none without a violating and a conformant case."""
+    assert sorted(FIXTURES) == sorted(rule.id for rule in shipped_rules.rules)
+
+
+@pytest.mark.parametrize("rule_id", sorted(FIXTURES))
+def test_violating_fixture_triggers_the_rule(rule_id: str, shipped_rules: RuleSet) -> None:
+    """The violating exchange (after its history) yields a finding of the rule."""
+    violating, _ = FIXTURES[rule_id]
+    on_last, _ = rule_ids_found(violating, shipped_rules)
+    assert rule_id in on_last
+
+
+@pytest.mark.parametrize("rule_id", sorted(FIXTURES))
+def test_conformant_fixture_does_not(rule_id: str, shipped_rules: RuleSet) -> None:
+    """The conformant exchanges yield no finding of the rule at all."""
+    _, conformant = FIXTURES[rule_id]
+    _, anywhere = rule_ids_found(conformant, shipped_rules)
+    assert rule_id not in anywhere
+
+
+def test_conformant_base_exchanges_yield_no_finding(shipped_rules: RuleSet) -> None:
+    """The builders' defaults are fully conformant: no finding of any severity."""
+    base = [feature_update(), entry_read(), list_read(), list_read(offset=0), list_read(offset=30)]
+    assert Checker(shipped_rules).check_all(base) == []
+
+
+def test_message_names_place_expected_and_found(shipped_rules: RuleSet) -> None:
+    """A finding's message fills the rule's template with where, what was expected and what was found."""
+    findings = Checker(shipped_rules).check_all([page_with("meta.page.current", 3)])
+    (finding,) = [f for f in findings if f.rule == "pagination.page.current"]
+    assert finding.message == (
+        "the current page follows from offset and limit: meta.page.current: "
+        "expected 2 (floor(10 / 10) + 1), found 3"
+    )
+    assert finding.section.startswith("List endpoints that support pagination, rule 2")
+    assert (finding.method, finding.path, finding.exchange) == ("GET", "/v2/products", 0)
+
+
+def test_feature_shape_reports_every_broken_field(shipped_rules: RuleSet) -> None:
+    """A response breaking three fields yields three findings, each under its own rule."""
+    body = changed(changed(BASE_FEATURE, "data.attributes.name", "ab"), "data.meta.owner", "me")
+    body = changed(body, "data.attributes.configuration.tag", "")
+    rules = {f.rule for f in Checker(shipped_rules).check_all([feature_update(body=body)])}
+    assert {"feature.name.length", "feature.meta.owner", "feature.configuration.tag"} <= rules
+
+
+def test_json_type_header_is_not_needed_for_rules(shipped_rules: RuleSet) -> None:
+    """Rules read the stored JSON body, whatever headers say (a cassette keeps bodies decoded)."""
+    plain = exchange(
+        "GET",
+        "/v2/products",
+        "page[limit]=10&page[offset]=10",
+        body=BASE_PAGE,
+        response_headers=JSON_TYPE[:0],
+    )
+    assert Checker(shipped_rules).check_all([plain]) == []
+
+
+def test_shape_rules_run_only_when_their_document_breaks_the_shape(
+    shipped_rules: RuleSet, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A conformant page skips its shape rules (they could find nothing); a broken one runs them all, in
+    rule order among the others, so findings come out as if every rule had run."""
+    spec = CHECKS[SHAPE_CHECK]
+    calls: list[str] = []
+
+    def counted(context: CheckContext, params: Mapping[str, Any]) -> Iterator[Violation]:
+        calls.append(params.get("part", ""))
+        return spec.function(context, params)
+
+    monkeypatch.setitem(CHECKS, SHAPE_CHECK, replace(spec, function=counted))
+    assert Checker(shipped_rules).check_all([list_read(), list_read(offset=30)]) == []
+    assert calls == []
+    broken = page_with("meta.page.total", "two")
+    findings = Checker(shipped_rules).check_all([broken])
+    hit = shipped_rules.index.lookup("GET", "/v2/products")
+    shape_rules = [rule for rule in shipped_rules.rules_for(hit) if rule.check == SHAPE_CHECK]
+    assert len(calls) == len(shape_rules) > 1
+    assert [f.rule for f in findings] == [
+        rule.id for rule in shipped_rules.rules if rule.id in {f.rule for f in findings}
+    ]
+    assert "pagination.envelope.page" in {f.rule for f in findings}
+
+
+def without_parameters(exchange_: Exchange, names: frozenset[str]) -> Exchange:
+    """The exchange with the named query parameters (decoded names) taken out of its request."""
+    request = exchange_.request
+    kept = [pair for pair in request.query.split("&") if unquote_plus(pair.partition("=")[0]) not in names]
+    return replace(exchange_, request=replace(request, query="&".join(kept)))
+
+
+NEEDING_PARAMETERS = sorted(
+    rule.id for rule in load_rules(shipped_dir("rules")).rules if CHECKS[rule.check].needs
+)
+
+
+@pytest.mark.parametrize("rule_id", NEEDING_PARAMETERS)
+def test_a_check_needing_query_parameters_finds_nothing_without_them(
+    rule_id: str, shipped_rules: RuleSet
+) -> None:
+    """What lets the engine leave such a check out when none of its parameters is sent: called directly
+    on its violating exchange (after the history), it finds something, and nothing once they are gone."""
+    (rule,) = [rule for rule in shipped_rules.rules if rule.id == rule_id]
+    spec = CHECKS[rule.check]
+    violating, _ = FIXTURES[rule_id]
+    checker = Checker(shipped_rules)
+    checker.check_all(violating[:-1])
+
+    def found(last: Exchange) -> list[Violation]:
+        hit = shipped_rules.index.lookup(last.request.method, last.request.path)
+        context = CheckContext(last, len(violating) - 1, hit, checker.session, shipped_rules.shapes)
+        return list(spec.function(context, rule.params))
+
+    assert found(violating[-1])
+    assert found(without_parameters(violating[-1], spec.needs)) == []
+
+
+def test_checks_needing_parameters_run_only_when_one_is_sent(
+    shipped_rules: RuleSet, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without `sort` the sort checks are left out; sent, even percent-encoded, they run."""
+    calls: list[str] = []
+    for name in ("sort_honoured", "page_within_one_timestamp"):
+        spec = CHECKS[name]
+
+        def counted(
+            context: CheckContext, params: Mapping[str, Any], spec: Any = spec
+        ) -> Iterator[Violation]:
+            calls.append(spec.name)
+            return spec.function(context, params)
+
+        monkeypatch.setitem(CHECKS, name, replace(spec, function=counted))
+    assert Checker(shipped_rules).check_all([list_read()]) == []
+    assert calls == []
+    for query in (
+        "page[limit]=10&page[offset]=10&sort=created_at",
+        "page[limit]=10&page[offset]=10&%73ort=name",
+    ):
+        Checker(shipped_rules).check_all([list_read(query=query)])
+        assert sorted(calls) == ["page_within_one_timestamp", "sort_honoured"]
+        calls.clear()
+
+
+@pytest.mark.parametrize("path", ["/v2/inventory", "/v2/inventories"])
+def test_the_inventory_list_is_checked_at_the_documented_and_the_real_path(
+    shipped_rules: RuleSet, path: str
+) -> None:
+    """The documentation says "inventory"; the service lists it at /v2/inventories (inventories.yaml):
+    150 records per page asked and given is caught at both."""
+    query, body = list_page(path=path, limit=150, offset=0, total=200)
+    found = {f.rule for f in Checker(shipped_rules).check_all([list_read(path=path, query=query, body=body)])}
+    assert {"pagination.request.limit-max", "pagination.page.limit-max"} <= found
+
+
+def test_a_stated_default_page_length_is_the_one_expected(shipped_rules: RuleSet) -> None:
+    """`default_page_length = 25` in the project config: a lone unrequested page of 2 is an error."""
+    config = RuleConfig.parse({"default_page_length": [25, 100]}, "pyproject.toml", ["x"])
+    found = Checker(shipped_rules, config).check_all([list_read(query="", limit=2, offset=0, total=35)])
+    [finding] = [f for f in found if f.rule == "pagination.page.limit-requested"]
+    assert finding.expected == "25 or 100 (the config's default_page_length: no page[limit] sent)"
+
+
+@pytest.mark.parametrize("value", [0, 101, "25", [], [25, True]])
+def test_a_default_page_length_that_is_no_page_length_is_refused(value: object) -> None:
+    with pytest.raises(RuleFileError, match="default_page_length: expected a page length 1 to 100"):
+        RuleConfig.parse({"default_page_length": value}, "pyproject.toml", ["x"])

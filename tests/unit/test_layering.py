@@ -1,0 +1,240 @@
+"""The layering rules, checked by scanning imports rather than by hope."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from tests.paths import ROOT, TESTS
+
+PACKAGE = ROOT / "proxy"
+IO_MODULES = {
+    "aiohttp",
+    "asyncio",
+    "mitmproxy",
+    "socket",
+    "os",
+    "pathlib",
+    "shutil",
+    "subprocess",
+    "time",
+    "datetime",
+    "fcntl",
+    "multidict",
+    "yarl",
+}
+
+
+def imports_of(path: Path) -> set[str]:
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module)
+    return names
+
+
+def modules(folder: str) -> list[Path]:
+    return sorted((PACKAGE / folder).rglob("*.py"))
+
+
+def test_the_core_does_no_io() -> None:
+    """proxy/core imports no network, event loop, file or clock module."""
+    for path in modules("core"):
+        found = {name for name in imports_of(path) if name.split(".")[0] in IO_MODULES}
+        assert not found, f"{path.name} imports {found}"
+        assert "open(" not in path.read_text(), path.name
+
+
+def test_only_adapters_import_aiohttp_and_only_store_touches_files() -> None:
+    """aiohttp stays in the adapters (servers, sandbox, demo, pytest plugin); file access stays in
+    proxy/store."""
+    adapters = {"server", "sandbox", "demo.py", "pytest_plugin.py"}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        top = path.relative_to(PACKAGE).parts[0]
+        names = {name.split(".")[0] for name in imports_of(path)}
+        if "aiohttp" in names:
+            assert top in adapters, f"{path} imports aiohttp"
+        if "fcntl" in names or ".read_text(" in path.read_text() or ".write_text(" in path.read_text():
+            assert top in {"store", "demo.py"}, f"{path} touches files"
+
+
+def test_the_sandbox_depends_on_nothing_else_of_ours() -> None:
+    """The sandbox is built from the documentation alone: it imports no other part of commerce-proxy."""
+    for path in modules("sandbox"):
+        ours = {
+            name
+            for name in imports_of(path)
+            if name.startswith("proxy") and not name.startswith("proxy.sandbox")
+        }
+        assert not ours, f"{path.name} imports {ours}"
+
+
+def test_only_the_mitmproxy_adapter_imports_mitmproxy() -> None:
+    """mitmproxy is a regular dependency, but only proxy/mitm imports it (lazily from the command line)."""
+    for path in sorted(PACKAGE.rglob("*.py")):
+        top = path.relative_to(PACKAGE).parts[0]
+        if "mitmproxy" in {name.split(".")[0] for name in imports_of(path)}:
+            assert top == "mitm", f"{path} imports mitmproxy"
+
+
+# Each top-level part of the package and its layer: a module imports only from its own layer or below.
+# The sandbox is outside the layers: it imports nothing of ours (tested above).
+LAYERS = {
+    "version.py": 0,
+    "errors.py": 0,
+    "core": 1,
+    "store": 2,  # files, and the processes that read them
+    "processes": 2,
+    "app": 3,  # the use cases: a check run, a recording session, an edit, an import, replay set-up
+    "server": 4,
+    "sandbox": 4,
+    "cli": 5,
+    "mitm": 5,
+    "pytest_plugin.py": 5,
+    "pytest_summary.py": 5,
+    "demo.py": 5,
+    "__main__.py": 5,
+    "__init__.py": 6,  # the public API, which gathers from every layer below
+}
+CORE_MODULES_AT_MOST = 12
+LINES_AT_MOST = 500
+
+
+def layer_of(module: str) -> str:
+    """`proxy.core.model.exchange` -> "core"; `proxy.errors` -> "errors.py"; `proxy` -> "__init__.py"."""
+    parts = module.split(".")[1:]
+    if not parts:
+        return "__init__.py"
+    return parts[0] if (PACKAGE / parts[0]).is_dir() else f"{parts[0]}.py"
+
+
+def test_every_part_of_the_package_has_a_layer() -> None:
+    parts = {
+        path.name for path in PACKAGE.iterdir() if path.suffix == ".py" or (path / "__init__.py").exists()
+    }
+    assert parts == set(LAYERS)
+
+
+def test_imports_point_down_the_layers() -> None:
+    """core < store and processes < app < servers < adapters (command line, pytest plugin, mitmproxy
+    addon, demo) < the public API: no import, however lazy, reaches up a layer."""
+    upward = sorted(
+        f"{module} imports {target}"
+        for module, targets in import_graph().items()
+        for target in targets
+        if LAYERS[layer_of(target)] > LAYERS[layer_of(module)]
+    )
+    assert upward == []
+
+
+def test_the_command_line_does_no_workflow_of_its_own() -> None:
+    """The command line reaches the rules engine's runs, the recording session and the extra processes
+    only through the use cases in proxy/app."""
+    reached = sorted(
+        f"{module} imports {target}"
+        for module, targets in import_graph().items()
+        if layer_of(module) == "cli"
+        for target in targets
+        if target.startswith(("proxy.processes", "proxy.store.journal", "proxy.store.finding_spool"))
+    )
+    assert reached == []
+
+
+def test_the_core_keeps_its_concerns_in_sub_packages() -> None:
+    direct = sorted(path.name for path in (PACKAGE / "core").glob("*.py") if path.name != "__init__.py")
+    assert len(direct) <= CORE_MODULES_AT_MOST, direct
+
+
+def test_no_module_is_over_the_line_limit() -> None:
+    long = {
+        str(path.relative_to(PACKAGE)): count
+        for path in PACKAGE.rglob("*.py")
+        if (count := len(path.read_text().splitlines())) > LINES_AT_MOST
+    }
+    assert long == {}
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def import_graph() -> dict[str, set[str]]:
+    """Module -> the package's modules it imports, counting every import: at the top, inside functions
+    and under TYPE_CHECKING. `from proxy.x import y` is an import of proxy.x.y when that is a module,
+    else of proxy.x; a package's __init__ is imported by every import of its modules."""
+    known = {module_name(path): path for path in PACKAGE.rglob("*.py")}
+    graph: dict[str, set[str]] = {}
+    for name, path in known.items():
+        targets: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                targets.update(alias.name for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                for alias in node.names:
+                    full = f"{node.module}.{alias.name}"
+                    targets.add(full if full in known else node.module)
+        graph[name] = {target for target in targets if target in known and target != name}
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan's algorithm, iteratively)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph[child]))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    found.append(sorted(component))
+    return found
+
+
+def test_no_import_cycle_in_the_package() -> None:
+    """No module reaches itself through imports, lazy ones and typing-only ones included."""
+    assert cycles(import_graph()) == []
+
+
+def test_the_cycle_finder_finds_a_cycle() -> None:
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+def test_unit_tests_mirror_the_package() -> None:
+    """tests/unit/X/ exists only where proxy/X/ does, so a test is found where its code is."""
+    unit = TESTS / "unit"
+    folders = [
+        path.relative_to(unit) for path in unit.rglob("*") if path.is_dir() and path.name != "__pycache__"
+    ]
+    assert folders and [folder for folder in folders if not (PACKAGE / folder).is_dir()] == []
