@@ -10,12 +10,16 @@ import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from proxy.core.redaction.redact import RedactionPolicy
 from proxy.errors import UsageError
 from proxy.store.files import Loaded, Streamed
 from proxy.store.rule_files import Engine, RuleSource
 from proxy.store.shipped import shipped_dir
+
+if TYPE_CHECKING:
+    from proxy.app.recording import RecordSettings
 
 
 def redaction_from(
@@ -84,3 +88,25 @@ def rule_source(arguments: argparse.Namespace) -> RuleSource:
         return path.absolute() if path is not None else None
 
     return RuleSource(absolute(arguments.config), absolute(arguments.rules), Path.cwd())
+
+
+def forwarding_settings(arguments: argparse.Namespace, command: str) -> RecordSettings:
+    """What `record` and `spy` share: the upstream and how to reach it, redaction, and live checking
+    with the rules in force (the spy's settings; `record` adds its cassette, mode and matching). The
+    upstream is checked before the rules are read, so its mistake is the one reported first."""
+    from proxy.app.recording import RecordSettings
+
+    upstream = checked_upstream(arguments.upstream, command)
+    engine = load_engine(arguments)
+    return RecordSettings(
+        upstream=upstream,
+        upstream_authorization=upstream_authorization(arguments.upstream),
+        cassette=None,
+        redaction=redaction_from(arguments, engine.project.redaction),
+        upstream_timeout=arguments.upstream_timeout,
+        max_body_bytes=arguments.max_body_bytes,
+        ca_bundle=arguments.ca_bundle,
+        rules=engine.ruleset,
+        rule_config=engine.project.config,
+        rule_source=rule_source(arguments),
+    )

@@ -7,13 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from proxy.cli import options
-from proxy.cli.inputs import (
-    checked_upstream,
-    load_engine,
-    redaction_from,
-    rule_source,
-    upstream_authorization,
-)
+from proxy.cli.inputs import forwarding_settings
 from proxy.cli.serving import serve
 
 
@@ -49,34 +43,29 @@ def run(arguments: argparse.Namespace) -> int:
         from proxy.cli import replay
 
         return replay.run(argparse.Namespace(**{**vars(arguments), "cassette": [arguments.cassette]}))
-    from proxy.app.recording import RecordSettings
+    from dataclasses import replace
+
     from proxy.core.replay.matching import MatchPolicy
     from proxy.core.rules.config import RuleConfig
     from proxy.server.record import create_record_app
 
-    upstream = checked_upstream(arguments.upstream, "record")
-    loaded_engine = load_engine(arguments)
-    engine = None if arguments.no_check else loaded_engine
-    settings = RecordSettings(
-        upstream=upstream,
-        upstream_authorization=upstream_authorization(arguments.upstream),
+    settings = forwarding_settings(arguments, "record")
+    settings = replace(
+        settings,
         cassette=arguments.cassette,
         mode=arguments.mode,
-        redaction=redaction_from(arguments, loaded_engine.project.redaction),
         match=MatchPolicy.parse(arguments.match_on, arguments.ignore_query),
-        upstream_timeout=arguments.upstream_timeout,
-        max_body_bytes=arguments.max_body_bytes,
-        ca_bundle=arguments.ca_bundle,
-        rules=engine.ruleset if engine else None,
-        rule_config=engine.project.config if engine else RuleConfig(),
-        rule_source=rule_source(arguments),
     )
+    checking = not arguments.no_check
+    if not checking:
+        settings = replace(settings, rules=None, rule_config=RuleConfig())
+    upstream = settings.upstream
 
     def ready(url: str) -> str:
-        checking = "checking against the rules" if engine else "not checking"
+        checked = "checking against the rules" if checking else "not checking"
         return (
             f"commerce-proxy record: listening on {url}, forwarding to {upstream}, "
-            f"recording into {settings.cassette} (mode {settings.mode}, {checking}; "
+            f"recording into {settings.cassette} (mode {settings.mode}, {checked}; "
             f"findings at {url}/_proxy/findings)"
         )
 

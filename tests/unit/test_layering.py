@@ -164,7 +164,9 @@ def module_name(path: Path) -> str:
 def import_graph() -> dict[str, set[str]]:
     """Module -> the package's modules it imports, counting every import: at the top, inside functions
     and under TYPE_CHECKING. `from proxy.x import y` is an import of proxy.x.y when that is a module,
-    else of proxy.x; a package's __init__ is imported by every import of its modules."""
+    else of proxy.x. A package's __init__ counts where it is named, not as the implicit first step of
+    importing its modules: the root's typing-only imports of the public API would otherwise put every
+    module in one cycle that never runs."""
     known = {module_name(path): path for path in PACKAGE.rglob("*.py")}
     graph: dict[str, set[str]] = {}
     for name, path in known.items():

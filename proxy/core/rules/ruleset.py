@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import re
 import string
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 import jsonschema_rs
 
@@ -41,6 +41,14 @@ RULE_KEYS = frozenset(
 )
 REQUIRED_RULE_KEYS = RULE_KEYS - {"responses", "params", "description", "example"}
 SECTION_KEYS = frozenset({"id", "title", "requires"})
+
+
+class _FromFile(Protocol):
+    @property
+    def source(self) -> str: ...
+
+
+Named = TypeVar("Named", bound=_FromFile)
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,33 +195,31 @@ class RuleSet:
                 shapes[name] = Shape(name, document.data)
             except ValueError as error:
                 raise RuleFileError(f"{document.source}: {error}") from None
-        groups: dict[str, EndpointGroup] = {}
-        for document in endpoint_documents:
-            group = _endpoint_group(document)
-            if group.name in groups:
-                raise RuleFileError(
-                    f"{document.source}: endpoint group {group.name!r} is already defined at "
-                    f"{groups[group.name].source}"
-                )
-            groups[group.name] = group
-        rules: dict[str, Rule] = {}
-        for document in rule_documents:
-            rule = _rule(document, groups, shapes)
-            if rule.id in rules:
-                raise RuleFileError(
-                    f"{document.source}: rule {rule.id!r} is already defined at {rules[rule.id].source}"
-                )
-            rules[rule.id] = rule
-        sections: dict[str, Section] = {}
-        for document in section_documents:
-            section = _section(document)
-            if section.id in sections:
-                raise RuleFileError(
-                    f"{document.source}: section {section.id!r} is already defined at "
-                    f"{sections[section.id].source}"
-                )
-            sections[section.id] = section
+        groups = _unique(endpoint_documents, _endpoint_group, "endpoint group", lambda group: group.name)
+        rules = _unique(
+            rule_documents, lambda document: _rule(document, groups, shapes), "rule", lambda rule: rule.id
+        )
+        sections = _unique(section_documents, _section, "section", lambda section: section.id)
         return cls(rules.values(), groups.values(), shapes, sections.values())
+
+
+def _unique(
+    documents: Iterable[Sourced],
+    build: Callable[[Sourced], Named],
+    what: str,
+    name_of: Callable[[Named], str],
+) -> dict[str, Named]:
+    """Each document built, by name; a name defined twice is an error naming both places."""
+    built: dict[str, Named] = {}
+    for document in documents:
+        item = build(document)
+        name = name_of(item)
+        if name in built:
+            raise RuleFileError(
+                f"{document.source}: {what} {name!r} is already defined at {built[name].source}"
+            )
+        built[name] = item
+    return built
 
 
 def _section(document: Sourced) -> Section:
