@@ -7,11 +7,8 @@ import contextlib
 import io
 import os
 import random
-import resource
-import signal
 import subprocess
 import sys
-import threading
 from pathlib import Path
 
 import pytest
@@ -84,32 +81,41 @@ HOSTILE: dict[str, str | bytes] = {
 }
 
 
+# Run in a fresh, small Python: a child forked straight from the test process would report that
+# process's size as its own peak (Linux carries the parent's resident high-water mark over fork and
+# exec), and a test process that has grown to gigabytes would make every run look as large.
+MEASURE = """
+import os, resource, subprocess, sys
+limit, seconds = int(sys.argv[1]), float(sys.argv[2])
+def ceiling():
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+try:
+    done = subprocess.run([sys.executable, "-m", "proxy", *sys.argv[3:]], stdin=subprocess.DEVNULL,
+                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, preexec_fn=ceiling,
+                          timeout=seconds)
+except subprocess.TimeoutExpired:
+    print("timeout")
+    sys.exit(0)
+sys.stderr.buffer.write(done.stderr)
+print(done.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+"""
+
+
 def run_limited(arguments: list[str], cwd: Path) -> tuple[int, str, int]:
     """Run the CLI under a memory ceiling; its exit code, stderr and peak RSS in MB."""
-
-    def ceiling() -> None:
-        limit = MEMORY_CEILING_MB * 2**20 * 4  # address space: Python maps far more than it touches
-        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-
-    process = subprocess.Popen(
-        [sys.executable, "-m", "proxy", *arguments],
+    limit = MEMORY_CEILING_MB * 2**20 * 4  # address space: Python maps far more than it touches
+    done = subprocess.run(
+        [sys.executable, "-c", MEASURE, str(limit), str(TIME_CEILING_S), *arguments],
         cwd=cwd,
         stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        preexec_fn=ceiling,
+        capture_output=True,
         env={**os.environ, "COMMERCE_PROXY_CACHE": "off"},
+        timeout=TIME_CEILING_S + 60,
+        check=True,
     )
-    killer = threading.Timer(TIME_CEILING_S, process.kill)
-    killer.start()
-    assert process.stderr is not None
-    with process.stderr:
-        stderr = process.stderr.read()
-    _, status, usage = os.wait4(process.pid, 0)  # this child's own peak, not the largest child's so far
-    killer.cancel()
-    process.returncode = os.waitstatus_to_exitcode(status)
-    assert process.returncode != -signal.SIGKILL, f"{arguments} ran past {TIME_CEILING_S} s"
-    return process.returncode, stderr.decode("utf-8", "replace"), usage.ru_maxrss // 1024
+    assert done.stdout.strip() != b"timeout", f"{arguments} ran past {TIME_CEILING_S} s"
+    code, peak_kb = (int(word) for word in done.stdout.split())
+    return code, done.stderr.decode("utf-8", "replace"), peak_kb // 1024
 
 
 @pytest.mark.long
