@@ -16,7 +16,7 @@ from typing import Any
 
 from proxy.app import editing as session
 from proxy.app.check_run import check_cassette
-from proxy.cli import options
+from proxy.cli import cassette_diff, options
 from proxy.cli.cassette_reading import (
     engine_for,
     files_in,
@@ -158,6 +158,8 @@ def add_to(commands: Any, common: argparse.ArgumentParser) -> None:
 
     fix = edit("fix-etag", 'set each entry answer\'s ETag to W/"<etag_id>" of its body', run_fix_etag)
     fix.add_argument("path", metavar="PATH", type=Path, help="the cassette file to edit")
+
+    cassette_diff.add_to(actions, common)
 
     fmt = action("fmt", "rewrite cassettes in the normal layout (--check: only report)", run_fmt)
     fmt.add_argument("paths", metavar="PATH", type=Path, nargs="+", help="cassette files or folders")

@@ -19,6 +19,7 @@ EXAMPLES: dict[str, str] = {
     "cassette list": "commerce-proxy cassette list cassettes/",
     "cassette show": "commerce-proxy cassette show cassettes/session.yaml 6",
     "cassette grep": "commerce-proxy cassette grep cassettes/ 'method=PUT status>=400'",
+    "cassette diff": "commerce-proxy cassette diff old/session.yaml cassettes/session.yaml --format markdown",
     "cassette delete": "commerce-proxy cassette delete cassettes/session.yaml 3 7 -1",
     "cassette keep": "commerce-proxy cassette keep cassettes/session.yaml --where 'path~/v2/subscriptions'",
     "cassette merge": "commerce-proxy cassette merge a.yaml b.yaml -o all.yaml",

@@ -1,0 +1,21 @@
+"""`cassette diff`: two versions of a cassette read and compared by meaning. A missing side (git's
+/dev/null for a cassette added or deleted) is an empty cassette."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from proxy.core.cassette.document import Cassette
+from proxy.core.drift.pairing import CassetteDiff, pair_cassettes
+from proxy.store.files import load_cassette
+
+
+def read_version(path: Path) -> Cassette:
+    if str(path) == os.devnull:
+        return Cassette()
+    return load_cassette(path).cassette
+
+
+def diff_cassettes(a: Path, b: Path) -> CassetteDiff:
+    return pair_cassettes(read_version(a).exchanges, read_version(b).exchanges)

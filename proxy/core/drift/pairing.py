@@ -1,0 +1,78 @@
+"""Two versions of a cassette paired exchange by exchange: the k-th recording of a request in one with
+the k-th of the same request in the other (requests keyed as replay matches them), then compared by
+meaning. What only one version holds is added or removed."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass, field
+
+from proxy.core.drift.compare import TIERS, Difference, Tier, compare_exchanges
+from proxy.core.model.exchange import Exchange
+from proxy.core.replay.matching import MatchPolicy, request_key
+
+
+@dataclass(frozen=True, slots=True)
+class Pair:
+    """One request recorded in both versions, at these indexes, and how its answers differ."""
+
+    index_a: int
+    index_b: int
+    request: str
+    differences: list[Difference]
+
+
+@dataclass(frozen=True, slots=True)
+class Unpaired:
+    """An exchange only one version holds."""
+
+    index: int
+    request: str
+
+
+@dataclass(slots=True)
+class CassetteDiff:
+    pairs: list[Pair] = field(default_factory=list)
+    added: list[Unpaired] = field(default_factory=list)  # only in B
+    removed: list[Unpaired] = field(default_factory=list)  # only in A
+
+    def counts(self) -> dict[Tier, int]:
+        counted = dict.fromkeys(TIERS, 0)
+        for pair in self.pairs:
+            for difference in pair.differences:
+                counted[difference.tier] += 1
+        return counted
+
+    @property
+    def drifted(self) -> bool:
+        """Anything but volatile values differs: a change, an exchange added or removed."""
+        counts = self.counts()
+        return bool(self.added or self.removed or counts["breaking"] or counts["additive"] or counts["data"])
+
+
+def request_line(exchange: Exchange) -> str:
+    request = exchange.request
+    return f"{request.method} {request.target}"
+
+
+def pair_cassettes(
+    a: Sequence[Exchange], b: Sequence[Exchange], policy: MatchPolicy | None = None
+) -> CassetteDiff:
+    policy = policy or MatchPolicy()
+    waiting: dict[Hashable, list[int]] = defaultdict(list)
+    for index, exchange in enumerate(b):
+        waiting[request_key(exchange.request, policy)].append(index)
+    taken: set[int] = set()
+    diff = CassetteDiff()
+    for index, exchange in enumerate(a):
+        candidates = waiting.get(request_key(exchange.request, policy))
+        if not candidates:
+            diff.removed.append(Unpaired(index, request_line(exchange)))
+            continue
+        other = candidates.pop(0)
+        taken.add(other)
+        differences = compare_exchanges(exchange, b[other])
+        diff.pairs.append(Pair(index, other, request_line(exchange), differences))
+    diff.added = [Unpaired(index, request_line(item)) for index, item in enumerate(b) if index not in taken]
+    return diff
