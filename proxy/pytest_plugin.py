@@ -70,6 +70,7 @@ class PluginState:
     ca_bundle: Path | None
     cassette_dir: Path | None
     rootpath: Path
+    fresh: bool = False
     live: list[Served] = field(default_factory=list)
     serials: Iterator[int] = field(default_factory=itertools.count)
     _engine: Engine | None = None
@@ -103,6 +104,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "in the summary) or strict (an error finding fails the test)",
     )
     group.addoption("--commerce-upstream", metavar="URL", default=None, help="the service to record from")
+    group.addoption(
+        "--commerce-fresh",
+        action="store_true",
+        help="with --commerce-record-mode=all, write every exchange anew (by default an answer that "
+        "changed only in volatile values keeps its recorded entry)",
+    )
     group.addoption(
         "--commerce-ca-bundle",
         metavar="FILE",
@@ -145,6 +152,7 @@ def pytest_configure(config: pytest.Config) -> None:
         ca_bundle=config.rootpath / ca_bundle if ca_bundle else None,
         cassette_dir=config.rootpath / folder if folder else None,
         rootpath=config.rootpath,
+        fresh=bool(config.getoption("commerce_fresh")),
     )
     config.pluginmanager.register(FindingsSummary(), "commerce-proxy-findings-summary")
 
@@ -326,6 +334,7 @@ def _recording(request: pytest.FixtureRequest, cassettes: Cassettes) -> Iterator
                 upstream_authorization=authorization,
                 cassette=cassette,
                 mode=state.record_mode,
+                fresh=state.fresh,
                 redaction=engine.project.redaction,
                 match=cassettes.match,
                 rules=engine.ruleset if state.conformance != "off" else None,

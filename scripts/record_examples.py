@@ -9,8 +9,8 @@ from pathlib import Path
 import aiohttp
 from yarl import URL
 
-from proxy.demo import run_demo_session
-from proxy.sandbox.app import SandboxSettings, create_sandbox_app
+from proxy.demo import run_demo_session, start_sandbox_at_its_address
+from proxy.sandbox.app import SandboxSettings
 from proxy.server.record import RecordSettings, create_record_app
 from proxy.server.serving import start
 
@@ -18,7 +18,7 @@ from proxy.server.serving import start
 async def record_pagination_walk(path: Path) -> None:
     """A client walking product pages by links, with each total method, and an offset too far."""
     settings = SandboxSettings()
-    sandbox, sandbox_url = await start(create_sandbox_app(settings), "127.0.0.1", 0)
+    sandbox, sandbox_url = await start_sandbox_at_its_address(settings, path)
     recorder, url = await start(
         create_record_app(RecordSettings(upstream=sandbox_url, cassette=path, mode="all")), "127.0.0.1", 0
     )

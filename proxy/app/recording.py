@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Literal
 
 from proxy.core.cassette.document import Cassette
+from proxy.core.drift.pairing import keep_unchanged
 from proxy.core.model.exchange import Exchange
 from proxy.core.model.links import credential_parts, origin_of
 from proxy.core.model.withheld import WITHHELD_HEADER, withheld_in
@@ -41,6 +42,8 @@ class RecordSettings:
     upstream: str  # never with credentials: it is written to the cassette and logged
     cassette: Path | None  # None: `spy`, which checks traffic and writes nothing
     mode: RecordMode = "once"
+    # `all`: write every exchange anew, even one whose answer changed only in volatile values.
+    fresh: bool = False
     redaction: RedactionPolicy = field(default_factory=RedactionPolicy)
     match: MatchPolicy = field(default_factory=MatchPolicy)
     upstream_timeout: float = 30.0
@@ -65,6 +68,7 @@ class RecordingSession:
         """`live` checks the exchanges; by default a LiveChecker in this process (when there are rules)."""
         self.settings = settings
         self.base = prepare_base(settings)
+        self.previous = _previous_recording(settings)
         journal_mode: JournalMode = "append" if settings.mode == "new_episodes" else "replace"
         self.journal: JournalWriter | None = None
         if settings.cassette is not None:
@@ -134,6 +138,8 @@ class RecordingSession:
         cassette = None
         if self.recorded:
             new = read_journal(self.journal.path).exchanges  # in the order they were journaled
+            if self.previous is not None:  # re-recording: unchanged answers keep their old entries
+                new = keep_unchanged(self.previous.exchanges, new, self.settings.match)
             cassette = Cassette(exchanges=self.base.exchanges + new, upstream=self.settings.upstream)
             try:  # the journal says which file absorbs it before that file replaces the cassette
                 save_cassette(self.settings.cassette, cassette, self._seal)
@@ -189,6 +195,21 @@ def prepare_base(settings: RecordSettings) -> Cassette:
             "origins in one cassette: use the same --upstream, another cassette, or --mode all"
         )
     return loaded.cassette
+
+
+def _previous_recording(settings: RecordSettings) -> Cassette | None:
+    """What `--mode all` replaces, for the exchanges that come back unchanged; None when there is
+    none, it cannot be read (all replaces it anyway), a crashed recording left its journal (reading
+    would fold it in first), or `fresh` asks for everything anew."""
+    path = settings.cassette
+    if settings.mode != "all" or settings.fresh or path is None or not path.is_file():
+        return None
+    if journal_path(path).exists():
+        return None
+    try:
+        return load_cassette(path).cassette
+    except CommerceProxyError:
+        return None
 
 
 def _refuse_unwritable(path: Path) -> None:

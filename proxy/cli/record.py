@@ -27,6 +27,12 @@ def add_to(commands: Any, common: argparse.ArgumentParser) -> None:
         "all: re-record everything; none: replay only",
     )
     record.add_argument(
+        "--fresh",
+        action="store_true",
+        help="with --mode all, write every exchange anew; by default one whose answer changed only in "
+        "volatile values (timestamps, Date, a moved ETag...) keeps its recorded entry, byte for byte",
+    )
+    record.add_argument(
         "--no-check", action="store_true", help="do not check traffic against the rules while recording"
     )
     options.add_serving(record)
@@ -54,6 +60,7 @@ def run(arguments: argparse.Namespace) -> int:
         settings,
         cassette=arguments.cassette,
         mode=arguments.mode,
+        fresh=arguments.fresh,
         match=MatchPolicy.parse(arguments.match_on, arguments.ignore_query),
     )
     checking = not arguments.no_check

@@ -178,12 +178,22 @@ def test_signs_in_and_reads(commerce_record):
     replayed.assert_outcomes(passed=1)
     replayed.stdout.fnmatch_lines(["commerce-proxy: record mode none, conformance warn"])
     assert cassette.read_text() == text
-    # --commerce-record-mode=all records anew: the same requests, a new recording.
+    # --commerce-record-mode=all records anew: the same service answers the same, so no byte changes;
+    # with --commerce-fresh every exchange is written anew.
     monkeypatch.delenv("CI")
     again = suite.runpytest_subprocess(
         "-p", "no:cacheprovider", "--commerce-record-mode=all", f"--commerce-upstream={sandbox}"
     )
     again.assert_outcomes(passed=1)
+    assert cassette.read_text() == text
+    fresh = suite.runpytest_subprocess(
+        "-p",
+        "no:cacheprovider",
+        "--commerce-record-mode=all",
+        "--commerce-fresh",
+        f"--commerce-upstream={sandbox}",
+    )
+    fresh.assert_outcomes(passed=1)
     rerecorded = load_cassette(cassette).cassette.exchanges
     assert [exchange.request.path for exchange in rerecorded] == ["/oauth/access_token", "/v2/brands"]
     assert cassette.read_text() != text  # new recorded_at times

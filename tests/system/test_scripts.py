@@ -23,6 +23,30 @@ def test_scripts_run_demo(tmp_path: Path) -> None:
     assert (tmp_path / "demo.yaml").is_file()
 
 
+def test_re_recording_the_examples_from_an_unchanged_sandbox_changes_no_byte(tmp_path: Path) -> None:
+    """`scripts/record-examples` twice: the second run leaves every cassette as it was (the kept
+    entries are named in the demo's summary), so `git diff` after it is empty."""
+    import sys
+
+    def record() -> str:
+        done = subprocess.run(
+            [sys.executable, str(ROOT / "scripts" / "record_examples.py"), str(tmp_path)],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            stdin=subprocess.DEVNULL,
+        )
+        assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+        return done.stdout
+
+    record()
+    first = {path.name: path.read_bytes() for path in tmp_path.glob("*.yaml")}
+    again = record()
+    assert sorted(first) == ["demo-session.yaml", "pagination-walk.yaml"]
+    assert {path.name: path.read_bytes() for path in tmp_path.glob("*.yaml")} == first
+    assert "replayed 18/18 requests offline" in again and "kept from the earlier recording" in again
+
+
 def test_scripts_bench_quick_runs_every_subject_and_writes_its_table(tmp_path: Path) -> None:
     """`scripts/bench --quick`: every peer measured, replay figures verified, loading and check timed.
 

@@ -8,7 +8,7 @@ from collections import defaultdict
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 
-from proxy.core.drift.compare import TIERS, Difference, Tier, compare_exchanges
+from proxy.core.drift.compare import TIERS, Difference, Tier, compare_exchanges, is_drift
 from proxy.core.model.exchange import Exchange
 from proxy.core.replay.matching import MatchPolicy, request_key
 
@@ -76,3 +76,16 @@ def pair_cassettes(
         diff.pairs.append(Pair(index, other, request_line(exchange), differences))
     diff.added = [Unpaired(index, request_line(item)) for index, item in enumerate(b) if index not in taken]
     return diff
+
+
+def keep_unchanged(
+    before: Sequence[Exchange], after: Sequence[Exchange], policy: MatchPolicy | None = None
+) -> tuple[Exchange, ...]:
+    """A re-recording with each exchange whose answer differs from its earlier recording only in
+    volatile values replaced by that earlier recording, whole: re-recording an unchanged service
+    changes no byte of the cassette, and a real change stands out in the diff."""
+    kept = list(after)
+    for pair in pair_cassettes(before, after, policy).pairs:
+        if not is_drift(pair.differences):
+            kept[pair.index_b] = before[pair.index_a]
+    return tuple(kept)
