@@ -12,6 +12,8 @@ EXAMPLES: dict[str, str] = {
     "spy": "commerce-proxy spy --upstream https://useast.api.elasticpath.com --port 8080",
     "replay": "commerce-proxy replay --cassette cassettes/session.yaml --simulate --port 8080",
     "check": "commerce-proxy check cassettes/ --format junit -o conformance.xml",
+    "verify": "commerce-proxy verify cassettes/ --upstream https://useast.api.elasticpath.com "
+    "--format markdown",
     "rules": "commerce-proxy rules --format json",
     "sandbox": "commerce-proxy sandbox --port 9000 --break pagination.links.next",
     "demo": "commerce-proxy demo --cassette demo.yaml",

@@ -11,13 +11,13 @@ import os
 import sys
 from collections.abc import Sequence
 
-from proxy.cli import cassette, check, demo, interchange, record, replay, rules, sandbox, spy
+from proxy.cli import cassette, check, demo, interchange, record, replay, rules, sandbox, spy, verify
 from proxy.cli.help import finish_help
 from proxy.cli.options import OneLineParser, common_options
 from proxy.errors import CommerceProxyError
 from proxy.version import __version__
 
-COMMANDS = (record, spy, replay, check, rules, sandbox, demo, cassette, interchange)
+COMMANDS = (record, spy, replay, check, verify, rules, sandbox, demo, cassette, interchange)
 
 log = logging.getLogger("proxy")
 

@@ -8,6 +8,7 @@ from typing import Any
 from proxy.cli import options
 from proxy.cli.serving import serve
 from proxy.errors import UsageError
+from proxy.sandbox.datasets import CHANGES
 
 
 def add_to(commands: Any, common: argparse.ArgumentParser) -> None:
@@ -38,6 +39,15 @@ def add_to(commands: Any, common: argparse.ArgumentParser) -> None:
         help="break a documented rule, for demos and end-to-end tests (see `commerce-proxy rules`); "
         "repeat it, or give several separated by commas",
     )
+    sandbox.add_argument(
+        "--change",
+        dest="changes",
+        metavar="KIND",
+        action="append",
+        default=[],
+        help="answer lists as a later service might, to try verify and cassette diff on: "
+        + "; ".join(f"{name}: {meaning}" for name, meaning in CHANGES.items()),
+    )
     sandbox.set_defaults(run=run)
 
 
@@ -51,15 +61,25 @@ def run(arguments: argparse.Namespace) -> int:
             client_secret=arguments.client_secret,
             default_page_length=arguments.default_page_length,
             broken=[rule.strip() for given in arguments.broken for rule in given.split(",") if rule.strip()],
+            changes=[
+                kind.strip() for given in arguments.changes for kind in given.split(",") if kind.strip()
+            ],
         )
     except ValueError as error:
-        raise UsageError(f"--break: {error}") from None
+        option = "--change" if "no change" in str(error) else "--break"
+        raise UsageError(f"{option}: {error}") from None
 
     def ready(url: str) -> str:
         return (
             f"commerce-proxy sandbox: listening on {url} "
             f"(client_id={settings.client_id}, client_secret={settings.client_secret})"
             + (f", breaking {', '.join(sorted(settings.broken or ()))}" if settings.broken else "")
+            + (f", changed: {', '.join(sorted(settings.changes))}" if settings.changes else "")
         )
 
     return serve(create_sandbox_app(settings), arguments, ready)
+
+
+def _listed(given: list[str]) -> list[str]:
+    """A repeatable option's values, each also a comma-separated list."""
+    return [item.strip() for value in given for item in value.split(",") if item.strip()]

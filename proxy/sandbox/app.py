@@ -13,7 +13,7 @@ from typing import Any
 from aiohttp import web
 
 from proxy.sandbox.breakage import BREAKABLE, Asked, rewrite_for
-from proxy.sandbox.datasets import LIST_ALIASES, LIST_SIZES, format_timestamp, make_list
+from proxy.sandbox.datasets import CHANGES, LIST_ALIASES, LIST_SIZES, changed, format_timestamp, make_list
 from proxy.sandbox.entries import entry_update_errors, etag_of, seed_entries, update_entry
 from proxy.sandbox.features import apply_update, is_uuid, seed_features, sent_attributes, validate_update
 from proxy.sandbox.listing import ListError, list_page, parse_page_request, select
@@ -39,8 +39,17 @@ class SandboxSettings:
     clock: Callable[[], datetime] = field(default=_system_clock)
     # `--break RULE_ID` (one or more): misbehave in these documented ways (see proxy/sandbox/breakage.py).
     broken: str | Iterable[str] | None = None
+    # `--change KIND` (one or more): answer lists as a later service might (see datasets.CHANGES).
+    changes: Iterable[str] = ()
 
     def __post_init__(self) -> None:
+        unknown_changes = sorted(set(self.changes) - set(CHANGES))
+        if unknown_changes:
+            raise ValueError(
+                f"the sandbox has no change {', '.join(map(repr, unknown_changes))}; "
+                f"it has: {', '.join(sorted(CHANGES))}"
+            )
+        object.__setattr__(self, "changes", frozenset(self.changes))
         rules = [self.broken] if isinstance(self.broken, str) else list(self.broken or ())
         unknown = [rule for rule in rules if rule not in BREAKABLE]
         if unknown:
@@ -72,7 +81,7 @@ class SandboxState:
             made = make_list(name, self.settings.seed)
             if made is None:
                 return None
-            self._lists[name] = made
+            self._lists[name] = changed(made, frozenset(self.settings.changes))
         return self._lists[name]
 
     def now(self) -> str:

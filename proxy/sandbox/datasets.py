@@ -89,3 +89,30 @@ def make_list(name: str, seed: int = 1) -> list[dict[str, Any]] | None:
     if name == f"flows/{slug}/entries" and slug in FLOW_SIZES:
         return make_records(slug, FLOW_SIZES[slug], "entry", seed)
     return None
+
+
+# `sandbox --change KIND`: the service as it might answer some day after a recording, so `verify` and
+# `cassette diff` can be tried on each kind of drift. Each applies to the records of every list.
+CHANGES: dict[str, str] = {
+    "rename-field": "records call `name` `title` (a field renamed: breaking)",
+    "new-field": "records gain a `slug` (a field added: additive)",
+    "new-data": "the first record of each list has another name (data)",
+    "new-timestamps": "every timestamp a day later (volatile)",
+}
+
+
+def changed(records: list[dict[str, Any]], changes: frozenset[str]) -> list[dict[str, Any]]:
+    """The records as the changed service answers them."""
+    for position, record in enumerate(records):
+        if "new-data" in changes and position == 0:
+            record["name"] = f"{record['name']} (renamed)"
+        if "rename-field" in changes:
+            record["title"] = record.pop("name")
+        if "new-field" in changes:
+            record["slug"] = f"{record['type']}-{position + 1}"
+        if "new-timestamps" in changes:
+            stamps = record["meta"]["timestamps"]
+            for key, value in stamps.items():
+                moment = datetime.strptime(value, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=UTC)
+                stamps[key] = format_timestamp(moment + timedelta(days=1))
+    return records

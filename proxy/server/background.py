@@ -18,11 +18,12 @@ T = TypeVar("T")
 
 
 class BackgroundServer:
-    """Serves the app `build` makes on 127.0.0.1 and a free port until `stop`."""
+    """Serves the app `build` makes on 127.0.0.1 and a free port (or `port`) until `stop`."""
 
-    def __init__(self, build: Callable[[], Servable], host: str = "127.0.0.1") -> None:
+    def __init__(self, build: Callable[[], Servable], host: str = "127.0.0.1", port: int = 0) -> None:
         self._build = build
         self._host = host
+        self._port = port
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name="commerce-proxy", daemon=True)
         self._runner: Runner | None = None
@@ -39,7 +40,7 @@ class BackgroundServer:
         return self.url
 
     async def _start(self) -> tuple[Runner, str]:
-        return await start(self._build(), self._host, 0)
+        return await start(self._build(), self._host, self._port)
 
     def stop(self) -> None:
         """Finish in-flight requests and run the app's cleanup (record writes its cassette there).

@@ -43,7 +43,7 @@ def diff_text(diff: CassetteDiff, a: str, b: str, verbose: bool = False) -> str:
         if shown:
             lines.append(f"#{pair.index_a} -> #{pair.index_b} {pair.request}")
             lines += [
-                f"  {item.tier:<9} {item.where}: {_value(item.recorded)} -> {_value(item.live)}"
+                f"  {item.tier:<9} {item.where}: {value_text(item.recorded)} -> {value_text(item.live)}"
                 for item in shown
             ]
     lines += [f"+ #{item.index} {item.request} (only in {b})" for item in diff.added]
@@ -81,7 +81,7 @@ def _shown(differences: list[Difference], verbose: bool) -> list[Difference]:
     return [item for item in differences if verbose or item.tier != "volatile"]
 
 
-def _value(value: Any) -> str:
+def value_text(value: Any) -> str:
     if value is None:
         return "missing"
     text = json.dumps(value, ensure_ascii=False) if not isinstance(value, str) else repr(value)
@@ -94,11 +94,11 @@ def _row(index_a: int, index_b: int, request: str, item: Difference) -> str:
         f"`{markdown_cell(request)}`",
         item.tier,
         f"`{markdown_cell(item.where)}`",
-        markdown_cell(_value(item.recorded)),
-        markdown_cell(_value(item.live)),
+        markdown_cell(value_text(item.recorded)),
+        markdown_cell(value_text(item.live)),
     )
     return "| " + " | ".join(cells) + " |"
 
 
-def _change(item: Difference) -> str:
-    return f"{_value(item.recorded)} -> {_value(item.live)}"
+def change(item: Difference) -> str:
+    return f"{value_text(item.recorded)} -> {value_text(item.live)}"

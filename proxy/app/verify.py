@@ -1,0 +1,136 @@
+"""`verify`: is this cassette still true? Each recorded request is sent again to the live service and
+the live answer compared with the recorded one by meaning (core/drift), then checked against the
+rules; with `update`, what drifted is written back into the cassette.
+
+The sending is handed in (`Send`): the command line gives it the pooled upstream client. Reads go by
+default, writes only when asked; the token request is never re-sent (the cassette holds no secret to
+send). Requests to one resource go in recorded order; resources go concurrently, a bounded number at
+a time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from proxy.core.cassette.document import Cassette
+from proxy.core.drift.compare import compare_exchanges
+from proxy.core.drift.verification import Verification, Verified
+from proxy.core.model.exchange import Exchange, Request, Response, with_header
+from proxy.core.redaction.policy import PLACEHOLDER, RedactionPolicy
+from proxy.core.redaction.redact import is_token_request, placeholder_credential, redact_exchange
+from proxy.core.rules.engine import Checker
+from proxy.core.rules.findings import Finding
+from proxy.errors import UsageError
+from proxy.store.rule_files import Engine
+from proxy.store.saving import save_cassette
+
+Send = Callable[[Request], Awaitable[Response]]
+READS = frozenset({"GET", "HEAD", "OPTIONS"})
+
+
+@dataclass(frozen=True, slots=True)
+class VerifyOptions:
+    writes: bool = False  # also re-send PUT, POST, DELETE, PATCH (meant for a sandbox or staging)
+    concurrency: int = 8
+    token: str | None = None  # put in place of a redacted bearer token
+
+
+async def verify(
+    cassettes: Sequence[tuple[Path, Cassette]],
+    send: Send,
+    engine: Engine,
+    policy: RedactionPolicy,
+    options: VerifyOptions,
+) -> Verification:
+    """Re-send, compare and check every chosen exchange of every cassette."""
+    results: list[Verified] = []
+    groups: dict[tuple[int, str], list[tuple[Verified, Exchange]]] = {}
+    for number, (path, cassette) in enumerate(cassettes):
+        for index, exchange in enumerate(cassette.exchanges):
+            request = exchange.request
+            result = Verified(str(path), index, f"{request.method} {request.target}")
+            results.append(result)
+            result.skipped = _why_not_sent(request, policy, options)
+            if result.skipped is None:
+                groups.setdefault((number, request.path), []).append((result, exchange))
+    missing = [result for result in results if result.skipped == NEEDS_TOKEN]
+    if missing and options.token is None:
+        raise UsageError(
+            f"{missing[0].cassette}: #{missing[0].index} {missing[0].request} sends a redacted bearer "
+            "token: give a live one with --token, COMMERCE_PROXY_TOKEN, or --client-id and --client-secret"
+        )
+    gate = asyncio.Semaphore(max(1, options.concurrency))
+
+    async def resource(items: list[tuple[Verified, Exchange]]) -> None:
+        async with gate:
+            for result, recorded in items:  # in recorded order: a sequence replays as it happened
+                result.live = await _live(recorded, send, policy, options.token)
+                result.differences = compare_exchanges(recorded, result.live)
+
+    await asyncio.gather(*(resource(items) for items in groups.values()))
+    findings: list[Finding] = []
+    for path, _ in cassettes:
+        checker = Checker(engine.ruleset, engine.project.config, cassette=str(path))
+        for result in results:
+            if result.cassette == str(path) and result.live is not None:
+                findings.extend(checker.check(result.live, result.index))
+    return Verification(results, findings)
+
+
+NEEDS_TOKEN = "needs a token"
+
+
+def _why_not_sent(request: Request, policy: RedactionPolicy, options: VerifyOptions) -> str | None:
+    if is_token_request(request):
+        return "the token request is never re-sent: its recording holds no secret"
+    if request.method.upper() not in READS and not options.writes:
+        return "a write: re-sent only with --writes"
+    where = placeholder_credential(request, policy)
+    if where is None:
+        return None
+    if where.lower() == "header authorization":
+        return None if options.token is not None else NEEDS_TOKEN
+    return f"its {where} holds a redacted value the live service would refuse"
+
+
+async def _live(recorded: Exchange, send: Send, policy: RedactionPolicy, token: str | None) -> Exchange:
+    """The live answer to the recorded request, as a recording of it would be: redacted, timed."""
+    request = recorded.request
+    sent = request
+    if token is not None and any(
+        PLACEHOLDER in value for name, value in request.headers if name.lower() == "authorization"
+    ):
+        sent = replace(request, headers=with_header(request.headers, "Authorization", f"Bearer {token}"))
+    started = time.perf_counter()
+    response = await send(sent)
+    duration_ms = round((time.perf_counter() - started) * 1000, 3)
+    known = frozenset({token}) if token else frozenset()
+    live = redact_exchange(Exchange(sent, response, _now(), duration_ms), policy, known)
+    return replace(live, request=request)
+
+
+def _now() -> str:
+    from datetime import UTC, datetime
+
+    return datetime.now(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
+
+
+def update_cassettes(cassettes: Sequence[tuple[Path, Cassette]], verification: Verification) -> list[Path]:
+    """Write each drifted exchange's live answer into its cassette (atomically); every other exchange
+    stays as it was. The cassettes written."""
+    written: list[Path] = []
+    for path, cassette in cassettes:
+        exchanges = list(cassette.exchanges)
+        changed = False
+        for result in verification.results:
+            if result.cassette == str(path) and result.drifted and result.live is not None:
+                exchanges[result.index] = result.live
+                changed = True
+        if changed:
+            save_cassette(path, Cassette(tuple(exchanges), cassette.upstream))
+            written.append(path)
+    return written

@@ -1,0 +1,179 @@
+"""`verify`: send each recorded request to the live service again and report how its answers drifted,
+by meaning and by tier; `--update` writes what drifted back into the cassette."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from proxy.cli import options
+
+TOKEN_VARIABLE = "COMMERCE_PROXY_TOKEN"
+MAX_BODY = 50 * 1024 * 1024  # bytes of one live answer, as record's default
+
+
+def add_to(commands: Any, common: argparse.ArgumentParser) -> None:
+    verify = commands.add_parser(
+        "verify",
+        parents=[common],
+        help="re-send recorded requests to the live service and report drift (exit 1 on breaking drift)",
+    )
+    verify.add_argument("paths", metavar="CASSETTE", type=Path, nargs="+", help="cassette files or folders")
+    verify.add_argument("--upstream", metavar="URL", required=True, help="the live service to ask")
+    verify.add_argument(
+        "--token", metavar="TOKEN", help=f"a live bearer token (default: ${TOKEN_VARIABLE}, else --client-id)"
+    )
+    verify.add_argument("--client-id", metavar="ID", help="get a token from the token endpoint with this id")
+    verify.add_argument("--client-secret", metavar="SECRET", help="... and this secret")
+    verify.add_argument(
+        "--writes",
+        action="store_true",
+        help="also re-send PUT, POST, DELETE and PATCH, in recorded order (for a sandbox or staging service)",
+    )
+    verify.add_argument(
+        "--concurrency",
+        metavar="N",
+        type=options.positive(int),
+        default=8,
+        help="resources asked at once; one resource's requests go in recorded order (default 8)",
+    )
+    verify.add_argument(
+        "--format",
+        choices=("text", "json", "junit", "markdown"),
+        default="text",
+        help="text for people, json for tools, junit for CI boards, markdown for a pull request",
+    )
+    verify.add_argument("-o", "--output", metavar="FILE", type=Path, help="write the report here, not stdout")
+    verify.add_argument(
+        "--update",
+        action="store_true",
+        help="write the live answers of the exchanges that drifted into their cassettes, and exit 0",
+    )
+    verify.add_argument("--strict", action="store_true", help="exit 1 on data drift too")
+    verify.add_argument("-v", "--verbose", action="store_true", help="also list volatile differences")
+    verify.add_argument(
+        "--upstream-timeout",
+        type=options.positive(float),
+        default=30.0,
+        metavar="SECONDS",
+        help="how long one answer may take (default 30)",
+    )
+    verify.add_argument(
+        "--ca-bundle",
+        type=Path,
+        metavar="FILE",
+        help="PEM certificates of a private CA (default: the system's)",
+    )
+    options.add_redaction(verify)
+    options.add_rule_options(verify)
+    verify.set_defaults(run=run)
+
+
+def run(arguments: argparse.Namespace) -> int:
+    """`verify`: 0 when nothing breaking drifted (or once --update wrote), 1 on breaking drift (data
+    drift too with --strict), 2 on unusable input or an upstream that cannot be reached."""
+    import asyncio
+
+    from proxy.app.verify import VerifyOptions, update_cassettes, verify
+    from proxy.cli.inputs import checked_upstream, load_engine, redaction_from
+    from proxy.core.drift.verification import verify_json, verify_junit, verify_markdown, verify_text
+    from proxy.store.files import cassette_paths, load_cassette
+    from proxy.store.outputs import refuse_overwrite
+    from proxy.store.saving import write_atomically
+
+    upstream = checked_upstream(arguments.upstream, "verify")
+    files = cassette_paths(arguments.paths)
+    if arguments.output is not None:
+        refuse_overwrite(arguments.output, files, "the report")
+    engine = load_engine(arguments)
+    policy = redaction_from(arguments, engine.project.redaction)
+    cassettes = [(path, load_cassette(path).cassette) for path in files]
+
+    async def verified() -> Any:
+        from proxy.server.upstream import UpstreamPool
+
+        pool = UpstreamPool(
+            upstream, arguments.upstream_timeout, 50 * 1024 * 1024, ca_bundle=arguments.ca_bundle
+        )
+        try:
+            token = arguments.token or os.environ.get(TOKEN_VARIABLE) or await _client_token(pool, arguments)
+            choices = VerifyOptions(arguments.writes, arguments.concurrency, token)
+            return await verify(cassettes, _sender(pool, upstream), engine, policy, choices)
+        finally:
+            pool.close()
+
+    verification = asyncio.run(verified())
+    verbose = arguments.verbose
+    chunks = {
+        "text": lambda: [verify_text(verification, verbose)],
+        "json": lambda: [verify_json(verification, verbose)],
+        "markdown": lambda: [verify_markdown(verification, verbose)],
+        "junit": lambda: list(verify_junit(verification, arguments.strict)),
+    }[arguments.format]()
+    if arguments.output is None:
+        sys.stdout.write("".join(chunks))
+    else:
+        write_atomically(arguments.output, "".join(chunks), "the report")
+        print(f"commerce-proxy: wrote {arguments.output}", file=sys.stderr)
+    if arguments.update:
+        for path in update_cassettes(cassettes, verification):
+            print(f"commerce-proxy: updated {path} with the live answers that drifted", file=sys.stderr)
+        return 0
+    return 1 if verification.failed(arguments.strict) else 0
+
+
+async def _client_token(pool: Any, arguments: argparse.Namespace) -> str | None:
+    """A fresh token from the token endpoint, with client credentials; None without them."""
+    import json
+    from urllib.parse import urlencode
+
+    from proxy.errors import UsageError
+
+    if not arguments.client_id and not arguments.client_secret:
+        return None
+    if not (arguments.client_id and arguments.client_secret):
+        raise UsageError("--client-id and --client-secret go together")
+    form = urlencode(
+        {
+            "grant_type": "client_credentials",
+            "client_id": arguments.client_id,
+            "client_secret": arguments.client_secret,
+        }
+    ).encode()
+    headers = (("Content-Type", "application/x-www-form-urlencoded"), ("Accept", "application/json"))
+    answer = await _send(pool, "POST", "/oauth/access_token", headers, form)
+    try:
+        token = json.loads(answer.body)["access_token"]
+    except (ValueError, KeyError, TypeError):
+        raise UsageError(f"the token endpoint answered {answer.status} without an access_token") from None
+    if not isinstance(token, str):
+        raise UsageError(f"the token endpoint answered {answer.status} without an access_token")
+    return token
+
+
+async def _send(pool: Any, method: str, target: str, headers: Any, body: bytes) -> Any:
+    from proxy.errors import CommerceProxyError
+    from proxy.server.upstream import UpstreamError
+
+    try:
+        return await pool.send(method, target, headers, body)
+    except UpstreamError as error:
+        raise CommerceProxyError(f"{method} {target}: the live service gave no answer: {error}") from None
+
+
+def _sender(pool: Any, upstream: str) -> Any:
+    """Send one recorded request as the client sent it, less what belongs to the connection."""
+    from proxy.core.model.bodies import body_from_bytes, body_to_bytes
+    from proxy.core.model.exchange import Request, Response
+    from proxy.core.model.hop_by_hop import end_to_end
+
+    async def send(request: Request) -> Response:
+        headers = end_to_end(request.headers, frozenset({"host", "content-length"}))
+        answer = await _send(pool, request.method, request.target, headers, body_to_bytes(request.body))
+        body = body_from_bytes(answer.body, answer.headers)
+        return Response(answer.status, answer.headers, body, answer.reason)
+
+    return send

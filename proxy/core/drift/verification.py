@@ -1,0 +1,180 @@
+"""What `verify` found, and its reports: text for people, JSON for tools, JUnit (one test case per
+exchange) for CI boards, Markdown for a pull-request comment. Volatile differences are counted always
+and listed only when asked (`-v`)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from proxy.core.drift.compare import TIERS, Difference, Tier
+from proxy.core.drift.report import change, value_text
+from proxy.core.model.exchange import Exchange
+from proxy.core.reports.formats import escape, markdown_cell, quoteattr
+from proxy.core.rules.findings import Finding
+
+
+@dataclass(slots=True)
+class Verified:
+    """One recorded exchange: what the live service answers now and how it differs, or why it was
+    not sent."""
+
+    cassette: str
+    index: int
+    request: str
+    differences: list[Difference] = field(default_factory=list)
+    live: Exchange | None = None
+    skipped: str | None = None
+
+    @property
+    def drifted(self) -> bool:
+        return any(difference.tier != "volatile" for difference in self.differences)
+
+
+@dataclass(slots=True)
+class Verification:
+    results: list[Verified]
+    findings: list[Finding]
+
+    def counts(self) -> dict[Tier, int]:
+        counted = dict.fromkeys(TIERS, 0)
+        for result in self.results:
+            for difference in result.differences:
+                counted[difference.tier] += 1
+        return counted
+
+    @property
+    def sent(self) -> int:
+        return sum(1 for result in self.results if result.skipped is None)
+
+    def failed(self, strict: bool = False) -> bool:
+        """Breaking drift (or, strict, data drift too)."""
+        counts = self.counts()
+        return bool(counts["breaking"] or (strict and counts["data"]))
+
+
+def shown(result: Verified, verbose: bool) -> list[Difference]:
+    return [item for item in result.differences if verbose or item.tier != "volatile"]
+
+
+def verify_json(verification: Verification, verbose: bool = False) -> str:
+    drift = [
+        {
+            "cassette": result.cassette,
+            "index": result.index,
+            "request": result.request,
+            "tier": item.tier,
+            "where": item.where,
+            "recorded": item.recorded,
+            "live": item.live,
+        }
+        for result in verification.results
+        for item in shown(result, verbose)
+    ]
+    skipped = [
+        {"cassette": item.cassette, "index": item.index, "request": item.request, "reason": item.skipped}
+        for item in verification.results
+        if item.skipped is not None
+    ]
+    document = {
+        "exchanges": verification.sent,
+        "drift": drift,
+        "counts": verification.counts(),
+        "skipped": skipped,
+        "findings": [finding.to_json() for finding in verification.findings],
+    }
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+
+
+def verify_text(verification: Verification, verbose: bool = False) -> str:
+    lines = [summary(verification)]
+    for result in verification.results:
+        differences = shown(result, verbose)
+        if differences:
+            lines.append(f"{result.cassette} #{result.index} {result.request}")
+            lines += [f"  {item.tier:<9} {item.where}: {change(item)}" for item in differences]
+    lines += [_finding_line(finding) for finding in verification.findings]
+    skipped = [result for result in verification.results if result.skipped is not None]
+    if skipped:
+        first = skipped[0]
+        lines.append(
+            f"not sent: {len(skipped)} exchange(s), such as {first.cassette} #{first.index} "
+            f"{first.request}: {first.skipped}"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def verify_markdown(verification: Verification, verbose: bool = False) -> str:
+    counts = verification.counts()
+    mark = "❌" if counts["breaking"] else "⚠️" if counts["additive"] or counts["data"] else "✅"
+    lines = [f"## {mark} commerce-proxy verify", "", summary(verification), ""]
+    rows = [_row(result, item) for result in verification.results for item in shown(result, verbose)]
+    if rows:
+        header = "| exchange | request | tier | where | recorded | live |"
+        lines += [header, "|---|---|---|---|---|---|", *rows, ""]
+    lines += [f"- {markdown_cell(_finding_line(finding))}" for finding in verification.findings]
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def verify_junit(verification: Verification, strict: bool = False) -> Iterator[str]:
+    """One test case per exchange: it fails on breaking drift (with strict, data drift too)."""
+    failing: tuple[Tier, ...] = ("breaking", "data") if strict else ("breaking",)
+    cases = verification.results
+    failures = sum(1 for result in cases if any(item.tier in failing for item in result.differences))
+    skipped = sum(1 for result in cases if result.skipped is not None)
+    counted = f'tests="{len(cases)}" failures="{failures}"'
+    yield '<?xml version="1.0" encoding="utf-8"?>\n'
+    yield f'<testsuites name="commerce-proxy" {counted}>\n'
+    yield f'  <testsuite name="commerce-proxy verify" {counted} errors="0" skipped="{skipped}">\n'
+    for result in cases:
+        name = quoteattr(f"#{result.index} {result.request}")
+        yield f"    <testcase classname={quoteattr(result.cassette)} name={name}"
+        bad = [item for item in result.differences if item.tier in failing]
+        rest = [item for item in result.differences if item.tier not in failing and item.tier != "volatile"]
+        if result.skipped is None and not bad and not rest:
+            yield " />\n"
+            continue
+        yield ">\n"
+        if result.skipped is not None:
+            yield f"      <skipped message={quoteattr(result.skipped)} />\n"
+        if bad:
+            message = quoteattr(f"{len(bad)} difference(s): {bad[0].tier} {bad[0].where}")
+            yield f'      <failure type="drift" message={message}>{escape(_lines(bad))}</failure>\n'
+        if rest:
+            yield f"      <system-out>{escape(_lines(rest))}</system-out>\n"
+        yield "    </testcase>\n"
+    yield "  </testsuite>\n</testsuites>\n"
+
+
+def summary(verification: Verification) -> str:
+    counts = verification.counts()
+    tiers = ", ".join(f"{counts[tier]} {tier}" for tier in TIERS)
+    found = len(verification.findings)
+    return (
+        f"verified {verification.sent} exchanges against the live service: {tiers}; "
+        f"{found} finding(s) on the live answers"
+    )
+
+
+def _row(result: Verified, item: Difference) -> str:
+    cells = (
+        f"{markdown_cell(result.cassette)} #{result.index}",
+        f"`{markdown_cell(result.request)}`",
+        item.tier,
+        f"`{markdown_cell(item.where)}`",
+        markdown_cell(value_text(item.recorded)),
+        markdown_cell(value_text(item.live)),
+    )
+    return "| " + " | ".join(cells) + " |"
+
+
+def _finding_line(finding: Finding) -> str:
+    return (
+        f"{finding.severity} {finding.rule} {finding.cassette} {finding.number} "
+        f"{finding.method} {finding.target}: {finding.message}"
+    )
+
+
+def _lines(items: list[Difference]) -> str:
+    return "\n".join(f"{item.tier} {item.where}: {change(item)}" for item in items)
