@@ -36,6 +36,7 @@ class ReplayOptions:
     fault_seed: int = 0
     slow_body_ms: float = 3000.0
     usage_report: Path | None = None
+    time: str = "now"  # now: a token answer's expires and Date moved to now; recorded: kept
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +49,7 @@ class ReplayRequest:
     fault_seed: int = 0
     slow_body_ms: float = 3000.0
     usage_report: Path | None = None
+    time: str = "now"
 
 
 def replay_settings(asked: ReplayRequest, paths: list[Path]) -> ReplayOptions:
@@ -68,4 +70,5 @@ def replay_settings(asked: ReplayRequest, paths: list[Path]) -> ReplayOptions:
         fault_seed=asked.fault_seed,
         slow_body_ms=asked.slow_body_ms,
         usage_report=asked.usage_report,
+        time=asked.time,
     )

@@ -49,6 +49,13 @@ def add_to(commands: Any, common: argparse.ArgumentParser) -> None:
         help="answer a share of requests with a fault: KIND is 429, 500, 503, drop or slow; SHARE like 0.1 "
         "or 10%%; MATCHER like 'GET /v2/orders*'; repeatable, the first that fires wins",
     )
+    replay.add_argument(
+        "--time",
+        choices=("now", "recorded"),
+        default="now",
+        help="now (default): a replayed token answer's expires is now plus its expires_in, and its Date "
+        "now, so a client does not sign in again and again; recorded: both as recorded",
+    )
     replay.add_argument("--fault-seed", type=int, default=0, metavar="N", help="which requests faults hit")
     replay.add_argument(
         "--slow-body-ms", type=float, default=3000.0, metavar="MS", help="how long a slow body takes"
@@ -88,6 +95,7 @@ def run(arguments: argparse.Namespace) -> int:
             fault_seed=getattr(arguments, "fault_seed", 0),
             slow_body_ms=getattr(arguments, "slow_body_ms", 3000.0),
             usage_report=getattr(arguments, "usage_report", None),
+            time=getattr(arguments, "time", "now"),
         ),
         paths,
     )

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import time
 from collections.abc import Awaitable
 from dataclasses import replace
 from datetime import UTC, datetime
@@ -21,6 +22,7 @@ from proxy.core.model.exchange import Exchange, Request
 from proxy.core.model.links import origin_of
 from proxy.core.redaction.redact import redact_exchange
 from proxy.core.replay.book import Answer, Miss, Recording, ReplayBook
+from proxy.core.replay.clock import moves_to_now, token_answer_now
 from proxy.core.replay.faults import FAULT_TITLES, Fault, FaultPlan
 from proxy.core.replay.simulation.answers import Simulated
 from proxy.core.replay.usage import usage_report, usage_summary
@@ -141,6 +143,10 @@ class Replayer:
         self, chosen: ReplayBook, core: Request, origin: str, fault: Fault | None
     ) -> Reply | Awaitable[Reply]:
         answer, recorded_ms, recording = respond(chosen, self.cache, core, origin)
+        if recording is not None and self.options.time == "now" and moves_to_now(recording.exchange):
+            headers, body = token_answer_now(recording.exchange, answer.headers, answer.body, time.time())
+            length = None if answer.length == len(answer.body) else answer.length  # HEAD keeps its own
+            answer = Outgoing(answer.status, headers, body, answer.reason, length)
         if self.live is not None:
             self.check(core, answer, chosen, recording)
         reply: Reply = answer

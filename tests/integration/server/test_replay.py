@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import json
 from urllib.parse import unquote
 
 import aiohttp
@@ -253,3 +254,37 @@ def test_people_see_a_simulated_answers_number_apart_from_the_cassettes() -> Non
 
     assert numbered("walk.yaml") == "#3"
     assert numbered(SIMULATED) == "simulated #3"
+
+
+async def test_a_week_old_token_answer_is_not_expired_when_replayed(serve: Serve) -> None:
+    """expires becomes now plus expires_in and Date now, every other byte as recorded; --time
+    recorded keeps both."""
+    import time
+    from email.utils import parsedate_to_datetime
+
+    from proxy.app.replay_setup import ReplayOptions
+    from proxy.core.model.json_text import loads_exact
+
+    week_ago = int(time.time()) - 7 * 86_400
+    text = f'{{"access_token": "<redacted>", "expires": {week_ago + 3600}, "expires_in": 3600, "token_type": "Bearer"}}'
+    token = Exchange(
+        Request("POST", "/oauth/access_token", "", (("Content-Type", "application/x-www-form-urlencoded"),)),
+        Response(
+            200,
+            (("Content-Type", "application/json"), ("Date", "Mon, 16 Nov 2026 09:00:00 GMT")),
+            Body("json", loads_exact(text)),
+        ),
+    )
+    book = ReplayBook.build([("t.yaml", Cassette(exchanges=(token,)))], MatchPolicy(), RedactionPolicy())
+    moved = await serve(create_replay_app(book))
+    kept = await serve(create_replay_app(book, ReplayOptions(time="recorded")))
+    async with aiohttp.ClientSession() as session:
+        async with session.post(f"{moved}/oauth/access_token") as answer:
+            now_body, now_date = await answer.read(), answer.headers["Date"]
+        async with session.post(f"{kept}/oauth/access_token") as answer:
+            old_body, old_date = await answer.read(), answer.headers["Date"]
+    document = json.loads(now_body)
+    assert abs(document["expires"] - (time.time() + 3600)) < 60
+    assert abs(parsedate_to_datetime(now_date).timestamp() - time.time()) < 60
+    assert now_body.replace(str(document["expires"]).encode(), str(week_ago + 3600).encode()) == old_body
+    assert json.loads(old_body)["expires"] == week_ago + 3600 and old_date == "Mon, 16 Nov 2026 09:00:00 GMT"
