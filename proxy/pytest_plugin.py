@@ -31,6 +31,8 @@ from proxy.core.replay.matching import MatchPolicy
 from proxy.core.rules.engine import Checker, LiveChecker
 from proxy.core.rules.findings import Finding
 from proxy.errors import CommerceProxyError
+from proxy.pytest_network import CASSETTE_MARKER, add_network_options, configure_network_guard
+from proxy.pytest_network import commerce_network_guard as commerce_network_guard
 from proxy.pytest_summary import FINDINGS_PROPERTY, STRICT_FAILURE, FindingsSummary, finding_line
 from proxy.store.locks import cassette_lock
 from proxy.store.rule_files import Engine, load_project_rules
@@ -42,7 +44,7 @@ log = logging.getLogger(__name__)
 
 Conformance = Literal["off", "warn", "strict"]
 CONFORMANCE: tuple[Conformance, ...] = get_args(Conformance)
-MARKER = "commerce_cassette"
+MARKER = CASSETTE_MARKER
 CONFORMANCE_MARKER = "commerce_conformance"
 MARKER_OPTIONS = frozenset({"simulate", "match_on", "ignore_query"})
 DIST_KEY = "commerce_proxy_dist"
@@ -117,6 +119,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="PEM certificates of a private CA the https upstream's certificate is verified against "
         "(default: the system's CAs; verification is never off)",
     )
+    add_network_options(group)
     parser.addini("commerce_record_mode", "default --commerce-record-mode (CI=true means none)")
     parser.addini("commerce_conformance", "default --commerce-conformance")
     parser.addini("commerce_upstream", "default --commerce-upstream")
@@ -154,6 +157,7 @@ def pytest_configure(config: pytest.Config) -> None:
         rootpath=config.rootpath,
         fresh=bool(config.getoption("commerce_fresh")),
     )
+    configure_network_guard(config, mode)
     config.pluginmanager.register(FindingsSummary(), "commerce-proxy-findings-summary")
 
 

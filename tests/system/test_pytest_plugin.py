@@ -496,3 +496,55 @@ def test_the_summary_lists_info_findings_only_with_v(verbose: int) -> None:
     listed = [line for line in terminal.lines if line.startswith("  info entry.etag-id.absent #0")]
     assert terminal.lines[:2] == ["== commerce-proxy conformance", "t.py::t: 1 info"]
     assert len(listed) == verbose
+
+
+NETWORK_SUITE = """
+import socket, time, urllib.request
+import pytest
+from helpers import get
+
+def test_other_hosts_fail_at_once(commerce_replay):
+    started = time.monotonic()
+    with pytest.raises(Exception) as raised:
+        socket.create_connection(("203.0.113.7", 80), timeout=20)  # would hang: nothing answers there
+    assert "blocked a connection to 203.0.113.7" in str(raised.value)
+    assert "test_other_hosts_fail_at_once" in str(raised.value)
+    with pytest.raises(Exception, match="blocked a connection to shop.example"):
+        urllib.request.urlopen("http://shop.example/", timeout=20)
+    assert time.monotonic() - started < 5
+    assert get(commerce_replay, "/v2/extensions/wishlists/5b0f6a52-3a8e-4f65-9d4c-0e6f1a2b3c4d")[0] == 200
+
+def test_a_test_without_the_plugin_is_left_alone():
+    assert socket.getaddrinfo("203.0.113.7", 80)
+
+@pytest.mark.commerce_cassette("test_net/test_other_hosts_fail_at_once.yaml")
+def test_an_allowed_host_goes_through(commerce_replay):
+    try:  # not blocked: a real attempt, whatever comes of it (the guard's error is no OSError)
+        socket.create_connection(("203.0.113.7", 80), timeout=0.5).close()
+    except OSError:
+        pass
+"""
+
+
+def test_ci_blocks_other_hosts_in_plugin_tests_at_once(
+    suite: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    put_cassette(suite, "test_net/test_other_hosts_fail_at_once.yaml")
+    put_cassette(suite, "test_net/test_an_allowed_host_goes_through.yaml")
+    suite.makepyfile(test_net=NETWORK_SUITE)
+    monkeypatch.setenv("CI", "true")
+    blocked = suite.runpytest_subprocess("-p", "no:cacheprovider", "-k", "not allowed")
+    blocked.assert_outcomes(passed=2)
+    allowed = suite.runpytest_subprocess(
+        "-p", "no:cacheprovider", "-k", "allowed", "--commerce-allow-host", "203.0.113.7"
+    )
+    allowed.assert_outcomes(passed=1)
+    off = suite.runpytest_subprocess(
+        "-p", "no:cacheprovider", "-k", "allowed", "--commerce-block-network=off"
+    )
+    off.assert_outcomes(passed=1)
+    guarded = suite.runpytest_subprocess("-p", "no:cacheprovider", "-k", "allowed")
+    guarded.assert_outcomes(failed=1)
+    guarded.stdout.fnmatch_lines(
+        ["*blocked a connection to 203.0.113.7 in test_net.py::test_an_allowed_host_goes_through*"]
+    )

@@ -94,6 +94,7 @@ LAYERS = {
     "mitm": 5,
     "pytest_plugin.py": 5,
     "pytest_summary.py": 5,
+    "pytest_network.py": 5,
     "demo.py": 5,
     "__main__.py": 5,
     "__init__.py": 6,  # the public API, which gathers from every layer below
