@@ -241,7 +241,22 @@ class Cassettes:
 def _test_name(request: pytest.FixtureRequest) -> str:
     """MODULE/Class.test_name[param]: one cassette per test, readable, safe as a file name."""
     below_module = request.node.nodeid.split("::", 1)[-1].replace("::", ".")
-    return f"{request.path.stem}/{UNSAFE_IN_NAMES.sub('_', below_module)}"
+    return f"{request.path.stem}/{short_name(UNSAFE_IN_NAMES.sub('_', below_module))}"
+
+
+LONGEST_FILE_NAME = 150  # bytes: room for .yaml and .journal below the usual 255 of one file name
+
+
+def short_name(name: str) -> str:
+    """The name as is when it fits a file name with room to spare; else its start and a stable hash of
+    the whole, so a long parametrize id still gets its own cassette, the same on every run."""
+    if len(name.encode("utf-8")) <= LONGEST_FILE_NAME:
+        return name
+    import hashlib
+
+    digest = hashlib.sha256(name.encode("utf-8")).hexdigest()[:16]
+    start = name.encode("utf-8")[: LONGEST_FILE_NAME - 17].decode("utf-8", "ignore")
+    return f"{start}-{digest}"
 
 
 def _cassettes(request: pytest.FixtureRequest, folder: Path, default_name: str) -> Cassettes:

@@ -548,3 +548,28 @@ def test_ci_blocks_other_hosts_in_plugin_tests_at_once(
     guarded.stdout.fnmatch_lines(
         ["*blocked a connection to 203.0.113.7 in test_net.py::test_an_allowed_host_goes_through*"]
     )
+
+
+def test_a_long_parametrize_id_gets_a_short_stable_cassette_name(
+    suite: pytest.Pytester, sandbox: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    suite.makepyfile(
+        test_long="""
+import pytest
+from helpers import get
+
+@pytest.mark.parametrize("name", ["x", "y"], ids=["x" * 300, "y" * 300])
+def test_reads(commerce_record, name):
+    assert get(commerce_record, "/v2/brands?page[limit]=1", "t")[0] in (200, 401)
+"""
+    )
+    recorded = suite.runpytest_subprocess(
+        "-p", "no:cacheprovider", "--commerce-record-mode=once", f"--commerce-upstream={sandbox}"
+    )
+    recorded.assert_outcomes(passed=2)
+    names = sorted(path.name for path in (suite.path / "cassettes" / "test_long").glob("*.yaml"))
+    assert len(names) == 2 and all(len(name.encode()) <= 160 for name in names)
+    assert names[0].startswith("test_reads[xxx") and names[1].startswith("test_reads[yyy")
+    monkeypatch.setenv("CI", "true")
+    replayed = suite.runpytest_subprocess("-p", "no:cacheprovider")
+    replayed.assert_outcomes(passed=2)
