@@ -60,6 +60,7 @@ class Served:
     cassette: Path
     action: str  # "replaying" or "recording"
     findings: list[Finding] = field(default_factory=list)
+    failed: bool = False  # a test failed while it served: its recording is not kept (unless asked)
 
 
 @dataclass(slots=True)
@@ -73,6 +74,7 @@ class PluginState:
     cassette_dir: Path | None
     rootpath: Path
     fresh: bool = False
+    failed_recordings: str = "discard"
     live: list[Served] = field(default_factory=list)
     serials: Iterator[int] = field(default_factory=itertools.count)
     _engine: Engine | None = None
@@ -119,6 +121,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="PEM certificates of a private CA the https upstream's certificate is verified against "
         "(default: the system's CAs; verification is never off)",
     )
+    group.addoption(
+        "--commerce-failed-recordings",
+        choices=("discard", "keep"),
+        default="discard",
+        help="what becomes of a recording during which a test failed: discard (default: a new cassette "
+        "is not written, an existing one is left as it was) or keep",
+    )
     add_network_options(group)
     parser.addini("commerce_record_mode", "default --commerce-record-mode (CI=true means none)")
     parser.addini("commerce_conformance", "default --commerce-conformance")
@@ -156,6 +165,7 @@ def pytest_configure(config: pytest.Config) -> None:
         cassette_dir=config.rootpath / folder if folder else None,
         rootpath=config.rootpath,
         fresh=bool(config.getoption("commerce_fresh")),
+        failed_recordings=config.getoption("commerce_failed_recordings"),
     )
     configure_network_guard(config, mode)
     config.pluginmanager.register(FindingsSummary(), "commerce-proxy-findings-summary")
@@ -370,6 +380,11 @@ def _recording(request: pytest.FixtureRequest, cassettes: Cassettes) -> Iterator
             recording.live.logged = False
         with _serving(state, served, lambda: app) as url:
             yield url
+            if served.failed and state.failed_recordings == "discard":
+                recording.discard()  # before the server stops: nothing of it is written
+                log.warning(
+                    "%s: a test failed while recording; %s left as it was", request.node.nodeid, cassette
+                )
 
 
 def _spread_over_workers(config: pytest.Config) -> bool:
@@ -427,9 +442,18 @@ def pytest_runtest_setup(item: pytest.Item) -> Iterator[None]:
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
-    report = cast(pytest.TestReport, (yield))
+    report = _with_findings(item, call, cast(pytest.TestReport, (yield)))
+    if report.failed and STATE in item.config.stash:  # the final outcome, a strict failure included
+        for served in item.config.stash[STATE].live:
+            served.failed = True
+    return report  # type: ignore[return-value]
+
+
+def _with_findings(
+    item: pytest.Item, call: pytest.CallInfo[None], report: pytest.TestReport
+) -> pytest.TestReport:
     if call.when != "call" or STATE not in item.config.stash:
-        return report  # type: ignore[return-value]
+        return report
     state = item.config.stash[STATE]
     offsets = item.stash.get(OFFSETS, {})
     caused = [
@@ -438,7 +462,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         for finding in served.findings[offsets.get(served.serial, 0) :]
     ]
     if not caused:
-        return report  # type: ignore[return-value]
+        return report
     report.user_properties.append((FINDINGS_PROPERTY, [finding.to_json() for _, finding in caused]))
     errors = [(served, finding) for served, finding in caused if finding.severity == "error"]
     if errors and _conformance_of(item, state) == "strict":
@@ -448,7 +472,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
             report.longrepr = text
         else:
             report.sections.append(("commerce-proxy conformance", text))
-    return report  # type: ignore[return-value]
+    return report
 
 
 def _conformance_of(item: pytest.Item, state: PluginState) -> Conformance:

@@ -88,6 +88,7 @@ class RecordingSession:
         self.checked = 0  # exchanges handed to the live checker (spy journals nothing)
         self.replayed = 0
         self._said_withheld = False
+        self._discarded = False
 
     def keep(self, exchange: Exchange) -> int:
         """Journal a redacted exchange before its answer goes out, so an acknowledged one survives;
@@ -127,6 +128,11 @@ class RecordingSession:
         """What live checking found so far (empty when not checking)."""
         return self.live.log if self.live is not None else FindingsLog(0)
 
+    def discard(self) -> None:
+        """Keep nothing of this session: at finish the journal goes and the cassette stays as it was
+        (the pytest plugin, when a test failed while recording)."""
+        self._discarded = True
+
     def finish(self) -> Cassette | None:
         """Write the cassette atomically in the journal's order and drop the journal.
 
@@ -135,6 +141,9 @@ class RecordingSession:
         """
         if self.journal is None or self.settings.cassette is None:
             return None  # spy: nothing to write
+        if self._discarded:
+            self.journal.close(remove=True)
+            return None
         cassette = None
         if self.recorded:
             new = read_journal(self.journal.path).exchanges  # in the order they were journaled

@@ -573,3 +573,40 @@ def test_reads(commerce_record, name):
     monkeypatch.setenv("CI", "true")
     replayed = suite.runpytest_subprocess("-p", "no:cacheprovider")
     replayed.assert_outcomes(passed=2)
+
+
+def test_a_test_that_fails_while_recording_leaves_no_recording_behind(
+    suite: pytest.Pytester, sandbox: str
+) -> None:
+    suite.makepyfile(
+        test_fails="""
+from helpers import get
+
+def test_reads_then_fails(commerce_record):
+    assert get(commerce_record, "/v2/brands?page[limit]=1", "t")[0] in (200, 401)
+    assert False, "the client is broken"
+"""
+    )
+    cassette = suite.path / "cassettes" / "test_fails" / "test_reads_then_fails.yaml"
+    arguments = ("-p", "no:cacheprovider", f"--commerce-upstream={sandbox}")
+    suite.runpytest_subprocess(*arguments, "--commerce-record-mode=once").assert_outcomes(failed=1)
+    assert not cassette.exists() and not list(cassette.parent.glob("*.journal"))
+    kept = suite.runpytest_subprocess(
+        *arguments, "--commerce-record-mode=once", "--commerce-failed-recordings=keep"
+    )
+    kept.assert_outcomes(failed=1)
+    # An answer the live service no longer gives: re-recorded, the cassette would change there.
+    from proxy.cli.main import main
+
+    assert (
+        main(["cassette", "set", str(cassette), "0", "resp.json.edited", '"yes"', "--no-check"]) == 0
+    )
+    text = cassette.read_text()
+    again = suite.runpytest_subprocess(*arguments, "--commerce-record-mode=all")
+    again.assert_outcomes(failed=1)
+    assert cassette.read_text() == text  # an existing cassette is left as it was
+    passing = suite.runpytest_subprocess(
+        *arguments, "--commerce-record-mode=all", "--commerce-failed-recordings=keep"
+    )
+    passing.assert_outcomes(failed=1)
+    assert cassette.read_text() != text  # kept: the re-recording replaced the edited answer
