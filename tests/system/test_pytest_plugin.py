@@ -598,9 +598,7 @@ def test_reads_then_fails(commerce_record):
     # An answer the live service no longer gives: re-recorded, the cassette would change there.
     from proxy.cli.main import main
 
-    assert (
-        main(["cassette", "set", str(cassette), "0", "resp.json.edited", '"yes"', "--no-check"]) == 0
-    )
+    assert main(["cassette", "set", str(cassette), "0", "resp.json.edited", '"yes"', "--no-check"]) == 0
     text = cassette.read_text()
     again = suite.runpytest_subprocess(*arguments, "--commerce-record-mode=all")
     again.assert_outcomes(failed=1)
