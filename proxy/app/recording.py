@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
 
@@ -169,6 +170,12 @@ class RecordingSession:
                 f"{self.settings.cassette}: cannot write the cassette: its journal could not note the "
                 "save first (a full disk or a file size limit)"
             ) from None
+
+
+def now_stamp() -> str:
+    """The current time as the service writes it (ISO 8601, microseconds, Z): an exchange's
+    recorded_at, whoever records it (record, replay --check, verify)."""
+    return datetime.now(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
 
 
 def prepare_base(settings: RecordSettings) -> Cassette:

@@ -16,6 +16,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from proxy.app.recording import now_stamp
 from proxy.core.cassette.document import Cassette
 from proxy.core.drift.compare import compare_exchanges
 from proxy.core.drift.verification import Verification, Verified
@@ -109,14 +110,8 @@ async def _live(recorded: Exchange, send: Send, policy: RedactionPolicy, token: 
     response = await send(sent)
     duration_ms = round((time.perf_counter() - started) * 1000, 3)
     known = frozenset({token}) if token else frozenset()
-    live = redact_exchange(Exchange(sent, response, _now(), duration_ms), policy, known)
+    live = redact_exchange(Exchange(sent, response, now_stamp(), duration_ms), policy, known)
     return replace(live, request=request)
-
-
-def _now() -> str:
-    from datetime import UTC, datetime
-
-    return datetime.now(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
 
 
 def update_cassettes(cassettes: Sequence[tuple[Path, Cassette]], verification: Verification) -> list[Path]:

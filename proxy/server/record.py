@@ -13,7 +13,7 @@ from collections.abc import Awaitable
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit, urlunsplit
 
-from proxy.app.recording import RecordingSession
+from proxy.app.recording import RecordingSession, now_stamp
 from proxy.app.recording import RecordSettings as RecordSettings
 from proxy.core.model.bodies import body_from_bytes, dump_json, error_document
 from proxy.core.model.exchange import Exchange, Request, Response, without_headers
@@ -31,7 +31,7 @@ from proxy.processes.check_worker import CheckWorker
 from proxy.server.admin import answer_admin, record_routes
 from proxy.server.answers import AnswerCache, serve_answer
 from proxy.server.convert import ADMIN_PREFIX, core_request
-from proxy.server.replay import MAX_REQUEST_BYTES, now_stamp
+from proxy.server.replay import MAX_REQUEST_BYTES
 from proxy.server.upstream import UpstreamError, UpstreamPool
 from proxy.server.wire import Incoming, Outgoing, Reply, WireServer, json_answer
 

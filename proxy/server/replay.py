@@ -14,8 +14,8 @@ import logging
 import time
 from collections.abc import Awaitable
 from dataclasses import replace
-from datetime import UTC, datetime
 
+from proxy.app.recording import now_stamp
 from proxy.app.replay_setup import ReplayOptions
 from proxy.core.model.bodies import error_document
 from proxy.core.model.exchange import Exchange, Request
@@ -76,11 +76,6 @@ def respond(
         template = book.recordings[result.template]
         return serve_simulated(result, template.upstream, origin), template.exchange.duration_ms, None
     return no_match(core, book, result), None, None
-
-
-def now_stamp() -> str:
-    """The current time as the service writes it (ISO 8601, microseconds, Z)."""
-    return datetime.now(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
 
 
 def fault_response(fault: Fault) -> Outgoing:

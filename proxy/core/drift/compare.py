@@ -14,7 +14,7 @@ Each difference names its place with one dotted path: `status`, `headers.Content
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -64,9 +64,27 @@ def compare_responses(recorded: Response, live: Response, created: bool = False)
     return found
 
 
-def is_drift(differences: list[Difference]) -> bool:
+def is_drift(differences: Iterable[Difference]) -> bool:
     """Whether anything but volatile values differs."""
     return any(difference.tier != "volatile" for difference in differences)
+
+
+def tier_counts(differences: Iterable[Difference]) -> dict[Tier, int]:
+    """How many differences of each tier, every tier present."""
+    counted = dict.fromkeys(TIERS, 0)
+    for difference in differences:
+        counted[difference.tier] += 1
+    return counted
+
+
+def tiers_phrase(counts: dict[Tier, int]) -> str:
+    """`1 breaking, 0 additive, 2 data, 14 volatile`."""
+    return ", ".join(f"{counts[tier]} {tier}" for tier in TIERS)
+
+
+def shown(differences: Iterable[Difference], verbose: bool) -> list[Difference]:
+    """What a report lists: volatile differences only when asked (they change on every call)."""
+    return [item for item in differences if verbose or item.tier != "volatile"]
 
 
 def _creates(exchange: Exchange) -> bool:

@@ -8,7 +8,7 @@ from collections import defaultdict
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 
-from proxy.core.drift.compare import TIERS, Difference, Tier, compare_exchanges, is_drift
+from proxy.core.drift.compare import Difference, Tier, compare_exchanges, is_drift, tier_counts
 from proxy.core.model.exchange import Exchange
 from proxy.core.replay.matching import MatchPolicy, request_key
 
@@ -38,17 +38,13 @@ class CassetteDiff:
     removed: list[Unpaired] = field(default_factory=list)  # only in A
 
     def counts(self) -> dict[Tier, int]:
-        counted = dict.fromkeys(TIERS, 0)
-        for pair in self.pairs:
-            for difference in pair.differences:
-                counted[difference.tier] += 1
-        return counted
+        return tier_counts(difference for pair in self.pairs for difference in pair.differences)
 
     @property
     def drifted(self) -> bool:
         """Anything but volatile values differs: a change, an exchange added or removed."""
-        counts = self.counts()
-        return bool(self.added or self.removed or counts["breaking"] or counts["additive"] or counts["data"])
+        changed = is_drift(difference for pair in self.pairs for difference in pair.differences)
+        return bool(self.added or self.removed or changed)
 
 
 def request_line(exchange: Exchange) -> str:

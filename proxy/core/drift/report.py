@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from proxy.core.drift.compare import TIERS, Difference
+from proxy.core.drift.compare import Difference, shown, tiers_phrase
 from proxy.core.drift.pairing import CassetteDiff
 from proxy.core.reports.formats import markdown_cell
 
@@ -25,7 +25,7 @@ def diff_json(diff: CassetteDiff, verbose: bool = False) -> str:
             "b": difference.live,
         }
         for pair in diff.pairs
-        for difference in _shown(pair.differences, verbose)
+        for difference in shown(pair.differences, verbose)
     ]
     document = {
         "changes": changes,
@@ -39,13 +39,10 @@ def diff_json(diff: CassetteDiff, verbose: bool = False) -> str:
 def diff_text(diff: CassetteDiff, a: str, b: str, verbose: bool = False) -> str:
     lines = [f"{a} -> {b}: {summary(diff)}"]
     for pair in diff.pairs:
-        shown = _shown(pair.differences, verbose)
-        if shown:
+        listed = shown(pair.differences, verbose)
+        if listed:
             lines.append(f"#{pair.index_a} -> #{pair.index_b} {pair.request}")
-            lines += [
-                f"  {item.tier:<9} {item.where}: {value_text(item.recorded)} -> {value_text(item.live)}"
-                for item in shown
-            ]
+            lines += [difference_line(item) for item in listed]
     lines += [f"+ #{item.index} {item.request} (only in {b})" for item in diff.added]
     lines += [f"- #{item.index} {item.request} (only in {a})" for item in diff.removed]
     return "\n".join(lines) + "\n"
@@ -55,30 +52,19 @@ def diff_markdown(diff: CassetteDiff, a: str, b: str, verbose: bool = False) -> 
     mark = "❌" if diff.counts()["breaking"] else "⚠️" if diff.drifted else "✅"
     lines = [f"## {mark} cassette diff `{a}` → `{b}`", "", summary(diff), ""]
     rows = [
-        _row(pair.index_a, pair.index_b, pair.request, item)
+        difference_row(f"#{pair.index_a} → #{pair.index_b}", pair.request, item)
         for pair in diff.pairs
-        for item in _shown(pair.differences, verbose)
+        for item in shown(pair.differences, verbose)
     ]
     if rows:
-        lines += [
-            "| exchange | request | tier | where | before | after |",
-            "|---|---|---|---|---|---|",
-            *rows,
-            "",
-        ]
+        lines += [*table_head("before", "after"), *rows, ""]
     lines += [f"- added: #{item.index} `{markdown_cell(item.request)}`" for item in diff.added]
     lines += [f"- removed: #{item.index} `{markdown_cell(item.request)}`" for item in diff.removed]
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
 def summary(diff: CassetteDiff) -> str:
-    counts = diff.counts()
-    tiers = ", ".join(f"{counts[tier]} {tier}" for tier in TIERS)
-    return f"{tiers}; {len(diff.added)} added, {len(diff.removed)} removed"
-
-
-def _shown(differences: list[Difference], verbose: bool) -> list[Difference]:
-    return [item for item in differences if verbose or item.tier != "volatile"]
+    return f"{tiers_phrase(diff.counts())}; {len(diff.added)} added, {len(diff.removed)} removed"
 
 
 def value_text(value: Any) -> str:
@@ -88,9 +74,10 @@ def value_text(value: Any) -> str:
     return text if len(text) <= 120 else text[:117] + "..."
 
 
-def _row(index_a: int, index_b: int, request: str, item: Difference) -> str:
+def difference_row(exchange: str, request: str, item: Difference) -> str:
+    """One Markdown table row of a difference (see `table_head`)."""
     cells = (
-        f"#{index_a} → #{index_b}",
+        exchange,
         f"`{markdown_cell(request)}`",
         item.tier,
         f"`{markdown_cell(item.where)}`",
@@ -98,6 +85,15 @@ def _row(index_a: int, index_b: int, request: str, item: Difference) -> str:
         markdown_cell(value_text(item.live)),
     )
     return "| " + " | ".join(cells) + " |"
+
+
+def table_head(before: str, after: str) -> list[str]:
+    return [f"| exchange | request | tier | where | {before} | {after} |", "|---|---|---|---|---|---|"]
+
+
+def difference_line(item: Difference) -> str:
+    """`  data      json.data[0].name: 'a' -> 'b'`: one difference in the text reports."""
+    return f"  {item.tier:<9} {item.where}: {change(item)}"
 
 
 def change(item: Difference) -> str:

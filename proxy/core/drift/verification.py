@@ -8,8 +8,8 @@ import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from proxy.core.drift.compare import TIERS, Difference, Tier
-from proxy.core.drift.report import change, value_text
+from proxy.core.drift.compare import Difference, Tier, is_drift, shown, tier_counts, tiers_phrase
+from proxy.core.drift.report import change, difference_line, difference_row, table_head
 from proxy.core.model.exchange import Exchange
 from proxy.core.reports.formats import escape, markdown_cell, quoteattr
 from proxy.core.rules.findings import Finding
@@ -29,7 +29,7 @@ class Verified:
 
     @property
     def drifted(self) -> bool:
-        return any(difference.tier != "volatile" for difference in self.differences)
+        return is_drift(self.differences)
 
 
 @dataclass(slots=True)
@@ -38,11 +38,7 @@ class Verification:
     findings: list[Finding]
 
     def counts(self) -> dict[Tier, int]:
-        counted = dict.fromkeys(TIERS, 0)
-        for result in self.results:
-            for difference in result.differences:
-                counted[difference.tier] += 1
-        return counted
+        return tier_counts(difference for result in self.results for difference in result.differences)
 
     @property
     def sent(self) -> int:
@@ -52,10 +48,6 @@ class Verification:
         """Breaking drift (or, strict, data drift too)."""
         counts = self.counts()
         return bool(counts["breaking"] or (strict and counts["data"]))
-
-
-def shown(result: Verified, verbose: bool) -> list[Difference]:
-    return [item for item in result.differences if verbose or item.tier != "volatile"]
 
 
 def verify_json(verification: Verification, verbose: bool = False) -> str:
@@ -70,7 +62,7 @@ def verify_json(verification: Verification, verbose: bool = False) -> str:
             "live": item.live,
         }
         for result in verification.results
-        for item in shown(result, verbose)
+        for item in shown(result.differences, verbose)
     ]
     skipped = [
         {"cassette": item.cassette, "index": item.index, "request": item.request, "reason": item.skipped}
@@ -90,10 +82,10 @@ def verify_json(verification: Verification, verbose: bool = False) -> str:
 def verify_text(verification: Verification, verbose: bool = False) -> str:
     lines = [summary(verification)]
     for result in verification.results:
-        differences = shown(result, verbose)
+        differences = shown(result.differences, verbose)
         if differences:
             lines.append(f"{result.cassette} #{result.index} {result.request}")
-            lines += [f"  {item.tier:<9} {item.where}: {change(item)}" for item in differences]
+            lines += [difference_line(item) for item in differences]
     lines += [_finding_line(finding) for finding in verification.findings]
     skipped = [result for result in verification.results if result.skipped is not None]
     if skipped:
@@ -109,10 +101,13 @@ def verify_markdown(verification: Verification, verbose: bool = False) -> str:
     counts = verification.counts()
     mark = "❌" if counts["breaking"] else "⚠️" if counts["additive"] or counts["data"] else "✅"
     lines = [f"## {mark} commerce-proxy verify", "", summary(verification), ""]
-    rows = [_row(result, item) for result in verification.results for item in shown(result, verbose)]
+    rows = [
+        difference_row(f"{markdown_cell(result.cassette)} #{result.index}", result.request, item)
+        for result in verification.results
+        for item in shown(result.differences, verbose)
+    ]
     if rows:
-        header = "| exchange | request | tier | where | recorded | live |"
-        lines += [header, "|---|---|---|---|---|---|", *rows, ""]
+        lines += [*table_head("recorded", "live"), *rows, ""]
     lines += [f"- {markdown_cell(_finding_line(finding))}" for finding in verification.findings]
     return "\n".join(lines).rstrip("\n") + "\n"
 
@@ -148,25 +143,12 @@ def verify_junit(verification: Verification, strict: bool = False) -> Iterator[s
 
 
 def summary(verification: Verification) -> str:
-    counts = verification.counts()
-    tiers = ", ".join(f"{counts[tier]} {tier}" for tier in TIERS)
+    tiers = tiers_phrase(verification.counts())
     found = len(verification.findings)
     return (
         f"verified {verification.sent} exchanges against the live service: {tiers}; "
         f"{found} finding(s) on the live answers"
     )
-
-
-def _row(result: Verified, item: Difference) -> str:
-    cells = (
-        f"{markdown_cell(result.cassette)} #{result.index}",
-        f"`{markdown_cell(result.request)}`",
-        item.tier,
-        f"`{markdown_cell(item.where)}`",
-        markdown_cell(value_text(item.recorded)),
-        markdown_cell(value_text(item.live)),
-    )
-    return "| " + " | ".join(cells) + " |"
 
 
 def _finding_line(finding: Finding) -> str:
