@@ -483,7 +483,7 @@ class Terminal:
 
 @pytest.mark.parametrize("verbose", [0, 1])
 def test_the_summary_lists_info_findings_only_with_v(verbose: int) -> None:
-    from proxy.pytest_summary import FINDINGS_PROPERTY, FindingsSummary
+    from proxy.pytest_plugin.summary import FINDINGS_PROPERTY, FindingsSummary
 
     finding = {"severity": "info", "rule": "entry.etag-id.absent", "exchange": 0, "method": "GET"}
     finding |= {"target": "/v2/x", "message": "no etag_id", "section": "Get a custom API entry"}

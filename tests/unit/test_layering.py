@@ -50,7 +50,7 @@ def test_the_core_does_no_io() -> None:
 def test_only_adapters_import_aiohttp_and_only_store_touches_files() -> None:
     """aiohttp stays in the adapters (servers, sandbox, demo, pytest plugin); file access stays in
     proxy/store."""
-    adapters = {"server", "sandbox", "demo.py", "pytest_plugin.py"}
+    adapters = {"server", "sandbox", "demo.py", "pytest_plugin"}
     for path in sorted(PACKAGE.rglob("*.py")):
         top = path.relative_to(PACKAGE).parts[0]
         names = {name.split(".")[0] for name in imports_of(path)}
@@ -92,9 +92,7 @@ LAYERS = {
     "sandbox": 4,
     "cli": 5,
     "mitm": 5,
-    "pytest_plugin.py": 5,
-    "pytest_summary.py": 5,
-    "pytest_network.py": 5,
+    "pytest_plugin": 5,
     "demo.py": 5,
     "__main__.py": 5,
     "__init__.py": 6,  # the public API, which gathers from every layer below

@@ -1,0 +1,182 @@
+"""The pytest plugin (entry point `pytest11`): replay and record servers as fixtures, checked live.
+
+`commerce_replay` serves the test's cassette offline; `commerce_record` records it from an upstream
+as `--commerce-record-mode` says (`none` under CI=true, so CI never reaches the network). Each yields
+the server's base URL. Every exchange a test causes is checked against the documented rules;
+`--commerce-conformance=strict` fails a test whose traffic has an error finding, showing the finding.
+
+Names carry a `commerce` prefix so the plugin installs beside pytest-recording (which owns
+`--record-mode` and the `vcr` fixtures). Servers run on a thread of their own (proxy/server/background.py),
+so sync and async tests use them alike, and on a free port, so pytest-xdist workers never collide.
+This module holds the options and fixtures; the parts it gathers live beside it.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import cast
+
+import pytest
+
+from proxy.app.recording import RECORD_MODES, RecordMode
+from proxy.pytest_plugin.cassettes import MARKER, cassette_name_of, cassettes_for
+from proxy.pytest_plugin.findings import CONFORMANCE_MARKER
+from proxy.pytest_plugin.findings import pytest_runtest_makereport as pytest_runtest_makereport
+from proxy.pytest_plugin.findings import pytest_runtest_setup as pytest_runtest_setup
+from proxy.pytest_plugin.network import add_network_options, configure_network_guard
+from proxy.pytest_plugin.network import commerce_network_guard as commerce_network_guard
+from proxy.pytest_plugin.servers import pytest_configure_node as pytest_configure_node
+from proxy.pytest_plugin.servers import recording, replaying
+from proxy.pytest_plugin.state import CONFORMANCE, STATE, Conformance, PluginState
+from proxy.pytest_plugin.summary import FindingsSummary
+
+log = logging.getLogger(__name__)
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("commerce-proxy", "commerce-proxy record and replay")
+    group.addoption(
+        "--commerce-record-mode",
+        choices=RECORD_MODES,
+        default=None,
+        help="what commerce_record does: none (replay only; the default under CI=true), once (record "
+        "missing cassettes; the default otherwise), new_episodes (record requests not in the "
+        "cassette), all (re-record)",
+    )
+    group.addoption(
+        "--commerce-conformance",
+        choices=CONFORMANCE,
+        default=None,
+        help="check each test's traffic against the documented rules: off, warn (default: findings "
+        "in the summary) or strict (an error finding fails the test)",
+    )
+    group.addoption("--commerce-upstream", metavar="URL", default=None, help="the service to record from")
+    group.addoption(
+        "--commerce-fresh",
+        action="store_true",
+        help="with --commerce-record-mode=all, write every exchange anew (by default an answer that "
+        "changed only in volatile values keeps its recorded entry)",
+    )
+    group.addoption(
+        "--commerce-ca-bundle",
+        metavar="FILE",
+        default=None,
+        help="PEM certificates of a private CA the https upstream's certificate is verified against "
+        "(default: the system's CAs; verification is never off)",
+    )
+    group.addoption(
+        "--commerce-failed-recordings",
+        choices=("discard", "keep"),
+        default="discard",
+        help="what becomes of a recording during which a test failed: discard (default: a new cassette "
+        "is not written, an existing one is left as it was) or keep",
+    )
+    add_network_options(group)
+    parser.addini("commerce_record_mode", "default --commerce-record-mode (CI=true means none)")
+    parser.addini("commerce_conformance", "default --commerce-conformance")
+    parser.addini("commerce_upstream", "default --commerce-upstream")
+    parser.addini("commerce_ca_bundle", "default --commerce-ca-bundle, relative to the rootdir")
+    parser.addini(
+        "commerce_cassette_dir",
+        "cassette folder, relative to the rootdir (default: cassettes/ beside each test module)",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        f"{MARKER}(path, ..., simulate=False, match_on=None, ignore_query=()): the cassette(s) "
+        "commerce_replay/commerce_record use, relative to the cassette folder",
+    )
+    config.addinivalue_line(
+        "markers", f"{CONFORMANCE_MARKER}(level): off, warn or strict for this test's traffic"
+    )
+    ci = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+    mode = config.getoption("commerce_record_mode") or ("none" if ci else None)
+    mode = mode or _ini_choice(config, "commerce_record_mode", RECORD_MODES) or "once"
+    conformance = config.getoption("commerce_conformance") or _ini_choice(
+        config, "commerce_conformance", CONFORMANCE
+    )
+    upstream = config.getoption("commerce_upstream") or str(config.getini("commerce_upstream") or "")
+    folder = str(config.getini("commerce_cassette_dir") or "")
+    ca_bundle = config.getoption("commerce_ca_bundle") or str(config.getini("commerce_ca_bundle") or "")
+    config.stash[STATE] = PluginState(
+        record_mode=cast(RecordMode, mode),
+        conformance=cast(Conformance, conformance or "warn"),
+        upstream=upstream or None,
+        ca_bundle=config.rootpath / ca_bundle if ca_bundle else None,
+        cassette_dir=config.rootpath / folder if folder else None,
+        rootpath=config.rootpath,
+        fresh=bool(config.getoption("commerce_fresh")),
+        failed_recordings=config.getoption("commerce_failed_recordings"),
+    )
+    configure_network_guard(config, mode)
+    config.pluginmanager.register(FindingsSummary(), "commerce-proxy-findings-summary")
+
+
+def _ini_choice(config: pytest.Config, name: str, choices: tuple[str, ...]) -> str | None:
+    value = str(config.getini(name) or "").strip()
+    if value and value not in choices:
+        raise pytest.UsageError(
+            f"{name} = {value!r} in {config.inipath}: expected one of {', '.join(choices)}"
+        )
+    return value or None
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if STATE in config.stash and config.stash[STATE].live:
+        log.warning("commerce-proxy: %d server(s) still running at exit", len(config.stash[STATE].live))
+
+
+def pytest_report_header(config: pytest.Config) -> str:
+    state = config.stash[STATE]
+    return f"commerce-proxy: record mode {state.record_mode}, conformance {state.conformance}" + (
+        f", upstream {state.upstream}" if state.upstream else ""
+    )
+
+
+# --- fixtures ---------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def commerce_upstream(pytestconfig: pytest.Config) -> str | None:
+    """The service `commerce_record` records from; override it (session or module scope) to start one."""
+    return pytestconfig.stash[STATE].upstream
+
+
+@pytest.fixture(scope="module")
+def commerce_cassette_dir(request: pytest.FixtureRequest) -> Path:
+    """Where cassettes live: the ini's commerce_cassette_dir, else cassettes/ beside the test module."""
+    state = request.config.stash[STATE]
+    return state.cassette_dir or request.path.parent / "cassettes"
+
+
+@pytest.fixture
+def commerce_replay(request: pytest.FixtureRequest, commerce_cassette_dir: Path) -> Iterator[str]:
+    """A replay server for this test's cassette (cassettes/MODULE/TEST.yaml, or the marker's); its URL."""
+    with replaying(request, cassettes_for(request, commerce_cassette_dir, cassette_name_of(request))) as url:
+        yield url
+
+
+@pytest.fixture
+def commerce_record(request: pytest.FixtureRequest, commerce_cassette_dir: Path) -> Iterator[str]:
+    """A recording proxy (or a replay server, as the record mode says) for this test; its URL."""
+    with recording(request, cassettes_for(request, commerce_cassette_dir, cassette_name_of(request))) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def commerce_replay_module(request: pytest.FixtureRequest, commerce_cassette_dir: Path) -> Iterator[str]:
+    """One replay server for the whole module (cassettes/MODULE.yaml, or the module's marker)."""
+    with replaying(request, cassettes_for(request, commerce_cassette_dir, request.path.stem)) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def commerce_record_module(request: pytest.FixtureRequest, commerce_cassette_dir: Path) -> Iterator[str]:
+    """One recording proxy (or replay server) for the whole module."""
+    with recording(request, cassettes_for(request, commerce_cassette_dir, request.path.stem)) as url:
+        yield url

@@ -1,0 +1,65 @@
+"""Which cassette a fixture serves: one per test by default (MODULE/Class.test[param].yaml, a long id
+shortened with a stable hash), or the ones the `commerce_cassette` marker names, with its options."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from proxy.core.replay.matching import MatchPolicy
+from proxy.errors import CommerceProxyError
+from proxy.pytest_plugin.network import CASSETTE_MARKER
+from proxy.pytest_plugin.state import fail
+
+MARKER = CASSETTE_MARKER
+MARKER_OPTIONS = frozenset({"simulate", "match_on", "ignore_query"})
+UNSAFE_IN_NAMES = re.compile(r"[^\w.\-\[\]]")
+LONGEST_FILE_NAME = 150  # bytes: room for .yaml and .journal below the usual 255 of one file name
+
+
+@dataclass(frozen=True, slots=True)
+class Cassettes:
+    """The cassette files a fixture serves, and how the marker asked to serve them."""
+
+    paths: tuple[Path, ...]
+    simulate: bool = False
+    match: MatchPolicy = field(default_factory=MatchPolicy)
+
+
+def cassette_name_of(request: pytest.FixtureRequest) -> str:
+    """MODULE/Class.test_name[param]: one cassette per test, readable, safe as a file name."""
+    below_module = request.node.nodeid.split("::", 1)[-1].replace("::", ".")
+    return f"{request.path.stem}/{short_name(UNSAFE_IN_NAMES.sub('_', below_module))}"
+
+
+def short_name(name: str) -> str:
+    """The name as is when it fits a file name with room to spare; else its start and a stable hash of
+    the whole, so a long parametrize id still gets its own cassette, the same on every run."""
+    if len(name.encode("utf-8")) <= LONGEST_FILE_NAME:
+        return name
+    digest = hashlib.sha256(name.encode("utf-8")).hexdigest()[:16]
+    start = name.encode("utf-8")[: LONGEST_FILE_NAME - 17].decode("utf-8", "ignore")
+    return f"{start}-{digest}"
+
+
+def cassettes_for(request: pytest.FixtureRequest, folder: Path, default_name: str) -> Cassettes:
+    marker = request.node.get_closest_marker(MARKER)
+    if marker is None:
+        return Cassettes((folder / f"{default_name}.yaml",))
+    where = f"@pytest.mark.{MARKER} on {request.node.nodeid}"
+    unknown = sorted(set(marker.kwargs) - MARKER_OPTIONS)
+    if unknown:
+        fail(f"{where}: unknown option {unknown[0]!r}; expected some of {', '.join(sorted(MARKER_OPTIONS))}")
+    if not marker.args or not all(isinstance(arg, str | Path) for arg in marker.args):
+        fail(f"{where}: expected one or more cassette paths, e.g. {MARKER}('features/update.yaml')")
+    try:
+        match = MatchPolicy.parse(marker.kwargs.get("match_on"), marker.kwargs.get("ignore_query", ()))
+    except CommerceProxyError as error:
+        fail(f"{where}: {error}")
+    return Cassettes(
+        tuple(folder / Path(arg) for arg in marker.args), bool(marker.kwargs.get("simulate")), match
+    )

@@ -1,0 +1,157 @@
+"""The servers behind the fixtures: a replay server for a cassette, or a recording proxy in front of
+the upstream (as the record mode says), each on a thread of its own and a free port, its traffic
+checked live against the rules in force."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from proxy.app.recording import RecordSettings
+from proxy.app.replay_setup import build_book
+from proxy.core.model.links import without_credentials
+from proxy.core.rules.engine import Checker, LiveChecker
+from proxy.errors import CommerceProxyError
+from proxy.pytest_plugin.cassettes import Cassettes
+from proxy.pytest_plugin.state import STATE, PluginState, Served, fail
+from proxy.store.locks import cassette_lock
+
+if TYPE_CHECKING:
+    from proxy.server.serving import Servable
+
+log = logging.getLogger("proxy.pytest_plugin")
+DIST_KEY = "commerce_proxy_dist"
+
+
+@contextmanager
+def replaying(request: pytest.FixtureRequest, cassettes: Cassettes) -> Iterator[str]:
+    from proxy.server.replay import create_replay_app
+
+    state = request.config.stash[STATE]
+    missing = [path for path in cassettes.paths if not path.exists()]
+    if missing:
+        fail(
+            f"{request.node.nodeid}: no cassette {missing[0]}: record it with `pytest "
+            f"--commerce-record-mode=once --commerce-upstream URL` and the commerce_record fixture"
+        )
+    try:
+        engine = state.engine()
+        book, loaded = build_book(
+            list(cassettes.paths), cassettes.match, engine.project.redaction, cassettes.simulate
+        )
+    except CommerceProxyError as error:
+        fail(f"{request.node.nodeid}: {error}")
+    for one in loaded:
+        for note in one.notes:
+            log.warning("%s", note)
+    served = state.served(cassettes.paths[0], "replaying")
+    live = _live_checker(state, served)
+    with _serving(state, served, lambda: create_replay_app(book, live=live)) as url:
+        yield url
+
+
+@contextmanager
+def recording(request: pytest.FixtureRequest, cassettes: Cassettes) -> Iterator[str]:
+    from proxy.server.record import create_record_app
+
+    state = request.config.stash[STATE]
+    if len(cassettes.paths) != 1:
+        fail(f"{request.node.nodeid}: commerce_record records into one cassette, not {len(cassettes.paths)}")
+    cassette = cassettes.paths[0]
+    if state.record_mode == "none":
+        with replaying(request, cassettes) as url:
+            yield url
+        return
+    with ExitStack() as stack:
+        # Another xdist worker may be recording this cassette: wait for it, then decide.
+        stack.enter_context(cassette_lock(cassette))
+        if state.record_mode == "once" and cassette.exists():
+            stack.close()
+            with replaying(request, cassettes) as url:
+                yield url
+            return
+        if request.scope == "module" and _spread_over_workers(request.config):
+            fail(
+                f"{request.node.nodeid}: recording a module's cassette needs the whole module on one "
+                "pytest-xdist worker: run with --dist loadfile (or loadscope)"
+            )
+        upstream = request.getfixturevalue("commerce_upstream")
+        if not upstream:
+            fail(
+                f"{request.node.nodeid}: record mode {state.record_mode} needs an upstream to record "
+                f"{cassette} from: --commerce-upstream URL, commerce_upstream in the ini file, or a "
+                "commerce_upstream fixture (or --commerce-record-mode=none to replay only)"
+            )
+        try:
+            engine = state.engine()
+            shown, authorization = without_credentials(str(upstream))
+            settings = RecordSettings(
+                upstream=shown.rstrip("/"),
+                upstream_authorization=authorization,
+                cassette=cassette,
+                mode=state.record_mode,
+                fresh=state.fresh,
+                redaction=engine.project.redaction,
+                match=cassettes.match,
+                rules=engine.ruleset if state.conformance != "off" else None,
+                rule_config=engine.project.config,
+                ca_bundle=state.ca_bundle,
+            )
+            app = create_record_app(settings)
+        except CommerceProxyError as error:
+            fail(f"{request.node.nodeid}: {error}")
+        served = state.served(cassette, "recording")
+        recording = app.recording
+        if recording.live is not None:  # the plugin shows each finding once, in its summary
+            recording.live.listeners.append(served.findings.extend)
+            recording.live.logged = False
+        with _serving(state, served, lambda: app) as url:
+            yield url
+            if served.failed and state.failed_recordings == "discard":
+                recording.discard()  # before the server stops: nothing of it is written
+                log.warning(
+                    "%s: a test failed while recording; %s left as it was", request.node.nodeid, cassette
+                )
+
+
+def _spread_over_workers(config: pytest.Config) -> bool:
+    """Whether pytest-xdist may send this module's tests to several workers."""
+    workerinput = getattr(config, "workerinput", None)
+    return workerinput is not None and workerinput.get(DIST_KEY) not in ("loadfile", "loadscope")
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    """pytest-xdist: tell each worker how tests are spread (a worker's own --dist always reads "no")."""
+    node.workerinput[DIST_KEY] = node.config.getoption("dist")
+
+
+def _live_checker(state: PluginState, served: Served) -> LiveChecker | None:
+    if state.conformance == "off":
+        return None
+    engine = state.engine()
+    live = LiveChecker(Checker(engine.ruleset, engine.project.config))
+    live.listeners.append(served.findings.extend)
+    live.logged = False  # the plugin shows each finding once, in its summary
+    return live
+
+
+@contextmanager
+def _serving(state: PluginState, served: Served, build: Callable[[], Servable]) -> Iterator[str]:
+    from proxy.server.background import BackgroundServer
+
+    server = BackgroundServer(build)
+    try:
+        served.url = server.start()
+    except (OSError, CommerceProxyError) as error:
+        fail(f"commerce-proxy: cannot start a server for {served.cassette}: {error}")
+    state.live.append(served)
+    try:
+        yield served.url
+    finally:
+        state.live.remove(served)
+        server.stop()

@@ -1,0 +1,65 @@
+"""The plugin's session state: its settings (from options, the ini file and CI) and the servers the
+fixtures have running right now, each with the findings its traffic caused."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal, NoReturn, get_args
+
+import pytest
+
+from proxy.app.recording import RecordMode
+from proxy.core.rules.findings import Finding
+from proxy.store.rule_files import Engine, load_project_rules
+
+Conformance = Literal["off", "warn", "strict"]
+CONFORMANCE: tuple[Conformance, ...] = get_args(Conformance)
+
+
+@dataclass(slots=True)
+class Served:
+    """One server a fixture started: where it listens, what it serves, and what its traffic broke."""
+
+    serial: int
+    url: str
+    cassette: Path
+    action: str  # "replaying" or "recording"
+    findings: list[Finding] = field(default_factory=list)
+    failed: bool = False  # a test failed while it served: its recording is not kept (unless asked)
+
+
+@dataclass(slots=True)
+class PluginState:
+    """The session's settings (from options, ini and CI) and the servers live right now."""
+
+    record_mode: RecordMode
+    conformance: Conformance
+    upstream: str | None
+    ca_bundle: Path | None
+    cassette_dir: Path | None
+    rootpath: Path
+    fresh: bool = False
+    failed_recordings: str = "discard"
+    live: list[Served] = field(default_factory=list)
+    serials: Iterator[int] = field(default_factory=itertools.count)
+    _engine: Engine | None = None
+
+    def engine(self) -> Engine:
+        """The rules and project config, found from the rootdir as `check` finds them (loaded once)."""
+        if self._engine is None:
+            self._engine = load_project_rules(None, None, self.rootpath)
+        return self._engine
+
+    def served(self, cassette: Path, action: str) -> Served:
+        return Served(next(self.serials), "", cassette, action)
+
+
+STATE = pytest.StashKey[PluginState]()
+
+
+def fail(message: str) -> NoReturn:
+    """Fail the fixture with one line (no traceback into the plugin)."""
+    pytest.fail(message, pytrace=False)
