@@ -10,7 +10,7 @@ import pytest
 
 from proxy.core.rules.findings import Finding
 from proxy.pytest_plugin.state import CONFORMANCE, STATE, Conformance, PluginState, Served
-from proxy.pytest_plugin.summary import FINDINGS_PROPERTY, STRICT_FAILURE, finding_line
+from proxy.pytest_plugin.summary import ACCEPTED_PROPERTY, FINDINGS_PROPERTY, STRICT_FAILURE, finding_line
 
 CONFORMANCE_MARKER = "commerce_conformance"
 OFFSETS = pytest.StashKey[dict[int, int]]()
@@ -44,6 +44,12 @@ def _with_findings(
         for served in state.live
         for finding in served.findings[offsets.get(served.serial, 0) :]
     ]
+    baseline = state.baseline() if caused else None
+    if baseline is not None and baseline.keys:
+        accepted = sum(1 for _, finding in caused if baseline.accepts(finding))
+        if accepted:
+            report.user_properties.append((ACCEPTED_PROPERTY, accepted))
+            caused = [(served, finding) for served, finding in caused if not baseline.accepts(finding)]
     if not caused:
         return report
     report.user_properties.append((FINDINGS_PROPERTY, [finding.to_json() for _, finding in caused]))

@@ -40,6 +40,7 @@ def replaying(request: pytest.FixtureRequest, cassettes: Cassettes) -> Iterator[
         )
     try:
         engine = state.engine()
+        state.baseline()  # a missing or broken baseline file is this fixture's one-line error
         book, loaded = build_book(
             list(cassettes.paths), cassettes.match, engine.project.redaction, cassettes.simulate
         )
@@ -88,6 +89,7 @@ def recording(request: pytest.FixtureRequest, cassettes: Cassettes) -> Iterator[
             )
         try:
             engine = state.engine()
+            state.baseline()
             shown, authorization = without_credentials(str(upstream))
             settings = RecordSettings(
                 upstream=shown.rstrip("/"),

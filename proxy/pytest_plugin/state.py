@@ -12,8 +12,9 @@ from typing import Literal, NoReturn, get_args
 import pytest
 
 from proxy.app.recording import RecordMode
+from proxy.core.rules.config import Baseline
 from proxy.core.rules.findings import Finding
-from proxy.store.rule_files import Engine, load_project_rules
+from proxy.store.rule_files import Engine, load_baseline, load_project_rules
 
 Conformance = Literal["off", "warn", "strict"]
 CONFORMANCE: tuple[Conformance, ...] = get_args(Conformance)
@@ -46,12 +47,22 @@ class PluginState:
     live: list[Served] = field(default_factory=list)
     serials: Iterator[int] = field(default_factory=itertools.count)
     _engine: Engine | None = None
+    _baseline: Baseline | None = None
 
     def engine(self) -> Engine:
         """The rules and project config, found from the rootdir as `check` finds them (loaded once)."""
         if self._engine is None:
             self._engine = load_project_rules(None, None, self.rootpath)
         return self._engine
+
+    def baseline(self) -> Baseline:
+        """The findings the config's `baseline` file accepts (loaded once): as in `check`, they are
+        counted, not reported, and fail no test."""
+        if self._baseline is None:
+            project = self.engine().project
+            path = project.resolve(project.config.baseline)
+            self._baseline = load_baseline(path) if path is not None else Baseline()
+        return self._baseline
 
     def served(self, cassette: Path, action: str) -> Served:
         return Served(next(self.serials), "", cassette, action)

@@ -10,6 +10,7 @@ import pytest
 from proxy.core.rules.findings import SEVERITIES, exchange_number
 
 FINDINGS_PROPERTY = "commerce_findings"
+ACCEPTED_PROPERTY = "commerce_accepted"  # how many findings the project's baseline accepted
 SHOWN_PER_TEST = 20
 STRICT_FAILURE = "commerce-proxy conformance (strict)"  # how a test failed by its traffic begins
 
@@ -25,25 +26,30 @@ def finding_line(finding: dict[str, Any]) -> str:
 class FindingsSummary:
     """Collects each test's findings as its report arrives (on the xdist controller too: they travel in
     user_properties) and lists them at the end, each once: errors and warnings one line each (errors a
-    strict failure showed already are only counted), info with -v."""
+    strict failure showed already are only counted), info with -v; the baseline's are only counted."""
 
     def __init__(self) -> None:
-        self.collected: list[tuple[str, list[dict[str, Any]], bool]] = []
+        self.collected: list[tuple[str, list[dict[str, Any]], int, bool]] = []
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         shown_in_failure = report.failed and STRICT_FAILURE in str(report.longrepr or "")
-        for name, value in report.user_properties:
-            if name == FINDINGS_PROPERTY:
-                self.collected.append((report.nodeid, cast(list[dict[str, Any]], value), shown_in_failure))
+        properties = dict(report.user_properties)
+        findings = cast(list[dict[str, Any]], properties.get(FINDINGS_PROPERTY, []))
+        accepted = cast(int, properties.get(ACCEPTED_PROPERTY, 0))
+        if findings or accepted:
+            self.collected.append((report.nodeid, findings, accepted, shown_in_failure))
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if not self.collected:
             return
         verbose = terminalreporter.config.getoption("verbose") > 0
         terminalreporter.section("commerce-proxy conformance")
-        for nodeid, findings, shown_in_failure in self.collected:
+        for nodeid, findings, accepted, shown_in_failure in self.collected:
             counts = severity_counts_of(findings)
-            summary = ", ".join(f"{count} {severity}" for severity, count in counts.items() if count)
+            parts = [f"{count} {severity}" for severity, count in counts.items() if count]
+            if accepted:
+                parts.append(f"{accepted} accepted by the baseline")
+            summary = ", ".join(parts)
             if shown_in_failure and counts["error"]:
                 summary += " (the errors are in its failure above)"
             terminalreporter.write_line(f"{nodeid}: {summary}")

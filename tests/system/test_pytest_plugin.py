@@ -3,81 +3,15 @@ with the plugin loaded from its pytest11 entry point, against real servers on 12
 
 from __future__ import annotations
 
-import json
 import re
-import shutil
-import socket
-from collections.abc import Iterator
 from pathlib import Path
-from urllib.parse import urlsplit
 
 import pytest
 
 from proxy.sandbox.app import SandboxSettings, create_sandbox_app
 from proxy.server.background import BackgroundServer
 from proxy.store.files import load_cassette
-from tests.conftest import ENTRY_CASSETTE, entry_cassette_with_wrong_etag
-
-ENTRY = "/v2/extensions/wishlists/5b0f6a52-3a8e-4f65-9d4c-0e6f1a2b3c4d"
-
-# What the inner suites' tests share: a urllib GET that reports where it went.
-HELPERS = """
-import json, os, urllib.request, urllib.error
-from pathlib import Path
-
-def get(base, target, token="t"):
-    request = urllib.request.Request(base + target, headers={"Authorization": f"Bearer {token}"})
-    try:
-        with urllib.request.urlopen(request, timeout=10) as answer:
-            return answer.status, json.loads(answer.read())
-    except urllib.error.HTTPError as error:
-        return error.code, json.loads(error.read() or b"null")
-
-def note(name, url):
-    worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
-    with open(Path(__file__).parent / "served.jsonl", "a") as out:
-        out.write(json.dumps({"test": name, "url": url, "worker": worker}) + "\\n")
-"""
-
-
-@pytest.fixture
-def suite(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
-    """An empty user project: asyncio auto mode, the helpers above, not under CI unless a test says."""
-    monkeypatch.delenv("CI", raising=False)
-    pytester.makeini("[pytest]\nasyncio_mode = auto\nasyncio_default_fixture_loop_scope = function\n")
-    pytester.makepyfile(helpers=HELPERS)
-    return pytester
-
-
-@pytest.fixture
-def sandbox() -> Iterator[str]:
-    server = BackgroundServer(lambda: create_sandbox_app(SandboxSettings()))
-    yield server.start()
-    server.stop()
-
-
-def put_cassette(
-    suite: pytest.Pytester, relative: str, source: Path = ENTRY_CASSETTE, text: str | None = None
-) -> Path:
-    target = suite.path / "cassettes" / relative
-    target.parent.mkdir(parents=True, exist_ok=True)
-    if text is None:
-        shutil.copyfile(source, target)
-    else:
-        target.write_text(text)
-    return target
-
-
-def served(suite: pytest.Pytester) -> list[dict[str, str]]:
-    path = suite.path / "served.jsonl"
-    return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
-
-
-def refuses_connections(url: str) -> bool:
-    parts = urlsplit(url)
-    with socket.socket() as probe:
-        probe.settimeout(2)
-        return probe.connect_ex((parts.hostname or "", parts.port or 0)) != 0
+from tests.system.plugin_suite import ENTRY, broken_etag_cassette, put_cassette, refuses_connections, served
 
 
 def test_replay_serves_sync_and_async_tests_each_its_own_server(suite: pytest.Pytester) -> None:
@@ -311,22 +245,6 @@ def test_typo(commerce_replay):
     wrong = suite.runpytest_subprocess("-p", "no:cacheprovider", "--commerce-record-mode=sometimes")
     assert wrong.ret == pytest.ExitCode.USAGE_ERROR
     wrong.stderr.fnmatch_lines(["*--commerce-record-mode: invalid choice: 'sometimes'*"])
-
-
-def broken_etag_cassette(suite: pytest.Pytester) -> None:
-    put_cassette(suite, "test_etag/test_reads_entry.yaml", text=entry_cassette_with_wrong_etag("0"))
-    suite.makepyfile(
-        test_etag=f'''
-from helpers import get
-
-def test_reads_entry(commerce_replay):
-    assert get(commerce_replay, "{ENTRY}")[0] == 200
-
-def test_clean(commerce_replay_module):
-    pass
-'''
-    )
-    put_cassette(suite, "test_etag.yaml")
 
 
 def test_strict_fails_a_test_whose_traffic_breaks_a_rule_and_shows_the_finding(
