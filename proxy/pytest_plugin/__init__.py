@@ -34,6 +34,7 @@ from proxy.pytest_plugin.state import CONFORMANCE, STATE, Conformance, PluginSta
 from proxy.pytest_plugin.summary import FindingsSummary
 
 log = logging.getLogger(__name__)
+UNUSED_CHOICES = ("ignore", "warn", "fail")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -74,10 +75,18 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="what becomes of a recording during which a test failed: discard (default: a new cassette "
         "is not written, an existing one is left as it was) or keep",
     )
+    group.addoption(
+        "--commerce-unused",
+        choices=UNUSED_CHOICES,
+        default=None,
+        help="recordings a replaying test never used: ignore, warn (default: listed in the summary) or "
+        "fail (an error at the test's teardown); a test that failed is not judged",
+    )
     add_network_options(group)
     parser.addini("commerce_record_mode", "default --commerce-record-mode (CI=true means none)")
     parser.addini("commerce_conformance", "default --commerce-conformance")
     parser.addini("commerce_upstream", "default --commerce-upstream")
+    parser.addini("commerce_unused", "default --commerce-unused")
     parser.addini("commerce_ca_bundle", "default --commerce-ca-bundle, relative to the rootdir")
     parser.addini(
         "commerce_cassette_dir",
@@ -112,6 +121,9 @@ def pytest_configure(config: pytest.Config) -> None:
         rootpath=config.rootpath,
         fresh=bool(config.getoption("commerce_fresh")),
         failed_recordings=config.getoption("commerce_failed_recordings"),
+        unused=config.getoption("commerce_unused")
+        or _ini_choice(config, "commerce_unused", UNUSED_CHOICES)
+        or "warn",
     )
     configure_network_guard(config, mode)
     config.pluginmanager.register(FindingsSummary(), "commerce-proxy-findings-summary")

@@ -10,7 +10,13 @@ import pytest
 
 from proxy.core.rules.findings import Finding
 from proxy.pytest_plugin.state import CONFORMANCE, STATE, Conformance, PluginState, Served
-from proxy.pytest_plugin.summary import ACCEPTED_PROPERTY, FINDINGS_PROPERTY, STRICT_FAILURE, finding_line
+from proxy.pytest_plugin.summary import (
+    ACCEPTED_PROPERTY,
+    FINDINGS_PROPERTY,
+    STRICT_FAILURE,
+    UNUSED_PROPERTY,
+    finding_line,
+)
 
 CONFORMANCE_MARKER = "commerce_conformance"
 OFFSETS = pytest.StashKey[dict[int, int]]()
@@ -26,6 +32,10 @@ def pytest_runtest_setup(item: pytest.Item) -> Iterator[None]:
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
     report = _with_findings(item, call, cast(pytest.TestReport, (yield)))
+    if call.when == "teardown" and STATE in item.config.stash and item.config.stash[STATE].unused_notes:
+        notes = item.config.stash[STATE].unused_notes
+        report.user_properties.append((UNUSED_PROPERTY, list(notes)))  # travels through xdist
+        notes.clear()
     if report.failed and STATE in item.config.stash:  # the final outcome, a strict failure included
         for served in item.config.stash[STATE].live:
             served.failed = True

@@ -7,6 +7,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -14,10 +15,13 @@ import pytest
 from proxy.app.recording import RecordSettings
 from proxy.app.replay_setup import build_book
 from proxy.core.model.links import without_credentials
+from proxy.core.replay.book import ReplayBook
+from proxy.core.replay.usage import usage_report
 from proxy.core.rules.engine import Checker, LiveChecker
 from proxy.errors import CommerceProxyError
 from proxy.pytest_plugin.cassettes import Cassettes
 from proxy.pytest_plugin.state import STATE, PluginState, Served, fail
+from proxy.pytest_plugin.summary import UNUSED_HINT
 from proxy.store.locks import cassette_lock
 
 if TYPE_CHECKING:
@@ -53,6 +57,29 @@ def replaying(request: pytest.FixtureRequest, cassettes: Cassettes) -> Iterator[
     live = _live_checker(state, served)
     with _serving(state, served, lambda: create_replay_app(book, live=live)) as url:
         yield url
+    _report_unused(request, state, served, book)
+
+
+def _report_unused(
+    request: pytest.FixtureRequest, state: PluginState, served: Served, book: ReplayBook
+) -> None:
+    """Recordings the test (or module) never used: noted for the summary, or its error with
+    --commerce-unused=fail. Not after a failed test: it stopped before using them."""
+    if state.unused == "ignore" or served.failed:
+        return
+    notes = []
+    for cassette in usage_report([book])["cassettes"]:
+        unused = cassette["unused"]
+        if unused:
+            shown = ", ".join(f"#{item['index']} {item['method']} {item['target']}" for item in unused[:5])
+            more = f" and {len(unused) - 5} more" if len(unused) > 5 else ""
+            notes.append(
+                f"{request.node.nodeid}: {len(unused)} of {cassette['exchanges']} recordings in "
+                f"{_shown_path(state, cassette['cassette'])} never used: {shown}{more}"
+            )
+    if notes and state.unused == "fail":
+        fail("\n".join([*notes, UNUSED_HINT]))
+    state.unused_notes.extend(notes)
 
 
 @contextmanager
@@ -118,6 +145,14 @@ def recording(request: pytest.FixtureRequest, cassettes: Cassettes) -> Iterator[
                 log.warning(
                     "%s: a test failed while recording; %s left as it was", request.node.nodeid, cassette
                 )
+
+
+def _shown_path(state: PluginState, path: str) -> str:
+    """A cassette's path as the user would type it: relative to the rootdir when it is below it."""
+    try:
+        return str(Path(path).relative_to(state.rootpath))
+    except ValueError:
+        return path
 
 
 def _spread_over_workers(config: pytest.Config) -> bool:

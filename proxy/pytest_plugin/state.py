@@ -44,6 +44,8 @@ class PluginState:
     rootpath: Path
     fresh: bool = False
     failed_recordings: str = "discard"
+    unused: str = "warn"  # recordings a test never used: ignore, warn or fail
+    unused_notes: list[str] = field(default_factory=list)  # for the report of the test tearing down
     live: list[Served] = field(default_factory=list)
     serials: Iterator[int] = field(default_factory=itertools.count)
     _engine: Engine | None = None

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from tests.system.plugin_suite import broken_etag_cassette
+from tests.system.plugin_suite import ENTRY, broken_etag_cassette, put_cassette
 
 
 def commerce_proxy(suite: pytest.Pytester, *arguments: str) -> subprocess.CompletedProcess[str]:
@@ -52,3 +52,44 @@ def test_a_baseline_the_config_names_but_that_is_missing_is_one_clear_error(
     result.assert_outcomes(errors=2)
     result.stdout.fnmatch_lines(["*accepted.json: no such baseline file; write one with *"])
     assert "Traceback" not in result.stdout.str()
+
+
+UNUSED_SUITE = f'''
+from helpers import get
+
+def test_reads_entry_only(commerce_replay):
+    assert get(commerce_replay, "{ENTRY}")[0] == 200
+
+def test_fails_early(commerce_replay):
+    assert False, "the client is broken"
+'''
+
+
+def test_recordings_a_test_never_used_are_reported_or_fail_it(suite: pytest.Pytester) -> None:
+    put_cassette(suite, "test_unused/test_reads_entry_only.yaml")  # the token answer goes unused
+    put_cassette(suite, "test_unused/test_fails_early.yaml")
+    suite.makepyfile(test_unused=UNUSED_SUITE)
+    warned = suite.runpytest_subprocess("-p", "no:cacheprovider")
+    warned.assert_outcomes(passed=1, failed=1)
+    warned.stdout.fnmatch_lines(
+        [
+            "*= commerce-proxy: recordings never used =*",
+            "test_unused.py::test_reads_entry_only: 1 of 2 recordings in cassettes/test_unused/test_reads_entry_only.yaml "
+            "never used: #0 POST /oauth/access_token",
+        ]
+    )
+    assert "test_fails_early: 2 of 2" not in warned.stdout.str()  # a failed test stopped early
+
+    failed = suite.runpytest_subprocess("-p", "no:cacheprovider", "--commerce-unused=fail")
+    failed.assert_outcomes(passed=1, failed=1, errors=1)
+    failed.stdout.fnmatch_lines(
+        [
+            "*ERROR at teardown of test_reads_entry_only*",
+            "*test_unused.py::test_reads_entry_only: 1 of 2 recordings in cassettes/test_unused/test_reads_entry_only.yaml "
+            "never used: #0 POST /oauth/access_token*",
+        ]
+    )
+
+    ignored = suite.runpytest_subprocess("-p", "no:cacheprovider", "--commerce-unused=ignore")
+    ignored.assert_outcomes(passed=1, failed=1)
+    assert "never used" not in ignored.stdout.str()
