@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from proxy.core.redaction.redact import RedactionPolicy
+from proxy.core.replay.matching import MatchPolicy
 from proxy.errors import UsageError
 from proxy.store.files import Loaded, Streamed
 from proxy.store.rule_files import Engine, RuleSource
@@ -31,6 +32,13 @@ def redaction_from(
         query=arguments.redact_query,
         form_fields=arguments.redact_form,
         json_paths=arguments.redact_json_path,
+    )
+
+
+def matching_from(arguments: argparse.Namespace, configured: MatchPolicy) -> MatchPolicy:
+    """The command line's matching, ignoring what the project config's `match` table ignores too."""
+    return MatchPolicy.parse(arguments.match_on, arguments.ignore_query, arguments.match_ignore_json).joined(
+        configured
     )
 
 
@@ -109,4 +117,6 @@ def forwarding_settings(arguments: argparse.Namespace, command: str) -> RecordSe
         rules=engine.ruleset,
         rule_config=engine.project.config,
         rule_source=rule_source(arguments),
+        # record matches (new_episodes, and re-recording's pairing); spy has no matching options
+        match=matching_from(arguments, engine.project.match) if "match_on" in arguments else MatchPolicy(),
     )

@@ -113,6 +113,14 @@ def add_matching(command: argparse.ArgumentParser) -> None:
         default=[],
         help="a query parameter that never decides a match; repeatable",
     )
+    command.add_argument(
+        "--match-ignore-json",
+        metavar="PATH",
+        action="append",
+        default=[],
+        help="a JSON body field (dotted path, e.g. data.meta.request_id) that never decides a match, "
+        "kept as recorded; repeatable (also the config's match.ignore_json)",
+    )
 
 
 def add_redaction(command: argparse.ArgumentParser) -> None:

@@ -51,7 +51,6 @@ def run(arguments: argparse.Namespace) -> int:
         return replay.run(argparse.Namespace(**{**vars(arguments), "cassette": [arguments.cassette]}))
     from dataclasses import replace
 
-    from proxy.core.replay.matching import MatchPolicy
     from proxy.core.rules.config import RuleConfig
     from proxy.server.record import create_record_app
 
@@ -61,7 +60,6 @@ def run(arguments: argparse.Namespace) -> int:
         cassette=arguments.cassette,
         mode=arguments.mode,
         fresh=arguments.fresh,
-        match=MatchPolicy.parse(arguments.match_on, arguments.ignore_query),
     )
     checking = not arguments.no_check
     if not checking:

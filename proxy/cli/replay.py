@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from proxy.cli import options
-from proxy.cli.inputs import load_engine, named_cassettes, redaction_from, show_notes
+from proxy.cli.inputs import load_engine, matching_from, named_cassettes, redaction_from, show_notes
 from proxy.cli.serving import serve
 
 
@@ -83,7 +83,6 @@ def add_to(commands: Any, common: argparse.ArgumentParser) -> None:
 def run(arguments: argparse.Namespace) -> int:
     """`replay` (and `record --mode none`): serve cassettes until stopped."""
     from proxy.app.replay_setup import ReplayRequest, build_book, replay_settings
-    from proxy.core.replay.matching import MatchPolicy
     from proxy.server.replay import create_replay_app
 
     paths = named_cassettes(arguments.cassette, arguments, "replay")
@@ -99,10 +98,11 @@ def run(arguments: argparse.Namespace) -> int:
         ),
         paths,
     )
+    engine = load_engine(arguments)
     book, loaded = build_book(
         paths,
-        MatchPolicy.parse(arguments.match_on, arguments.ignore_query),
-        redaction_from(arguments),
+        matching_from(arguments, engine.project.match),
+        redaction_from(arguments, engine.project.redaction),
         simulate=getattr(arguments, "simulate", False),
     )
     show_notes(loaded)
@@ -112,7 +112,6 @@ def run(arguments: argparse.Namespace) -> int:
     if checking:
         from proxy.core.rules.engine import Checker, LiveChecker
 
-        engine = load_engine(arguments)
         live = LiveChecker(Checker(engine.ruleset, engine.project.config))
 
     def ready(url: str) -> str:

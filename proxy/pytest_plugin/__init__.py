@@ -97,8 +97,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
-        f"{MARKER}(path, ..., simulate=False, match_on=None, ignore_query=()): the cassette(s) "
-        "commerce_replay/commerce_record use, relative to the cassette folder",
+        f"{MARKER}(path, ..., simulate=False, match_on=None, ignore_query=(), match_ignore_json=()): "
+        "the cassette(s) commerce_replay/commerce_record use, relative to the cassette folder",
     )
     config.addinivalue_line(
         "markers", f"{CONFORMANCE_MARKER}(level): off, warn or strict for this test's traffic"

@@ -16,7 +16,7 @@ from proxy.pytest_plugin.network import CASSETTE_MARKER
 from proxy.pytest_plugin.state import fail
 
 MARKER = CASSETTE_MARKER
-MARKER_OPTIONS = frozenset({"simulate", "match_on", "ignore_query"})
+MARKER_OPTIONS = frozenset({"simulate", "match_on", "ignore_query", "match_ignore_json"})
 UNSAFE_IN_NAMES = re.compile(r"[^\w.\-\[\]]")
 LONGEST_FILE_NAME = 150  # bytes: room for .yaml and .journal below the usual 255 of one file name
 
@@ -46,6 +46,15 @@ def short_name(name: str) -> str:
     return f"{start}-{digest}"
 
 
+def _names(value: object) -> tuple[str, ...]:
+    """One name or several: `ignore_query="ts"` means `("ts",)`, not its letters."""
+    if isinstance(value, str):
+        return (value,)
+    if isinstance(value, list | tuple) and all(isinstance(item, str) for item in value):
+        return tuple(value)
+    raise CommerceProxyError(f"expected a name or a list of names, found {value!r}")
+
+
 def cassettes_for(request: pytest.FixtureRequest, folder: Path, default_name: str) -> Cassettes:
     marker = request.node.get_closest_marker(MARKER)
     if marker is None:
@@ -57,7 +66,11 @@ def cassettes_for(request: pytest.FixtureRequest, folder: Path, default_name: st
     if not marker.args or not all(isinstance(arg, str | Path) for arg in marker.args):
         fail(f"{where}: expected one or more cassette paths, e.g. {MARKER}('features/update.yaml')")
     try:
-        match = MatchPolicy.parse(marker.kwargs.get("match_on"), marker.kwargs.get("ignore_query", ()))
+        match = MatchPolicy.parse(
+            marker.kwargs.get("match_on"),
+            _names(marker.kwargs.get("ignore_query", ())),
+            _names(marker.kwargs.get("match_ignore_json", ())),
+        )
     except CommerceProxyError as error:
         fail(f"{where}: {error}")
     return Cassettes(

@@ -46,7 +46,10 @@ def replaying(request: pytest.FixtureRequest, cassettes: Cassettes) -> Iterator[
         engine = state.engine()
         state.baseline()  # a missing or broken baseline file is this fixture's one-line error
         book, loaded = build_book(
-            list(cassettes.paths), cassettes.match, engine.project.redaction, cassettes.simulate
+            list(cassettes.paths),
+            cassettes.match.joined(engine.project.match),
+            engine.project.redaction,
+            cassettes.simulate,
         )
     except CommerceProxyError as error:
         fail(f"{request.node.nodeid}: {error}")
@@ -125,7 +128,7 @@ def recording(request: pytest.FixtureRequest, cassettes: Cassettes) -> Iterator[
                 mode=state.record_mode,
                 fresh=state.fresh,
                 redaction=engine.project.redaction,
-                match=cassettes.match,
+                match=cassettes.match.joined(engine.project.match),
                 rules=engine.ruleset if state.conformance != "off" else None,
                 rule_config=engine.project.config,
                 ca_bundle=state.ca_bundle,

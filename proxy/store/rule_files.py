@@ -19,6 +19,7 @@ import yaml
 
 from proxy.core.cassette.safe_yaml import CassetteLoader, load_yaml, yaml_problem
 from proxy.core.redaction.redact import RedactionPolicy, configured_policy
+from proxy.core.replay.matching import MatchPolicy, configured_matching
 from proxy.core.rules.config import Baseline, RuleConfig
 from proxy.core.rules.ruleset import RuleSet, Sourced
 from proxy.errors import RuleFileError
@@ -119,6 +120,7 @@ class ProjectConfig:
     folder: Path
     path: Path | None
     redaction: RedactionPolicy = field(default_factory=RedactionPolicy)
+    match: MatchPolicy = field(default_factory=MatchPolicy)  # what the `match` table ignores
 
     def resolve(self, written: str | None) -> Path | None:
         """A path from the config, relative to the config file's folder."""
@@ -156,8 +158,14 @@ def load_config(explicit: Path | None, ruleset_ids: list[str], start: Path | Non
     document = _config_document(path)
     source = f"{path} [tool.{PYPROJECT_TABLE}]" if path.name == PYPROJECT else str(path)
     config = RuleConfig.parse(document, source, ruleset_ids)
-    redact = document.get("redact") if isinstance(document, dict) else None
-    return ProjectConfig(config, path.parent, path, configured_policy(redact, source))
+    table = document if isinstance(document, dict) else {}
+    return ProjectConfig(
+        config,
+        path.parent,
+        path,
+        configured_policy(table.get("redact"), source),
+        configured_matching(table.get("match"), source),
+    )
 
 
 def config_rule_folder(path: Path) -> Path | None:

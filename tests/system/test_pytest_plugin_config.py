@@ -8,6 +8,7 @@ import sys
 
 import pytest
 
+from tests.integration.cli.test_match_ignore_json import recorded_update
 from tests.system.plugin_suite import ENTRY, broken_etag_cassette, put_cassette
 
 
@@ -93,3 +94,41 @@ def test_recordings_a_test_never_used_are_reported_or_fail_it(suite: pytest.Pyte
     ignored = suite.runpytest_subprocess("-p", "no:cacheprovider", "--commerce-unused=ignore")
     ignored.assert_outcomes(passed=1, failed=1)
     assert "never used" not in ignored.stdout.str()
+
+
+IGNORING_SUITE = """
+import json, urllib.request, uuid
+import pytest
+
+PATH = "/v2/subscriptions/features/0b6f8e1c-1c52-4a6c-9f3e-2d1f6c9a7b10"
+
+def put(base):
+    body = {"data": {"type": "subscription_feature", "attributes": {"name": "Gold"},
+                     "meta": {"request_id": str(uuid.uuid4())}}}
+    request = urllib.request.Request(base + PATH, json.dumps(body).encode(), method="PUT",
+                                     headers={"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(request, timeout=10) as answer:
+            return answer.status
+    except urllib.error.HTTPError as error:
+        return error.code
+
+@pytest.mark.commerce_cassette("update.yaml", match_ignore_json=["data.meta.request_id"])
+def test_marked(commerce_replay):
+    assert put(commerce_replay) == 200
+
+@pytest.mark.commerce_cassette("update.yaml")
+def test_unmarked(commerce_replay):
+    assert put(commerce_replay) == 200
+"""
+
+
+def test_the_marker_and_the_config_ignore_a_generated_id_in_request_bodies(suite: pytest.Pytester) -> None:
+    (suite.path / "cassettes").mkdir()
+    recorded_update(suite.path / "cassettes")
+    suite.makepyfile(test_ignoring=IGNORING_SUITE)
+    marked_only = suite.runpytest_subprocess("-p", "no:cacheprovider")
+    marked_only.assert_outcomes(passed=1, failed=1)
+    marked_only.stdout.fnmatch_lines(["FAILED test_ignoring.py::test_unmarked*"])
+    (suite.path / "commerce-proxy.yaml").write_text("match:\n  ignore_json: [data.meta.request_id]\n")
+    suite.runpytest_subprocess("-p", "no:cacheprovider").assert_outcomes(passed=2)

@@ -1,35 +1,44 @@
 """Which recorded request answers an incoming one: request keys, and the closest ones on a miss.
 
 A key holds only what decides a match (method, path, query as a sorted multiset after percent-decoding,
-body by meaning), so lookup is one dict access. Header values such as Authorization never count.
+body by meaning), so lookup is one dict access. Header values such as Authorization never count, nor do
+the query parameters and JSON body fields a policy ignores (a client's generated id or timestamp).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Hashable, Iterable
-from dataclasses import dataclass
+from collections.abc import Hashable, Iterable, Mapping
+from dataclasses import dataclass, replace
 from itertools import islice
+from typing import Any
 from urllib.parse import parse_qsl, unquote
 
 from proxy.core.model.bodies import is_form_type
 from proxy.core.model.exchange import JSONValue, Request, header_value
-from proxy.errors import UsageError
+from proxy.errors import RuleFileError, UsageError
 
 MATCH_FIELDS = ("method", "path", "query", "body")
 RequestKey = tuple[Hashable, ...]
+JSONPath = tuple[str, ...]
 ABSENT = "(absent)"
+MATCH_SETTINGS = ("ignore_json", "ignore_query")  # the config's `match` table
 
 
 @dataclass(frozen=True, slots=True)
 class MatchPolicy:
-    """What a match compares (like vcrpy's `match_on`), and query parameters it ignores."""
+    """What a match compares (like vcrpy's `match_on`), and the query parameters and JSON body paths
+    it ignores. A path is dotted keys (`data.meta.request_id`); lists are passed through, so it names
+    the field in every item, as the redaction's JSON paths do."""
 
     on: frozenset[str] = frozenset(MATCH_FIELDS)
     ignore_query: frozenset[str] = frozenset()
+    ignore_json: frozenset[JSONPath] = frozenset()
 
     @classmethod
-    def parse(cls, match_on: str | None, ignore_query: Iterable[str] = ()) -> MatchPolicy:
+    def parse(
+        cls, match_on: str | None, ignore_query: Iterable[str] = (), ignore_json: Iterable[str] = ()
+    ) -> MatchPolicy:
         """Build from `method,path,query,body` style text; unknown fields are a usage error."""
         fields = frozenset(MATCH_FIELDS)
         if match_on:
@@ -39,7 +48,42 @@ class MatchPolicy:
                 raise UsageError(
                     f"--match-on: unknown field {unknown[0]!r}; expected some of {', '.join(MATCH_FIELDS)}"
                 )
-        return cls(on=fields, ignore_query=frozenset(ignore_query))
+        paths = frozenset(json_path(written, "--match-ignore-json", UsageError) for written in ignore_json)
+        return cls(on=fields, ignore_query=frozenset(ignore_query), ignore_json=paths)
+
+    def joined(self, other: MatchPolicy) -> MatchPolicy:
+        """This policy ignoring what `other` ignores too (the config's `match` table plus the flags)."""
+        return replace(
+            self,
+            ignore_query=self.ignore_query | other.ignore_query,
+            ignore_json=self.ignore_json | other.ignore_json,
+        )
+
+
+def json_path(written: str, where: str, error: type[Exception]) -> JSONPath:
+    """`data.meta.request_id` as its keys; an empty key anywhere is refused, naming the option."""
+    keys = tuple(written.split(".")) if isinstance(written, str) else ()
+    if not keys or not all(keys):
+        raise error(f"{where}: {written!r} is not a dotted JSON path, e.g. data.meta.request_id")
+    return keys
+
+
+def configured_matching(document: Any, source: str) -> MatchPolicy:
+    """The project config's `match` table: `ignore_json` and `ignore_query`, lists of paths and names."""
+    if document is None:
+        return MatchPolicy()
+    if not isinstance(document, Mapping) or set(document) - set(MATCH_SETTINGS):
+        raise RuleFileError(f"{source}: match: expected a table with {' and/or '.join(MATCH_SETTINGS)}")
+    lists = {}
+    for key in MATCH_SETTINGS:
+        value = document.get(key, [])
+        if not isinstance(value, list) or not all(isinstance(item, str) and item for item in value):
+            raise RuleFileError(f"{source}: match.{key}: expected a list of names, found {value!r}")
+        lists[key] = value
+    paths = frozenset(
+        json_path(written, f"{source}: match.ignore_json", RuleFileError) for written in lists["ignore_json"]
+    )
+    return MatchPolicy(ignore_query=frozenset(lists["ignore_query"]), ignore_json=paths)
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,16 +101,32 @@ def query_pairs(query: str, ignore: frozenset[str] = frozenset()) -> tuple[tuple
     return tuple(sorted((name, value) for name, value in pairs if name not in ignore))
 
 
-def body_meaning(request: Request) -> Hashable:
-    """The body reduced to its meaning: JSON regardless of key order and spacing, forms as pairs."""
+def body_meaning(request: Request, ignore_json: frozenset[JSONPath] = frozenset()) -> Hashable:
+    """The body reduced to its meaning: JSON regardless of key order and spacing and without the
+    ignored paths, forms as pairs."""
     body = request.body
     if body.kind == "json":
-        return ("json", json.dumps(body.value, sort_keys=True, separators=(",", ":")))
+        value = without_paths(body.value, ignore_json) if ignore_json else body.value
+        return ("json", json.dumps(value, sort_keys=True, separators=(",", ":")))
     if body.kind == "text" and is_form_type(header_value(request.headers, "Content-Type")):
         return ("form", query_pairs(str(body.value)))
     if body.kind == "empty":
         return ("empty",)
     return (body.kind, body.value)
+
+
+def without_paths(value: JSONValue, paths: frozenset[JSONPath], at: JSONPath = ()) -> JSONValue:
+    """The document without the fields at these paths (lists passed through)."""
+    if isinstance(value, dict):
+        kept: dict[str, JSONValue] = {}
+        for key, child in value.items():
+            here = (*at, key)
+            if here not in paths:
+                kept[key] = without_paths(child, paths, here)
+        return kept
+    if isinstance(value, list):
+        return [without_paths(item, paths, at) for item in value]
+    return value
 
 
 def request_key(request: Request, policy: MatchPolicy) -> RequestKey:
@@ -79,7 +139,7 @@ def request_key(request: Request, policy: MatchPolicy) -> RequestKey:
     if "query" in policy.on:
         parts.append(query_pairs(request.query, policy.ignore_query))
     if "body" in policy.on:
-        parts.append(body_meaning(request))
+        parts.append(body_meaning(request, policy.ignore_json))
     return tuple(parts)
 
 
@@ -92,8 +152,10 @@ def differences(recorded: Request, incoming: Request, policy: MatchPolicy) -> li
         found.append(Difference("path", recorded.path, incoming.path))
     if "query" in policy.on:
         found.extend(_query_differences(recorded.query, incoming.query, policy.ignore_query))
-    if "body" in policy.on and body_meaning(recorded) != body_meaning(incoming):
-        found.extend(_body_differences(recorded, incoming))
+    if "body" in policy.on and body_meaning(recorded, policy.ignore_json) != body_meaning(
+        incoming, policy.ignore_json
+    ):
+        found.extend(_body_differences(recorded, incoming, policy.ignore_json))
     return found
 
 
@@ -114,10 +176,12 @@ def _query_differences(recorded: str, incoming: str, ignore: frozenset[str]) -> 
     ]
 
 
-def _body_differences(recorded: Request, incoming: Request) -> list[Difference]:
+def _body_differences(
+    recorded: Request, incoming: Request, ignore_json: frozenset[JSONPath]
+) -> list[Difference]:
     if recorded.body.kind == "json" and incoming.body.kind == "json":
-        expected = dict(islice(_leaves(recorded.body.value, "body"), MAX_LEAVES))
-        found = dict(islice(_leaves(incoming.body.value, "body"), MAX_LEAVES))
+        expected = dict(islice(_leaves(without_paths(recorded.body.value, ignore_json), "body"), MAX_LEAVES))
+        found = dict(islice(_leaves(without_paths(incoming.body.value, ignore_json), "body"), MAX_LEAVES))
         return [
             Difference(where, expected.get(where, ABSENT), found.get(where, ABSENT))
             for where in sorted(expected.keys() | found.keys())

@@ -16,8 +16,8 @@ from proxy.core.rules.endpoints import EndpointPattern
 from proxy.core.rules.findings import OFF, SEVERITIES, Finding, Setting
 from proxy.errors import RuleFileError
 
-SETTINGS = frozenset({"severity", "endpoints", "rules", "baseline", "redact", "default_page_length"})
-# (redact: read by redaction_policy.py)
+SETTINGS = frozenset({"severity", "endpoints", "rules", "baseline", "redact", "match", "default_page_length"})
+# (redact: read by proxy.core.redaction.policy; match: by proxy.core.replay.matching)
 MAX_PAGE_LENGTH = 100  # commerce-api.md, Limits
 
 

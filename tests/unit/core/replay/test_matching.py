@@ -69,3 +69,34 @@ def test_unknown_match_field_is_a_usage_error() -> None:
         assert "'paht'" in str(error)
     else:
         raise AssertionError("expected a usage error")
+
+
+def test_an_ignored_json_path_never_decides_a_match_nor_shows_as_a_difference() -> None:
+    """`--match-ignore-json data.meta.request_id`: a client's generated id in a body, in an object or in
+    every item of a list, matches whatever its value; the field's siblings still count."""
+    ignoring = MatchPolicy.parse(None, (), ["data.meta.request_id"])
+
+    def body(request_id: str, name: str = "a") -> object:
+        return {"data": {"name": name, "meta": {"request_id": request_id, "source": "app"}}}
+
+    def keyed(document: object, policy: MatchPolicy = ignoring) -> object:
+        return request_key(make_request("PUT", body=json_body(document)), policy)
+
+    assert keyed(body("r-1")) == keyed(body("r-2"))
+    assert keyed(body("r-1")) != keyed(body("r-1", name="b"))
+    assert keyed(body("r-1"), POLICY) != keyed(body("r-2"), POLICY)
+    assert keyed([body("r-1"), body("r-3")]) == keyed([body("r-2"), body("r-4")])
+    recorded = make_request("PUT", body=json_body(body("r-1")))
+    incoming = make_request("PUT", body=json_body(body("r-2", name="b")))
+    found = [(d.where, d.expected, d.found) for d in differences(recorded, incoming, ignoring)]
+    assert found == [("body.data.name", '"a"', '"b"')]
+
+
+def test_a_malformed_ignored_json_path_is_a_usage_error() -> None:
+    for written in ("", "data..id", ".data", "data."):
+        try:
+            MatchPolicy.parse(None, (), [written])
+        except Exception as error:
+            assert "--match-ignore-json" in str(error) and repr(written) in str(error)
+        else:
+            raise AssertionError(f"expected a usage error for {written!r}")
