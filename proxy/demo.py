@@ -237,7 +237,7 @@ async def run_demo_session(cassette: Path | None, say: Callable[[str], None]) ->
     checked = record_app.recording.findings
     counts = severity_counts(checked.recent)
     say(
-        f"checked {checked.exchanges} exchanges live against {len(rules.rules)} documented rules: "
+        f"checked {checked.exchanges} exchanges live against {len(rules.rules)} rules: "
         f"{counts['error']} errors, {counts['warning']} warnings, {counts['info']} info"
     )
     for finding in checked.recent:

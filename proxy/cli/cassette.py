@@ -85,6 +85,14 @@ def add_to(commands: Any, common: argparse.ArgumentParser) -> None:
     listing = action("list", "one line per exchange: index, method, path, status, findings", run_list)
     listing.add_argument("path", metavar="PATH", type=Path, help="a cassette file or folder")
     listing.add_argument("--format", choices=("text", "json"), default="text", help="a table, or JSON")
+    listing.add_argument(
+        "--stale",
+        metavar="AGE",
+        nargs="?",
+        const="",
+        help="only exchanges recorded longer ago than the config's max_age (or AGE, e.g. 90d), with "
+        "their recording time",
+    )
 
     show = action("show", "one exchange in full, with its findings", run_show)
     show.add_argument("path", metavar="PATH", type=Path, help="a cassette file")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -18,7 +19,8 @@ from proxy.core.cassette.document import Cassette, CassetteDumper, exchange_to_d
 from proxy.core.editing.edits import checked_indexes
 from proxy.core.editing.selection import ExpressionError, Selection, Subject, parse_selection
 from proxy.core.rules.findings import Finding
-from proxy.errors import UsageError
+from proxy.core.rules.freshness import Freshness, MaxAge
+from proxy.errors import RuleFileError, UsageError
 from proxy.store.files import cassette_files, load_cassette
 from proxy.store.rule_files import Engine
 
@@ -58,19 +60,23 @@ def _rows(
                 "status": exchange.response.status,
                 "findings": len(mine),
                 "errors": sum(1 for finding in mine if finding.severity == "error"),
+                "recorded_at": exchange.recorded_at,
             }
         )
     return rows
 
 
-def _print_rows(rows: list[dict[str, Any]], several: bool) -> None:
+def _print_rows(rows: list[dict[str, Any]], several: bool, dated: bool = False) -> None:
     prefix = "CASSETTE  " if several else ""
-    print(f"{prefix}{'INDEX':>5}  {'METHOD':<7} STATUS  FINDINGS  PATH")
+    recorded = f"{'RECORDED':<27} " if dated else ""
+    print(f"{prefix}{'INDEX':>5}  {'METHOD':<7} STATUS  FINDINGS  {recorded}PATH")
     for row in rows:
         where = f"{row['cassette']}  " if several else ""
         errors = f"{row['errors']}E " if row["errors"] else ""
         counts = f"{errors:>3}{row['findings']:>5}"
-        print(f"{where}{row['index']:>5}  {row['method']:<7} {row['status']:>6}  {counts}  {_target(row)}")
+        when = f"{row['recorded_at'] or '-':<27} " if dated else ""
+        line = f"{row['index']:>5}  {row['method']:<7} {row['status']:>6}  {counts}  {when}{_target(row)}"
+        print(f"{where}{line}")
 
 
 def _target(row: dict[str, Any]) -> str:
@@ -78,7 +84,8 @@ def _target(row: dict[str, Any]) -> str:
 
 
 def run_list(arguments: argparse.Namespace) -> int:
-    """`cassette list`: a table (or JSON) of every exchange with its findings count."""
+    """`cassette list`: a table (or JSON) of every exchange with its findings count (`--stale`: only
+    those recorded longer ago than max_age)."""
     return _table(arguments, None)
 
 
@@ -108,18 +115,43 @@ def run_grep(arguments: argparse.Namespace) -> int:
 
 def _table(arguments: argparse.Namespace, selection: Selection | None) -> int:
     engine = engine_for(arguments)
+    freshness = _staleness(arguments, engine)
     files = files_in(arguments.path)
     rows: list[dict[str, Any]] = []
     for path in files:
         cassette = load_cassette(path).cassette
         found = per_exchange(check_cassette(engine, cassette, str(path)))
-        picked = range(len(cassette.exchanges)) if selection is None else selected(selection, cassette, found)
+        picked: Sequence[int] = (
+            range(len(cassette.exchanges)) if selection is None else selected(selection, cassette, found)
+        )
+        if freshness is not None:
+            picked = [index for index in picked if freshness.overdue(cassette.exchanges[index].recorded_at)]
         rows.extend(_rows(path, cassette, found, picked))
     if arguments.format == "json":
         print(json.dumps({"exchanges": rows}, indent=2))
     elif rows or selection is None:
-        _print_rows(rows, len(files) > 1)
+        _print_rows(rows, len(files) > 1, dated=freshness is not None)
     return 0 if rows or selection is None else 1
+
+
+def _staleness(arguments: argparse.Namespace, engine: Engine) -> Freshness | None:
+    """`--stale AGE`, or `--stale` with the config's max_age: which exchanges to list; None without it."""
+    written = getattr(arguments, "stale", None)
+    if written is None:
+        return None
+    config = engine.project.config
+    if written:
+        try:
+            return Freshness(MaxAge.parse(written, "--stale"), config.now or time.time())
+        except RuleFileError as error:
+            raise UsageError(str(error)) from None
+    freshness = config.freshness()
+    if freshness is None:
+        raise UsageError(
+            "--stale: no max_age in the project config (e.g. `max_age: 90d` in commerce-proxy.yaml); "
+            "or give one: --stale 90d"
+        )
+    return freshness
 
 
 def selection_of(text: str, option: str) -> Selection:

@@ -167,7 +167,9 @@ class Replayer:
         assert self.live is not None
         if any(name == NO_MATCH_HEADER for name, _ in answer.headers):
             return
-        exchange = redact_exchange(Exchange(core, core_response(answer), now_stamp()), chosen.redaction)
+        # A recorded answer is as old as its recording (what the max_age rule judges); a simulated one, new.
+        recorded_at = recording.exchange.recorded_at if recording is not None else now_stamp()
+        exchange = redact_exchange(Exchange(core, core_response(answer), recorded_at), chosen.redaction)
         if recording is None:
             index, cassette = self.simulated, SIMULATED
             self.simulated += 1

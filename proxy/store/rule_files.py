@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -29,6 +30,7 @@ CONFIG_FILE = "commerce-proxy.yaml"
 PYPROJECT = "pyproject.toml"
 PYPROJECT_TABLE = "commerce-proxy"
 RULE_FILE_KEYS = frozenset({"endpoints", "rules", "sections"})
+MAX_AGE_CHECK = "recorded_within_max_age"
 
 
 class _Lined(dict[str, Any]):
@@ -157,7 +159,7 @@ def load_config(explicit: Path | None, ruleset_ids: list[str], start: Path | Non
         return ProjectConfig(RuleConfig(), start or Path(os.getcwd()), None)
     document = _config_document(path)
     source = f"{path} [tool.{PYPROJECT_TABLE}]" if path.name == PYPROJECT else str(path)
-    config = RuleConfig.parse(document, source, ruleset_ids)
+    config = RuleConfig.parse(document, source, ruleset_ids).at(time.time())
     table = document if isinstance(document, dict) else {}
     return ProjectConfig(
         config,
@@ -216,7 +218,17 @@ def load_project_rules(config: Path | None, rules: Path | None, start: Path) -> 
     ruleset = load_rules(folder or shipped_dir("rules"))
     project = load_config(config_path, [rule.id for rule in ruleset.rules], start)
     _refuse_unreachable_endpoints(project, ruleset)
+    _refuse_unjudged_max_age(project, ruleset)
     return Engine(ruleset, project)
+
+
+def _refuse_unjudged_max_age(project: ProjectConfig, ruleset: RuleSet) -> None:
+    """`max_age` with a rule folder that has no rule judging it would silently do nothing."""
+    if project.config.max_age is not None and not any(rule.check == MAX_AGE_CHECK for rule in ruleset.rules):
+        raise RuleFileError(
+            f"{project.config.source}: max_age: no rule in force judges it (a rule with "
+            f"`check: {MAX_AGE_CHECK}`, as the shipped rules' cassette.max-age)"
+        )
 
 
 def _refuse_unreachable_endpoints(project: ProjectConfig, ruleset: RuleSet) -> None:

@@ -3,11 +3,13 @@ findings, freshness, match options; and it reports recordings a test never used.
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 
 import pytest
 
+from tests.conftest import ENTRY_CASSETTE
 from tests.integration.cli.test_match_ignore_json import recorded_update
 from tests.system.plugin_suite import ENTRY, broken_etag_cassette, put_cassette
 
@@ -132,3 +134,32 @@ def test_the_marker_and_the_config_ignore_a_generated_id_in_request_bodies(suite
     marked_only.stdout.fnmatch_lines(["FAILED test_ignoring.py::test_unmarked*"])
     (suite.path / "commerce-proxy.yaml").write_text("match:\n  ignore_json: [data.meta.request_id]\n")
     suite.runpytest_subprocess("-p", "no:cacheprovider").assert_outcomes(passed=2)
+
+
+def test_max_age_is_off_unless_configured_and_then_judged_as_check_judges_it(suite: pytest.Pytester) -> None:
+    text = re.sub(
+        r"recorded_at: .*", "recorded_at: '2020-01-01T00:00:00.000000Z'", ENTRY_CASSETTE.read_text()
+    )
+    put_cassette(suite, "test_old/test_reads_entry.yaml", text=text)
+    suite.makepyfile(
+        test_old=f'''
+from helpers import get
+
+def test_reads_entry(commerce_replay):
+    assert get(commerce_replay, "{ENTRY}")[0] == 200
+'''
+    )
+    strict = ("-p", "no:cacheprovider", "--commerce-conformance=strict")
+    suite.runpytest_subprocess(*strict).assert_outcomes(passed=1)  # an upgrade fails no suite
+    (suite.path / "commerce-proxy.yaml").write_text("max_age: 90d\n")
+    warned = suite.runpytest_subprocess(*strict)
+    warned.assert_outcomes(passed=1)
+    warned.stdout.fnmatch_lines(
+        ["*warning cassette.max-age #1 GET *: recorded longer ago than the project's max_age*"]
+    )
+    (suite.path / "commerce-proxy.yaml").write_text("max_age: 90d\nseverity:\n  cassette.max-age: error\n")
+    failed = suite.runpytest_subprocess(*strict)
+    failed.assert_outcomes(failed=1)
+    failed.stdout.fnmatch_lines(
+        ["*where recorded_at: expected at most 90d old; found 2020-01-01T00:00:00.000000Z*"]
+    )

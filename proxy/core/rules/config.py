@@ -9,14 +9,17 @@ from __future__ import annotations
 
 import fnmatch
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from proxy.core.rules.endpoints import EndpointPattern
 from proxy.core.rules.findings import OFF, SEVERITIES, Finding, Setting
+from proxy.core.rules.freshness import Freshness, MaxAge
 from proxy.errors import RuleFileError
 
-SETTINGS = frozenset({"severity", "endpoints", "rules", "baseline", "redact", "match", "default_page_length"})
+SETTINGS = frozenset(
+    {"severity", "endpoints", "rules", "baseline", "redact", "match", "default_page_length", "max_age"}
+)
 # (redact: read by proxy.core.redaction.policy; match: by proxy.core.replay.matching)
 MAX_PAGE_LENGTH = 100  # commerce-api.md, Limits
 
@@ -48,6 +51,18 @@ class RuleConfig:
     baseline: str | None = None
     source: str = "defaults"
     default_page_lengths: tuple[int, ...] = ()  # the project's, set through the settings endpoint
+    max_age: MaxAge | None = None  # recordings older than this are stale (cassette.max-age)
+    now: float | None = None  # when the config was loaded (epoch seconds): the core has no clock
+
+    def at(self, now: float) -> RuleConfig:
+        """This config as of a time: what `max_age` is judged against."""
+        return replace(self, now=now)
+
+    def freshness(self) -> Freshness | None:
+        """The max_age and the time now, when both are known; else stale recordings are not judged."""
+        return (
+            Freshness(self.max_age, self.now) if self.max_age is not None and self.now is not None else None
+        )
 
     def severity(self, rule_id: str, default: Setting, method: str, path: str) -> Setting:
         """The severity in force for one rule on one request, or "off"."""
@@ -110,7 +125,9 @@ class RuleConfig:
                 raise RuleFileError(f"{source}: {key}: expected a path, found {value!r}")
             paths[key] = value
         lengths = _page_lengths(document.get("default_page_length"), f"{source}: default_page_length")
-        return cls(tuple(overrides), paths["rules"], paths["baseline"], source, lengths)
+        written = document.get("max_age")
+        max_age = MaxAge.parse(written, f"{source}: max_age") if written is not None else None
+        return cls(tuple(overrides), paths["rules"], paths["baseline"], source, lengths, max_age)
 
 
 def _page_lengths(value: Any, where: str) -> tuple[int, ...]:

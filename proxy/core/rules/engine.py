@@ -52,7 +52,9 @@ class Checker:
         self.ruleset = ruleset
         self.config = config or RuleConfig()
         self.cassette = cassette
-        self.session = session or Session(page_lengths=self.config.default_page_lengths)
+        self.session = session or Session(
+            page_lengths=self.config.default_page_lengths, freshness=self.config.freshness()
+        )
         self._plans: dict[tuple[frozenset[str], bool, int, frozenset[str]], Plan] = {}
         self._needed = frozenset().union(*(spec.needs for spec in CHECKS.values()))
         self.checked = 0  # exchanges `check_all` went through (a stream's length is known at its end)

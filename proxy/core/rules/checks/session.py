@@ -9,6 +9,8 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
+from proxy.core.rules.freshness import Freshness
+
 Key = TypeVar("Key")
 Value = TypeVar("Value")
 
@@ -76,11 +78,15 @@ class DefaultPageLength:
 class Session:
     """Memories of the features, entries and sort+filter walks seen so far, and the project's default
     page length: as its config states it (`page_lengths`), or as the first list answered without a
-    `page[limit]` showed it (set per project through the settings endpoint, which is not shown)."""
+    `page[limit]` showed it (set per project through the settings endpoint, which is not shown), and
+    how old a recording the project accepts."""
 
-    def __init__(self, capacity: int = 10_000, page_lengths: tuple[int, ...] = ()) -> None:
+    def __init__(
+        self, capacity: int = 10_000, page_lengths: tuple[int, ...] = (), freshness: Freshness | None = None
+    ) -> None:
         self.features: BoundedMemory[str, FeatureState] = BoundedMemory(capacity)
         self.entries: BoundedMemory[str, EntryState] = BoundedMemory(capacity)
         self.walks: BoundedMemory[tuple[str, str], WalkState] = BoundedMemory(capacity)
         self.page_lengths = page_lengths
         self.default_page_length: DefaultPageLength | None = None
+        self.freshness = freshness  # the project's max_age and the time now, when max_age is set

@@ -20,6 +20,7 @@ from proxy.core.rules.checks.shaped import SHAPE_CHECK
 from proxy.core.rules.config import RuleConfig
 from proxy.core.rules.engine import Checker
 from proxy.core.rules.findings import Violation
+from proxy.core.rules.freshness import MaxAge, epoch_seconds
 from proxy.core.rules.ruleset import RuleSet
 from proxy.errors import RuleFileError
 from proxy.store.rule_files import load_rules
@@ -69,6 +70,14 @@ def sorted_page(same_time: bool) -> Exchange:
     )
     return list_read(query=query, body=body)
 
+
+def recorded(at: str | None) -> Exchange:
+    """The conformant page, recorded at this time."""
+    return replace(list_read(), recorded_at=at)
+
+
+# The catalog is checked with the project's max_age set (as of this time), or that rule never applies.
+CATALOG_CONFIG = RuleConfig(max_age=MaxAge.parse("90d", "test"), now=epoch_seconds("2026-11-24T00:00:00Z"))
 
 # rule id -> (violating exchanges, conformant exchanges)
 FIXTURES: dict[str, tuple[list[Exchange], list[Exchange]]] = {
@@ -407,6 +416,11 @@ FIXTURES: dict[str, tuple[list[Exchange], list[Exchange]]] = {
         [exchange("GET", ENTRY_PATH, status=404, body=error_document(404, "Not Found"))],
         [entry_read()],
     ),
+    # --- the project's own ---
+    "cassette.max-age": (
+        [recorded("2026-01-01T00:00:00.000000Z")],
+        [recorded("2026-11-01T00:00:00.000000Z"), recorded("2026-09-01T12:00:00+02:00"), recorded(None)],
+    ),
 }
 
 
@@ -417,7 +431,7 @@ def shipped_rules() -> RuleSet:
 
 def rule_ids_found(exchanges: list[Exchange], ruleset: RuleSet) -> tuple[set[str], set[str]]:
     """(rules found on the last exchange, rules found anywhere in the sequence)."""
-    findings = Checker(ruleset).check_all(exchanges)
+    findings = Checker(ruleset, CATALOG_CONFIG).check_all(exchanges)
     last = len(exchanges) - 1
     return {f.rule for f in findings if f.exchange == last}, {f.rule for f in findings}
 

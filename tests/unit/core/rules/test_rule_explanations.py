@@ -14,7 +14,7 @@ from proxy.core.rules.engine import Checker
 from proxy.core.rules.ruleset import RuleSet
 from proxy.store.rule_files import load_rules
 from proxy.store.shipped import shipped_dir
-from tests.unit.core.rules.test_rule_catalog import FIXTURES
+from tests.unit.core.rules.test_rule_catalog import CATALOG_CONFIG, FIXTURES
 
 
 @pytest.fixture(scope="module")
@@ -37,7 +37,7 @@ def test_a_rules_example_is_what_its_violating_fixture_reports(rule_id: str, shi
     last = len(violating) - 1
     reported = [
         f"{finding.method} {finding.target}: {finding.message}"
-        for finding in Checker(shipped).check_all(violating)
+        for finding in Checker(shipped, CATALOG_CONFIG).check_all(violating)
         if finding.rule == rule_id and finding.exchange == last
     ]
     assert shipped.by_id[rule_id].example in reported
