@@ -4,8 +4,9 @@ rules; with `update`, what drifted is written back into the cassette.
 
 The sending is handed in (`Send`): the command line gives it the pooled upstream client. Reads go by
 default, writes only when asked; the token request is never re-sent (the cassette holds no secret to
-send). Requests to one resource go in recorded order; resources go concurrently, a bounded number at
-a time.
+send). Requests to a resource that is written go in recorded order, one at a time, so a sequence
+replays as it happened; reads of a resource nobody writes have no order to keep and go at once. At most
+`concurrency` requests are out at a time.
 """
 
 from __future__ import annotations
@@ -72,7 +73,13 @@ async def verify(
                 result.live = await _live(recorded, send, policy, options.token)
                 result.differences = compare_exchanges(recorded, result.live)
 
-    await asyncio.gather(*(resource(items) for items in groups.values()))
+    batches: list[list[tuple[Verified, Exchange]]] = []
+    for items in groups.values():
+        if any(recorded.request.method.upper() not in READS for _, recorded in items):
+            batches.append(items)  # written: in recorded order, one at a time
+        else:
+            batches.extend([item] for item in items)  # only read: no order to keep
+    await asyncio.gather(*(resource(batch) for batch in batches))
     findings: list[Finding] = []
     for path, _ in cassettes:
         checker = Checker(engine.ruleset, engine.project.config, cassette=str(path))

@@ -22,6 +22,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 import loading
 import throughput
+import verifying
 from common import ROOT, TOOLS, cpu_reference, tool_version
 from page import page
 
@@ -45,7 +46,7 @@ def main() -> int:
     )
     parser.add_argument("--rounds", type=int, default=None, help="interleaved rounds (default 3; --quick 1)")
     parser.add_argument("--seconds", type=float, default=None, help="each wrk run (default 5; --quick 1)")
-    parser.add_argument("--only", choices=("throughput", "loading"), help="run one part")
+    parser.add_argument("--only", choices=("throughput", "loading", "verify"), help="run one part")
     parser.add_argument(
         "--subjects",
         metavar="REGEX",
@@ -69,7 +70,7 @@ def main() -> int:
         or not (TOOLS / "node_modules" / "wiremock").is_dir()
     ):
         missing.append("npm packages talkback and wiremock in .bench/")
-    if missing and arguments.only != "loading":
+    if missing and arguments.only not in ("loading", "verify"):
         print(
             f"scripts/bench: missing {', '.join(missing)} (scripts/bench installs them when run as root)",
             file=sys.stderr,
@@ -88,13 +89,22 @@ def main() -> int:
     ]
     with tempfile.TemporaryDirectory(prefix="commerce-proxy-bench-") as folder:
         work = Path(folder)
-        if arguments.only != "loading":
+        if arguments.only in (None, "throughput"):
             log(f"throughput: {rounds} round(s), {seconds:g} s per run, connections {connections}")
             measured = throughput.run(work, rounds, connections, seconds, log, arguments.subjects)
             lines += ["## Throughput (wrk, 2 threads, rotating over 20 list pages of 4 KB)", ""]
             lines += throughput.report(measured, connections)
             lines.append("")
-        if arguments.only != "throughput":
+        if arguments.only in (None, "verify"):
+            log(f"verify: {verifying.EXCHANGES:,} exchanges, {rounds} round(s)")
+            lines += [
+                f"## verify against a slow service ({verifying.LATENCY_MS} ms an answer; at most 10 s asked)",
+                "",
+            ]
+            (work / "verify").mkdir()
+            lines += verifying.run(work / "verify", rounds, log)
+            lines.append("")
+        if arguments.only in (None, "loading"):
             settle(work)
             log(f"loading: {sizes} exchanges, {rounds} round(s)")
             lines += ["## Cassette loading (fresh process each; time of the load call, imports excluded)", ""]

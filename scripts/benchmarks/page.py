@@ -33,6 +33,10 @@ elsewhere; `scripts/bench replay-core` times replay's matching core in-process.
   A CPU reference, a fixed pure-Python loop, is timed at the start and around the `check` runs: read
   absolute figures (requests/s, exchanges/s) beside it, since the machine's speed drifts; ratios
   measured side by side do not.
+- **verify.** `verify` re-sends a 1,000-exchange session of reads (list walks over ten endpoints and
+  entry reads) to an upstream that takes 50 ms an answer (`replay --latency 50` over the same cassette,
+  so nothing drifts), at `--concurrency 8`, whole command timed. The floor beside it is what that
+  latency and concurrency allow (1,000 x 50 ms / 8); `scripts/bench --only verify` runs this part alone.
 - **Subsets.** `scripts/bench --only throughput --subjects 'replay|talkback'` runs the named subjects
   (with the limit and the baseline) for quick comparisons; only a full run writes this page.
 

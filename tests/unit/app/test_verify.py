@@ -1,0 +1,57 @@
+"""How `verify` sends: reads of a resource nobody writes go at once (bounded by the concurrency); a
+resource with writes is asked in recorded order, one request at a time."""
+
+from __future__ import annotations
+
+import asyncio
+from collections import Counter
+from pathlib import Path
+
+from proxy.app.verify import VerifyOptions, verify
+from proxy.core.cassette.document import Cassette
+from proxy.core.model.exchange import Request, Response
+from proxy.core.redaction.redact import RedactionPolicy
+from proxy.store.rule_files import load_project_rules
+from tests.conftest import json_body, make_exchange, make_request
+
+
+class Upstream:
+    """A fake service that takes a moment to answer and notes how many requests each path had in flight
+    at once, and the order requests arrived in."""
+
+    def __init__(self) -> None:
+        self.in_flight: Counter[str] = Counter()
+        self.peak: Counter[str] = Counter()
+        self.arrived: list[str] = []
+
+    async def send(self, request: Request) -> Response:
+        self.arrived.append(f"{request.method} {request.target}")
+        self.in_flight[request.path] += 1
+        self.peak[request.path] = max(self.peak[request.path], self.in_flight[request.path])
+        await asyncio.sleep(0.02)
+        self.in_flight[request.path] -= 1
+        return make_exchange(request, body=json_body({"ok": True})).response
+
+
+def run(cassette: Cassette, options: VerifyOptions, tmp_path: Path) -> Upstream:
+    upstream = Upstream()
+    engine = load_project_rules(None, None, tmp_path)
+    asyncio.run(verify([(tmp_path / "c.yaml", cassette)], upstream.send, engine, RedactionPolicy(), options))
+    return upstream
+
+
+def test_reads_of_one_resource_go_at_once_up_to_the_concurrency(tmp_path: Path) -> None:
+    pages = [make_request(path="/v2/products", query=f"page[offset]={n * 10}") for n in range(12)]
+    cassette = Cassette(tuple(make_exchange(page, body=json_body({"ok": True})) for page in pages))
+    upstream = run(cassette, VerifyOptions(concurrency=4), tmp_path)
+    assert len(upstream.arrived) == 12 and upstream.peak["/v2/products"] == 4
+
+
+def test_a_resource_with_writes_is_asked_in_recorded_order_one_at_a_time(tmp_path: Path) -> None:
+    path = "/v2/subscriptions/features/1"
+    steps = [make_request(path=path), make_request("PUT", path=path, body=json_body({"a": 1}))]
+    steps += [make_request(path=path, query=f"n={n}") for n in range(3)]
+    cassette = Cassette(tuple(make_exchange(step, body=json_body({"ok": True})) for step in steps))
+    upstream = run(cassette, VerifyOptions(writes=True, concurrency=8), tmp_path)
+    assert upstream.peak[path] == 1
+    assert upstream.arrived == [f"{step.method} {step.target}" for step in steps]
