@@ -6,6 +6,7 @@ Every refusal is an `EditError` that says what is wrong with the request, never 
 
 from __future__ import annotations
 
+import heapq
 import json
 import re
 from collections.abc import Callable, Iterable, Sequence
@@ -81,7 +82,8 @@ def exchange_identity(exchange: Exchange) -> str:
 
 
 def merge_cassettes(named: Sequence[tuple[str, Cassette]]) -> tuple[Cassette, int]:
-    """All exchanges in order of recording time (stable), and how many exact repeats were dropped.
+    """All exchanges in order of recording time, each cassette's own order kept, and how many exact
+    repeats were dropped.
 
     An exchange identical in request and response to one already kept is dropped; the same request
     with another answer is kept, since replay answers such a sequence in order. Exchanges with no
@@ -94,16 +96,20 @@ def merge_cassettes(named: Sequence[tuple[str, Cassette]]) -> tuple[Cassette, in
             f"{first_name} was recorded from {first} and {second_name} from {second}: "
             f"rehost one first (`commerce-proxy cassette rehost {second_name} --to {first}`)"
         )
-    timed: list[tuple[str, int, int, Exchange]] = []
-    for position, (_, cassette) in enumerate(named):
+    runs: list[list[tuple[str, Exchange]]] = []
+    for _, cassette in named:
         last = ""
-        for index, exchange in enumerate(cassette.exchanges):
+        run = []
+        for exchange in cassette.exchanges:
             last = exchange.recorded_at or last
-            timed.append((last, position, index, exchange))
-    timed.sort(key=lambda item: item[0])
+            run.append((last, exchange))
+        runs.append(run)
+    # Each cassette keeps its own order (a re-recording keeps unchanged entries with their old times,
+    # so its times need not rise); the earliest head goes next, the earlier cassette on a tie.
+    timed = list(heapq.merge(*runs, key=lambda item: item[0]))
     seen: set[str] = set()
     kept: list[Exchange] = []
-    for _, _, _, exchange in timed:
+    for _, exchange in timed:
         identity = exchange_identity(exchange)
         if identity in seen:
             continue

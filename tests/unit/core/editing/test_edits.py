@@ -32,6 +32,27 @@ def test_merge_keeps_untimed_exchanges_after_their_predecessor() -> None:
     assert dropped == 1
 
 
+def test_merge_keeps_each_cassettes_own_order_whatever_its_times() -> None:
+    """A re-recording keeps unchanged entries with their old times, so a cassette's times need not
+    rise: merging must not reorder its exchanges (replay answers a repeated request in that order)."""
+    rerecorded = Cassette(
+        (
+            timed("/a", "2026-11-24T00:00:00Z"),  # changed, so recorded anew
+            timed("/list", "2026-01-01T00:00:00Z", {"v": 1}),  # unchanged, kept with its old time
+            timed("/list", "2026-11-24T00:00:02Z", {"v": 2}),
+        )
+    )
+    other = Cassette((timed("/x", "2026-06-01T00:00:00Z"), timed("/y", "2026-11-24T00:00:01Z")))
+    merged, _ = merge_cassettes([("one", rerecorded), ("two", other)])
+    assert [(item.request.path, item.recorded_at) for item in merged.exchanges] == [
+        ("/x", "2026-06-01T00:00:00Z"),
+        ("/a", "2026-11-24T00:00:00Z"),
+        ("/list", "2026-01-01T00:00:00Z"),
+        ("/y", "2026-11-24T00:00:01Z"),
+        ("/list", "2026-11-24T00:00:02Z"),
+    ]
+
+
 def test_split_by_path_gives_distinct_readable_names() -> None:
     """Paths become file names; two paths with the same slug do not share a file."""
     cassette = Cassette((timed("/v2/a-b", None), timed("/v2/a/b", None), timed("/", None)))
