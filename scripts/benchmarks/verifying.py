@@ -84,6 +84,6 @@ def run(work: Path, rounds: int, log: Callable[[str], None]) -> list[str]:
         upstream.stop()
     floor = EXCHANGES * LATENCY_MS / 1000 / CONCURRENCY
     taken = median(seconds)
-    header = ["exchanges", "upstream latency", "--concurrency", "verify (median, whole command)"]
-    row = [f"{EXCHANGES:,}", f"{LATENCY_MS} ms", str(CONCURRENCY), f"{taken:.2f} s"]
+    header = ["command", "exchanges", "upstream latency", "--concurrency", "time (median, whole command)"]
+    row = ["verify", f"{EXCHANGES:,}", f"{LATENCY_MS} ms", str(CONCURRENCY), f"{taken:.2f} s"]
     return table([*header, "floor", "ratio"], [[*row, f"{floor:.2f} s", f"{taken / floor:.2f}x"]])

@@ -91,4 +91,6 @@ def test_scripts_bench_quick_runs_every_subject_and_writes_its_table(tmp_path: P
     loaders = [line for line in text.splitlines() if line.startswith("| 1,000 |")]
     assert [line.split(" | ")[1] for line in loaders] == ["commerce-proxy", "vcrpy", "cassetter"]
     assert "| cold (YAML parsed) |" in text and "| warm (parse cache) |" in text
+    (verify,) = [line.split(" | ") for line in text.splitlines() if line.startswith("| verify |")]
+    assert verify[2:4] == ["50 ms", "8"] and verify[4].endswith(" s"), text  # 1,000 reads re-sent
     assert "failed" not in text, text
