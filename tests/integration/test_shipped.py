@@ -12,6 +12,7 @@ from proxy.core.replay.book import ReplayBook
 from proxy.core.replay.matching import MatchPolicy
 from proxy.store.files import cassette_files, read_cassette_file
 from proxy.store.shipped import shipped_dir
+from tests.paths import ROOT
 
 SHIPPED = cassette_files(shipped_dir("cassettes"))
 
@@ -35,3 +36,15 @@ def test_shipped_cassette_is_normal_redacted_and_self_replaying(path: Path) -> N
     for exchange in cassette.exchanges:
         answer = book.answer(exchange.request)
         assert answer is not None and answer.recording.exchange.request == exchange.request
+
+
+def test_the_example_suites_cassettes_were_recorded_from_the_port_its_sandbox_takes() -> None:
+    """tests/example re-records on the port its cassettes name, so re-recording an unchanged sandbox
+    changes no byte; a cassette recorded elsewhere would get a new `upstream:` line every time."""
+    from tests.example.conftest import SANDBOX_PORT
+
+    folder = ROOT / "tests" / "example" / "cassettes"
+    heads = {line for path in folder.rglob("*.yaml") for line in path.read_text().splitlines()[:3]}
+    assert {line for line in heads if line.startswith("upstream:")} == {
+        f"upstream: http://127.0.0.1:{SANDBOX_PORT}"
+    }
