@@ -8,6 +8,7 @@ from pathlib import Path
 
 from proxy.core.cassette.document import Cassette
 from proxy.core.drift.pairing import CassetteDiff, pair_cassettes
+from proxy.core.replay.matching import MatchPolicy
 from proxy.store.files import load_cassette
 
 
@@ -17,5 +18,7 @@ def read_version(path: Path) -> Cassette:
     return load_cassette(path).cassette
 
 
-def diff_cassettes(a: Path, b: Path) -> CassetteDiff:
-    return pair_cassettes(read_version(a).exchanges, read_version(b).exchanges)
+def diff_cassettes(a: Path, b: Path, policy: MatchPolicy | None = None) -> CassetteDiff:
+    """Exchanges paired by request as replay matches them (`policy`: the project's `match` table, so
+    a request id the client generates anew does not make a changed exchange look removed and added)."""
+    return pair_cassettes(read_version(a).exchanges, read_version(b).exchanges, policy)

@@ -8,6 +8,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from proxy.cli import options
+from proxy.cli.inputs import load_engine
 from proxy.errors import UsageError
 
 GIT_ARGUMENTS = 7  # path old-file old-hex old-mode new-file new-hex new-mode
@@ -29,6 +31,7 @@ def add_to(actions: Any, common: argparse.ArgumentParser) -> None:
         action="store_true",
         help="run as git's external diff: take git's seven arguments, print the text diff, exit 0",
     )
+    options.add_rule_options(diff)
     diff.set_defaults(run=run)
 
 
@@ -47,7 +50,7 @@ def run(arguments: argparse.Namespace) -> int:
             raise UsageError(f"cassette diff compares two cassettes, A and B; got {len(paths)}")
         a, b = paths
         label_a, label_b = str(a), str(b)
-    diff = diff_cassettes(a, b)
+    diff = diff_cassettes(a, b, load_engine(arguments).project.match)
     if arguments.git or arguments.format == "text":
         sys.stdout.write(diff_text(diff, label_a, label_b, arguments.verbose))
     elif arguments.format == "markdown":

@@ -121,3 +121,28 @@ def test_git_diff_shows_what_changed_for_the_api(tmp_path: Path) -> None:
     assert "a/cassettes/session.yaml -> b/cassettes/session.yaml: 0 breaking, 0 additive, 1 data" in out
     assert f"#{index} -> #{index} " in out and "json.data.attributes.name" in out
     assert "@@" not in out  # not a line diff
+
+
+def test_the_configs_match_table_pairs_requests_whose_generated_id_differs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A re-recorded update whose answer changed carries the client's new request id: paired as the
+    config's `match` says, it is a change of that exchange, not one removed and one added."""
+    from tests.conftest import json_body, make_exchange, make_request
+
+    def version(request_id: str, name: str) -> Cassette:
+        sent = json_body({"data": {"attributes": {"name": name}, "meta": {"request_id": request_id}}})
+        request = make_request("PUT", path="/v2/subscriptions/features/1", body=sent)
+        return Cassette((make_exchange(request, body=json_body({"data": {"name": name, "v": request_id}})),))
+
+    save_cassette(tmp_path / "a.yaml", version("r-1", "Gold"))
+    save_cassette(tmp_path / "b.yaml", version("r-2", "Gold"))
+    monkeypatch.chdir(tmp_path)
+    code, out = run(capsys, "a.yaml", "b.yaml", "--format", "json")
+    unpaired = json.loads(out)
+    assert code == 1 and len(unpaired["removed"]) == 1 and len(unpaired["added"]) == 1
+    (tmp_path / "commerce-proxy.yaml").write_text("match:\n  ignore_json: [data.meta.request_id]\n")
+    code, out = run(capsys, "a.yaml", "b.yaml", "--format", "json")
+    paired = json.loads(out)
+    assert code == 1 and paired["removed"] == [] and paired["added"] == []
+    assert [(change["tier"], change["where"]) for change in paired["changes"]] == [("data", "json.data.v")]
