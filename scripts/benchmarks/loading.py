@@ -24,7 +24,7 @@ UPSTREAM = "http://127.0.0.1:9000"
 
 
 def documents(count: int) -> list[tuple[str, str]]:
-    from throughput import PAGES, RECORDS_PER_PAGE, page_document
+    from upstream import PAGES, RECORDS_PER_PAGE, page_document
 
     pages = [json.dumps(page_document(number, UPSTREAM)) for number in range(PAGES)]
     return [

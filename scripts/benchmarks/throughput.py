@@ -18,115 +18,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from common import ROOT, TOOLS, Process, free_port, median, table, wait_until_up
+from upstream import Nginx, targets
 
-PAGES = 20
-RECORDS_PER_PAGE = 10
 TOKEN = "bench-token"
 PYTHON = sys.executable
 COMMERCE_PROXY = [PYTHON, "-m", "proxy"]
-
-
-def page_document(number: int, base: str) -> dict[str, object]:
-    """A documented list page of about 4 KB: the envelope, its links and meta, ten product records."""
-    offset = number * RECORDS_PER_PAGE
-    records = [
-        {
-            "id": f"00000000-0000-4000-8000-{offset + index:012d}",
-            "type": "product",
-            "attributes": {
-                "name": f"Product {offset + index}",
-                "sku": f"SKU-{offset + index:06d}",
-                "description": "A product of the benchmark catalogue, described at some length. " * 3,
-                "status": "live",
-            },
-            "meta": {
-                "timestamps": {
-                    "created_at": "2026-01-01T00:00:00.000Z",
-                    "updated_at": "2026-01-02T00:00:00.000Z",
-                }
-            },
-        }
-        for index in range(RECORDS_PER_PAGE)
-    ]
-    total = PAGES * RECORDS_PER_PAGE
-    link = f"{base}/v2/products?page[limit]={RECORDS_PER_PAGE}&page[offset]="
-    return {
-        "data": records,
-        "links": {
-            "current": f"{link}{offset}",
-            "first": f"{link}0",
-            "last": f"{link}{total - RECORDS_PER_PAGE}",
-            "prev": f"{link}{offset - RECORDS_PER_PAGE}" if offset else None,
-            "next": f"{link}{offset + RECORDS_PER_PAGE}" if offset + RECORDS_PER_PAGE < total else None,
-        },
-        "meta": {
-            "page": {"limit": RECORDS_PER_PAGE, "offset": offset, "current": number + 1, "total": PAGES},
-            "results": {"total": total, "all": total},
-        },
-    }
-
-
-def targets() -> list[str]:
-    return [
-        f"/v2/products?page[limit]={RECORDS_PER_PAGE}&page[offset]={number * RECORDS_PER_PAGE}"
-        for number in range(PAGES)
-    ]
-
-
-class Nginx:
-    """The upstream: nginx from Debian, one worker, static files chosen by the page offset."""
-
-    def __init__(self, work: Path) -> None:
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        prefix = work / "nginx"
-        (prefix / "logs").mkdir(parents=True, exist_ok=True)
-        pages = prefix / "pages"
-        pages.mkdir(exist_ok=True)
-        for number in range(PAGES):
-            document = page_document(number, self.url)
-            (pages / f"{number * RECORDS_PER_PAGE}.json").write_text(json.dumps(document))
-        self.documents = {target: page_document(number, self.url) for number, target in enumerate(targets())}
-        (prefix / "nginx.conf").write_text(
-            f"""worker_processes 1;
-pid {prefix}/nginx.pid;
-error_log {prefix}/logs/error.log warn;
-events {{ worker_connections 4096; }}
-http {{
-  access_log off;
-  client_body_temp_path {prefix}/tmp; proxy_temp_path {prefix}/tmp; fastcgi_temp_path {prefix}/tmp;
-  uwsgi_temp_path {prefix}/tmp; scgi_temp_path {prefix}/tmp;
-  keepalive_requests 1000000;
-  map $args $offset_file {{
-    default "none";
-    "~page(\\[|%5B)offset(\\]|%5D)=(?<off>\\d+)" "$off";
-  }}
-  server {{
-    listen 127.0.0.1:{self.port};
-    etag off;
-    location = /v2/products {{
-      default_type application/json;
-      root {pages};
-      try_files /$offset_file.json =404;
-    }}
-    location / {{ return 404; }}
-  }}
-}}
-"""
-        )
-        (prefix / "tmp").mkdir(exist_ok=True)
-        # nginx's worker runs as an unprivileged user when started as root: it must reach the pages.
-        for folder in (work, prefix, pages):
-            folder.chmod(0o755)
-        self.process = Process(
-            "nginx",
-            ["nginx", "-p", str(prefix), "-c", str(prefix / "nginx.conf"), "-g", "daemon off;"],
-            work / "nginx.log",
-        )
-        wait_until_up(self.url + targets()[0], self.process)
-
-    def stop(self) -> None:
-        self.process.stop()
 
 
 @dataclass
