@@ -125,11 +125,21 @@ def load_yaml(text: str, loader_class: type[CassetteLoader] = CassetteLoader) ->
             return _finished(_built_from_events(loader, most_values, None, None))
         except _NotPlain as stop:
             _drain_within_depth(loader, stop.depth)
+        document = _constructed_by_pyyaml(text, loader_class)
+    except yaml.MarkedYAMLError as error:
+        raise _as_too_deep(error) from None
     finally:
         loader.dispose()
-    document = _constructed_by_pyyaml(text, loader_class)
     _check_expanded_size(document, most_values)
     return document
+
+
+def _as_too_deep(error: yaml.MarkedYAMLError) -> yaml.MarkedYAMLError:
+    """PyYAML from 6.0.4 refuses deep nesting itself while it scans ahead (its own limit, 1,000 flow
+    levels): the same problem as ours, so it reads as ours. Any other error is given back as it is."""
+    if "maximum nesting depth" in str(error.problem or "") and error.problem_mark is not None:
+        return _too_deep(error.problem_mark)
+    return error
 
 
 class NotStreamable(Exception):
