@@ -14,7 +14,7 @@ from proxy.core.rules.engine import Checker
 from proxy.core.rules.ruleset import RuleSet
 from proxy.store.rule_files import load_rules
 from proxy.store.shipped import shipped_dir
-from tests.unit.core.rules.test_rule_catalog import CATALOG_CONFIG, FIXTURES
+from tests.unit.core.rules.catalog import CATALOG_CONFIG, FIXTURES
 
 
 @pytest.fixture(scope="module")
