@@ -16,7 +16,7 @@ from proxy.app.recording import RecordSettings
 from proxy.app.replay_setup import build_book
 from proxy.core.model.links import without_credentials
 from proxy.core.replay.book import ReplayBook
-from proxy.core.replay.usage import usage_report
+from proxy.core.replay.usage import listed_unused, usage_report
 from proxy.core.rules.engine import Checker, LiveChecker
 from proxy.errors import CommerceProxyError
 from proxy.pytest_plugin.cassettes import Cassettes
@@ -74,11 +74,9 @@ def _report_unused(
     for cassette in usage_report([book])["cassettes"]:
         unused = cassette["unused"]
         if unused:
-            shown = ", ".join(f"#{item['index']} {item['method']} {item['target']}" for item in unused[:5])
-            more = f" and {len(unused) - 5} more" if len(unused) > 5 else ""
             notes.append(
                 f"{request.node.nodeid}: {len(unused)} of {cassette['exchanges']} recordings in "
-                f"{_shown_path(state, cassette['cassette'])} never used: {shown}{more}"
+                f"{_shown_path(state, cassette['cassette'])} never used: {listed_unused(unused)}"
             )
     if notes and state.unused == "fail":
         fail("\n".join([*notes, UNUSED_HINT]))

@@ -75,21 +75,28 @@ def configured_policy(document: Any, source: str) -> RedactionPolicy:
     """The default policy plus the `redact` table of the project config (lists of names/paths)."""
     if document is None:
         return RedactionPolicy()
+    lists = name_lists(document, "redact", tuple(REDACT_SETTINGS), source)
+    return RedactionPolicy().extended(**{REDACT_SETTINGS[key]: value for key, value in lists.items()})
+
+
+def name_lists(document: Any, table: str, keys: tuple[str, ...], source: str) -> dict[str, list[str]]:
+    """A config table whose settings are lists of names (`redact`, `match`): each key's list, empty
+    when absent; anything else is refused, naming the table and the setting."""
     if not isinstance(document, Mapping):
-        raise RuleFileError(f"{source}: redact: expected a table with {', '.join(REDACT_SETTINGS)}")
-    unknown = set(document) - set(REDACT_SETTINGS)
+        raise RuleFileError(f"{source}: {table}: expected a table with {', '.join(keys)}")
+    unknown = set(document) - set(keys)
     if unknown:
         raise RuleFileError(
-            f"{source}: redact: unknown setting(s) {', '.join(sorted(map(str, unknown)))}; "
-            f"known: {', '.join(REDACT_SETTINGS)}"
+            f"{source}: {table}: unknown setting(s) {', '.join(sorted(map(str, unknown)))}; "
+            f"known: {', '.join(keys)}"
         )
     lists: dict[str, list[str]] = {}
-    for key, argument in REDACT_SETTINGS.items():
+    for key in keys:
         value = document.get(key, [])
         if not isinstance(value, list) or not all(isinstance(item, str) and item for item in value):
-            raise RuleFileError(f"{source}: redact.{key}: expected a list of names, found {value!r}")
-        lists[argument] = value
-    return RedactionPolicy().extended(**lists)
+            raise RuleFileError(f"{source}: {table}.{key}: expected a list of names, found {value!r}")
+        lists[key] = value
+    return lists
 
 
 # Walking a JSON document in Python costs about 40 times encoding it in C, so a body is first looked at as

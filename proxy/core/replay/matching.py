@@ -8,7 +8,7 @@ the query parameters and JSON body fields a policy ignores (a client's generated
 from __future__ import annotations
 
 import json
-from collections.abc import Hashable, Iterable, Mapping
+from collections.abc import Hashable, Iterable
 from dataclasses import dataclass, replace
 from itertools import islice
 from typing import Any
@@ -16,6 +16,7 @@ from urllib.parse import parse_qsl, unquote
 
 from proxy.core.model.bodies import is_form_type
 from proxy.core.model.exchange import JSONValue, Request, header_value
+from proxy.core.redaction.policy import name_lists
 from proxy.errors import RuleFileError, UsageError
 
 MATCH_FIELDS = ("method", "path", "query", "body")
@@ -72,14 +73,7 @@ def configured_matching(document: Any, source: str) -> MatchPolicy:
     """The project config's `match` table: `ignore_json` and `ignore_query`, lists of paths and names."""
     if document is None:
         return MatchPolicy()
-    if not isinstance(document, Mapping) or set(document) - set(MATCH_SETTINGS):
-        raise RuleFileError(f"{source}: match: expected a table with {' and/or '.join(MATCH_SETTINGS)}")
-    lists = {}
-    for key in MATCH_SETTINGS:
-        value = document.get(key, [])
-        if not isinstance(value, list) or not all(isinstance(item, str) and item for item in value):
-            raise RuleFileError(f"{source}: match.{key}: expected a list of names, found {value!r}")
-        lists[key] = value
+    lists = name_lists(document, "match", MATCH_SETTINGS, source)
     paths = frozenset(
         json_path(written, f"{source}: match.ignore_json", RuleFileError) for written in lists["ignore_json"]
     )

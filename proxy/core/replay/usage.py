@@ -82,13 +82,15 @@ def usage_summary(report: dict[str, Any]) -> list[str]:
     ]
     for cassette in cassettes:
         if cassette["unused"]:
-            shown = ", ".join(
-                f"#{item['index']} {item['method']} {item['target']}" for item in cassette["unused"][:5]
-            )
-            more = len(cassette["unused"]) - 5
-            lines.append(
-                f"never used in {cassette['cassette']}: {shown}" + (f" and {more} more" if more > 0 else "")
-            )
+            lines.append(f"never used in {cassette['cassette']}: {listed_unused(cassette['unused'])}")
     for miss in report["misses"][:10]:
         lines.append(f"missed {miss['count']}x: {miss['method']} {miss['target']}")
     return lines
+
+
+def listed_unused(unused: list[dict[str, Any]], shown: int = 5) -> str:
+    """`#0 POST /oauth/access_token, #3 GET /v2/brands and 2 more`: a cassette's recordings never used,
+    as the report lists them, the first few named."""
+    named = ", ".join(f"#{item['index']} {item['method']} {item['target']}" for item in unused[:shown])
+    more = len(unused) - shown
+    return named + (f" and {more} more" if more > 0 else "")
