@@ -27,6 +27,30 @@ def add_serving(command: argparse.ArgumentParser, default_port: int = 8080) -> N
         "--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: this machine only)"
     )
     command.add_argument("--port", type=int, default=default_port, help="0 picks a free port")
+    command.add_argument(
+        "--allow-host",
+        metavar="NAME",
+        type=allowed_host,
+        action="append",
+        default=[],
+        help="also answer requests whose Host is NAME (another name for this machine); repeatable. "
+        "Others than localhost, 127.0.0.1, [::1] and the --host address get a 421",
+    )
+
+
+def allowed_host(text: str) -> str:
+    """An argparse type: a host name or IP literal without a port, lower-cased."""
+    from proxy.core.model.hosts import host_name
+
+    given = text.strip()
+    if given.count(":") >= 2 and not given.startswith("["):
+        given = f"[{given}]"  # a bare IPv6 address
+    name = host_name(given)
+    if name is None or given.rpartition("]")[2].count(":"):
+        raise argparse.ArgumentTypeError(
+            f"expected a host name or IP address without a port, found {text[:80]!r}"
+        )
+    return name
 
 
 def add_wire_limits(command: argparse.ArgumentParser) -> None:

@@ -64,6 +64,7 @@ def run(arguments: argparse.Namespace) -> int:
             changes=[
                 kind.strip() for given in arguments.changes for kind in given.split(",") if kind.strip()
             ],
+            allowed_hosts=frozenset([*arguments.allow_host, arguments.host.strip("[]").lower()]),
         )
     except ValueError as error:
         option = "--change" if "no change" in str(error) else "--break"

@@ -19,12 +19,16 @@ def announce(message: str) -> None:
 
 
 def serve(app: Servable, arguments: argparse.Namespace, ready: Callable[[str], str]) -> int:
-    """Serve `app` with the command line's wire limits until stopped; `ready(url)` is the ready line."""
+    """Serve `app` with the command line's wire limits and allowed hosts until stopped; `ready(url)` is the
+    ready line."""
     from proxy.server.serving import run_served, serve_until_stopped
     from proxy.server.wire import WireServer
 
     if isinstance(app, WireServer):
+        from proxy.core.model.hosts import HostPolicy
+
         app.head_seconds = arguments.head_timeout
         app.max_connections = arguments.max_connections
+        app.hosts = HostPolicy.of(arguments.allow_host)
     run_served(serve_until_stopped(app, arguments.host, arguments.port, lambda url: announce(ready(url))))
     return 0

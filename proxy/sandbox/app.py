@@ -16,6 +16,7 @@ from proxy.sandbox.breakage import BREAKABLE, Asked, rewrite_for
 from proxy.sandbox.datasets import CHANGES, LIST_ALIASES, LIST_SIZES, changed, format_timestamp, make_list
 from proxy.sandbox.entries import entry_update_errors, etag_of, seed_entries, update_entry
 from proxy.sandbox.features import apply_update, is_uuid, seed_features, sent_attributes, validate_update
+from proxy.sandbox.hosts import ALLOWED, same_machine
 from proxy.sandbox.listing import ListError, list_page, parse_page_request, select
 
 HARD_OFFSET_LIMITED = frozenset({"orders", "files"})
@@ -41,6 +42,8 @@ class SandboxSettings:
     broken: str | Iterable[str] | None = None
     # `--change KIND` (one or more): answer lists as a later service might (see datasets.CHANGES).
     changes: Iterable[str] = ()
+    # `--allow-host NAME` and the --host address: Host names answered besides loopback (see hosts.py).
+    allowed_hosts: frozenset[str] = frozenset()
 
     def __post_init__(self) -> None:
         unknown_changes = sorted(set(self.changes) - set(CHANGES))
@@ -269,8 +272,10 @@ async def not_found(request: web.Request) -> web.Response:
 
 def create_sandbox_app(settings: SandboxSettings | None = None) -> web.Application:
     """A fresh sandbox with its own in-memory state."""
-    app = web.Application(middlewares=[bearer_auth])
-    app[STATE] = SandboxState(settings or SandboxSettings())
+    settings = settings or SandboxSettings()
+    app = web.Application(middlewares=[same_machine, bearer_auth])
+    app[STATE] = SandboxState(settings)
+    app[ALLOWED] = settings.allowed_hosts
     app.router.add_post("/oauth/access_token", access_token)
     app.router.add_put("/v2/subscriptions/features/{feature_id}", update_feature)
     app.router.add_get("/v2/extensions/{slug}/{entry_id}", get_entry)

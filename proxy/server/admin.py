@@ -1,7 +1,8 @@
 """The `/_proxy/` admin endpoints of the record, spy and replay servers, all in this module.
 
 They answer JSON and are never forwarded, recorded or checked; a path under /_proxy/ that is not
-listed here is a 404, and a listed one asked with another method a 405.
+listed here is a 404, and a listed one asked with another method a 405. A route that changes state
+(not GET) refuses, with a 403, a request a browser marks as sent by a page on another origin.
 
   record, spy  GET /_proxy/health    mode and how many exchanges were recorded
                GET /_proxy/findings  every finding so far (waits for the live checker to catch up)
@@ -18,18 +19,23 @@ from typing import Protocol
 
 from proxy.app.recording import RecordingSession, RecordSettings
 from proxy.core.model.bodies import error_document
+from proxy.core.model.hosts import HostPolicy, cross_site_refusal
 from proxy.core.replay.faults import FaultPlan
 from proxy.core.replay.usage import usage_report
 from proxy.core.rules.engine import LiveChecker
 from proxy.processes.check_worker import CheckWorker
 from proxy.server.library import Library
-from proxy.server.wire import Outgoing, json_answer
+from proxy.server.wire import Incoming, Outgoing, json_answer
 
 AdminRoutes = dict[str, tuple[str, Callable[[], Outgoing | Awaitable[Outgoing]]]]
 
 
-def answer_admin(routes: AdminRoutes, method: str, path: str) -> Outgoing | Awaitable[Outgoing]:
-    """An admin endpoint's answer from `routes` (path: method, builder); 404 or 405 otherwise."""
+def answer_admin(
+    routes: AdminRoutes, incoming: Incoming, path: str, hosts: HostPolicy
+) -> Outgoing | Awaitable[Outgoing]:
+    """An admin endpoint's answer from `routes` (path: method, builder); 404 or 405 otherwise, and 403
+    for a state-changing route asked from a page on another origin."""
+    method = incoming.method
     known = routes.get(path)
     if known is None:
         return admin_not_found(method, path)
@@ -37,6 +43,11 @@ def answer_admin(routes: AdminRoutes, method: str, path: str) -> Outgoing | Awai
     if method != allowed and not (allowed == "GET" and method == "HEAD"):
         document = error_document(405, "Method Not Allowed", f"{path} takes {allowed}")
         return json_answer(405, document, headers={"Allow": allowed})
+    if allowed != "GET":
+        why = cross_site_refusal(incoming.headers, hosts, incoming.reached_at)
+        if why is not None:
+            detail = f"{method} {path} changes this server's state; refused because {why}"
+            return json_answer(403, error_document(403, "Forbidden", detail))
     return build()
 
 

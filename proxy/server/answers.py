@@ -87,14 +87,16 @@ def no_match_response(method: str, target: str, near: list[NearMiss], reason: st
 
     With `--simulate`, `reason` says why the simulator could not answer either.
     """
-    closest = [
-        {
+    closest = []
+    for miss in near:
+        entry: dict[str, object] = {
             "cassette": miss.recording.cassette,
             "index": miss.recording.index,
             "differences": [_difference(difference) for difference in miss.differences],
         }
-        for miss in near
-    ]
+        if miss.unnamed:
+            entry["more_differences"] = miss.unnamed
+        closest.append(entry)
     detail = f"{method} {target} matches no recorded exchange"
     if reason:
         detail += f" and cannot be simulated: {reason}"

@@ -100,7 +100,7 @@ class RecordProxy:
     def handle(self, incoming: Incoming) -> Reply | Awaitable[Reply]:
         path, _, query = incoming.target.partition("?")
         if path.startswith(ADMIN_PREFIX):
-            return answer_admin(self.admin, incoming.method, path)
+            return answer_admin(self.admin, incoming, path, self.server.hosts)
         recording = self.recording
         core = core_request(incoming, path, query)
         if isinstance(core, Outgoing):

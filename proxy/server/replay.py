@@ -116,7 +116,7 @@ class Replayer:
     def handle(self, incoming: Incoming) -> Reply | Awaitable[Reply]:
         path, _, query = incoming.target.partition("?")
         if path.startswith(ADMIN_PREFIX):
-            return answer_admin(self.admin, incoming.method, path)
+            return answer_admin(self.admin, incoming, path, self.server.hosts)
         core = core_request(incoming, path, query)
         if isinstance(core, Outgoing):
             return core

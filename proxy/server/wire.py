@@ -6,6 +6,8 @@ replay's matching. This server parses with llhttp and writes each answer as the 
 once, about five times faster. It keeps what a client may rely on: keep-alive, pipelined requests answered
 in order, HTTP/1.0, `Expect: 100-continue`, HEAD, limits on header and body size (431, 413), 400 on bad
 input, idle connections closed, write back-pressure, and a graceful stop that lets answers in flight finish.
+Every request passes one gate before its body is read: its Host must name this machine (`HostPolicy`), so
+a web page reaching us by DNS rebinding gets a 421 and nothing else.
 
 A handler gets an `Incoming` and returns an `Outgoing` (or an awaitable of one, only when it must wait),
 `DROP` to cut the connection, or a `Trickle` to send the body slowly.
@@ -26,6 +28,7 @@ import httptools
 
 from proxy.core.model.bodies import error_document
 from proxy.core.model.exchange import Headers
+from proxy.core.model.hosts import HostPolicy
 
 log = logging.getLogger(__name__)
 
@@ -47,6 +50,7 @@ class Incoming:
     headers: Headers
     body: bytes
     http_version: str = "1.1"
+    reached_at: str | None = None  # the local address the client connected to (for same-machine checks)
 
     def header(self, name: str) -> str | None:
         """The first value of a header, by case-insensitive name."""
@@ -139,6 +143,7 @@ class WireServer:
     max_body: int = 50 * 1024 * 1024
     head_seconds: float = HEAD_SECONDS
     max_connections: int = MAX_CONNECTIONS
+    hosts: HostPolicy = field(default_factory=HostPolicy)  # the Host names answered besides loopback
     on_cleanup: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
     bound: bool = field(default=False, init=False)
     address: str = field(default="", init=False)  # host:port bound, for requests without a Host header
@@ -149,6 +154,7 @@ class WireServer:
     async def start(self, host: str, port: int) -> int:
         """Bind and serve; returns the port bound (port 0 picks a free one)."""
         loop = asyncio.get_running_loop()
+        self.hosts = HostPolicy(self.hosts.allowed | HostPolicy.of((), host).allowed)
         self._server = await loop.create_server(lambda: _Connection(self), host, port, reuse_address=True)
         self.bound = True
         self._sweeper = loop.create_task(self._sweep())
@@ -213,6 +219,7 @@ class _Connection(asyncio.Protocol):
         self.last_activity = self.loop.time()
         self._writable: asyncio.Future[None] | None = None
         self._reading_paused = False
+        self.reached_at: str | None = None  # the local address the client connected to
         self._reset()
 
     def _reset(self) -> None:
@@ -236,6 +243,8 @@ class _Connection(asyncio.Protocol):
             self.transport.close()
             return
         self.server._connections.add(self)
+        local = self.transport.get_extra_info("sockname")
+        self.reached_at = str(local[0]) if isinstance(local, tuple) else None
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.server._connections.discard(self)
@@ -287,6 +296,10 @@ class _Connection(asyncio.Protocol):
         self.head_started = None
         if not self.url.startswith(b"/"):
             raise _target_refusal(self.parser.get_method(), self.url)
+        # Before the body is read or anything is served: a Host naming another machine is a web page's.
+        foreign = self.server.hosts.refusal(tuple(self.header_pairs), self.reached_at)
+        if foreign is not None:
+            raise RequestRefused(foreign.status, foreign.detail)
         for name, value in self.header_pairs:
             lowered = name.lower()
             if lowered == "content-length" and value.strip().isdigit():
@@ -309,6 +322,7 @@ class _Connection(asyncio.Protocol):
             tuple(self.header_pairs),
             b"".join(self.body_parts),
             self.parser.get_http_version(),
+            self.reached_at,
         )
         self.queue.append((incoming, not self.parser.should_keep_alive()))
         self._reset()

@@ -33,9 +33,15 @@ def resolve_cassette_name(folder: Path, name: str) -> Path:
         [name] if name.endswith(CASSETTE_SUFFIXES) else [name + suffix for suffix in CASSETTE_SUFFIXES]
     )
     for candidate in candidates:
-        path = (root / candidate).resolve()
+        try:
+            path = (root / candidate).resolve()
+            found = path.is_file()
+        except OSError as error:  # a part longer than the file system takes, a loop of links...
+            raise CassetteNameError(
+                f"cassette name {shown} cannot be a file name: {error.strerror}"
+            ) from None
         if not path.is_relative_to(root):
             raise CassetteNameError(f"cassette name {shown} leads outside the cassette folder {folder}")
-        if path.is_file():
+        if found:
             return path
     raise CassetteNameError(f"no cassette {shown} in {folder} (looked for {', '.join(candidates)})")

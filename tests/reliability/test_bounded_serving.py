@@ -39,7 +39,7 @@ async def ask_with_hosts(url: str, target: str, hosts: range) -> None:
     try:
         for batch in range(hosts.start, hosts.stop, 100):
             for number in range(batch, min(batch + 100, hosts.stop)):
-                writer.write(f"GET {target} HTTP/1.1\r\nHost: client-{number}.test\r\n\r\n".encode())
+                writer.write(f"GET {target} HTTP/1.1\r\nHost: 127.0.0.1:{1024 + number}\r\n\r\n".encode())
             await writer.drain()
             for _ in range(batch, min(batch + 100, hosts.stop)):
                 head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 30)

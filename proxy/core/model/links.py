@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import functools
+import json
 import re
 from urllib.parse import unquote, urlsplit, urlunsplit
 
@@ -52,8 +53,11 @@ class OriginRewriter:
         self._spellings = [self.old]
         if ":" not in host.rsplit("]", 1)[-1] and scheme in DEFAULT_PORTS:
             self._spellings.append(f"{origin}:{DEFAULT_PORTS[scheme]}{prefix}")
-        # The bytes path compares lower case as ASCII does; a spelling with other capitals declines.
-        self._json_ready = all(spelling == spelling.lower() for spelling in self._spellings)
+        # The bytes path compares lower case as ASCII does; a spelling with other capitals declines. It
+        # writes the new origin into JSON text as is: one that JSON must escape (a quote) declines too.
+        self._json_ready = all(spelling == spelling.lower() for spelling in self._spellings) and (
+            json.dumps(self.new, ensure_ascii=False)[1:-1] == self.new
+        )
 
     @property
     def needed(self) -> bool:

@@ -7,18 +7,18 @@ then recording order); past the end, the last recorded answer repeats.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from urllib.parse import unquote
 
 from proxy.core.cassette.document import Cassette
 from proxy.core.model.exchange import Exchange, Request
 from proxy.core.redaction.redact import RedactionPolicy, merged, placeholders_in, redact_request
 from proxy.core.replay.matching import (
+    Compared,
     Difference,
+    Explainer,
     MatchPolicy,
     RequestKey,
-    closeness,
-    differences,
     request_key,
 )
 from proxy.core.replay.simulation.answers import Simulated, Unanswerable
@@ -55,6 +55,7 @@ class Miss:
 
     reason: str | None
     near: list[NearMiss]
+    work: int = 0  # what explaining it compared (matching.Explainer), never more than its budget
 
 
 @dataclass(slots=True)
@@ -73,6 +74,7 @@ class NearMiss:
 
     recording: Recording
     differences: tuple[Difference, ...]
+    unnamed: int = 0  # more query differences, counted and not named
 
 
 @dataclass(slots=True)
@@ -193,11 +195,14 @@ class ReplayBook:
         else:
             count.count += 1
             count.reason = reason
-        return Miss(reason, self.closest(request))
+        explainer = Explainer(self.prepare(request), self.policy)
+        return Miss(reason, self.closest(request, explainer=explainer), explainer.spent)
 
-    def closest(self, request: Request, limit: int = 3) -> list[NearMiss]:
-        """Up to `limit` recordings nearest to an unmatched request, nearest first."""
-        prepared = self.prepare(request)
+    def closest(self, request: Request, limit: int = 3, explainer: Explainer | None = None) -> list[NearMiss]:
+        """Up to `limit` recordings nearest to an unmatched request, nearest first, found within the
+        explainer's budget: recordings of the same route are compared first."""
+        prepared = self.prepare(request) if explainer is None else explainer.incoming
+        explainer = explainer or Explainer(prepared, self.policy)
         route = (prepared.method.upper(), unquote(prepared.path))
         numbers = list(self._by_route.get(route, ()))
         if len(numbers) < limit:
@@ -209,18 +214,23 @@ class ReplayBook:
             )
         # Bodies are compared only for the nearest few by method, path and query: comparing a large
         # body's every leaf with thousands of candidates held the event loop for seconds.
-        heads_only = replace(self.policy, on=self.policy.on - {"body"})
-        scored = []
+        scored: list[tuple[int, int, Compared]] = []
         for number in numbers[:CLOSEST_SCAN_LIMIT]:
-            found = differences(self.recordings[number].exchange.request, prepared, heads_only)
-            scored.append((closeness(found), number))
-        scored.sort()
+            heads = explainer.compare(self.recordings[number].exchange.request, bodies=False)
+            if heads is None:
+                break  # the budget is spent: the nearest of those compared are named
+            scored.append((heads.distance, number, heads))
+        scored.sort(key=lambda item: (item[0], item[1]))
         near = []
-        for _, number in scored[: limit * BODY_COMPARED_PER_NEAR_MISS]:
-            found = differences(self.recordings[number].exchange.request, prepared, self.policy)
-            near.append((closeness(found), number, found))
-        near.sort(key=lambda item: (item[0], item[1]))
-        return [NearMiss(self.recordings[number], tuple(found)) for _, number, found in near[:limit]]
+        for _, number, heads in scored[: limit * BODY_COMPARED_PER_NEAR_MISS]:
+            found = explainer.compare(self.recordings[number].exchange.request, bodies=True)
+            # One the budget left unexplained ranks after those explained: its distance is partial.
+            near.append((found is None, (found or heads).distance, number, found or heads))
+        near.sort(key=lambda item: item[:3])
+        return [
+            NearMiss(self.recordings[number], tuple(found.differences), found.unnamed)
+            for _, _, number, found in near[:limit]
+        ]
 
     def reset(self) -> None:
         """Rewind every sequence to its first recording (for test suites)."""

@@ -26,6 +26,8 @@ MAX_LIMIT = 100  # Limits: maximum page length
 OFFSET_LIMIT = 10_000  # Limits: offset limit
 HARD_OFFSET_PATHS = ("/v2/orders", "/v2/files")  # Limits: hard on /v2/orders and /v2/files
 INTEGER = re.compile(r"-?[0-9]+")
+DIGITS_READ = 12  # a page parameter with more digits is out of range: never converted (int() of 5,000
+# digits raises, and arithmetic on it is slow), refused with a 400
 ListKey = tuple[str, tuple[tuple[str, str], ...]]
 
 LOWER_BOUND_CAP = 10_000  # api-notes, Pagination: lower_bound counts up to 10,000
@@ -81,7 +83,9 @@ def page_ask(request: Request) -> PageAsk | Refusal:
         if raw is None:
             numbers[name] = None
         elif not INTEGER.fullmatch(raw.strip()):
-            return Refusal(400, name, f"{name} must be an integer, found {raw!r}")
+            return Refusal(400, name, f"{name} must be an integer, found {_shown(raw)}")
+        elif len(raw.strip().lstrip("-").lstrip("0")) > DIGITS_READ:
+            return Refusal(400, name, f"{name} is out of range, found {_shown(raw)}")
         else:
             numbers[name] = int(raw)
     limit, offset = numbers["page[limit]"], numbers["page[offset]"] or 0
@@ -104,6 +108,11 @@ def page_ask(request: Request) -> PageAsk | Refusal:
             f"page[total_method] must be one of {', '.join(TOTAL_METHODS)}, found {method!r}",
         )
     return PageAsk(limit, offset, method)
+
+
+def _shown(raw: str) -> str:
+    """A parameter's value quoted in a refusal, cut short when long."""
+    return repr(raw) if len(raw) <= 40 else f"{raw[:40]!r}... ({len(raw)} characters)"
 
 
 @dataclass(slots=True)

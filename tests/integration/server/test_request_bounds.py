@@ -1,0 +1,82 @@
+"""What one request can make a server do is bounded: a huge miss is explained within a budget while
+another client is answered, and oversized page parameters or cassette names are a 4xx with a clear body."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import aiohttp
+
+from proxy.app.replay_setup import ReplayOptions
+from proxy.core.cassette.document import Cassette
+from proxy.core.redaction.redact import RedactionPolicy
+from proxy.core.replay.book import ReplayBook
+from proxy.core.replay.matching import NAMED_PER_RECORDING, MatchPolicy
+from proxy.server.replay import create_replay_app
+from proxy.server.serving import start
+from tests.conftest import make_exchange, make_request
+from tests.integration.server.test_simulate import Twin, assert_same, twin  # noqa: F401  (the fixture)
+
+
+async def test_a_huge_miss_is_explained_briefly_while_another_client_is_answered() -> None:
+    """6,000 query parameters against 3,000 recordings: the 404 names 50 differences per near miss and
+    counts the rest, and a health check sent meanwhile on another connection is answered."""
+    exchanges = tuple(make_exchange(make_request(query=f"id={number}")) for number in range(3_000))
+    book = ReplayBook.build([("c.yaml", Cassette(exchanges))], MatchPolicy(), RedactionPolicy())
+    runner, url = await start(create_replay_app(book), "127.0.0.1", 0)
+    query = "&".join(f"p{number}=x" for number in range(6_000))
+    try:
+        async with aiohttp.ClientSession() as session:
+
+            async def huge() -> tuple[int, dict[str, object]]:
+                async with session.get(f"{url}/v2/products?{query}") as answer:
+                    return answer.status, await answer.json()
+
+            async def health() -> int:
+                async with session.get(f"{url}/_proxy/health") as answer:
+                    return answer.status
+
+            (status, document), healthy = await asyncio.gather(huge(), health())
+    finally:
+        await runner.cleanup()
+    assert healthy == 200
+    assert status == 404
+    closest = document["errors"][0]["meta"]["closest"]  # type: ignore[index]
+    assert closest and all(len(near["differences"]) == NAMED_PER_RECORDING for near in closest)
+    assert all(near["more_differences"] > 5_000 for near in closest)
+
+
+async def test_an_unusable_cassette_name_is_a_400(tmp_path: Path) -> None:
+    """X-Commerce-Cassette of every length around the file system's limit, and long parts: a 400 in the
+    API's error shape, never a 500."""
+    (tmp_path / "ok.yaml").write_text("")
+    book = ReplayBook.build([], MatchPolicy(), RedactionPolicy())
+    runner, url = await start(create_replay_app(book, ReplayOptions(folder=tmp_path)), "127.0.0.1", 0)
+    names = ["a" * length for length in range(245, 262)] + [
+        "a" * 300,
+        "d/" + "b" * 254,
+        "c" * 100 + "/" + "e" * 300,
+    ]
+    try:
+        async with aiohttp.ClientSession() as session:
+            for name in names:
+                async with session.get(f"{url}/v2/x", headers={"X-Commerce-Cassette": name}) as answer:
+                    assert answer.status == 400, (len(name), await answer.text())
+                    assert "cassette" in (await answer.json())["errors"][0]["detail"]
+    finally:
+        await runner.cleanup()
+
+
+async def test_page_parameters_with_many_digits_are_refused_like_the_service(twin: Twin) -> None:  # noqa: F811
+    """Offsets and limits of 13 to 5,000 digits (past int()'s 4,300), signed and zero-padded: the
+    simulated answer is the sandbox's 400, not a 500 or a slow answer."""
+    for name in ("page[limit]", "page[offset]"):
+        for digits in (13, 50, 4_300, 4_301, 5_000):
+            for value in ("9" * digits, "-" + "9" * digits, "0" * 20 + "9" * digits):
+                for path in ("/v2/customers", "/v2/orders"):
+                    simulated, live = await twin.both("GET", f"{path}?{name}={value}")
+                    assert live.status == 400, (name, digits)
+                    assert_same(simulated, live)
+    assert json.dumps(simulated.document).count("9") < 100  # the value is not echoed whole
