@@ -7,7 +7,8 @@ once, about five times faster. It keeps what a client may rely on: keep-alive, p
 in order, HTTP/1.0, `Expect: 100-continue`, HEAD, limits on header and body size (431, 413), 400 on bad
 input, idle connections closed, write back-pressure, and a graceful stop that lets answers in flight finish.
 Every request passes one gate before its body is read: its Host must name this machine (`HostPolicy`), so
-a web page reaching us by DNS rebinding gets a 421 and nothing else.
+a web page reaching us by DNS rebinding gets a 421 and nothing else, and a request a browser sends for a
+page on another origin gets a 403.
 
 A handler gets an `Incoming` and returns an `Outgoing` (or an awaitable of one, only when it must wait),
 `DROP` to cut the connection, or a `Trickle` to send the body slowly.
@@ -297,7 +298,10 @@ class _Connection(asyncio.Protocol):
         if not self.url.startswith(b"/"):
             raise _target_refusal(self.parser.get_method(), self.url)
         # Before the body is read or anything is served: a Host naming another machine is a web page's.
-        foreign = self.server.hosts.refusal(tuple(self.header_pairs), self.reached_at)
+        pairs = tuple(self.header_pairs)
+        foreign = self.server.hosts.refusal(pairs, self.reached_at) or self.server.hosts.page_refusal(
+            pairs, self.reached_at
+        )
         if foreign is not None:
             raise RequestRefused(foreign.status, foreign.detail)
         for name, value in self.header_pairs:

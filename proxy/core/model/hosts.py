@@ -102,6 +102,38 @@ class HostPolicy:
             "drive it); start it with --allow-host NAME to answer to another name",
         )
 
+    def page_refusal(self, headers: Headers, reached_at: str | None) -> HostRefusal | None:
+        """Why a request is a page's on another origin, or None: an `Origin` (every cross-origin fetch and
+        every form post carries one) that does not name this machine, or, without one, a browser's
+        `Sec-Fetch-Site: cross-site` (an image or script tag). A page on this machine, a typed URL and a
+        script pass; so `record` never forwards a foreign page's request with the upstream credentials."""
+        origin = next((value.strip() for name, value in headers if name.lower() == "origin"), None)
+        if origin is not None:
+            if self._local_origin(origin, reached_at):
+                return None
+            return HostRefusal(
+                403,
+                f"a page at Origin {origin[:SHOWN]!r} may not use this server: it "
+                "answers pages on this machine only (--allow-host NAME allows another)",
+            )
+        site = next(
+            (value.strip().lower() for name, value in headers if name.lower() == "sec-fetch-site"), ""
+        )
+        if site == "cross-site":
+            return HostRefusal(
+                403,
+                "a page on another site may not use this server (Sec-Fetch-Site: "
+                "cross-site); it answers pages on this machine only",
+            )
+        return None
+
+    def _local_origin(self, origin: str, reached_at: str | None) -> bool:
+        scheme, separator, authority = origin.partition("://")
+        if not separator or scheme.lower() not in ("http", "https") or "/" in authority:
+            return False
+        name = host_name(authority)
+        return name is not None and self.answers_to(name, reached_at)
+
     def answers_to(self, name: str, reached_at: str | None) -> bool:
         """Whether a host name (from `host_name`) is this machine as this server sees it."""
         if name in LOOPBACK_NAMES or name in self.allowed or name.rstrip(".") in self.allowed:
