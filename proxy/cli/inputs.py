@@ -68,9 +68,12 @@ def checked_upstream(upstream: str | None, command: str, option: str = "--upstre
     if not upstream:
         hint = " (or --mode none to replay only)" if command == "record" else ""
         raise UsageError(f"{command} needs {option} URL{hint}")
-    from proxy.core.model.links import without_credentials
+    from proxy.core.redaction.book import KNOWN
+    from proxy.core.redaction.urls import url_without_secrets
 
-    shown, _ = without_credentials(upstream)  # a password in the URL is never echoed
+    shown, secrets = url_without_secrets(upstream)  # a password or api_key in the URL is never echoed
+    KNOWN.add(secrets)
+    KNOWN.add([value for value in [upstream_authorization(upstream)] if value])
     parts = urlsplit(upstream)
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise UsageError(f"{option} {shown!r}: expected an http:// or https:// URL with a host")

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from proxy.cli import cassette, check, demo, interchange, record, replay, rules, sandbox, spy, verify
 from proxy.cli.help import finish_help
 from proxy.cli.options import OneLineParser, common_options
+from proxy.core.redaction.book import KNOWN, ScrubbingFilter
 from proxy.errors import CommerceProxyError
 from proxy.version import __version__
 
@@ -32,23 +33,25 @@ def main(argv: Sequence[str] | None = None) -> int:
         level=logging.WARNING if arguments.quiet else logging.INFO,
         force=True,
     )
+    for handler in logging.getLogger().handlers:  # every log line is scrubbed of the secrets seen
+        handler.addFilter(ScrubbingFilter())
     try:
         return int(arguments.run(arguments))
     except CommerceProxyError as error:
-        print(f"commerce-proxy: error: {error}", file=sys.stderr)
+        print(f"commerce-proxy: error: {KNOWN.scrub(str(error))}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # the reader left (`| head`): not an error of ours, nothing more to say
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     except OSError as error:
-        print(f"commerce-proxy: error: {error}", file=sys.stderr)
+        print(f"commerce-proxy: error: {KNOWN.scrub(str(error))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130
     except Exception as error:  # a bug of ours: still one line, the traceback when asked for
         if os.environ.get("COMMERCE_PROXY_TRACEBACK"):
             raise
-        problem = " ".join(f"{type(error).__name__}: {error}".split())
+        problem = KNOWN.scrub(" ".join(f"{type(error).__name__}: {error}".split()))
         print(
             f"commerce-proxy: internal error: {problem} (a bug: please report it; "
             "COMMERCE_PROXY_TRACEBACK=1 shows where)",

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from proxy.cli import options
+from proxy.core.redaction.book import KNOWN
 
 TOKEN_VARIABLE = "COMMERCE_PROXY_TOKEN"
 MAX_BODY = 50 * 1024 * 1024  # bytes of one live answer, as record's default
@@ -100,6 +101,7 @@ def run(arguments: argparse.Namespace) -> int:
         )
         try:
             token = arguments.token or os.environ.get(TOKEN_VARIABLE) or await _client_token(pool, arguments)
+            KNOWN.add([token] if token else [])
             choices = VerifyOptions(arguments.writes, arguments.concurrency, token)
             return await verify(cassettes, _sender(pool, upstream), engine, policy, choices)
         finally:
@@ -113,10 +115,11 @@ def run(arguments: argparse.Namespace) -> int:
         "markdown": lambda: [verify_markdown(verification, verbose)],
         "junit": lambda: list(verify_junit(verification, arguments.strict)),
     }[arguments.format]()
+    report = KNOWN.scrub("".join(chunks))  # a live answer may echo the token or client secret
     if arguments.output is None:
-        sys.stdout.write("".join(chunks))
+        sys.stdout.write(report)
     else:
-        write_atomically(arguments.output, "".join(chunks), "the report")
+        write_atomically(arguments.output, report, "the report")
         print(f"commerce-proxy: wrote {arguments.output}", file=sys.stderr)
     if arguments.update:
         for path in update_cassettes(cassettes, verification):
@@ -136,6 +139,7 @@ async def _client_token(pool: Any, arguments: argparse.Namespace) -> str | None:
         return None
     if not (arguments.client_id and arguments.client_secret):
         raise UsageError("--client-id and --client-secret go together")
+    KNOWN.add((arguments.client_id, arguments.client_secret))  # never written, even when echoed
     form = urlencode(
         {
             "grant_type": "client_credentials",
@@ -151,6 +155,7 @@ async def _client_token(pool: Any, arguments: argparse.Namespace) -> str | None:
         raise UsageError(f"the token endpoint answered {answer.status} without an access_token") from None
     if not isinstance(token, str):
         raise UsageError(f"the token endpoint answered {answer.status} without an access_token")
+    KNOWN.add((token,))
     return token
 
 

@@ -20,6 +20,7 @@ from proxy.app.replay_setup import ReplayOptions
 from proxy.core.model.bodies import error_document
 from proxy.core.model.exchange import Exchange, Request
 from proxy.core.model.links import origin_of
+from proxy.core.redaction.book import KNOWN
 from proxy.core.redaction.redact import redact_exchange
 from proxy.core.replay.book import Answer, Miss, Recording, ReplayBook
 from proxy.core.replay.clock import moves_to_now, token_answer_now
@@ -187,7 +188,8 @@ class Replayer:
         target = self.options.usage_report
         if target is not None:
             try:
-                write_atomically(target, json.dumps(report, indent=2) + "\n", "the usage report")
+                text = KNOWN.scrub(json.dumps(report, indent=2))  # a missed request may echo a token
+                write_atomically(target, text + "\n", "the usage report")
             except CommerceProxyError as error:
                 log.error("%s", error)
             else:

@@ -30,6 +30,7 @@ import httptools
 from proxy.core.model.bodies import error_document
 from proxy.core.model.exchange import Headers
 from proxy.core.model.hosts import HostPolicy
+from proxy.core.redaction.book import KNOWN
 
 log = logging.getLogger(__name__)
 
@@ -455,9 +456,11 @@ def _target_refusal(method: bytes, target: bytes) -> RequestRefused:
 
 
 def json_answer(status: int, document: Any, headers: dict[str, str] | None = None) -> Outgoing:
-    """A JSON answer of our own (admin endpoints, errors in the API's shape)."""
+    """A JSON answer of our own (admin endpoints, errors in the API's shape, near misses), scrubbed of
+    every secret seen so far."""
     pairs = [("Content-Type", "application/json; charset=utf-8"), *(headers or {}).items()]
-    return Outgoing(status, tuple(pairs), json.dumps(document, ensure_ascii=False).encode("utf-8"))
+    text = json.dumps(document, ensure_ascii=False)
+    return Outgoing(status, tuple(pairs), KNOWN.scrub(text).encode("utf-8"))
 
 
 def _error(status: int, detail: str) -> Outgoing:

@@ -7,29 +7,24 @@ Pure, like `proxy.core.redaction.redact`, which calls it.
 
 from __future__ import annotations
 
-import functools
+import base64
+import contextlib
 import json
-import re
 from dataclasses import replace
-from urllib.parse import quote, quote_plus, unquote_plus
+from urllib.parse import unquote_plus
 
 from proxy.core.model.bodies import is_form_type, map_strings
 from proxy.core.model.exchange import Body, Exchange, Headers, JSONValue, Request, Response, header_value
+from proxy.core.redaction.book import all_forms, credential_like, replace_forms
 from proxy.core.redaction.policy import (
     PLACEHOLDER,
     RedactionPolicy,
     body_text,
-    json_text,
     may_name,
     named_parts,
     text_as_body_value,
     text_secret_spans,
 )
-
-JSON_ESCAPED = re.compile(r'["\\\x00-\x1f]')  # characters JSON text writes as an escape
-# Shorter values are too likely to be ordinary text ("true", "1234") to be replaced everywhere.
-MIN_SCRUBBED_LENGTH = 6
-LONG_SECRET = 16  # this long, a value is scrubbed even when it is plain words or a plain number
 
 
 def secret_values(
@@ -51,6 +46,8 @@ def secret_values(
                 # A value with no scheme is the credential itself; a scheme alone ("Bearer") is plain
                 # letters, which `credential_like` leaves out.
                 found.add(credentials.strip() or scheme)
+                if scheme.lower() == "basic":  # the user and password inside are secrets of their own
+                    found.update(basic_parts(credentials.strip()))
             elif lowered in {"cookie", "set-cookie"}:
                 pairs = value.split(";") if lowered == "cookie" else value.split(";")[:1]
                 found.update(pair.partition("=")[2].strip() for pair in pairs)
@@ -65,34 +62,49 @@ def secret_values(
         elif body.kind == "json" and (named[position] if named else may_name(body, policy)):
             _collect_json_secrets(body.value, (), policy, found)
         if body.kind in ("text", "base64"):
-            text = body_text(body)
-            for start, stop in text_secret_spans(text, policy):
-                found.update({text[start:stop], unquote_plus(text[start:stop])})
+            for text in (body_text(body), *wide_texts(body)):
+                found.update(_spanned(text, policy))
+        elif body.kind == "json":  # a URL in a string: `https://shop/cb?access_token=...`
+            found.update(value for text in _strings(body.value) for value in _spanned(text, policy))
+    urls = [request.path, *(value for _, value in (*request.headers, *response.headers))]
+    found.update(value for text in urls for value in _spanned(text, policy))
     return frozenset(value for value in found if credential_like(value) and value != PLACEHOLDER)
 
 
-def credential_like(value: str) -> bool:
-    """Whether a value is scrubbed wherever it echoes: long enough, or not plain words or a plain
-    number. An ordinary word (a cookie `pref=default`, a scheme `Bearer`) is redacted where it is named
-    and nowhere else: replacing it everywhere would damage unrelated data (`default_page_length`)."""
-    if len(value) < MIN_SCRUBBED_LENGTH:
-        return False
-    if len(value) >= LONG_SECRET:
-        return True
-    plain = value.replace(" ", "")
-    return not (plain.isalpha() or plain.isdigit())
+def _spanned(text: str, policy: RedactionPolicy) -> set[str]:
+    """The values `text_secret_spans` finds, as written and decoded (percent, JSON escapes)."""
+    found: set[str] = set()
+    for start, stop in text_secret_spans(text, policy) if "=" in text or '"' in text or "%" in text else ():
+        raw = text[start:stop]
+        found.update({raw, unquote_plus(raw), unquote_plus(unquote_plus(raw))})
+        with contextlib.suppress(ValueError):
+            found.add(str(json.loads(f'"{raw}"')))
+    return found
 
 
-def _may_contain(body: Body, secrets: list[str]) -> bool:
-    """Whether a JSON body's strings (or keys) may contain one of the secret values."""
-    if any(_escaped_in_json(secret) for secret in secrets):
-        return True  # written differently in JSON text: walk to be sure
-    text = json_text(body)
-    return any(secret in text for secret in secrets)
+def basic_parts(credentials: str) -> set[str]:
+    """The user, the password and `user:password` of a Basic credential (nothing if it is not one)."""
+    try:
+        decoded = base64.b64decode(credentials + "=" * (-len(credentials) % 4), validate=True).decode()
+    except ValueError:
+        return set()
+    user, _, password = decoded.partition(":")
+    return {user, password, decoded}
 
 
-def _escaped_in_json(text: str) -> bool:
-    return JSON_ESCAPED.search(text) is not None
+def wide_texts(body: Body) -> list[str]:
+    """A body's text in UTF-16 or UTF-32 when it looks like one (a BOM, or a zero byte every other or
+    every fourth byte): JSON the parsers did not take is still searched for named secrets."""
+    if body.kind != "base64":
+        return []
+    raw = base64.b64decode(str(body.value))
+    if b"\0" not in raw[:64] and not raw.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return []
+    texts = []
+    for codec in ("utf-32", "utf-32-le", "utf-32-be", "utf-16", "utf-16-le", "utf-16-be"):
+        with contextlib.suppress(UnicodeDecodeError):
+            texts.append(raw.decode(codec))
+    return texts
 
 
 def _named_values(query: str, names: frozenset[str]) -> set[str]:
@@ -120,18 +132,19 @@ def _collect_json_secrets(
 
 
 def scrub_exchange(exchange: Exchange, values: frozenset[str]) -> Exchange:
-    """The exchange with each secret value replaced wherever it stands in text (and as it reads
-    percent-encoded or JSON-escaped): query, path, headers, reason phrase, text, JSON strings and keys
+    """The exchange with each secret value replaced wherever it stands, in every encoding of the family
+    (`proxy.core.redaction.encodings`): query, path, headers, reason phrase, text, JSON strings and keys
     (a key that is a token would leak it; an ordinary word is never a value scrubbed here, see
     `credential_like`) and the bytes of base64 bodies."""
-    forms = _echo_forms(values)
-    pattern = _echo_pattern(forms)
+    present = [form for form in all_forms(values) if form in _haystack(exchange)]
+    if not present:
+        return exchange
 
     def text(value: str) -> str:
-        return pattern.sub(PLACEHOLDER, value) if pattern.search(value) else value
+        return replace_forms(value, present) if any(form in value for form in present) else value
 
     def headers(pairs: Headers) -> Headers:
-        if not any(pattern.search(value) for _, value in pairs):
+        if not any(form in value for _, value in pairs for form in present):
             return pairs
         return tuple((name, text(value)) for name, value in pairs)
 
@@ -139,14 +152,12 @@ def scrub_exchange(exchange: Exchange, values: frozenset[str]) -> Exchange:
         if stored.kind in ("text", "base64"):
             original = body_text(stored)
             scrubbed = text(original)
-            if stored.kind == "base64":  # bytes read as Latin-1: a non-ASCII secret stands as its UTF-8
-                scrubbed = _byte_pattern(values).sub(PLACEHOLDER, scrubbed)
             return (
                 stored
                 if scrubbed == original
                 else replace(stored, value=text_as_body_value(stored, scrubbed))
             )
-        if stored.kind == "json" and _may_contain(stored, sorted(forms)):
+        if stored.kind == "json":
             return replace(stored, value=map_strings(stored.value, text, keys=True))
         return stored
 
@@ -164,30 +175,35 @@ def scrub_exchange(exchange: Exchange, values: frozenset[str]) -> Exchange:
     return with_messages(exchange, scrubbed_request, scrubbed_response)
 
 
-@functools.lru_cache(maxsize=64)  # a recording sees the same few tokens on every exchange
-def _echo_forms(values: frozenset[str]) -> frozenset[str]:
-    """Each secret as written, percent-encoded and JSON-escaped."""
-    return frozenset(
-        form
-        for value in values
-        for form in (value, quote(value, safe=""), quote_plus(value), json.dumps(value)[1:-1])
-    )
+def _haystack(exchange: Exchange) -> str:
+    """Every text of an exchange in one string (JSON as its text, keys and strings unescaped), so the
+    forms present are found with one `in` each."""
+    pieces = [exchange.request.path, exchange.request.query, exchange.response.reason or ""]
+    for message in (exchange.request, exchange.response):
+        pieces.extend(value for _, value in message.headers)
+        stored = message.body
+        if stored.kind in ("text", "base64"):
+            pieces.append(body_text(stored))
+        elif stored.kind == "json":
+            pieces.append(json.dumps(stored.value, ensure_ascii=False))
+            pieces.extend(_strings(stored.value))
+    return "\n\0\n".join(pieces)
 
 
-@functools.lru_cache(maxsize=64)
-def _echo_pattern(forms: frozenset[str]) -> re.Pattern[str]:
-    """The forms, longest first, wherever they stand: a credential glued to other letters or digits is
-    still the credential (ordinary words never get here: see `credential_like`)."""
-    return re.compile("|".join(re.escape(form) for form in sorted(forms, key=len, reverse=True)))
-
-
-@functools.lru_cache(maxsize=64)
-def _byte_pattern(values: frozenset[str]) -> re.Pattern[str]:
-    """The secrets' UTF-8 bytes read as Latin-1: how they stand in `body_text` of a base64 body."""
-    forms = {value.encode("utf-8").decode("latin-1") for value in values} - set(values)
-    if not forms:
-        return re.compile(r"(?!)")
-    return re.compile("|".join(re.escape(form) for form in sorted(forms, key=len, reverse=True)))
+def _strings(value: JSONValue) -> list[str]:
+    """Every string and key of a JSON value, unescaped."""
+    found: list[str] = []
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            found.append(item)
+        elif isinstance(item, dict):
+            found.extend(item)
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return found
 
 
 # `dataclasses.replace` costs microseconds a call, on every recorded exchange: the messages are built

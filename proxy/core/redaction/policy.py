@@ -143,25 +143,50 @@ def named_parts(parts: list[str], names: frozenset[str]) -> Iterator[tuple[int, 
 def text_secret_spans(text: str, policy: RedactionPolicy) -> list[tuple[int, int]]:
     """Where a named secret's value stands in a text body that is not strict JSON or a typed form (a
     token answer with a BOM or a NaN, JSON labelled text/plain, a form with no Content-Type, a multipart
-    field): `"name": "value"`, `name=value` and multipart parts, for every name the policy redacts in
-    a body or query. Conservative: a name the policy redacts marks its value wherever it appears."""
+    field, a URL in a JSON string): `"name": "value"` (the key compared unescaped, so `"\\u0061ccess_token"`
+    is `access_token`), `name=value` and multipart parts (the name quoted or not), for every name the
+    policy redacts in a body or query. Conservative: a redacted name marks its value wherever it is."""
+    names = secret_names(policy)
     spans: list[tuple[int, int]] = []
+    for match in JSON_MEMBER.finditer(text):
+        if match.group("value") and _unescaped(match.group("key")).lower() in names:
+            spans.append(match.span("value"))
     for pattern in _text_patterns(policy):
         spans.extend(match.span("value") for match in pattern.finditer(text) if match.group("value"))
     return sorted(set(spans))
 
 
+JSON_MEMBER = re.compile(r'"(?P<key>(?:[^"\\]|\\.)*)"\s*:\s*"(?P<value>(?:[^"\\]|\\.)*)"')
+
+
+def _unescaped(key: str) -> str:
+    try:
+        return str(json.loads(f'"{key}"'))
+    except ValueError:
+        return key
+
+
+@functools.lru_cache(maxsize=16)
+def secret_names(policy: RedactionPolicy) -> frozenset[str]:
+    """Every name whose value the policy redacts in a body or a query, lower case."""
+    last = {path[-1] for path in policy.json_paths if path}
+    return frozenset(name.lower() for name in policy.json_keys | policy.form_fields | policy.query | last)
+
+
 @functools.lru_cache(maxsize=16)
 def _text_patterns(policy: RedactionPolicy) -> tuple[re.Pattern[str], ...]:
-    names = policy.json_keys | policy.form_fields | policy.query | {path[-1] for path in policy.json_paths}
+    names = secret_names(policy)
     if not names:
         return ()
     alternatives = "|".join(re.escape(name) for name in sorted(names, key=len, reverse=True))
     return (
-        re.compile(rf'"(?:{alternatives})"\s*:\s*"(?P<value>(?:[^"\\]|\\.)*)"', re.IGNORECASE),
-        re.compile(rf"(?:^|(?<=[&?;\s]))(?:{alternatives})=(?P<value>[^&\s]*)", re.IGNORECASE),
+        # in a query, a form or a URL anywhere (a Location, a link in JSON): `name=value`, `name%3Dvalue`
         re.compile(
-            rf'name="(?:{alternatives})"[^\r\n]*\r?\n(?:[^\r\n]+\r?\n)*\r?\n(?P<value>.*?)(?=\r?\n--)',
+            rf"(?:^|(?<=[&?;\s\"'/#]))(?:{alternatives})(?:=|%3[dD])(?P<value>[^&\s\"'<>#;]*)", re.IGNORECASE
+        ),
+        re.compile(
+            rf"name=(?:\"(?:{alternatives})\"|'(?:{alternatives})'|(?:{alternatives})(?![\w-]))[^\r\n]*"
+            r"\r?\n(?:[^\r\n]+\r?\n)*\r?\n(?P<value>.*?)(?=\r?\n--)",
             re.IGNORECASE | re.DOTALL,
         ),
     )

@@ -13,6 +13,7 @@ from urllib.parse import parse_qsl, unquote_plus
 from proxy.core.model.bodies import is_form_type
 from proxy.core.model.exchange import Body, Exchange, Headers, JSONValue, Request, Response, header_value
 from proxy.core.model.withheld import withheld
+from proxy.core.redaction.book import KNOWN
 from proxy.core.redaction.echoes import (
     request_with,
     response_with,
@@ -45,15 +46,28 @@ def redact_exchange(
     request, response = exchange.request, exchange.response
     named = (may_name(request.body, policy), may_name(response.body, policy))  # looked at once
     values = secret_values(request, response, policy, named) | known
+    KNOWN.add(values)  # from now on scrubbed from every output of this process, in every encoding
+    values |= KNOWN.values
     redacted = with_messages(
-        exchange, redact_request(request, policy, named[0]), redact_response(response, policy, named[1])
+        exchange, _redact_named(request, policy, named[0]), redact_response(response, policy, named[1])
     )
     return scrub_exchange(redacted, values) if values else redacted
 
 
 def redact_request(request: Request, policy: RedactionPolicy, named: bool | None = None) -> Request:
-    """The request with its secrets replaced (headers, query parameters, form fields, JSON); a body
-    it cannot read is withheld."""
+    """The request with its secrets replaced (headers, query parameters, form fields, JSON) and every
+    known secret scrubbed (a token echoed in its path); a body it cannot read is withheld. What it
+    finds joins the `KNOWN` book: a request replay does not match is logged and reported."""
+    KNOWN.add(secret_values(request, NO_RESPONSE, policy))
+    redacted = _redact_named(request, policy, named)
+    known = KNOWN.values
+    return scrub_exchange(Exchange(redacted, NO_RESPONSE), known).request if known else redacted
+
+
+NO_RESPONSE = Response(0)
+
+
+def _redact_named(request: Request, policy: RedactionPolicy, named: bool | None = None) -> Request:
     headers, body = withheld(request.body, request.headers) or (request.headers, request.body)
     return request_with(
         request,

@@ -1,0 +1,138 @@
+"""The secrets seen so far, and the one scrub every byte about to leave the process goes through.
+
+Redaction by name (`proxy.core.redaction.redact`) finds secret values where the policy names them; each
+value found is added to a `SecretBook`. Then everything written (a cassette or journal line, a log line,
+an admin or error answer, a report) is searched for each known value in every encoding of the family
+(`proxy.core.redaction.encodings.forms`) and each is replaced by the placeholder. A secret named once is
+thus never written again in any form, wherever it echoes.
+
+`KNOWN` is the process's book: values are only ever added to it, under a lock (the servers and a check
+worker's thread add to it), and reading it is a snapshot. Pure otherwise: no I/O.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import threading
+from collections.abc import Iterable
+
+from proxy.core.redaction.encodings import forms
+from proxy.core.redaction.policy import PLACEHOLDER
+
+# Shorter values are too likely to be ordinary text ("true", "1234") to be replaced everywhere.
+MIN_SCRUBBED_LENGTH = 6
+LONG_SECRET = 16  # this long, a value is scrubbed even when it is plain words or a plain number
+MAX_KNOWN = 256  # a bound: a long session with a new token per request keeps the latest ones
+
+
+def credential_like(value: str) -> bool:
+    """Whether a value is scrubbed wherever it echoes: long enough, or not plain words or a plain
+    number. An ordinary word (a cookie `pref=default`, a scheme `Bearer`) is redacted where it is named
+    and nowhere else: replacing it everywhere would damage unrelated data (`default_page_length`)."""
+    if len(value) < MIN_SCRUBBED_LENGTH or value == PLACEHOLDER:
+        return False
+    if len(value) >= LONG_SECRET:
+        return True
+    plain = value.replace(" ", "")
+    return not (plain.isalpha() or plain.isdigit())
+
+
+class SecretBook:
+    """Every secret value seen so far (added, never removed but past `MAX_KNOWN`), and scrubbing by it."""
+
+    def __init__(self) -> None:
+        self._values: dict[str, None] = {}  # ordered: the oldest go first past MAX_KNOWN
+        self._lock = threading.Lock()
+        self._frozen: frozenset[str] = frozenset()
+
+    def add(self, values: Iterable[str]) -> None:
+        """Learn these values (those `credential_like`; the rest are ordinary words)."""
+        fresh = [value for value in values if credential_like(value) and value not in self._frozen]
+        if not fresh:
+            return
+        with self._lock:
+            for value in fresh:
+                self._values[value] = None
+            while len(self._values) > MAX_KNOWN:
+                del self._values[next(iter(self._values))]
+            self._frozen = frozenset(self._values)
+
+    def forget(self) -> None:
+        """Know nothing again (a test's fresh start)."""
+        with self._lock:
+            self._values.clear()
+            self._frozen = frozenset()
+
+    @property
+    def values(self) -> frozenset[str]:
+        return self._frozen
+
+    def scrub(self, text: str) -> str:
+        """`text` with every known secret, in every encoding of the family, replaced."""
+        return scrub_text(text, self._frozen)
+
+    def scrub_bytes(self, data: bytes) -> bytes:
+        """`data` scrubbed as `scrub` does, its bytes read one character a byte (UTF-8, UTF-16 and
+        Latin-1 forms are all in the family)."""
+        return scrub_data(data, self._frozen)
+
+
+KNOWN = SecretBook()
+
+
+def scrub_text(text: str, values: frozenset[str]) -> str:
+    """`text` with each form of each value replaced (where forms overlap, the first in the text and then
+    the longest wins; the placeholder covers their union)."""
+    if not values or not text:
+        return text
+    present = [form for form in all_forms(values) if form in text]
+    return replace_forms(text, present) if present else text
+
+
+def scrub_data(data: bytes, values: frozenset[str]) -> bytes:
+    if not values or not data:
+        return data
+    text = data.decode("latin-1")
+    scrubbed = scrub_text(text, values)
+    return data if scrubbed is text else scrubbed.encode("latin-1")
+
+
+@functools.lru_cache(maxsize=64)  # a session sees the same few secrets on every exchange
+def all_forms(values: frozenset[str]) -> tuple[str, ...]:
+    """Every form of every value, longest first. Searched with `in`, which is C and fast, rather than
+    one regex of thousands of alternatives, which takes seconds to compile for each new secret."""
+    return tuple(sorted({form for value in values for form in forms(value)}, key=len, reverse=True))
+
+
+def replace_forms(text: str, present: list[str]) -> str:
+    """The text with every occurrence of each form in `present` replaced by one placeholder a run."""
+    spans: list[tuple[int, int]] = []
+    for form in present:
+        start = text.find(form)
+        while start >= 0:
+            spans.append((start, start + len(form)))
+            start = text.find(form, start + 1)
+    spans.sort()
+    pieces: list[str] = []
+    end = 0
+    for start, stop in spans:
+        if start < end:  # overlaps the span before: the placeholder grows to cover both
+            end = max(end, stop)
+            continue
+        pieces.extend((text[end:start], PLACEHOLDER))
+        end = stop
+    pieces.append(text[end:])
+    return "".join(pieces)
+
+
+class ScrubbingFilter(logging.Filter):
+    """Scrubs each log record by the `KNOWN` book before a handler writes it (set on the handlers: a
+    logger's own filter would miss records its children pass up)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        scrubbed = KNOWN.scrub(message)
+        if scrubbed is not message:
+            record.msg, record.args = scrubbed, None
+        return True
