@@ -41,6 +41,10 @@ RAW_ANSWERS = {
 }
 
 
+# Answers a test adds by path (a bomb in each coding, say) before it starts the upstream.
+ADDED_ANSWERS: dict[str, bytes] = {}
+
+
 def _answer(
     status: str, body: bytes, content_type: str = "application/json", length: int | None = None
 ) -> bytes:
@@ -72,8 +76,8 @@ async def _serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> 
                 await writer.drain()
                 writer.close()
                 return
-            if path in RAW_ANSWERS:
-                writer.write(RAW_ANSWERS[path])
+            if path in RAW_ANSWERS or path in ADDED_ANSWERS:
+                writer.write(RAW_ANSWERS.get(path) or ADDED_ANSWERS[path])
             elif path == "/not-json":
                 writer.write(_answer("200 OK", b"{this is not json"))
             elif path == "/5xx":

@@ -16,8 +16,9 @@ from proxy.core.cassette.document import Cassette
 from proxy.store.files import read_cassette_file
 from proxy.store.saving import save_cassette
 from proxy.store.shipped import shipped_dir
+from tests.codings import Coded, bombs, in_members
 from tests.conftest import json_body, make_exchange, make_request
-from tests.reliability.faulty_upstream import faulty_upstream
+from tests.reliability.faulty_upstream import ADDED_ANSWERS, faulty_upstream
 from tests.reliability.figures import write_figure
 from tests.running import commerce_proxy, free_port, stop_with
 
@@ -79,47 +80,70 @@ def peak_rss_mb(pid: int) -> float:
     raise AssertionError("no VmHWM")
 
 
-BOMB_REQUEST = gzip.compress(b'{"data": "' + b"0" * 200_000_000 + b'"}')  # about 200 KB, 200 MB inflated
+# Each coding's 1 GiB bomb, many small members adding up to 1 GiB, and chains with every coding first
+CHAINS = ("gzip+br", "deflate+zstd", "raw-deflate+gzip", "br+raw-deflate", "zstd+deflate", "br+zstd+gzip")
+SAMPLE = [bomb for bomb in bombs() if "+" not in bomb.name or bomb.name in CHAINS]
+MEMBERS = in_members("gzip", b'{"data": [' + b", ".join(b'{"id": %d}' % n for n in range(3_000)) + b"]}", 5)
+
+
+def raw_answer(bomb: Coded) -> bytes:
+    lines = "".join(f"Content-Encoding: {line}\r\n" for line in bomb.lines)
+    head = f"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n{lines}Content-Length: {len(bomb.body)}\r\n\r\n"
+    return head.encode() + bomb.body
 
 
 async def test_compressed_bodies_are_inflated_within_the_limit(tmp_path: Path) -> None:
-    """A request body that inflates past 50 MiB gets 413 from record and replay (nothing forwarded or
-    recorded); an upstream answer that inflates past --max-body-bytes gets 502; peak RSS stays low."""
+    """A request body in any coding or chain that inflates past 50 MiB gets 413 from record and replay
+    (nothing forwarded or recorded); such an upstream answer gets 502 past --max-body-bytes; peak RSS
+    stays low. An answer in many gzip members, its coding on two header lines, is recorded and
+    replayed whole."""
     port = free_port()
     cassette = tmp_path / "c.yaml"
     record = ["record", "--upstream", f"http://127.0.0.1:{port}", "--cassette", str(cassette)]
-    bomb_headers = {"Content-Type": "application/json", "Content-Encoding": "gzip"}
+    ADDED_ANSWERS.update({f"/bomb/{number}": raw_answer(bomb) for number, bomb in enumerate(SAMPLE)})
+    ADDED_ANSWERS["/ok/members"] = raw_answer(Coded("members", MEMBERS, ("identity", "gzip")))
     async with faulty_upstream(port):
         async with (
             commerce_proxy(*record, "--max-body-bytes", "1000000") as proxy,
-            aiohttp.ClientSession() as session,
+            aiohttp.ClientSession(auto_decompress=False) as session,
         ):
-            async with session.post(
-                f"{proxy.url}/ok/bomb", data=BOMB_REQUEST, headers=bomb_headers
-            ) as answer:
-                assert answer.status == 413
-                assert "inflates past" in (await answer.json())["errors"][0]["detail"]
+            for number, bomb in enumerate(SAMPLE):
+                headers = [("Content-Type", "application/json"), *bomb.headers]
+                async with session.post(
+                    f"{proxy.url}/ok/bomb", data=io.BytesIO(bomb.body), headers=headers
+                ) as answer:
+                    assert answer.status == 413, bomb.name
+                    assert "inflates past" in (await answer.json())["errors"][0]["detail"]
+                async with session.get(f"{proxy.url}/bomb/{number}") as answer:
+                    assert answer.status == 502, bomb.name
+                    assert "larger than --max-body-bytes (1000000 bytes)" in await answer.text()
             async with session.get(f"{proxy.url}/gzip-bomb") as answer:
                 assert answer.status == 502
-                assert "--max-body-bytes (1000000 bytes) once decoded" in await answer.text()
-            async with session.get(f"{proxy.url}/ok/after") as answer:
-                assert answer.status == 200
+            async with session.get(f"{proxy.url}/ok/members") as answer:
+                assert answer.status == 200 and await answer.read() == MEMBERS
             peak = peak_rss_mb(proxy.process.pid)
             code, err = await stop_with(proxy, signal.SIGTERM)
         assert code == 0, err
-    assert [exchange.request.path for exchange in read_cassette_file(cassette).exchanges] == ["/ok/after"]
+    recorded = read_cassette_file(cassette).exchanges
+    assert [exchange.request.path for exchange in recorded] == ["/ok/members"]
+    assert recorded[0].response.body.value == json.loads(gzip.decompress(MEMBERS))
     assert peak < 200, peak
     async with (
         commerce_proxy("replay", "--cassette", str(cassette)) as replay,
         aiohttp.ClientSession() as session,
     ):
-        async with session.post(f"{replay.url}/ok/bomb", data=BOMB_REQUEST, headers=bomb_headers) as answer:
-            assert answer.status == 413
+        for bomb in SAMPLE:
+            headers = [("Content-Type", "application/json"), *bomb.headers]
+            async with session.post(
+                f"{replay.url}/ok/bomb", data=io.BytesIO(bomb.body), headers=headers
+            ) as answer:
+                assert answer.status == 413, bomb.name
+        async with session.get(f"{replay.url}/ok/members") as answer:
+            assert await answer.json() == json.loads(gzip.decompress(MEMBERS))
         peak = peak_rss_mb(replay.process.pid)
         code, err = await stop_with(replay, signal.SIGTERM)
     assert code == 0, err
     assert peak < 200, peak
-    write_figure("inflation_bombs", 3, "compressed bodies inflating past the limit, refused under 200 MB RSS")
 
 
 async def test_a_head_that_trickles_in_is_cut_at_its_deadline() -> None:

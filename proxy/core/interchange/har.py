@@ -18,7 +18,7 @@ from urllib.parse import parse_qsl, urlsplit
 from proxy.core.cassette.document import Cassette
 from proxy.core.interchange.imports import Imported
 from proxy.core.model.bodies import body_from_bytes, body_to_bytes
-from proxy.core.model.content_coding import codings_of
+from proxy.core.model.content_coding import coding_header, codings_of
 from proxy.core.model.exchange import Body, Exchange, Headers, Request, Response, header_value
 from proxy.core.model.links import origin_of
 from proxy.errors import CassetteFormatError
@@ -261,7 +261,7 @@ def _body_from(holder: Any, headers: Headers, note: Any, place: str, where: _Whe
             raise where.error(f"{place}.text", "encoding is base64 but the text is not base64") from None
     else:
         raw = text.encode("utf-8")
-    encoding = (header_value(headers, "Content-Encoding") or "").strip().lower()
+    encoding = (coding_header(headers) or "").strip().lower()
     plain = tuple((name, value) for name, value in headers if name.lower() != "content-encoding")
     body = body_from_bytes(raw, plain)
     # HAR text is the decoded body whatever the coding, known here or not: only identity is none.

@@ -1,7 +1,8 @@
 """Turning body bytes into stored bodies and back.
 
 JSON is kept as a parsed document in the key order the sender used; other text as text; anything else
-as base64. gzip and deflate content encodings are decoded for storage and noted.
+as base64. A Content-Encoding (gzip, deflate, br, zstd, or a chain of them) is decoded for storage and
+noted.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ import base64
 from collections.abc import Callable
 from typing import Any
 
-from proxy.core.model.content_coding import codings_of, decoded
+from proxy.core.model.content_coding import coding_header, codings_of, decoded
 from proxy.core.model.exchange import EMPTY_BODY, Body, Headers, JSONFromText, JSONValue, header_value
 from proxy.core.model.json_text import JSON_MAX_DEPTH as JSON_MAX_DEPTH
 from proxy.core.model.json_text import dump_json as dump_json
@@ -54,7 +55,7 @@ def body_from_bytes(raw: bytes, headers: Headers, limit: int = MAX_DECODED_BYTES
 
     A JSON body keeps the text it was parsed from (`source_text`): redaction searches it before walking.
     """
-    data, decoded_from = decode_content(raw, header_value(headers, "Content-Encoding"), limit)
+    data, decoded_from = decode_content(raw, coding_header(headers), limit)
     if not data:
         return Body("empty", None, decoded_from) if decoded_from else EMPTY_BODY
     try:

@@ -2,25 +2,41 @@
 (`gzip, identity`), so a recorded body is stored decoded (and searched for secrets) whichever of them
 a service uses, and a small compressed body never inflates past the limit in memory.
 
+One streaming decoder for every coding and every caller: each coding hands on its output a piece at a
+time, and every step of a chain is counted against the limit as it inflates, never after. A body
+decodes whole (every gzip member, every zstd frame) or not at all: a fragment is never stored.
 Pure: bytes in, bytes out.
 """
 
 from __future__ import annotations
 
-import io
 import zlib
+from collections.abc import Callable, Iterator
 
 import brotli
 import zstandard
 
+from proxy.core.model.exchange import Headers
 from proxy.errors import BodyTooLarge
 
 CODINGS = frozenset({"gzip", "x-gzip", "deflate", "br", "zstd", "identity"})
-BROTLI_STEP = 256  # input bytes fed to brotli at a time: it has no output limit of its own
+MAX_CODINGS = 3  # a longer chain is refused (as curl bounds its own): each step holds a window
+PIECE = 64 * 1024  # output bytes gzip, deflate and br hand on at a time
+ZSTD_STEP = 32  # input bytes fed to zstd at a time: a block (128 KiB at most) takes 4 bytes or more
+ZSTD_WINDOW = 8 * 1024 * 1024  # the most a zstd Content-Encoding may ask decoders to hold (RFC 9659)
+
+Pieces = Iterator[bytes]
 
 
 class Undecodable(Exception):
-    """Bytes that are not what their coding says (truncated, corrupt)."""
+    """Bytes that are not what their coding says (truncated, corrupt, trailing bytes)."""
+
+
+def coding_header(headers: Headers) -> str | None:
+    """The Content-Encoding of a message, every line of it: repeated fields are one comma list (RFC
+    9110, 5.3), so `gzip` then `br` on two lines is `gzip, br`. None when there is none."""
+    values = [value for name, value in headers if name.lower() == "content-encoding"]
+    return ", ".join(values) if values else None
 
 
 def codings_of(encoding: str | None) -> list[str] | None:
@@ -35,67 +51,123 @@ def codings_of(encoding: str | None) -> list[str] | None:
 
 def decoded(raw: bytes, encoding: str | None, limit: int) -> bytes | None:
     """The bytes with every coding undone (last applied, first undone), or None when a coding is not
-    known here or the bytes do not decode. `BodyTooLarge` when they would inflate past `limit`."""
+    known here, the chain is longer than MAX_CODINGS, or the bytes do not decode whole.
+    `BodyTooLarge` as soon as any step of the chain would inflate past `limit`."""
     codings = codings_of(encoding)
-    if codings is None:
+    if codings is None or len(codings) > MAX_CODINGS:
         return None
-    data = raw
+    pieces: Pieces = iter((raw,))
+    for name in reversed(codings):
+        pieces = _bounded(_UNDO[name](pieces), name, limit)
     try:
-        for name in reversed(codings):
-            data = _undo(name, data, limit)
+        return b"".join(pieces)
     except Undecodable:
         return None
-    return data
 
 
-def _undo(name: str, data: bytes, limit: int) -> bytes:
-    if name in ("gzip", "x-gzip"):
-        return _inflate(name, data, limit, (16 + zlib.MAX_WBITS,))
-    if name == "deflate":
-        return _inflate(name, data, limit, (zlib.MAX_WBITS, -zlib.MAX_WBITS))
-    if name == "br":
-        return _unbrotli(data, limit)
-    return _unzstd(data, limit)
-
-
-def _inflate(name: str, data: bytes, limit: int, tries: tuple[int, ...]) -> bytes:
-    for wbits in tries:
-        inflater = zlib.decompressobj(wbits)
-        try:
-            out = inflater.decompress(data, limit + 1)
-        except zlib.error:
-            continue
-        if len(out) > limit or inflater.unconsumed_tail:
+def _bounded(pieces: Pieces, name: str, limit: int) -> Pieces:
+    size = 0
+    for piece in pieces:
+        size += len(piece)
+        if size > limit:
             raise BodyTooLarge(f"a {name}-encoded body inflates past {limit} bytes")
-        if not inflater.eof:
-            break  # truncated: kept as the bytes that came, never as part of what they encode
-        return out
-    raise Undecodable(name)
+        yield piece
 
 
-def _unbrotli(data: bytes, limit: int) -> bytes:
+def _gunzip(source: Pieces) -> Pieces:
+    """Every gzip member, one after another, as clients read them: stopping at the first would store
+    a fragment and let the rest pass the limit unseen."""
+    yield from _inflate(source, 16 + zlib.MAX_WBITS, members=True)
+
+
+def _undeflate(source: Pieces) -> Pieces:
+    """deflate is zlib-wrapped by the RFC, raw from some servers: the first two bytes tell which."""
+    head = b""
+    for piece in source:
+        head += piece
+        if len(head) >= 2:
+            break
+    zlib_wrapped = len(head) >= 2 and head[0] & 0x0F == 8 and (head[0] << 8 | head[1]) % 31 == 0
+    yield from _inflate(
+        _chain(head, source), zlib.MAX_WBITS if zlib_wrapped else -zlib.MAX_WBITS, members=False
+    )
+
+
+def _inflate(source: Pieces, wbits: int, members: bool) -> Pieces:
+    inflater: zlib._Decompress | None = None
+    ended = False
+    for data in source:
+        more = True
+        while data or more:
+            if inflater is None:
+                if ended and not members:
+                    raise Undecodable("bytes after the end of the deflate stream")
+                inflater = zlib.decompressobj(wbits)
+            try:
+                piece = inflater.decompress(data, PIECE)
+            except zlib.error:
+                raise Undecodable("zlib") from None
+            if piece:
+                yield piece
+            if inflater.eof:
+                data, more, inflater, ended = inflater.unused_data, False, None, True
+            else:  # a full piece: more may come from input already taken in
+                data, more = inflater.unconsumed_tail, len(piece) == PIECE
+    if inflater is not None or not ended:
+        raise Undecodable("truncated")
+
+
+def _unbrotli(source: Pieces) -> Pieces:
+    """br with brotli's own output bound (brotli 1.2): one input byte can stand for megabytes."""
     decompressor = brotli.Decompressor()
-    pieces, size = [], 0
     try:
-        for start in range(0, len(data), BROTLI_STEP):
-            piece = decompressor.process(data[start : start + BROTLI_STEP])
-            size += len(piece)
-            if size > limit:
-                raise BodyTooLarge(f"a br-encoded body inflates past {limit} bytes")
-            pieces.append(piece)
+        for data in source:
+            if decompressor.is_finished():
+                raise Undecodable("bytes after the end of the br stream")
+            piece = decompressor.process(data, output_buffer_limit=PIECE)
+            while piece or not decompressor.can_accept_more_data():  # drained: it needs more input
+                yield piece
+                if decompressor.is_finished():
+                    break
+                piece = decompressor.process(b"", output_buffer_limit=PIECE)
     except brotli.error:
         raise Undecodable("br") from None
     if not decompressor.is_finished():
-        raise Undecodable("br")
-    return b"".join(pieces)
+        raise Undecodable("truncated")
 
 
-def _unzstd(data: bytes, limit: int) -> bytes:
-    try:
-        with zstandard.ZstdDecompressor().stream_reader(io.BytesIO(data), read_across_frames=True) as reader:
-            out = reader.read(limit + 1)
-            if len(out) > limit:
-                raise BodyTooLarge(f"a zstd-encoded body inflates past {limit} bytes")
-            return out
-    except zstandard.ZstdError:
-        raise Undecodable("zstd") from None
+def _unzstd(source: Pieces) -> Pieces:
+    """Every zstd frame, fed a few bytes at a time: zstandard's decompressobj has no output bound, but
+    a block, at most 128 KiB out, takes at least 4 bytes in."""
+    decompressors = zstandard.ZstdDecompressor(max_window_size=ZSTD_WINDOW)
+    frame, frames = None, 0
+    for data in source:
+        for start in range(0, len(data), ZSTD_STEP):
+            step = data[start : start + ZSTD_STEP]
+            while step:
+                if frame is None:
+                    frame, frames = decompressors.decompressobj(), frames + 1
+                try:
+                    piece = frame.decompress(step)
+                except zstandard.ZstdError:
+                    raise Undecodable("zstd") from None
+                if piece:
+                    yield piece
+                step, frame = (frame.unused_data, None) if frame.eof else (b"", frame)
+    if frame is not None or not frames:
+        raise Undecodable("truncated")
+
+
+def _chain(first: bytes, rest: Pieces) -> Pieces:
+    if first:
+        yield first
+    yield from rest
+
+
+_UNDO: dict[str, Callable[[Pieces], Pieces]] = {
+    "gzip": _gunzip,
+    "x-gzip": _gunzip,
+    "deflate": _undeflate,
+    "br": _unbrotli,
+    "zstd": _unzstd,
+}

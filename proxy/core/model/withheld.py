@@ -6,7 +6,7 @@ more header saying why its body is missing. No I/O.
 
 from __future__ import annotations
 
-from proxy.core.model.content_coding import codings_of
+from proxy.core.model.content_coding import coding_header, codings_of
 from proxy.core.model.exchange import EMPTY_BODY, Body, Exchange, Headers, header_value
 
 WITHHELD_HEADER = "X-Commerce-Proxy-Withheld"
@@ -17,7 +17,7 @@ def unread_coding(body: Body, headers: Headers) -> str | None:
     """The Content-Encoding still on a stored body (one that was not undone), or None."""
     if body.kind == "empty" or body.decoded_from is not None:
         return None
-    encoding = header_value(headers, "Content-Encoding")
+    encoding = coding_header(headers)
     if not encoding or codings_of(encoding) == []:  # none, or identity only
         return None
     return encoding.strip()
