@@ -28,21 +28,25 @@ def parse_json(text: str) -> JSONValue:
     orjson (C) parses about three times as fast as the standard library and is used whenever its
     numbers are spelled as it writes them; other texts go to the standard library.
     """
-    document: JSONValue = _parsed(text)
+    document, written_by_orjson = _parsed(text)
     deep = JSON_MAX_DEPTH
-    if len(text) > 2 * deep and not _written_by_orjson(document) and _deeper_than(document, deep):
+    if (
+        len(text) > 2 * deep
+        and not written_by_orjson
+        and not _written_by_orjson(document)
+        and _deeper_than(document, deep)
+    ):
         raise ValueError(f"nested more than {JSON_MAX_DEPTH} levels deep")
-    return document
+    return document  # type: ignore[no-any-return]
 
 
-def _parsed(text: str | bytes) -> Any:
-    """The document with every number as its text reads (see `parse_json`), lone surrogates refused."""
+def _parsed(text: str | bytes) -> tuple[Any, bool]:
+    """The document with every number as its text reads (see `parse_json`), lone surrogates refused;
+    and whether orjson wrote it already (see `_written_by_orjson`)."""
     raw = text if isinstance(text, bytes) else text.encode("utf-8", "surrogatepass")
     try:
-        if _inexact_for_orjson(raw):
-            raise orjson.JSONDecodeError("a number orjson may not keep exactly", "", 0)
         document = orjson.loads(raw)
-        if _may_be_respelled(raw) and not _spelled_as_orjson_writes(document, raw):
+        if not _spelled_as_orjson_writes(document, raw):
             raise orjson.JSONDecodeError("a number orjson would spell otherwise", "", 0)
     except orjson.JSONDecodeError:
         try:
@@ -51,7 +55,8 @@ def _parsed(text: str | bytes) -> Any:
         except RecursionError:  # orjson stops at 1,024 levels; the standard library recurses
             raise ValueError(f"nested more than {JSON_MAX_DEPTH} levels deep") from None
         _refuse_lone_surrogates(raw, document)
-    return document
+        return document, False
+    return document, True
 
 
 def _written_by_orjson(document: Any) -> bool:
@@ -154,38 +159,16 @@ def _float_of(literal: str) -> float:
     return number if orjson.dumps(number) == literal.encode("ascii") else SpelledFloat(literal)
 
 
-# orjson turns an integer past 64 bits into a float without a word: a text holding 19 digits in a row
-# goes to the standard library instead (digits inside strings send it there too: slower, never wrong),
-# which reads such integers as `SpelledInt`. A regular expression over the text would cost about three
-# orjson parses; one translate and a substring test about a third of one.
-_DIGITS_AS_ZERO = bytes.maketrans(b"123456789", b"000000000")
-_LONG_DIGIT_RUN = b"0" * 19
-
-
-def _inexact_for_orjson(raw: bytes) -> bool:
-    return _LONG_DIGIT_RUN in raw.translate(_DIGITS_AS_ZERO)
-
-
-# Whether any number in a text may be one orjson writes otherwise: with digits and blanks deleted and
-# closing brackets read as commas, a float ends in `.,` or `e,` (`e+,` `e-,`) and a negative integer
-# in `-,`; `true,` and `false,` are told apart from `e,` by count. Most bodies hold neither (an integer
-# is `:,`, a string `",`), and skip writing the document to compare, which costs about a third of a parse.
-_NUMBER_ENDS = bytes.maketrans(b"]}E", b",,e")
-_DIGITS_AND_BLANKS = b" \t\n\r0123456789"
 _BLANKS = b" \t\n\r"
-
-
-def _may_be_respelled(raw: bytes) -> bool:
-    shape = raw.translate(_NUMBER_ENDS, _DIGITS_AND_BLANKS)
-    if shape[-1:] != b"," or b".," in shape or b"-," in shape or b"+," in shape:
-        return True  # (a document that is no object or array is compared too)
-    return b"e," in shape and shape.count(b"e,") != shape.count(b"ue,") + shape.count(b"se,")
 
 
 def _spelled_as_orjson_writes(document: Any, raw: bytes) -> bool:
     """Whether every number in `raw` is spelled as orjson writes `document`'s: the text and orjson's
-    writing, blanks deleted, are then the same (strings, blanks deleted from both, stay alike; a number
-    spelled otherwise, or a repeated key orjson kept once, makes them differ)."""
+    writing, blanks deleted, are then the same. Strings, blanks deleted from both, stay alike (or differ
+    by an escape, and the standard library reads the text: slower, never wrong); a number orjson spells
+    otherwise (`-0`, `1E2`, an integer past 64 bits it made a float, a float below a double's range it
+    made zero) or a repeated key it kept once makes them differ. Writing and comparing cost about a
+    third of the parse; a regular expression finding the numbers would cost several parses."""
     try:
         written = orjson.dumps(document)
     except orjson.JSONEncodeError:  # deeper than orjson writes: the standard library reads it
@@ -193,10 +176,11 @@ def _spelled_as_orjson_writes(document: Any, raw: bytes) -> bool:
     return written == raw or written.translate(None, _BLANKS) == raw.translate(None, _BLANKS)
 
 
-def loads_exact(line: bytes) -> Any:
+def loads_exact(line: str | bytes) -> Any:
     """A JSON document with its numbers as spelled (see `parse_json`): journal lines, written from
     exact documents, read back exact."""
-    return _parsed(line[:-1] if line.endswith(b"\n") else line)
+    raw = line.encode("utf-8") if isinstance(line, str) else line
+    return _parsed(raw.removesuffix(b"\n"))[0]
 
 
 def _refuse_lone_surrogates(raw: bytes, document: JSONValue) -> None:

@@ -120,14 +120,14 @@ def with_extras(drawn: list[Any], secret: bool, link: bool) -> list[Any]:
     return pairs
 
 
-def links_moved(drawn: Any) -> Any:
-    """The drawing with every string at the upstream's origin moved to the proxy's."""
+def links_moved(drawn: Any, old: str = UPSTREAM, new: str = PROXY) -> Any:
+    """The drawing with every string at the origin `old` moved to `new`."""
     if isinstance(drawn, str):
-        return PROXY + drawn[len(UPSTREAM) :] if drawn.startswith(UPSTREAM) else drawn
+        return new + drawn[len(old) :] if drawn.startswith(old) else drawn
     if isinstance(drawn, tuple):
-        return (drawn[0], links_moved(drawn[1]))
+        return (drawn[0], links_moved(drawn[1], old, new))
     if isinstance(drawn, list):
-        return [links_moved(item) for item in drawn]
+        return [links_moved(item, old, new) for item in drawn]
     return drawn
 
 
