@@ -15,17 +15,14 @@ import contextlib
 import errno
 import fcntl
 import hashlib
-import json
 import os
 import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO, Literal
 
-import orjson
-
 from proxy.core.cassette.document import exchange_from_document, exchange_to_document
-from proxy.core.model.bodies import loads_exact
+from proxy.core.model.bodies import dump_json, loads_exact
 from proxy.core.model.exchange import Exchange
 from proxy.core.model.heads import exchange_problem
 from proxy.errors import CassetteFormatError, JournalError, NotRecordable, UsageError
@@ -218,18 +215,13 @@ def journal_line(sequence: int, exchange: Exchange) -> bytes:
 
 
 def json_line(document: dict[str, Any]) -> bytes:
-    try:
-        return orjson.dumps(document, option=orjson.OPT_APPEND_NEWLINE)
-    except TypeError:  # an integer beyond 64 bits
-        return (json.dumps(document, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+    """One JSON line, every number in a body spelled as it was read."""
+    return dump_json(document) + b"\n"
 
 
 def parse_json_line(line: bytes) -> Any:
-    """A JSON line, as `json_line` writes them (the standard library for integers beyond 64 bits)."""
-    try:
-        return loads_exact(line)
-    except orjson.JSONDecodeError:
-        return json.loads(line)
+    """A JSON line, as `json_line` writes them: numbers keep their spelling."""
+    return loads_exact(line)
 
 
 def is_locked(path: Path) -> bool:

@@ -7,7 +7,6 @@ Every refusal is an `EditError` that says what is wrong with the request, never 
 from __future__ import annotations
 
 import heapq
-import json
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
@@ -20,6 +19,7 @@ from proxy.core.cassette.document import (
     response_to_document,
 )
 from proxy.core.editing.selection import json_at
+from proxy.core.model.bodies import dump_json, loads_exact, parse_json
 from proxy.core.model.exchange import (
     EMPTY_BODY,
     Body,
@@ -78,7 +78,7 @@ def keep_exchanges(cassette: Cassette, keep: Callable[[int, Exchange], bool]) ->
 def exchange_identity(exchange: Exchange) -> str:
     """Request and response, without when and how long: two exchanges with the same identity are one."""
     document = [request_to_document(exchange.request), response_to_document(exchange.response)]
-    return json.dumps(document, sort_keys=True, ensure_ascii=False)
+    return dump_json(document, sort_keys=True).decode("utf-8")
 
 
 def merge_cassettes(named: Sequence[tuple[str, Cassette]]) -> tuple[Cassette, int]:
@@ -148,10 +148,9 @@ def parse_value(text: str, as_string: bool = False) -> JSONValue:
     if as_string:
         return text
     try:
-        value: JSONValue = json.loads(text)
+        return parse_json(text)  # its numbers spelled as typed
     except ValueError:
         return text
-    return value
 
 
 def set_field(exchange: Exchange, field: str, value: JSONValue) -> Exchange:
@@ -174,7 +173,7 @@ def _set_field(exchange: Exchange, field: str, value: JSONValue) -> Exchange:
         if not isinstance(value, int | float) or isinstance(value, bool) or value < 0:
             raise EditError(f"duration_ms: expected a number of milliseconds, found {value!r}")
         return replace(exchange, duration_ms=float(value))
-    text = value if isinstance(value, str) else json.dumps(value)
+    text = value if isinstance(value, str) else dump_json(value).decode("utf-8")
     if field in ("reason", "recorded_at"):
         if field == "reason":
             return replace(exchange, response=replace(response, reason=text))
@@ -266,7 +265,7 @@ def _text_body(text: str, old: Body) -> Body:
 
 
 def _copy(value: JSONValue) -> JSONValue:
-    return json.loads(json.dumps(value))  # type: ignore[no-any-return]
+    return loads_exact(dump_json(value))  # type: ignore[no-any-return]
 
 
 def _parent(document: JSONValue, parts: list[str], field: str) -> tuple[JSONValue, str]:

@@ -10,13 +10,13 @@ column and the token that is wrong. Pure: it reads exchanges and findings it is 
 from __future__ import annotations
 
 import fnmatch
-import json
 import operator as operator_module
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from proxy.core.model.bodies import dump_json
 from proxy.core.model.exchange import Body, Exchange, Headers, JSONValue
 from proxy.core.rules.findings import Finding
 from proxy.errors import CommerceProxyError
@@ -309,7 +309,7 @@ def _texts(found: object) -> list[str]:
         return ["true" if found else "false"]
     if isinstance(found, int | float):
         return [f"{found:g}" if isinstance(found, float) and found.is_integer() else str(found)]
-    return [json.dumps(found, ensure_ascii=False, separators=(",", ":"))]
+    return [dump_json(found).decode("utf-8")]
 
 
 def body_text(body: Body) -> str | None:
@@ -317,7 +317,7 @@ def body_text(body: Body) -> str | None:
     if body.kind == "empty":
         return None
     if body.kind == "json":
-        return json.dumps(body.value, ensure_ascii=False, separators=(",", ":"))
+        return dump_json(body.value).decode("utf-8")
     return str(body.value)
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import json
 from collections.abc import Iterator
 from http import HTTPStatus
 from typing import Any
@@ -17,7 +16,7 @@ from urllib.parse import parse_qsl, urlsplit
 
 from proxy.core.cassette.document import Cassette
 from proxy.core.interchange.imports import Imported
-from proxy.core.model.bodies import body_from_bytes, body_to_bytes
+from proxy.core.model.bodies import body_from_bytes, body_to_bytes, parse_json
 from proxy.core.model.content_coding import coding_header, codings_of
 from proxy.core.model.exchange import Body, Exchange, Headers, Request, Response, header_value
 from proxy.core.model.links import origin_of
@@ -284,7 +283,7 @@ def _as_noted(body: Body, raw: bytes, kind: Any) -> Body:
         return Body("base64", base64.b64encode(raw).decode("ascii"))
     if kind == "json":
         try:
-            return Body("json", json.loads(raw))
+            return Body("json", parse_json(raw.decode("utf-8")))
         except ValueError:
             return body
     return Body()
