@@ -67,8 +67,7 @@ def save_edit(
     ]
     if not dry_run:
         for path, cassette in written:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            save_cassette(path, cassette)
+            save_cassette(path, cassette)  # makes missing folders, never through a link
     return written
 
 

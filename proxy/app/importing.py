@@ -39,7 +39,6 @@ def import_cassette(
     """Gather `items` (those of origin `wanted`, or the only origin) into `output`, redacted."""
     result = assemble(items, source, wanted)
     cassette = redacted(result.cassette, policy)
-    output.parent.mkdir(parents=True, exist_ok=True)
     save_cassette(output, cassette)
     reasons = [reason for exchange in cassette.exchanges if (reason := withheld_in(exchange))]
     counts = severity_counts(check_cassette(engine, cassette, str(output)))

@@ -7,6 +7,7 @@ complete; it redacts, journals, checks, and writes the cassette atomically when 
 from __future__ import annotations
 
 import logging
+import os
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -25,10 +26,11 @@ from proxy.core.rules.engine import Checker, LiveChecker, LiveChecking
 from proxy.core.rules.findings import FindingsLog
 from proxy.core.rules.ruleset import RuleSet
 from proxy.errors import CommerceProxyError, JournalError, UsageError
-from proxy.store.files import load_cassette
+from proxy.store.files import load_cassette, read_cassette_file
 from proxy.store.journal import JournalMode, JournalWriter, is_locked, journal_path, read_journal
 from proxy.store.rule_files import RuleSource
 from proxy.store.saving import save_cassette
+from proxy.store.writing import folder_lock, open_folder
 
 log = logging.getLogger(__name__)
 
@@ -73,7 +75,6 @@ class RecordingSession:
         journal_mode: JournalMode = "append" if settings.mode == "new_episodes" else "replace"
         self.journal: JournalWriter | None = None
         if settings.cassette is not None:
-            settings.cassette.parent.mkdir(parents=True, exist_ok=True)
             self.journal = JournalWriter(journal_path(settings.cassette), journal_mode, settings.upstream)
         replayed_from = [(settings.cassette.name, self.base)] if settings.cassette is not None else []
         self.book = ReplayBook.build(
@@ -150,9 +151,10 @@ class RecordingSession:
             new = read_journal(self.journal.path).exchanges  # in the order they were journaled
             if self.previous is not None:  # re-recording: unchanged answers keep their old entries
                 new = keep_unchanged(self.previous.exchanges, new, self.settings.match)
-            cassette = Cassette(exchanges=self.base.exchanges + new, upstream=self.settings.upstream)
             try:  # the journal says which file absorbs it before that file replaces the cassette
-                save_cassette(self.settings.cassette, cassette, self._seal)
+                with folder_lock(self.settings.cassette):  # the lock every writer of the cassette takes
+                    cassette = Cassette(self._base_now().exchanges + new, self.settings.upstream)
+                    save_cassette(self.settings.cassette, cassette, self._seal)
             except CommerceProxyError as error:
                 raise CommerceProxyError(
                     f"{error}; all {len(new)} recorded exchanges are kept in {self.journal.path}, "
@@ -160,6 +162,13 @@ class RecordingSession:
                 ) from None
         self.journal.close(remove=True)
         return cassette
+
+    def _base_now(self) -> Cassette:
+        """What the recording adds to, read again under the lock: an edit made while it ran is kept."""
+        path = self.settings.cassette
+        if self.settings.mode != "new_episodes" or path is None or not path.exists():
+            return self.base
+        return read_cassette_file(path)
 
     def _seal(self, saved_digest: str) -> None:
         assert self.journal is not None
@@ -230,7 +239,9 @@ def _previous_recording(settings: RecordSettings) -> Cassette | None:
 
 def _refuse_unwritable(path: Path) -> None:
     """Refuse at start, before any traffic, a cassette path no recording could be saved to: a folder,
-    a FIFO or device (a link to a regular file, or to none yet, is fine: the file it names is written)."""
+    a FIFO or device, a symbolic link at it or on the way to it (`proxy.store.writing`)."""
+    if path.is_symlink():
+        raise UsageError(f"{path}: is a symbolic link; the cassette is never written through one")
     if path.is_dir():
         example = path / "NAME.yaml"
         raise UsageError(f"{path}: is a folder; --cassette names a cassette file, such as {example}")
@@ -238,3 +249,4 @@ def _refuse_unwritable(path: Path) -> None:
         raise UsageError(f"{path}: not a regular file; a cassette is written only as one")
     if not path.parent.is_dir() and path.parent.exists():
         raise UsageError(f"{path.parent}: not a folder; the cassette cannot be written there")
+    os.close(open_folder(path.parent, "the cassette", create=True))

@@ -8,6 +8,7 @@ exit 2 (raised as `CommerceProxyError`, printed by `proxy.cli.main`).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 from collections.abc import Callable, Sequence
@@ -49,6 +50,7 @@ from proxy.core.rules.findings import Finding
 from proxy.errors import UsageError
 from proxy.store.files import Editable, load_cassette, load_for_edit
 from proxy.store.saving import save_cassette
+from proxy.store.writing import folder_lock
 
 
 def add_to(commands: Any, common: argparse.ArgumentParser) -> None:
@@ -72,7 +74,7 @@ def add_to(commands: Any, common: argparse.ArgumentParser) -> None:
         return parser
 
     def edit(name: str, help_text: str, run: Callable[[argparse.Namespace], int]) -> argparse.ArgumentParser:
-        parser = action(name, help_text, run)
+        parser = action(name, help_text, _under_lock(run))
         parser.add_argument("--dry-run", action="store_true", help="show what would change; write nothing")
         parser.add_argument("--no-check", action="store_true", help="do not re-check the result")
         parser.add_argument(
@@ -176,6 +178,20 @@ def add_to(commands: Any, common: argparse.ArgumentParser) -> None:
 
 
 # ------------------------------------------------------------------------------------------- editing
+
+
+def _under_lock(run: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+    """An edit of PATH in place, run under the lock every writer of the cassette takes: it reads the
+    cassette, edits and saves it with no other edit or recording's save in between."""
+
+    def locked(arguments: argparse.Namespace) -> int:
+        path = getattr(arguments, "path", None)
+        if path is None or arguments.dry_run or not path.parent.is_dir():
+            return run(arguments)  # no cassette to edit in place; its own error says why
+        with folder_lock(path):
+            return run(arguments)
+
+    return locked
 
 
 def _policy(arguments: argparse.Namespace, engine: Any) -> RedactionPolicy:
@@ -358,24 +374,32 @@ def run_fmt(arguments: argparse.Namespace) -> int:
     unformatted: list[Path] = []
     for given in arguments.paths:
         for path in files_in(given):
-            editable = load_for_edit(path)
-            cassette = session.redacted(editable.cassette, policy)
-            normal = dump_cassette(cassette)
-            if normal == with_current_header(editable.text):
-                continue
+            # read, reformatted and saved with no other write in between
+            with contextlib.nullcontext() if arguments.check else folder_lock(path):
+                if not _reformat(arguments, path, policy):
+                    continue
             unformatted.append(path)
-            if arguments.check:
-                print(f"{path}: not in the normal layout (run `commerce-proxy cassette fmt {path}`)")
-                continue
-            if editable.comment_line is not None and not arguments.drop_comments:
-                raise UsageError(
-                    f"{path}:{editable.comment_line}: has a hand-written comment that fmt would drop; "
-                    "move it out or pass --drop-comments"
-                )
-            save_cassette(path, cassette)
-            print(f"{path}: reformatted")
     if arguments.check:
         if unformatted:
             print(f"{len(unformatted)} file(s) not in the normal layout", file=sys.stderr)
         return 1 if unformatted else 0
     return 0
+
+
+def _reformat(arguments: argparse.Namespace, path: Path, policy: RedactionPolicy) -> bool:
+    """Whether the file was off the normal layout (rewritten unless --check)."""
+    editable = load_for_edit(path)
+    cassette = session.redacted(editable.cassette, policy)
+    if dump_cassette(cassette) == with_current_header(editable.text):
+        return False
+    if arguments.check:
+        print(f"{path}: not in the normal layout (run `commerce-proxy cassette fmt {path}`)")
+        return True
+    if editable.comment_line is not None and not arguments.drop_comments:
+        raise UsageError(
+            f"{path}:{editable.comment_line}: has a hand-written comment that fmt would drop; "
+            "move it out or pass --drop-comments"
+        )
+    save_cassette(path, cassette)
+    print(f"{path}: reformatted")
+    return True

@@ -54,6 +54,7 @@ from proxy.store.parse_cache import (
     request_line_of,
 )
 from proxy.store.saving import save_cassette
+from proxy.store.writing import folder_lock
 
 log = logging.getLogger(__name__)
 
@@ -160,13 +161,11 @@ def _load_with_journal(path: Path, journal: Path) -> Loaded | None:
                 journal.unlink(missing_ok=True)
             return Loaded(path, cassette)
         if current != contents.base:
-            if locked:
+            if locked and contents.saved is not None:
                 return None  # the recording is sealing it right now
-            raise JournalError(
-                f"{journal}: left by a recording of another version of {path.name} (the cassette changed "
-                f"since it began); nothing was folded in: move it away to keep its "
-                f"{len(contents.exchanges)} exchanges, or remove it"
-            )
+            if not locked:
+                _raise_other_version(journal, path, len(contents.exchanges))
+            # else edited while the recording runs: it adds its exchanges to the file as it is
     count = len(contents.exchanges)
     base = Cassette(upstream=contents.upstream)
     if path.exists() and (contents.mode == "append" or not count):
@@ -184,13 +183,23 @@ def _load_with_journal(path: Path, journal: Path) -> Loaded | None:
     if locked:
         note = f"{path}: being recorded right now; read {count} journaled exchanges as well"
         return Loaded(path, merged, (note,))
-    save_cassette(path, merged)
-    journal.unlink(missing_ok=True)
+    with folder_lock(path):  # no edit between the look above and the save
+        if _stamp(path) != before:
+            return None
+        save_cassette(path, merged)
+        journal.unlink(missing_ok=True)
     torn = " (a torn last line was dropped)" if contents.torn_tail else ""
     note = (
         f"{path}: recovered {count} exchanges from {journal.name}: the recording did not stop cleanly{torn}"
     )
     return Loaded(path, merged, (note,))
+
+
+def _raise_other_version(journal: Path, path: Path, count: int) -> None:
+    raise JournalError(
+        f"{journal}: left by a recording of another version of {path.name} (the cassette changed "
+        f"since it began); nothing was folded in: move it away to keep its {count} exchanges, or remove it"
+    )
 
 
 def _stamp(path: Path) -> tuple[int, int, int, int] | None:
@@ -390,11 +399,10 @@ class Editable:
 
 
 def load_for_edit(path: Path) -> Editable:
-    """Read a cassette for an edit; refused while `record` is writing it (its journal is locked)."""
+    """Read a cassette for an edit (the file alone: a `record` writing it meanwhile adds its exchanges
+    to the file as the edit leaves it, under the lock every writer takes)."""
     journal = journal_path(path)
-    if journal.exists() and is_locked(journal):
-        raise CommerceProxyError(f"{path}: being recorded right now; stop `record` before editing it")
-    if journal.exists():
+    if journal.exists() and not is_locked(journal):
         load_cassette(path)  # fold the journal of a recording that died into the file first
     state = file_state(path)
     raw = _file_bytes(path)

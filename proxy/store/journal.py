@@ -26,6 +26,7 @@ from proxy.core.model.bodies import dump_json, loads_exact
 from proxy.core.model.exchange import Exchange
 from proxy.core.model.heads import exchange_problem
 from proxy.errors import CassetteFormatError, JournalError, NotRecordable, UsageError
+from proxy.store.writing import open_folder
 
 JOURNAL_SUFFIX = ".journal"
 JOURNAL_VERSION = 2
@@ -61,11 +62,8 @@ def open_regular_file(path: Path) -> BinaryIO:
 
 
 def journal_path(cassette: Path) -> Path:
-    """Where the journal of a cassette lives: beside it, with `.journal` added. A cassette that is a
-    symbolic link has its journal beside the file it names: a recording through the link and one into
-    the file itself then share one journal, and so one lock."""
-    if cassette.is_symlink():
-        cassette = Path(os.path.realpath(cassette))
+    """Where the journal of a cassette lives: beside it, with `.journal` added (a cassette is never
+    written through a symbolic link, so a recording names it by its own path)."""
     return cassette.with_name(cassette.name + JOURNAL_SUFFIX)
 
 
@@ -112,11 +110,14 @@ class JournalWriter:
     def __init__(self, path: Path, mode: JournalMode, upstream: str | None) -> None:
         self.path = path
         refuse_special_file(path, "a journal")
+        folder = open_folder(path.parent, "a journal", create=True)  # no link on the way either
         try:  # no following a link or waiting on a FIFO put there after the check above
-            flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW | os.O_NONBLOCK
-            self._fd = os.open(path, flags, 0o600)
+            flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+            self._fd = os.open(path.name, flags, 0o600, dir_fd=folder)
         except OSError as error:
             raise UsageError(f"{path}: cannot write the journal: {error.strerror}") from None
+        finally:
+            os.close(folder)
         if not stat.S_ISREG(os.fstat(self._fd).st_mode):
             os.close(self._fd)
             raise UsageError(f"{path}: not a regular file; a journal is written only as one (remove it)")

@@ -17,10 +17,13 @@ COMMERCE_PROXY_CACHE=off turns the cache off; COMMERCE_PROXY_CACHE=DIR keeps the
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import hashlib
 import logging
 import os
 import re
+import stat
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -31,6 +34,8 @@ import orjson
 from proxy.core.cassette.document import FORMAT_VERSION, Cassette
 from proxy.core.model.bodies import dump_json
 from proxy.core.model.exchange import BODY_KINDS, EMPTY_BODY, Body, Exchange, JSONFromText, Request, Response
+from proxy.errors import CommerceProxyError
+from proxy.store.writing import FOLDER_FLAGS, NewFile, open_folder, write_file
 from proxy.version import __version__
 
 log = logging.getLogger(__name__)
@@ -48,6 +53,87 @@ def _entry(path: Path) -> Path | None:
         where = hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:16]
         return Path(setting) / f"{where}-{path.name}.json"
     return path.parent / FOLDER_NAME / f"{path.name}.json"
+
+
+_warned: set[str] = set()
+
+
+def _owned(descriptor: int, where: Path, what: str) -> bool:
+    """Whether a cache folder or entry is the user's own: theirs, and no one else may change it (a
+    folder shared with other users could hold their planted entries). Otherwise warned about once."""
+    state = os.fstat(descriptor)
+    if state.st_uid == os.geteuid() and not state.st_mode & 0o022:
+        return True
+    if str(where) not in _warned:
+        _warned.add(str(where))
+        log.warning(
+            "%s: the parse cache %s is not the user's own (another owner, or others may write it); "
+            "it is neither read nor written",
+            where,
+            what,
+        )
+    return False
+
+
+def _open_cache_folder(folder: Path, create: bool) -> int | None:
+    """The cache folder's descriptor, when it is a folder of the user's own (not a link): reading
+    reaches its parent as named, writing without following a link (`proxy.store.writing`)."""
+    try:
+        if create:
+            parent = open_folder(folder.parent, "the parse cache", create=True)
+        else:
+            parent = os.open(folder.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except (OSError, CommerceProxyError) as error:
+        log.debug("cannot use the parse cache in %s: %s", folder, error)
+        return None
+    try:
+        made = False
+        if create:
+            with contextlib.suppress(FileExistsError):
+                os.mkdir(folder.name, 0o700, dir_fd=parent)
+                made = True
+        descriptor = os.open(folder.name, FOLDER_FLAGS, dir_fd=parent)
+    except OSError as error:
+        if error.errno in (errno.ELOOP, errno.ENOTDIR):
+            _owned_link_warning(folder)
+        return None
+    finally:
+        os.close(parent)
+    if not _owned(descriptor, folder, "folder"):
+        os.close(descriptor)
+        return None
+    if made and folder.name == FOLDER_NAME:
+        with contextlib.suppress(CommerceProxyError):
+            write_file(folder / ".gitignore", GITIGNORE, "the parse cache", folder=descriptor)
+    return descriptor
+
+
+def _owned_link_warning(folder: Path) -> None:
+    if os.path.islink(folder) and str(folder) not in _warned:
+        _warned.add(str(folder))
+        log.warning("%s: the parse cache folder is a symbolic link; it is neither read nor written", folder)
+
+
+GITIGNORE = b"# commerce-proxy's parse cache: never committed\n*\n"
+
+
+def _open_entry(entry: Path) -> BinaryIO | None:
+    """The entry opened for reading when it and its folder are the user's own, else None."""
+    folder = _open_cache_folder(entry.parent, create=False)
+    if folder is None:
+        return None
+    try:
+        descriptor = os.open(
+            entry.name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=folder
+        )
+    except OSError:
+        return None
+    finally:
+        os.close(folder)
+    if not stat.S_ISREG(os.fstat(descriptor).st_mode) or not _owned(descriptor, entry, "entry"):
+        os.close(descriptor)
+        return None
+    return os.fdopen(descriptor, "rb", buffering=BUFFER_BYTES)
 
 
 RACY_NS = 2_000_000_000  # a file changed this close to its entry's writing is checked by its hash
@@ -148,9 +234,8 @@ def cached_exchanges(path: Path, state: os.stat_result | None) -> CachedExchange
     entry = _entry(path) if state is not None and state.st_size >= SMALLEST_CACHED else None
     if entry is None or state is None:
         return None
-    try:
-        stream = entry.open("rb", buffering=BUFFER_BYTES)
-    except OSError:
+    stream = _open_entry(entry)
+    if stream is None:
         return None
     try:
         key = stream.readline(KEY_BYTES).decode("utf-8", "replace").rstrip().split(" written ")
@@ -209,11 +294,11 @@ class EntryWriter:
     """Writes an entry as a cassette is parsed, one exchange at a time, so a cassette read item by
     item is cached without being held whole. The entry appears (atomically) only at `finish`."""
 
-    def __init__(self, entry: Path, temporary: Path, state: os.stat_result, stream: BinaryIO) -> None:
+    def __init__(self, entry: Path, new: NewFile, state: os.stat_result) -> None:
         self.entry = entry
         self.state = state
-        self._temporary = temporary
-        self._stream: BinaryIO | None = stream
+        self._new = new
+        self._stream: BinaryIO | None = new.handle
         self._count = 0
 
     @classmethod
@@ -222,20 +307,23 @@ class EntryWriter:
         entry = _entry(path) if state is not None and state.st_size >= SMALLEST_CACHED else None
         if entry is None or state is None:
             return None
+        folder = _open_cache_folder(entry.parent, create=True)
+        if folder is None:
+            return None
         try:
-            folder = entry.parent
-            if not folder.is_dir():
-                folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-                if folder.name == FOLDER_NAME:
-                    (folder / ".gitignore").write_text("# commerce-proxy's parse cache: never committed\n*\n")
-            temporary = entry.with_name(f".{entry.name}.{os.getpid()}")
-            descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-            stream = os.fdopen(descriptor, "wb", buffering=BUFFER_BYTES)
-            stream.write(b" " * (KEY_BYTES - 1) + b"\n")  # the key goes here once the hash is known
-        except OSError as error:
+            new = NewFile(entry, "the parse cache", buffering=BUFFER_BYTES, folder=folder, mode=0o600)
+        except CommerceProxyError as error:
             log.debug("cannot cache %s: %s", entry, error)
             return None
-        return cls(entry, temporary, state, stream)
+        finally:
+            os.close(folder)
+        try:
+            new.handle.write(b" " * (KEY_BYTES - 1) + b"\n")  # the key goes here once the hash is known
+        except OSError as error:
+            new.abandon()
+            log.debug("cannot cache %s: %s", entry, error)
+            return None
+        return cls(entry, new, state)
 
     def add(self, exchange: Exchange, line: bytes | None = None) -> None:
         """Add the next exchange (`line`: its entry line, when already made)."""
@@ -261,19 +349,15 @@ class EntryWriter:
             stream.write(closing_line(upstream, self._count))
             stream.seek(0)
             stream.write(key)
-            stream.close()
-            os.replace(self._temporary, self.entry)
-        except OSError as error:
-            stream.close()
-            self._temporary.unlink(missing_ok=True)
+            self._new.commit()
+        except (OSError, CommerceProxyError) as error:
+            self._new.abandon()
             log.debug("cannot cache %s: %s", self.entry, error)
 
     def abandon(self) -> None:
         """Drop the unfinished entry (the cassette turned out not to parse this way)."""
-        if self._stream is not None:
-            self._stream.close()
-            self._stream = None
-        self._temporary.unlink(missing_ok=True)
+        self._stream = None
+        self._new.abandon()
 
 
 # An entry is a key line, then one compact JSON list per exchange, then a closing line with the

@@ -1,19 +1,18 @@
 """Where `record` writes: never through a symbolic link into another file, never into a FIFO, device or
-folder, and a cassette that is a symbolic link stays one, with one lock for every way of naming it."""
+folder; a cassette that is a symbolic link is refused, the file it names kept."""
 
 from __future__ import annotations
 
 import os
-import signal
 from pathlib import Path
 
-import aiohttp
+import pytest
 
+from proxy.errors import UsageError
 from proxy.store.files import read_cassette_file
 from proxy.store.journal import journal_path
 from proxy.store.saving import save_cassette
-from tests.reliability.faulty_upstream import faulty_upstream
-from tests.running import commerce_proxy, free_port, run_commerce_proxy, stop_with
+from tests.running import run_commerce_proxy
 
 UPSTREAM = "http://127.0.0.1:9"
 
@@ -55,48 +54,31 @@ def test_a_folder_as_the_cassette_is_refused_before_any_traffic(tmp_path: Path) 
     assert list(tmp_path.rglob("*")) == [folder]
 
 
-async def test_a_cassette_that_is_a_link_stays_one_and_shares_its_lock(tmp_path: Path) -> None:
-    """Recording through `link.yaml -> real.yaml` adds to real.yaml and keeps the link; a second record
-    into real.yaml meanwhile is refused (both names mean one cassette, one journal, one lock)."""
-    port = free_port()
-    upstream = f"http://127.0.0.1:{port}"
+def test_a_cassette_that_is_a_link_is_refused_and_the_file_it_names_kept(tmp_path: Path) -> None:
+    """`record --cassette link.yaml` (link.yaml -> real.yaml) in every mode: exit 2 at start with one
+    line, and real.yaml and the link untouched (a link in a cloned repository may name any file)."""
     real, link = tmp_path / "real.yaml", tmp_path / "link.yaml"
-    async with faulty_upstream(port):
-        first = ["record", "--upstream", upstream, "--cassette", str(link), "--mode", "once"]
-        link.symlink_to(real.name)  # a link to a cassette not yet written
-        async with commerce_proxy(*first) as proxy:
-            async with aiohttp.ClientSession() as session, session.get(f"{proxy.url}/ok/1") as answer:
-                assert answer.status == 200
-            assert journal_path(link) == journal_path(real) and journal_path(real).exists()
-            other = ["record", "--upstream", upstream, "--cassette", str(real), "--mode", "new_episodes"]
-            refused = run_commerce_proxy(*other)
-            assert refused.returncode == 2, refused.stderr
-            assert "another record is writing this cassette" in one_line(refused.stderr), refused.stderr
-            code, err = await stop_with(proxy, signal.SIGTERM)
-        assert code == 0, err
-        again = ["record", "--upstream", upstream, "--cassette", str(link), "--mode", "new_episodes"]
-        async with commerce_proxy(*again) as proxy:
-            async with aiohttp.ClientSession() as session, session.get(f"{proxy.url}/ok/2") as answer:
-                assert answer.status == 200
-            code, err = await stop_with(proxy, signal.SIGTERM)
-        assert code == 0, err
-    assert link.is_symlink() and os.readlink(link) == real.name
-    paths = [exchange.request.path for exchange in read_cassette_file(real).exchanges]
-    assert paths == ["/ok/1", "/ok/2"]
-    assert sorted(item.name for item in tmp_path.iterdir() if not item.name.startswith(".")) == [
-        "link.yaml",
-        "real.yaml",
-    ]
+    save_cassette(real, read_cassette_file(_tiny(tmp_path)))
+    before = real.read_bytes()
+    link.symlink_to(real.name)
+    for mode in ("once", "new_episodes", "all"):
+        done = run_commerce_proxy("record", "--upstream", UPSTREAM, "--cassette", str(link), "--mode", mode)
+        assert done.returncode == 2, (mode, done.stderr)
+        assert "is a symbolic link; the cassette is never written through one" in one_line(done.stderr)
+    assert link.is_symlink() and os.readlink(link) == real.name and real.read_bytes() == before
+    assert not journal_path(link).exists() and not journal_path(real).exists()
 
 
-def test_saving_through_a_link_replaces_the_file_it_names(tmp_path: Path) -> None:
-    """Any command that saves a cassette named by a link (edits, imports) keeps the link a link."""
+def test_saving_through_a_link_is_refused_and_the_file_it_names_kept(tmp_path: Path) -> None:
+    """Any command that saves a cassette named by a link (edits, imports) refuses; the link and the
+    file it names stay as they were."""
     real, link = tmp_path / "real.yaml", tmp_path / "link.yaml"
     save_cassette(real, read_cassette_file(_tiny(tmp_path)))
     link.symlink_to(real)
-    before = real.read_text()
-    save_cassette(link, read_cassette_file(_tiny(tmp_path, "/v2/other")))
-    assert link.is_symlink() and "/v2/other" in real.read_text() and real.read_text() != before
+    before = real.read_bytes()
+    with pytest.raises(UsageError, match="is a symbolic link; the cassette is never written through one"):
+        save_cassette(link, read_cassette_file(_tiny(tmp_path, "/v2/other")))
+    assert link.is_symlink() and real.read_bytes() == before
 
 
 def _tiny(folder: Path, path: str = "/v2/brands") -> Path:
