@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -313,7 +314,7 @@ def run_set(arguments: argparse.Namespace) -> int:
     value = parse_value(arguments.value, arguments.string)
     return _edit_one(
         arguments,
-        lambda exchange: set_field(exchange, arguments.field, value),
+        lambda exchange: set_field(exchange, arguments.field, value, time.time()),
         f"set {arguments.field} to {json.dumps(value, ensure_ascii=False)}",
     )
 

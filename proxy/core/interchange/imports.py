@@ -12,8 +12,8 @@ from dataclasses import dataclass, replace
 from urllib.parse import urlsplit
 
 from proxy.core.cassette.document import Cassette
+from proxy.core.model.domain import exchange_problem
 from proxy.core.model.exchange import Exchange
-from proxy.core.model.heads import exchange_problem
 from proxy.core.model.links import origin_of
 from proxy.errors import CassetteFormatError
 
