@@ -13,10 +13,10 @@ from collections.abc import Sequence
 # RFC 9110 5.6.2: a method and a header name are tokens.
 _TOKEN = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
 # A target (path and query) as it goes on the request line: no spaces, no control characters.
-_TARGET_FORBIDDEN = re.compile(r"[\x00-\x20\x7f]")
+TARGET_FORBIDDEN = _TARGET_FORBIDDEN = re.compile(r"[\x00-\x20\x7f]")
 # A header value or reason phrase holds no control character but HTAB (RFC 9110 5.5): CR and LF would
 # end the line it stands on, NUL and the rest are refused by strict clients.
-_LINE_BREAKING = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
+FIELD_TEXT_FORBIDDEN = _LINE_BREAKING = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
 
 
 def method_problem(method: str) -> str | None:
@@ -63,7 +63,7 @@ def header_problem(name: str, value: str) -> str | None:
     return None
 
 
-_TOKENS = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+(?::[!#$%&'*+\-.^_`|~0-9A-Za-z]+)*")
+TOKENS = _TOKENS = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+(?::[!#$%&'*+\-.^_`|~0-9A-Za-z]+)*")
 
 
 def headers_problem(headers: Sequence[tuple[str, str]]) -> str | None:
