@@ -19,9 +19,12 @@ from pathlib import Path
 
 import orjson
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from proxy.cli.main import main
 from proxy.core.cassette.document import Cassette, dump_cassette
+from proxy.core.model.domain import _first_fault, _inside
 from proxy.core.model.exchange import Body, Exchange, Request, Response
 from proxy.server.answers import _build
 from proxy.server.wire import Outgoing
@@ -301,3 +304,36 @@ def test_a_recording_just_made_is_inside_the_domain() -> None:
     for offset in (timedelta(0), timedelta(seconds=-5), timedelta(seconds=30), timedelta(minutes=4)):
         stamp = _stamp(offset)
         assert exchange_fault(Exchange(GOOD.request, GOOD.response, stamp, 0.0), time.time()) is None, stamp
+
+
+TEXT = st.text(alphabet="aZ09-/:?= \t\r\n\x00\x0b\x7fé", max_size=6)
+
+
+@settings(max_examples=2000, derandomize=True, database=None, deadline=None)
+@given(
+    method=TEXT | st.sampled_from(["GET", "get", "PUT"]),
+    path=TEXT.map(lambda text: "/" + text) | TEXT,
+    query=TEXT,
+    headers=st.lists(st.tuples(TEXT | st.just("X-A"), TEXT), max_size=3),
+    status=st.integers(-5, 700),
+    reason=st.none() | TEXT,
+    stamp=st.none()
+    | st.sampled_from([RECORDED_AT, "2026-02-29T00:00:00Z", "2024-02-29T23:59:59+23:59"])
+    | TEXT,
+    duration=st.none() | st.floats(allow_nan=True) | st.integers(-5, 10**7),
+)
+def test_the_fast_judgement_agrees_with_the_field_by_field_search(
+    method: str,
+    path: str,
+    query: str,
+    headers: list[tuple[str, str]],
+    status: int,
+    reason: str | None,
+    stamp: str | None,
+    duration: float | None,
+) -> None:
+    """`exchange_fault` says an exchange is inside its domain at once only when each field is."""
+    response = Response(status, tuple(headers), reason=reason)
+    exchange = Exchange(Request(method, path, query, tuple(headers)), response, stamp, duration)
+    now = time.time()
+    assert _inside(exchange, now) == (_first_fault(exchange, now) is None)
