@@ -18,7 +18,7 @@ class JournalError(CommerceProxyError):
 
 class NotRecordable(JournalError):
     """An exchange the journal will not hold: its reader would refuse it (a target that is not a path,
-    a status outside 100-599, a header that breaks its line, a body that cannot be written as is)."""
+    a status outside 200-599, a header that breaks its line, a body that cannot be written as is)."""
 
 
 class BodyTooLarge(CommerceProxyError):

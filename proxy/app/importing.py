@@ -3,6 +3,7 @@ recording before anything is written, saved, and checked against the rules."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,7 +38,7 @@ def import_cassette(
     policy: RedactionPolicy,
 ) -> Imports:
     """Gather `items` (those of origin `wanted`, or the only origin) into `output`, redacted."""
-    result = assemble(items, source, wanted)
+    result = assemble(items, source, wanted, time.time())
     cassette = redacted(result.cassette, policy)
     save_cassette(output, cassette)
     reasons = [reason for exchange in cassette.exchanges if (reason := withheld_in(exchange))]

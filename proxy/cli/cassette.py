@@ -11,6 +11,7 @@ import argparse
 import contextlib
 import json
 import sys
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -329,7 +330,7 @@ def run_set(arguments: argparse.Namespace) -> int:
     value = parse_value(arguments.value, arguments.string)
     return _edit_one(
         arguments,
-        lambda exchange: set_field(exchange, arguments.field, value),
+        lambda exchange: set_field(exchange, arguments.field, value, time.time()),
         f"set {arguments.field} to {json.dumps(value, ensure_ascii=False)}",
     )
 

@@ -25,6 +25,7 @@ import select
 import struct
 import subprocess
 import sys
+import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import asdict
@@ -228,7 +229,7 @@ def serve_checks(source: RuleSource, inbox: BinaryIO, answers: BinaryIO) -> None
         (size,) = FRAME.unpack(header)
         message = parse_json_line(inbox.read(size))
         sequence = message["seq"]
-        exchange = exchange_from_document(message["exchange"], ("exchange",))
+        exchange = exchange_from_document(message["exchange"], ("exchange",), time.time())
         findings = [finding.to_json() for finding in checker.check(exchange, sequence)]
         payload = orjson.dumps([sequence, findings])
         answers.write(FRAME.pack(len(payload)) + payload)

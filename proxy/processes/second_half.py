@@ -12,6 +12,7 @@ ordinary way, so a cassette loads the same either way.
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Iterator
 from typing import BinaryIO
 
@@ -92,8 +93,9 @@ def _read_into(fd: int, split: int, size: int, output: BinaryIO) -> None:
     header = f"{FORMAT_KEY}: {FORMAT_VERSION}\nexchanges:\n".encode()
     items = CassetteItems(_Range(fd, split, size, header), size, "exchanges")
     count = 0
+    now = time.time()
     for top, item in items:
-        output.write(entry_line(streamed_exchange(top, item, count)))
+        output.write(entry_line(streamed_exchange(top, item, count, now)))
         count += 1
         if count % FLUSH_EVERY == 0:
             output.flush()

@@ -28,7 +28,8 @@ from typing import Any, cast
 import httptools
 
 from proxy.core.model.bodies import error_document
-from proxy.core.model.exchange import Headers
+from proxy.core.model.domain import response_fault
+from proxy.core.model.exchange import Headers, Response
 from proxy.core.model.hosts import HostPolicy
 from proxy.core.redaction.book import KNOWN
 
@@ -76,6 +77,9 @@ class Outgoing:
         reason: str | None = None,
         length: int | None = None,
     ) -> None:
+        fault = response_fault(Response(status, headers, reason=reason))
+        if fault is not None:  # the cassette reader refuses these already: this is the second line
+            raise ValueError(f"an answer outside the cassette format: {fault}")
         self.status = status
         self.reason = reason
         self.headers = headers
@@ -90,7 +94,7 @@ class Outgoing:
             reason = self.reason or _reason(self.status)
             lines = [f"HTTP/1.1 {self.status} {reason}"]
             lines.extend(f"{name}: {value}" for name, value in self.headers if not _framing(name))
-            if self.status not in NO_BODY_STATUSES and not 100 <= self.status < 200:
+            if self.status not in NO_BODY_STATUSES:
                 lines.append(f"Content-Length: {self.length}")
             self._head = "\r\n".join(lines).encode("latin-1", "replace")
         return self._head

@@ -90,7 +90,7 @@ def read_cassette_file(path: Path) -> Cassette:
 def _parsed_whole(path: Path, state: os.stat_result | None) -> Cassette:
     """The whole-document parse, which reports any problem with its line; its result is cached."""
     raw = _file_bytes(path)
-    cassette = parse_cassette(_text_of(raw, path), str(path))
+    cassette = parse_cassette(_text_of(raw, path), str(path), time.time())
     remember_cassette(path, raw, state, cassette)
     return cassette
 
@@ -300,12 +300,12 @@ def _streamed_from_yaml(
                 raise NotStreamed
             stream.seek(0)
             size = state.st_size if state else 0
-            started = time.monotonic()
+            started, now = time.monotonic(), time.time()
             second = SecondHalf.start(stream.fileno(), size, share)  # a child reads the rest meanwhile
             hashing = _Hashing(stream, second.split if second is not None else None)
             items = CassetteItems(hashing, size, "exchanges")
             for top, item in items:
-                exchange = streamed_exchange(top, item, index)
+                exchange = streamed_exchange(top, item, index, now)
                 if writer is not None:
                     writer.add(exchange)
                 if index >= skip:
@@ -407,7 +407,7 @@ def load_for_edit(path: Path) -> Editable:
     state = file_state(path)
     raw = _file_bytes(path)
     text = _text_of(raw, path)
-    cassette = cached_cassette(path, state) or parse_cassette(text, str(path))
+    cassette = cached_cassette(path, state) or parse_cassette(text, str(path), time.time())
     return Editable(path, cassette, text, comment_line(text))
 
 

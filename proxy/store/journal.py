@@ -17,14 +17,15 @@ import fcntl
 import hashlib
 import os
 import stat
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO, Literal
 
 from proxy.core.cassette.document import exchange_from_document, exchange_to_document
 from proxy.core.model.bodies import dump_json, loads_exact
+from proxy.core.model.domain import exchange_problem
 from proxy.core.model.exchange import Exchange
-from proxy.core.model.heads import exchange_problem
 from proxy.errors import CassetteFormatError, JournalError, NotRecordable, UsageError
 from proxy.store.writing import open_folder
 
@@ -266,13 +267,14 @@ def read_journal(path: Path) -> JournalContents:
         raise JournalError(f"{path}:1: unknown journal mode {mode!r}")
     entries: list[tuple[int, Exchange]] = []
     saved = None
+    now = time.time()  # a recording after it is outside the cassette format
     for number, raw in enumerate(lines[1:], start=2):
         document = _parse_line(path, number, raw)
         if isinstance(document, dict) and isinstance(document.get("saved"), str) and "seq" not in document:
             saved = document["saved"]
             continue
         try:
-            exchange = exchange_from_document(document.get("exchange"), ("exchange",))
+            exchange = exchange_from_document(document.get("exchange"), ("exchange",), now)
             entries.append((int(document["seq"]), exchange))
         except (KeyError, TypeError, ValueError, AttributeError):
             raise JournalError(f"{path}:{number}: not a journal entry") from None

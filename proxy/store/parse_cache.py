@@ -33,6 +33,7 @@ import orjson
 
 from proxy.core.cassette.document import FORMAT_VERSION, Cassette
 from proxy.core.model.bodies import dump_json
+from proxy.core.model.domain import exchange_fault
 from proxy.core.model.exchange import BODY_KINDS, EMPTY_BODY, Body, Exchange, JSONFromText, Request, Response
 from proxy.errors import CommerceProxyError
 from proxy.store.writing import FOLDER_FLAGS, NewFile, open_folder, write_file
@@ -160,7 +161,7 @@ def _stamp(state: os.stat_result) -> str:
 
 # Raised whenever the cassette reader starts refusing something it accepted: an entry written before
 # was judged by the older reader.
-READER_REVISION = 2
+READER_REVISION = 3
 
 
 def _prefix() -> str:
@@ -190,6 +191,7 @@ class CachedExchanges:
     def __init__(self, stream: BinaryIO) -> None:
         self.stream = stream
         self.upstream: str | None = None
+        self.now = time.time()  # what a recording may not be after: an entry is judged as it is read
         self._seen: dict[tuple[str, ...], tuple[tuple[str, str], ...]] = {}  # equal header sets share a tuple
 
     def __iter__(self) -> Iterator[Exchange]:
@@ -200,8 +202,13 @@ class CachedExchanges:
         return ((line, self.exchange(line)) for line in self.lines())
 
     def exchange(self, line: bytes) -> Exchange:
-        """The exchange of one of `lines` (ValueError or TypeError when it is not one)."""
-        return _exchange_of(orjson.loads(line), self._seen)
+        """The exchange of one of `lines` (ValueError or TypeError when it is not one, or when a field
+        is outside the domain the cassette reader holds it to: a planted entry is a miss)."""
+        exchange = _exchange_of(orjson.loads(line), self._seen)
+        fault = exchange_fault(exchange, self.now)
+        if fault is not None:
+            raise ValueError(f"an entry the cassette reader would refuse: {fault}")
+        return exchange
 
     def lines(self) -> Iterator[bytes]:
         """Each exchange's line, unread (see `exchange` and `request_line_of`)."""

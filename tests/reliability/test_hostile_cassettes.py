@@ -60,6 +60,22 @@ HOSTILE: dict[str, str | bytes] = {
     "path-crlf": HEAD + '- request: {method: GET, path: "/v2\\r\\nX-A: b"}\n  response: {status: 200}\n',
     "method-request-line": HEAD
     + '- request: {method: "GET / HTTP/1.1", path: /}\n  response: {status: 200}\n',
+    "status-100-forges-a-second-answer": exchange(
+        '{status: 100, headers: {}, text: "HTTP/1.1 200 OK\\r\\nSet-Cookie: forged=1\\r\\n\\r\\n"}'
+    ),
+    "status-101-upgrade": exchange("{status: 101, headers: {Upgrade: websocket}}"),
+    "duration-infinite": HEAD + "- duration_ms: .inf\n" + "  " + REQUEST[2:] + "  response: {status: 200}\n",
+    "recorded-at-a-date": HEAD
+    + "- recorded_at: 2026-01-01\n"
+    + "  "
+    + REQUEST[2:]
+    + "  response: {status: 200}\n",
+    "recorded-at-the-future": HEAD
+    + "- recorded_at: '9999-01-01T00:00:00Z'\n"
+    + "  "
+    + REQUEST[2:]
+    + "  response: {status: 200}\n",
+    "header-value-control": exchange('{status: 200, headers: {X-A: "a\\x0bb"}}'),
     "json-not-json": exchange("{status: 200, headers: {}, json: '{not json'}"),
     "json-nan": exchange("{status: 200, headers: {}, json: 'NaN'}"),
     "two-bodies": exchange("{status: 200, headers: {}, json: '1', text: x}"),

@@ -20,6 +20,7 @@ from proxy.core.cassette.document import (
 )
 from proxy.core.editing.selection import json_at
 from proxy.core.model.bodies import dump_json, loads_exact, parse_json
+from proxy.core.model.domain import duration_problem, exchange_fault
 from proxy.core.model.exchange import (
     EMPTY_BODY,
     Body,
@@ -32,7 +33,6 @@ from proxy.core.model.exchange import (
     with_header,
     without_headers,
 )
-from proxy.core.model.heads import exchange_problem
 from proxy.core.model.links import OriginRewriter, origin_of
 from proxy.errors import CommerceProxyError
 
@@ -153,26 +153,25 @@ def parse_value(text: str, as_string: bool = False) -> JSONValue:
         return text
 
 
-def set_field(exchange: Exchange, field: str, value: JSONValue) -> Exchange:
+def set_field(exchange: Exchange, field: str, value: JSONValue, now: float | None = None) -> Exchange:
     """The exchange with one field set; `FIELDS_HELP` lists the fields. A value the cassette reader would
     refuse (a CR or LF in a header or reason, a path that is not one) is refused here."""
     changed = _set_field(exchange, field, value)
-    problem = exchange_problem(changed)
-    if problem is not None:
-        raise EditError(f"{field}: {problem}")
+    fault = exchange_fault(changed, now)  # `now`: a recording after it cannot be read back
+    if fault is not None:
+        raise EditError(f"{field}: {fault.problem}")
     return changed
 
 
 def _set_field(exchange: Exchange, field: str, value: JSONValue) -> Exchange:
     request, response = exchange.request, exchange.response
     if field == "status":
-        if not isinstance(value, int) or isinstance(value, bool) or not 100 <= value <= 599:
-            raise EditError(f"status: expected an HTTP status 100-599, found {value!r}")
-        return replace(exchange, response=replace(response, status=value))
+        return replace(exchange, response=replace(response, status=value))  # type: ignore[arg-type]
     if field == "duration_ms":
-        if not isinstance(value, int | float) or isinstance(value, bool) or value < 0:
-            raise EditError(f"duration_ms: expected a number of milliseconds, found {value!r}")
-        return replace(exchange, duration_ms=float(value))
+        problem = duration_problem(value)
+        if problem is not None:
+            raise EditError(f"duration_ms: {problem}")
+        return replace(exchange, duration_ms=float(value))  # type: ignore[arg-type]
     text = value if isinstance(value, str) else dump_json(value).decode("utf-8")
     if field in ("reason", "recorded_at"):
         if field == "reason":

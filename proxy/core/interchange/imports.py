@@ -12,8 +12,8 @@ from dataclasses import dataclass, replace
 from urllib.parse import urlsplit
 
 from proxy.core.cassette.document import Cassette
+from proxy.core.model.domain import exchange_problem
 from proxy.core.model.exchange import Exchange
-from proxy.core.model.heads import exchange_problem
 from proxy.core.model.links import origin_of
 from proxy.errors import CassetteFormatError
 
@@ -34,7 +34,9 @@ class ImportResult:
     other_origins: dict[str, int]
 
 
-def assemble(items: Iterable[Imported], source: str, wanted: str | None = None) -> ImportResult:
+def assemble(
+    items: Iterable[Imported], source: str, wanted: str | None = None, now: float | None = None
+) -> ImportResult:
     """The exchanges of one origin as a cassette, in file order.
 
     `wanted` (an origin, maybe with a base path such as `https://gateway/commerce`) picks the origin
@@ -42,7 +44,7 @@ def assemble(items: Iterable[Imported], source: str, wanted: str | None = None) 
     """
     collected = list(items)
     for position, item in enumerate(collected):
-        problem = exchange_problem(item.exchange)
+        problem = exchange_problem(item.exchange, now)  # `now`: a recording after it cannot load
         if problem is not None:  # a header that would break its line on replay, a method that is no token
             raise CassetteFormatError(f"{source}: exchange {position} of the file: {problem}")
     counts = Counter(item.origin for item in collected)

@@ -134,7 +134,7 @@ def test_deleting_history_that_later_answers_rely_on_is_caught(
         (["delete", "{path}", "99"], "index 99: the cassette has 18 exchange(s), 0 to 17"),
         (["delete", "{path}", "two"], "index 'two': expected a whole number"),
         (["set", "{path}", "0", "resp.nothing", "1"], "resp.nothing: unknown field"),
-        (["set", "{path}", "0", "status", "999"], "status: expected an HTTP status 100-599"),
+        (["set", "{path}", "0", "status", "999"], "status: expected a final HTTP status 200-599"),
         (["set", "{path}", "0", "resp.header.X-A", "a\r\nSet-Cookie: x=1"], "cannot hold CR, LF or NUL"),
         (["set", "{path}", "0", "reason", "OK\r\n\r\nHTTP/1.1 200 OK"], "a reason phrase cannot hold CR"),
         (["set", "{path}", "0", "path", "/v2 HTTP/1.1"], "a path cannot hold ' '"),
@@ -208,7 +208,8 @@ def test_merge_orders_by_time_and_drops_only_exact_repeats(
     read = read_cassette_file(demo)
     # Times that rise through the session (a re-recorded cassette's need not: see test_edits.py).
     rising = (
-        replace(item, recorded_at=f"2026-01-01T00:00:{n:02d}Z") for n, item in enumerate(read.exchanges)
+        replace(item, recorded_at=f"2026-01-01T00:{n // 60:02d}:{n % 60:02d}Z")
+        for n, item in enumerate(read.exchanges)
     )
     recorded = Cassette(tuple(rising), read.upstream)
     odd = Cassette(recorded.exchanges[1::2], recorded.upstream)
@@ -217,7 +218,7 @@ def test_merge_orders_by_time_and_drops_only_exact_repeats(
     again = Exchange(
         changed.request,
         Response(changed.response.status, changed.response.headers, Body("json", {"data": "other"})),
-        "2099-01-01T00:00:00Z",
+        "2026-06-01T00:00:00Z",  # later than all of them, and not in the future
     )
     save_cassette(demo.parent / "odd.yaml", Cassette((*odd.exchanges, again), recorded.upstream))
     save_cassette(demo.parent / "even.yaml", even)

@@ -152,7 +152,7 @@ def test_a_browser_har_is_imported_for_the_chosen_origin(
         (
             '{"log": {"entries": [{"request": {"method": "GET", "url": "http://a/x"}, "response": {"status": 200, '
             '"headers": [{"name": "X-A", "value": "a\\r\\nSet-Cookie: injected=1"}]}}]}}',
-            "exchange 0 of the file: header X-A cannot hold CR, LF or NUL",
+            "exchange 0 of the file: response.headers.X-A: header X-A cannot hold CR, LF or NUL",
         ),
     ],
 )

@@ -109,7 +109,7 @@ def test_strings_that_look_like_other_types_stay_strings() -> None:
         ("- 1\n", "expected a mapping with 'cassette_format', found a list"),
         (
             VALID.replace("status: 200", "status: OK"),
-            "x.yaml:8: exchanges[0].response.status: expected an HTTP",
+            "x.yaml:8: exchanges[0].response.status: expected a final HTTP",
         ),
         (VALID.replace("    method: GET\n", ""), "x.yaml:5: exchanges[0].request: missing 'method'"),
         (
