@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from proxy.cli import cassette, check, demo, interchange, record, replay, rules, sandbox, spy, verify
 from proxy.cli.help import finish_help
 from proxy.cli.options import OneLineParser, common_options
+from proxy.core.reports.escaping import visible
 from proxy.errors import CommerceProxyError
 from proxy.version import __version__
 
@@ -26,35 +27,42 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; returns the exit code."""
     parser = build_parser()
     arguments = parser.parse_args(argv)
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(VisibleFormatter("commerce-proxy: %(message)s"))
     logging.basicConfig(
-        stream=sys.stderr,
-        format="commerce-proxy: %(message)s",
-        level=logging.WARNING if arguments.quiet else logging.INFO,
-        force=True,
+        handlers=[handler], level=logging.WARNING if arguments.quiet else logging.INFO, force=True
     )
     try:
         return int(arguments.run(arguments))
     except CommerceProxyError as error:
-        print(f"commerce-proxy: error: {error}", file=sys.stderr)
+        print(f"commerce-proxy: error: {visible(str(error))}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # the reader left (`| head`): not an error of ours, nothing more to say
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     except OSError as error:
-        print(f"commerce-proxy: error: {error}", file=sys.stderr)
+        print(f"commerce-proxy: error: {visible(str(error))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130
     except Exception as error:  # a bug of ours: still one line, the traceback when asked for
         if os.environ.get("COMMERCE_PROXY_TRACEBACK"):
             raise
-        problem = " ".join(f"{type(error).__name__}: {error}".split())
+        problem = visible(" ".join(f"{type(error).__name__}: {error}".split()))
         print(
             f"commerce-proxy: internal error: {problem} (a bug: please report it; "
             "COMMERCE_PROXY_TRACEBACK=1 shows where)",
             file=sys.stderr,
         )
         return 70
+
+
+class VisibleFormatter(logging.Formatter):
+    """Log lines with `visible` messages: a request or file name cannot forge a line or a terminal
+    escape (a traceback, when there is one, still follows on its own lines)."""
+
+    def formatMessage(self, record: logging.LogRecord) -> str:
+        return visible(super().formatMessage(record))
 
 
 def build_parser() -> argparse.ArgumentParser:
