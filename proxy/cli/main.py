@@ -12,6 +12,7 @@ import sys
 from collections.abc import Sequence
 
 from proxy.cli import cassette, check, demo, interchange, record, replay, rules, sandbox, spy, verify
+from proxy.cli.cassette_diff import git_driver_argv
 from proxy.cli.help import finish_help
 from proxy.cli.options import OneLineParser, common_options
 from proxy.core.reports.escaping import visible
@@ -26,7 +27,7 @@ log = logging.getLogger("proxy")
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; returns the exit code."""
     parser = build_parser()
-    arguments = parser.parse_args(argv)
+    arguments = parser.parse_args(git_driver_argv(sys.argv[1:] if argv is None else argv))
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(VisibleFormatter("commerce-proxy: %(message)s"))
     logging.basicConfig(
