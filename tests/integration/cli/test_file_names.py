@@ -4,6 +4,7 @@ takes every path git hands it (a leading `-`, spaces, a newline), never stopping
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import subprocess
@@ -152,3 +153,25 @@ def test_git_diff_shows_every_file_whatever_its_name(tmp_path: Path) -> None:
     git("mv", "--", "-first.yaml", "-moved.yaml")
     done = git("diff", "--cached", "-M")
     assert "a/-first.yaml -> b/-moved.yaml: 0 breaking" in done.stdout, done.stdout
+
+
+# What a cassette's path may hold (the loader refuses ASCII controls and spaces there): separators
+# and bidi controls, which would still break a line or reorder it on a terminal.
+@pytest.mark.parametrize("hostile", ["/v2/\u202eevil\u2028x", "/v2/a\u2029b\u200f", "/v2/\ufeff\u2066c"])
+def test_cassette_list_and_show_print_one_line_per_exchange_whatever_it_holds(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], hostile: str
+) -> None:
+    from proxy.core.cassette.document import Cassette
+    from proxy.store.saving import save_cassette
+    from tests.conftest import make_exchange, make_request
+
+    request = make_request("GET", path=hostile)
+    save_cassette(tmp_path / "c.yaml", Cassette((make_exchange(request, status=500), make_exchange())))
+    assert main(["cassette", "list", str(tmp_path / "c.yaml")]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 3 and all(line.isprintable() for line in lines)
+    assert main(["cassette", "show", str(tmp_path / "c.yaml"), "0", "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["request"]["path"] == hostile
+    main(["cassette", "show", str(tmp_path / "c.yaml"), "0"])
+    findings = [line for line in capsys.readouterr().out.splitlines() if line.startswith("# ")]
+    assert findings and all(line.isprintable() for line in findings)
