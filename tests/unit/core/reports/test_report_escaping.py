@@ -228,12 +228,18 @@ def test_junit_check_report_parses_and_holds_each_finding_as_one_escaped_line(re
 def test_json_check_report_reads_back_equal_and_encodes(report: Report) -> None:
     text = "".join(json_report(report))
     document = json.loads(text.encode("utf-8"))
-    assert document["findings"] == [
-        finding.to_json() for result in report.cassettes for finding in result.findings
-    ]
-    assert [cassette["path"] for cassette in document["cassettes"]] == [
-        result.name for result in report.cassettes
-    ]
+    assert document["findings"] == as_json(
+        [finding.to_json() for result in report.cassettes for finding in result.findings]
+    )
+    assert [cassette["path"] for cassette in document["cassettes"]] == as_json(
+        [result.name for result in report.cassettes]
+    )
+
+
+def as_json(value: object) -> object:
+    """`value` as JSON can hold it: two lone surrogates that form a pair read back as its character
+    (JSON has no other form for them; the json module's own ASCII output does the same)."""
+    return json.loads(json.dumps(value))
 
 
 @EXAMPLES
@@ -312,9 +318,9 @@ def test_cassette_diff_reports_escape_requests_values_and_file_names(
         + listed
     )
     document = json.loads(diff_json(diff, verbose=True).encode("utf-8"))
-    assert [change["where"] for change in document["changes"]] == [
-        item.where for pair in diff.pairs for item in pair.differences
-    ]
+    assert [change["where"] for change in document["changes"]] == as_json(
+        [item.where for pair in diff.pairs for item in pair.differences]
+    )
 
 
 @EXAMPLES
@@ -338,7 +344,7 @@ def test_verify_reports_escape_cassette_names_requests_and_findings(
     ]
     assert all(line.isprintable() for line in verify_text(verification).split("\n"))
     document = json.loads(verify_json(verification, verbose=True).encode("utf-8"))
-    assert document["findings"] == [finding.to_json() for finding in every]
+    assert document["findings"] == as_json([finding.to_json() for finding in every])
 
 
 @EXAMPLES
