@@ -5,14 +5,20 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from proxy.cli import options
 from proxy.cli.inputs import load_engine
-from proxy.errors import UsageError
+from proxy.core.reports.escaping import visible
+from proxy.errors import CommerceProxyError, UsageError
 
-GIT_ARGUMENTS = 7  # path old-file old-hex old-mode new-file new-hex new-mode
+# git's external diff gets: path old-file old-hex old-mode new-file new-hex new-mode, then new-path
+# and a similarity message for a rename; only the path for an unmerged one.
+GIT_ARGUMENTS = 7
+GIT_RENAMED = 9
+GIT_UNMERGED = 1
 
 
 def add_to(actions: Any, common: argparse.ArgumentParser) -> None:
@@ -29,27 +35,53 @@ def add_to(actions: Any, common: argparse.ArgumentParser) -> None:
     diff.add_argument(
         "--git",
         action="store_true",
-        help="run as git's external diff: take git's seven arguments, print the text diff, exit 0",
+        help="run as git's external diff (last, before git's arguments): print the text diff, exit 0",
     )
     options.add_rule_options(diff)
     diff.set_defaults(run=run)
 
 
-def run(arguments: argparse.Namespace) -> int:
-    from proxy.app.cassette_diff import diff_cassettes
-    from proxy.core.drift.report import diff_json, diff_markdown, diff_text
+def git_driver_argv(argv: Sequence[str]) -> list[str]:
+    """The command line with `--` put after `cassette diff ... --git`: git appends its arguments to the
+    configured command, and a path of its may start with `-`, so none of them is read as an option."""
+    arguments = list(argv)
+    if arguments[:2] != ["cassette", "diff"] or "--git" not in arguments:
+        return arguments
+    flag = arguments.index("--git")
+    if "--" in arguments[2:flag]:
+        return arguments
+    given = arguments[flag + 1 :]
+    if len(given) not in (GIT_ARGUMENTS, GIT_RENAMED, GIT_UNMERGED) and given[:1] == ["--"]:
+        return arguments  # `--git -- ...` written out by hand
+    return [*arguments[: flag + 1], "--", *given]
 
+
+def run(arguments: argparse.Namespace) -> int:
     paths: list[Path] = arguments.paths
-    if arguments.git:
-        if len(paths) != GIT_ARGUMENTS:
-            raise UsageError(f"--git takes the {GIT_ARGUMENTS} arguments git gives an external diff")
-        name, a, b = str(paths[0]), paths[1], paths[4]
-        label_a, label_b = f"a/{name}", f"b/{name}"
-    else:
+    if not arguments.git:
         if len(paths) != 2:
             raise UsageError(f"cassette diff compares two cassettes, A and B; got {len(paths)}")
         a, b = paths
-        label_a, label_b = str(a), str(b)
+        return _compare(arguments, a, b, str(a), str(b))
+    if len(paths) == GIT_UNMERGED:
+        sys.stdout.write(visible(f"{paths[0]}: unmerged, not compared") + "\n")
+        return 0
+    if len(paths) not in (GIT_ARGUMENTS, GIT_RENAMED):
+        raise UsageError(f"--git takes the {GIT_ARGUMENTS} arguments git gives an external diff")
+    name = str(paths[0])
+    label_a, label_b = f"a/{name}", f"b/{paths[7] if len(paths) == GIT_RENAMED else name}"
+    try:
+        _compare(arguments, paths[1], paths[4], label_a, label_b)
+    except (CommerceProxyError, OSError) as error:
+        # git stops at an external diff that fails: say why here, in the diff, and let git go on
+        sys.stdout.write(visible(f"{label_a} -> {label_b}: not compared: {error}") + "\n")
+    return 0  # git stops at an external diff that exits non-zero
+
+
+def _compare(arguments: argparse.Namespace, a: Path, b: Path, label_a: str, label_b: str) -> int:
+    from proxy.app.cassette_diff import diff_cassettes
+    from proxy.core.drift.report import diff_json, diff_markdown, diff_text
+
     diff = diff_cassettes(a, b, load_engine(arguments).project.match)
     if arguments.git or arguments.format == "text":
         sys.stdout.write(diff_text(diff, label_a, label_b, arguments.verbose))
@@ -57,6 +89,4 @@ def run(arguments: argparse.Namespace) -> int:
         sys.stdout.write(diff_markdown(diff, label_a, label_b, arguments.verbose))
     else:
         sys.stdout.write(diff_json(diff, arguments.verbose))
-    if arguments.git:
-        return 0  # git stops at an external diff that exits non-zero
     return 1 if diff.drifted else 0

@@ -18,6 +18,7 @@ from proxy.cli.inputs import load_engine
 from proxy.core.cassette.document import Cassette, CassetteDumper, exchange_to_document
 from proxy.core.editing.edits import checked_indexes
 from proxy.core.editing.selection import ExpressionError, Selection, Subject, parse_selection
+from proxy.core.reports.escaping import json_text, visible
 from proxy.core.rules.findings import Finding
 from proxy.core.rules.freshness import Freshness, MaxAge
 from proxy.errors import RuleFileError, UsageError
@@ -76,7 +77,7 @@ def _print_rows(rows: list[dict[str, Any]], several: bool, dated: bool = False) 
         counts = f"{errors:>3}{row['findings']:>5}"
         when = f"{row['recorded_at'] or '-':<27} " if dated else ""
         line = f"{row['index']:>5}  {row['method']:<7} {row['status']:>6}  {counts}  {when}{_target(row)}"
-        print(f"{where}{line}")
+        print(visible(f"{where}{line}"))
 
 
 def _target(row: dict[str, Any]) -> str:
@@ -98,13 +99,13 @@ def run_show(arguments: argparse.Namespace) -> int:
     document = {"index": index, **exchange_to_document(cassette.exchanges[index])}
     if arguments.format == "json":
         document["findings"] = [finding.to_json() for finding in mine]
-        print(json.dumps(document, indent=2, ensure_ascii=False))
+        print(json_text(document, indent=2))
         return 0
     print(yaml.dump(document, Dumper=CassetteDumper, sort_keys=False, allow_unicode=True, width=100), end="")
     print(f"# {len(mine)} finding(s)")
     for finding in mine:
         print(f"# {finding_line(finding)}")
-        print(f"#     documentation: {finding.section}")
+        print(visible(f"#     documentation: {finding.section}"))
     return 0
 
 
@@ -170,7 +171,8 @@ def selected(selection: Selection, cassette: Cassette, found: dict[int, list[Fin
 
 
 def finding_line(finding: Finding) -> str:
-    return (
+    """One finding on one line (`visible`: whatever the exchange held)."""
+    return visible(
         f"{finding.severity} {finding.rule}: #{finding.exchange} {finding.method} {finding.target}: "
         f"{finding.where}: expected {finding.expected}; found {finding.found}"
     )

@@ -12,9 +12,11 @@ import sys
 from collections.abc import Sequence
 
 from proxy.cli import cassette, check, demo, interchange, record, replay, rules, sandbox, spy, verify
+from proxy.cli.cassette_diff import git_driver_argv
 from proxy.cli.help import finish_help
 from proxy.cli.options import OneLineParser, common_options
 from proxy.core.redaction.book import KNOWN, ScrubbingFilter
+from proxy.core.reports.escaping import visible
 from proxy.errors import CommerceProxyError
 from proxy.version import __version__
 
@@ -26,38 +28,44 @@ log = logging.getLogger("proxy")
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; returns the exit code."""
     parser = build_parser()
-    arguments = parser.parse_args(argv)
+    arguments = parser.parse_args(git_driver_argv(sys.argv[1:] if argv is None else argv))
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(VisibleFormatter("commerce-proxy: %(message)s"))
+    handler.addFilter(ScrubbingFilter())  # every log line is scrubbed of the secrets seen so far
     logging.basicConfig(
-        stream=sys.stderr,
-        format="commerce-proxy: %(message)s",
-        level=logging.WARNING if arguments.quiet else logging.INFO,
-        force=True,
+        handlers=[handler], level=logging.WARNING if arguments.quiet else logging.INFO, force=True
     )
-    for handler in logging.getLogger().handlers:  # every log line is scrubbed of the secrets seen
-        handler.addFilter(ScrubbingFilter())
     try:
         return int(arguments.run(arguments))
     except CommerceProxyError as error:
-        print(f"commerce-proxy: error: {KNOWN.scrub(str(error))}", file=sys.stderr)
+        print(f"commerce-proxy: error: {visible(KNOWN.scrub(str(error)))}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # the reader left (`| head`): not an error of ours, nothing more to say
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     except OSError as error:
-        print(f"commerce-proxy: error: {KNOWN.scrub(str(error))}", file=sys.stderr)
+        print(f"commerce-proxy: error: {visible(KNOWN.scrub(str(error)))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130
     except Exception as error:  # a bug of ours: still one line, the traceback when asked for
         if os.environ.get("COMMERCE_PROXY_TRACEBACK"):
             raise
-        problem = KNOWN.scrub(" ".join(f"{type(error).__name__}: {error}".split()))
+        problem = visible(KNOWN.scrub(" ".join(f"{type(error).__name__}: {error}".split())))
         print(
             f"commerce-proxy: internal error: {problem} (a bug: please report it; "
             "COMMERCE_PROXY_TRACEBACK=1 shows where)",
             file=sys.stderr,
         )
         return 70
+
+
+class VisibleFormatter(logging.Formatter):
+    """Log lines with `visible` messages: a request or file name cannot forge a line or a terminal
+    escape (a traceback, when there is one, still follows on its own lines)."""
+
+    def formatMessage(self, record: logging.LogRecord) -> str:
+        return visible(super().formatMessage(record))
 
 
 def build_parser() -> argparse.ArgumentParser:

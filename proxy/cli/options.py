@@ -7,12 +7,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import NoReturn
 
+from proxy.core.reports.escaping import visible
+
 
 class OneLineParser(argparse.ArgumentParser):
     """argparse, but a usage error is one line (what is wrong, and where to read more) and exit 2."""
 
     def error(self, message: str) -> NoReturn:
-        self.exit(2, f"{self.prog}: error: {message} (see `{self.prog} --help`)\n")
+        self.exit(2, f"{self.prog}: error: {visible(message)} (see `{self.prog} --help`)\n")
 
 
 def common_options() -> argparse.ArgumentParser:

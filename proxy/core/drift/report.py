@@ -1,5 +1,8 @@
 """A cassette diff for people (text, Markdown fit for a pull-request comment) and for tools (JSON).
 
+Every value from a cassette or a file name goes through its format's function of
+`proxy.core.reports.escaping`: each text line through `visible`, each Markdown value a `markdown_code`.
+
 Volatile differences are counted always and listed only when asked (`-v`): they change on every call.
 """
 
@@ -10,7 +13,7 @@ from typing import Any
 
 from proxy.core.drift.compare import Difference, shown, tiers_phrase
 from proxy.core.drift.pairing import CassetteDiff
-from proxy.core.reports.formats import markdown_cell
+from proxy.core.reports.escaping import json_text, markdown_code, visible
 
 
 def diff_json(diff: CassetteDiff, verbose: bool = False) -> str:
@@ -33,7 +36,7 @@ def diff_json(diff: CassetteDiff, verbose: bool = False) -> str:
         "removed": [{"index_a": item.index, "request": item.request} for item in diff.removed],
         "counts": diff.counts(),
     }
-    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    return json_text(document, indent=2) + "\n"
 
 
 def diff_text(diff: CassetteDiff, a: str, b: str, verbose: bool = False) -> str:
@@ -45,12 +48,12 @@ def diff_text(diff: CassetteDiff, a: str, b: str, verbose: bool = False) -> str:
             lines += [difference_line(item) for item in listed]
     lines += [f"+ #{item.index} {item.request} (only in {b})" for item in diff.added]
     lines += [f"- #{item.index} {item.request} (only in {a})" for item in diff.removed]
-    return "\n".join(lines) + "\n"
+    return "".join(visible(line) + "\n" for line in lines)
 
 
 def diff_markdown(diff: CassetteDiff, a: str, b: str, verbose: bool = False) -> str:
     mark = "❌" if diff.counts()["breaking"] else "⚠️" if diff.drifted else "✅"
-    lines = [f"## {mark} cassette diff `{a}` → `{b}`", "", summary(diff), ""]
+    lines = [f"## {mark} cassette diff {markdown_code(a)} → {markdown_code(b)}", "", summary(diff), ""]
     rows = [
         difference_row(f"#{pair.index_a} → #{pair.index_b}", pair.request, item)
         for pair in diff.pairs
@@ -58,8 +61,8 @@ def diff_markdown(diff: CassetteDiff, a: str, b: str, verbose: bool = False) -> 
     ]
     if rows:
         lines += [*table_head("before", "after"), *rows, ""]
-    lines += [f"- added: #{item.index} `{markdown_cell(item.request)}`" for item in diff.added]
-    lines += [f"- removed: #{item.index} `{markdown_cell(item.request)}`" for item in diff.removed]
+    lines += [f"- added: #{item.index} {markdown_code(item.request)}" for item in diff.added]
+    lines += [f"- removed: #{item.index} {markdown_code(item.request)}" for item in diff.removed]
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
@@ -75,14 +78,14 @@ def value_text(value: Any) -> str:
 
 
 def difference_row(exchange: str, request: str, item: Difference) -> str:
-    """One Markdown table row of a difference (see `table_head`)."""
+    """One Markdown table row of a difference (see `table_head`); `exchange` is Markdown already."""
     cells = (
         exchange,
-        f"`{markdown_cell(request)}`",
+        markdown_code(request),
         item.tier,
-        f"`{markdown_cell(item.where)}`",
-        markdown_cell(value_text(item.recorded)),
-        markdown_cell(value_text(item.live)),
+        markdown_code(item.where),
+        markdown_code(value_text(item.recorded)),
+        markdown_code(value_text(item.live)),
     )
     return "| " + " | ".join(cells) + " |"
 

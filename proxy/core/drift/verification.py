@@ -4,14 +4,13 @@ and listed only when asked (`-v`)."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from proxy.core.drift.compare import Difference, Tier, is_drift, shown, tier_counts, tiers_phrase
 from proxy.core.drift.report import change, difference_line, difference_row, table_head
 from proxy.core.model.exchange import Exchange
-from proxy.core.reports.formats import escape, markdown_cell, quoteattr
+from proxy.core.reports.escaping import json_text, markdown_code, visible, xml_attribute, xml_text
 from proxy.core.rules.findings import Finding
 
 
@@ -76,7 +75,7 @@ def verify_json(verification: Verification, verbose: bool = False) -> str:
         "skipped": skipped,
         "findings": [finding.to_json() for finding in verification.findings],
     }
-    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    return json_text(document, indent=2) + "\n"
 
 
 def verify_text(verification: Verification, verbose: bool = False) -> str:
@@ -94,7 +93,7 @@ def verify_text(verification: Verification, verbose: bool = False) -> str:
             f"not sent: {len(skipped)} exchange(s), such as {first.cassette} #{first.index} "
             f"{first.request}: {first.skipped}"
         )
-    return "\n".join(lines) + "\n"
+    return "".join(visible(line) + "\n" for line in lines)
 
 
 def verify_markdown(verification: Verification, verbose: bool = False) -> str:
@@ -102,13 +101,13 @@ def verify_markdown(verification: Verification, verbose: bool = False) -> str:
     mark = "❌" if counts["breaking"] else "⚠️" if counts["additive"] or counts["data"] else "✅"
     lines = [f"## {mark} commerce-proxy verify", "", summary(verification), ""]
     rows = [
-        difference_row(f"{markdown_cell(result.cassette)} #{result.index}", result.request, item)
+        difference_row(f"{markdown_code(result.cassette)} #{result.index}", result.request, item)
         for result in verification.results
         for item in shown(result.differences, verbose)
     ]
     if rows:
         lines += [*table_head("recorded", "live"), *rows, ""]
-    lines += [f"- {markdown_cell(_finding_line(finding))}" for finding in verification.findings]
+    lines += [f"- {markdown_code(_finding_line(finding))}" for finding in verification.findings]
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
@@ -123,8 +122,8 @@ def verify_junit(verification: Verification, strict: bool = False) -> Iterator[s
     yield f'<testsuites name="commerce-proxy" {counted}>\n'
     yield f'  <testsuite name="commerce-proxy verify" {counted} errors="0" skipped="{skipped}">\n'
     for result in cases:
-        name = quoteattr(f"#{result.index} {result.request}")
-        yield f"    <testcase classname={quoteattr(result.cassette)} name={name}"
+        name = xml_attribute(f"#{result.index} {result.request}")
+        yield f"    <testcase classname={xml_attribute(result.cassette)} name={name}"
         bad = [item for item in result.differences if item.tier in failing]
         rest = [item for item in result.differences if item.tier not in failing and item.tier != "volatile"]
         if result.skipped is None and not bad and not rest:
@@ -132,12 +131,12 @@ def verify_junit(verification: Verification, strict: bool = False) -> Iterator[s
             continue
         yield ">\n"
         if result.skipped is not None:
-            yield f"      <skipped message={quoteattr(result.skipped)} />\n"
+            yield f"      <skipped message={xml_attribute(result.skipped)} />\n"
         if bad:
-            message = quoteattr(f"{len(bad)} difference(s): {bad[0].tier} {bad[0].where}")
-            yield f'      <failure type="drift" message={message}>{escape(_lines(bad))}</failure>\n'
+            message = xml_attribute(f"{len(bad)} difference(s): {bad[0].tier} {bad[0].where}")
+            yield f'      <failure type="drift" message={message}>{_lines(bad)}</failure>\n'
         if rest:
-            yield f"      <system-out>{escape(_lines(rest))}</system-out>\n"
+            yield f"      <system-out>{_lines(rest)}</system-out>\n"
         yield "    </testcase>\n"
     yield "  </testsuite>\n</testsuites>\n"
 
@@ -159,4 +158,5 @@ def _finding_line(finding: Finding) -> str:
 
 
 def _lines(items: list[Difference]) -> str:
-    return "\n".join(f"{item.tier} {item.where}: {change(item)}" for item in items)
+    """The differences as XML character data, one line each."""
+    return "\n".join(xml_text(f"{item.tier} {item.where}: {change(item)}") for item in items)

@@ -10,6 +10,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from proxy.core.replay.book import ReplayBook
+from proxy.core.reports.escaping import visible
 
 
 def usage_report(books: Iterable[ReplayBook]) -> dict[str, Any]:
@@ -71,7 +72,7 @@ def usage_report(books: Iterable[ReplayBook]) -> dict[str, Any]:
 
 
 def usage_summary(report: dict[str, Any]) -> list[str]:
-    """The report in a few log lines: totals, then what to prune and what to record."""
+    """The report in a few log lines: totals, then what to prune and what to record; each `visible`."""
     cassettes = report["cassettes"]
     total = sum(cassette["exchanges"] for cassette in cassettes)
     used = sum(cassette["used"] for cassette in cassettes)
@@ -85,12 +86,12 @@ def usage_summary(report: dict[str, Any]) -> list[str]:
             lines.append(f"never used in {cassette['cassette']}: {listed_unused(cassette['unused'])}")
     for miss in report["misses"][:10]:
         lines.append(f"missed {miss['count']}x: {miss['method']} {miss['target']}")
-    return lines
+    return [visible(line) for line in lines]
 
 
 def listed_unused(unused: list[dict[str, Any]], shown: int = 5) -> str:
     """`#0 POST /oauth/access_token, #3 GET /v2/brands and 2 more`: a cassette's recordings never used,
-    as the report lists them, the first few named."""
+    as the report lists them, the first few named (`visible`: one line whatever the requests held)."""
     named = ", ".join(f"#{item['index']} {item['method']} {item['target']}" for item in unused[:shown])
     more = len(unused) - shown
-    return named + (f" and {more} more" if more > 0 else "")
+    return visible(named + (f" and {more} more" if more > 0 else ""))

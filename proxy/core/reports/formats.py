@@ -7,11 +7,11 @@ Pure rendering; the CLI decides where the text goes.
 from __future__ import annotations
 
 import itertools
-import json
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
+from proxy.core.reports.escaping import html_text, json_text, markdown_code, visible, xml_attribute, xml_text
 from proxy.core.reports.finding_groups import FindingGroups
 from proxy.core.rules.findings import SEVERITIES, SEVERITY_ORDER, Finding, Severity, counts_phrase
 from proxy.core.rules.ruleset import Rule
@@ -86,12 +86,17 @@ class Report:
 def text_report(report: Report, per_rule: int = 0, summary_only: bool = False) -> Iterator[str]:
     """Per cassette, findings grouped by rule (errors first), each with the exchange and expected/found:
     at most `per_rule` exchanges a rule (0: all), then how many more; only the count lines when
-    `summary_only` (`-q`)."""
+    `summary_only` (`-q`). Every line goes through `visible`, so no value can add one."""
+    for line in _text_lines(report, per_rule, summary_only):
+        yield visible(line) + "\n"
+
+
+def _text_lines(report: Report, per_rule: int, summary_only: bool) -> Iterator[str]:
     statements = {rule.id: rule.message.split(": {", 1)[0] for rule in report.rules}
     for result in report.cassettes:
         accepted = f" ({result.accepted} accepted by the baseline)" if result.accepted else ""
         counts = result.findings.counts()
-        yield f"{result.name}: {result.exchanges} exchanges: {counts_phrase(counts)}{accepted}\n"
+        yield f"{result.name}: {result.exchanges} exchanges: {counts_phrase(counts)}{accepted}"
         if summary_only:
             continue
         ordered = sorted(result.findings.rules(), key=lambda item: (SEVERITY_ORDER[item[1]], item[0]))
@@ -99,20 +104,19 @@ def text_report(report: Report, per_rule: int = 0, summary_only: bool = False) -
             found = result.findings.of_rule(rule_id)
             first = next(found)
             statement = statements.get(rule_id, first.message)
-            yield f"\n  {severity.upper():<7} {rule_id}  ({count}x)  {statement}\n"
-            yield f"          documentation: {first.section}\n"
+            yield ""
+            yield f"  {severity.upper():<7} {rule_id}  ({count}x)  {statement}"
+            yield f"          documentation: {first.section}"
             shown = itertools.chain((first,), found)
             for finding in itertools.islice(shown, per_rule or None):
-                yield (
-                    f"    #{finding.exchange} {finding.method} {finding.target}\n"
-                    f"        {finding.where}: expected {finding.expected}; found {finding.found}\n"
-                )
+                yield f"    #{finding.exchange} {finding.method} {finding.target}"
+                yield f"        {finding.where}: expected {finding.expected}; found {finding.found}"
             if per_rule and count > per_rule:
-                yield f"    ... and {count - per_rule} more (--per-rule 0 lists them all)\n"
-        yield "\n"
+                yield f"    ... and {count - per_rule} more (--per-rule 0 lists them all)"
+        yield ""
     tail = f", {report.accepted} accepted by the baseline" if report.accepted else ""
     counted = f"checked {report.exchanges} exchanges in {len(report.cassettes)} cassette(s)"
-    yield f"{counted}: {counts_phrase(report.counts())}{tail}\n"
+    yield f"{counted}: {counts_phrase(report.counts())}{tail}"
 
 
 def json_report(report: Report) -> Iterator[str]:
@@ -126,7 +130,7 @@ def json_report(report: Report) -> Iterator[str]:
     separator = "\n"
     for result in report.cassettes:
         for finding in result.findings:
-            yield f"{separator}    {json.dumps(finding.to_json(), ensure_ascii=False)}"
+            yield f"{separator}    {json_text(finding.to_json())}"
             separator = ",\n"
     yield "\n  ]," if separator == ",\n" else "],"
     rest = {
@@ -141,7 +145,7 @@ def json_report(report: Report) -> Iterator[str]:
             for result in report.cassettes
         ],
     }
-    yield json.dumps(rest, indent=2, ensure_ascii=False)[1:] + "\n"  # '\n  "counts": ...\n}'
+    yield json_text(rest, indent=2)[1:] + "\n"  # '\n  "counts": ...\n}'
 
 
 def junit_report(report: Report) -> Iterator[str]:
@@ -162,8 +166,8 @@ def junit_report(report: Report) -> Iterator[str]:
         counts = per_rule.get(rule.id, Counter())
         errors, others = counts["error"], counts["warning"] + counts["info"]
         opening = (
-            f"    <testcase classname={quoteattr('commerce-proxy.' + rule.id.split('.')[0])} "
-            f"name={quoteattr(rule.id)}"
+            f"    <testcase classname={xml_attribute('commerce-proxy.' + rule.id.split('.')[0])} "
+            f"name={xml_attribute(rule.id)}"
         )
         if rule.id not in report.off and not errors and not others:
             yield opening + " />\n"
@@ -175,7 +179,7 @@ def junit_report(report: Report) -> Iterator[str]:
             found = (finding for finding in report.of_rule(rule.id) if finding.severity == "error")
             first = next(found)
             message = f"{errors} finding(s): {first.message.split(': ', 1)[0]} [{rule.section}]"
-            yield f'      <failure type="error" message={quoteattr(message)}>'
+            yield f'      <failure type="error" message={xml_attribute(message)}>'
             yield from _lines_escaped(itertools.chain((first,), found))
             yield "</failure>\n"
         if others:
@@ -190,19 +194,8 @@ def _lines_escaped(findings: Iterable[Finding]) -> Iterator[str]:
     """One line per finding, XML-escaped, with no newline after the last."""
     separator = ""
     for finding in findings:
-        yield separator + escape(_line(finding))
+        yield separator + xml_text(_line(finding))
         separator = "\n"
-
-
-def escape(text: str) -> str:
-    """Text as XML character data (xml.sax.saxutils would import urllib: 10 ms of every `check`)."""
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-
-
-def quoteattr(text: str) -> str:
-    """Text as a quoted XML attribute value, newlines and tabs kept as characters."""
-    escaped = escape(text).replace('"', "&quot;").replace("\n", "&#10;").replace("\r", "&#13;")
-    return '"' + escaped.replace("\t", "&#09;") + '"'
 
 
 def _line(finding: Finding) -> str:
@@ -217,14 +210,17 @@ MARKDOWN_FINDINGS_SHOWN = 200  # a pull-request comment holds at most 65,536 cha
 
 
 def markdown_report(report: Report, endpoint_of: Callable[[Finding], str]) -> Iterator[str]:
-    """A summary line, tables per rule and per endpoint, then each finding folded in <details>."""
+    """A summary line, tables per rule and per endpoint, then each finding folded in <details>.
+
+    Every value from a cassette is a `markdown_code` span in Markdown, and `html_text` in the
+    <details> blocks, which are raw HTML for every renderer (one block: no blank line inside)."""
     counts = report.counts()
     mark = "❌" if counts["error"] else ("⚠️" if counts["warning"] else "✅")
     tail = f", {report.accepted} accepted by the baseline" if report.accepted else ""
     yield f"## {mark} commerce-proxy check: {counts_phrase(counts)}{tail}\n\n"
     yield (
         f"{report.exchanges} exchanges in {len(report.cassettes)} cassette(s): "
-        + ", ".join(f"`{result.name}` ({result.exchanges})" for result in report.cassettes)
+        + ", ".join(f"{markdown_code(result.name)} ({result.exchanges})" for result in report.cassettes)
         + "\n"
     )
     if not any(counts.values()):
@@ -234,14 +230,14 @@ def markdown_report(report: Report, endpoint_of: Callable[[Finding], str]) -> It
     yield "\n### By rule\n\n| rule | severity | findings | documentation |\n|---|---|---:|---|\n"
     for rule_id, severity, count in report.rule_totals():
         section = sections.get(rule_id) or next(report.of_rule(rule_id)).section
-        yield f"| `{rule_id}` | {severity} | {count} | {markdown_cell(section)} |\n"
+        yield f"| {markdown_code(rule_id)} | {severity} | {count} | {markdown_code(section)} |\n"
     by_endpoint: dict[str, Counter[Severity]] = {}
     for result in report.cassettes:
         for finding in result.findings:
             by_endpoint.setdefault(endpoint_of(finding), Counter())[finding.severity] += 1
     yield "\n### By endpoint\n\n| endpoint | errors | warnings | info |\n|---|---:|---:|---:|\n"
     for endpoint, per in sorted(by_endpoint.items()):
-        yield f"| `{markdown_cell(endpoint)}` | {per['error']} | {per['warning']} | {per['info']} |\n"
+        yield f"| {markdown_code(endpoint)} | {per['error']} | {per['warning']} | {per['info']} |\n"
     yield "\n### Findings\n\n"
     by_name = sorted(report.cassettes, key=lambda result: result.name)
     ordered = (
@@ -253,18 +249,14 @@ def markdown_report(report: Report, endpoint_of: Callable[[Finding], str]) -> It
     )
     for finding in itertools.islice(ordered, MARKDOWN_FINDINGS_SHOWN):
         where = f"{finding.cassette} " if finding.cassette else ""
-        summary = f"{finding.severity} <code>{finding.rule}</code>: {escape(where)}#{finding.exchange}"
+        summary = f"{finding.severity} <code>{html_text(finding.rule)}</code>: {html_text(where)}"
+        request = html_text(f"#{finding.exchange} {finding.method} {finding.target}")
         yield (
-            f"<details><summary>{summary} {finding.method} {escape(finding.target)}</summary>\n\n"
-            f"- {escape(markdown_cell(finding.message))}\n"
-            f"- documentation: {escape(markdown_cell(finding.section))}\n\n</details>\n"
+            f"<details><summary>{summary}{request}</summary>\n"
+            f"<p>{html_text(finding.message)}<br>\ndocumentation: {html_text(finding.section)}</p>\n"
+            "</details>\n"
         )
     total = sum(counts.values())
     if total > MARKDOWN_FINDINGS_SHOWN:
         rest = total - MARKDOWN_FINDINGS_SHOWN
         yield f"\n... and {rest} more (see `commerce-proxy check --format json`)\n"
-
-
-def markdown_cell(text: str) -> str:
-    """Text safe inside a Markdown table cell: no pipe ends the cell, no newline ends the row."""
-    return text.replace("|", "\\|").replace("\n", " ")

@@ -17,6 +17,7 @@ from http import HTTPStatus
 from typing import Any
 
 from proxy.core.model.exchange import Body, Exchange
+from proxy.core.reports.escaping import json_text
 from proxy.core.reports.formats import Report
 from proxy.core.rules.findings import SEVERITIES, SEVERITY_ORDER, Finding, severity_counts
 
@@ -43,7 +44,7 @@ def html_report(
     """The page; `exchanges` are each cassette's, in the order of `report.cassettes`."""
     data = report_data(report, exchanges, endpoint_of, title)
     # Inside <script> only "</" could end the element early; \u003c keeps the JSON the same JSON.
-    embedded = json.dumps(data, ensure_ascii=False, separators=(",", ":")).replace("<", "\\u003c")
+    embedded = json_text(data, separators=(",", ":")).replace("<", "\\u003c")
     return (
         template.page.replace("{{TITLE}}", html.escape(title))
         .replace("{{STYLE}}", template.style)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from proxy.core.reports.formats import markdown_cell
 from proxy.core.rules.ruleset import Rule, RuleSet
 
 RULE_FAMILIES = {
@@ -82,3 +81,8 @@ def _entry(rules: RuleSet, rule: Rule, severity: str) -> list[str]:
 
 def _anchor(rule_id: str) -> str:
     return "rule-" + rule_id.replace(".", "-")
+
+
+def markdown_cell(text: str) -> str:
+    """A rule's own words in a Markdown table cell: no pipe ends the cell, no newline ends the row."""
+    return text.replace("|", "\\|").replace("\n", " ")

@@ -1,0 +1,77 @@
+"""One escaping function per report format: every value that came from traffic or a file name goes
+through the one of its format, so no request, response or cassette name can add a line, a table row,
+a link, an HTML comment or a terminal escape to a report.
+
+- text: `visible`: every character that is not printable (controls, NUL, line and paragraph
+  separators, bidi overrides, lone surrogates) shown as its Python escape (`\\n`, `\\x1b`, `\\u202e`);
+- Markdown: `markdown_code`: a code span (nothing renders inside one: no link, emphasis or HTML)
+  of the visible text, its fence longer than any run of backticks inside, pipes escaped for tables;
+- HTML, and raw HTML inside Markdown: `html_text`; XML: `xml_text` and `xml_attribute`: the
+  visible text, markup characters as entities (so nothing XML 1.0 cannot hold is left);
+- JSON: `json_text`: values kept as they are, lone surrogates as `\\uXXXX` so the UTF-8 file can hold them.
+
+Pure, no I/O.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+_SHORT = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+_BACKTICKS = re.compile("`+")
+_PIPE = re.compile(r"(\\*)\|")  # a pipe and the backslashes right before it
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def visible(text: str) -> str:
+    """`text` with every character `str.isprintable` refuses written as its escape: one line, no
+    control or format character, whatever the text held."""
+    if text.isprintable():
+        return text
+    return "".join(char if char.isprintable() else _escaped(char) for char in text)
+
+
+def _escaped(char: str) -> str:
+    if char in _SHORT:
+        return _SHORT[char]
+    code = ord(char)
+    if code < 0x100:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+
+
+def markdown_code(text: str) -> str:
+    """`text` as an inline code span, safe in a paragraph, a list item and a GFM table cell.
+
+    A pipe becomes `\\|` (a table's cell would end at it; GitHub shows `|`), with the backslashes
+    before it doubled so neither GitHub's nor markdown-it's reading of `\\|` ends the cell."""
+    shown = _PIPE.sub(lambda match: match.group(1) * 2 + "\\|", visible(text))
+    if not shown:
+        return "` `"
+    fence = "`" * (max((len(run) for run in _BACKTICKS.findall(shown)), default=0) + 1)
+    pad = " " if shown[0] in "` " or shown[-1] in "` " else ""  # a span drops one space each side
+    return f"{fence}{pad}{shown}{pad}{fence}"
+
+
+def html_text(text: str) -> str:
+    """`text` as HTML character data or a quoted attribute's value: one line, no markup."""
+    return xml_text(text).replace('"', "&quot;").replace("'", "&#x27;")
+
+
+def xml_text(text: str) -> str:
+    """`text` as XML 1.0 character data: one line, no markup, no character XML cannot hold."""
+    return visible(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def xml_attribute(text: str) -> str:
+    """`text` as a quoted XML attribute value."""
+    return '"' + xml_text(text).replace('"', "&quot;") + '"'
+
+
+def json_text(value: Any, indent: int | None = None, separators: tuple[str, str] | None = None) -> str:
+    """`value` as JSON, non-ASCII text as itself, a lone surrogate as its `\\uXXXX` escape (it has no
+    UTF-8 form; it only occurs inside strings, where the escape reads back as the same value)."""
+    text = json.dumps(value, ensure_ascii=False, indent=indent, separators=separators)
+    return _SURROGATE.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
