@@ -23,6 +23,7 @@ import pytest
 
 from proxy.app.recording import RECORD_MODES, RecordMode
 from proxy.pytest_plugin.cassettes import MARKER, cassette_name_of, cassettes_for
+from proxy.pytest_plugin.endings import RunEndings
 from proxy.pytest_plugin.findings import CONFORMANCE_MARKER
 from proxy.pytest_plugin.findings import pytest_runtest_makereport as pytest_runtest_makereport
 from proxy.pytest_plugin.findings import pytest_runtest_setup as pytest_runtest_setup
@@ -103,9 +104,11 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", f"{CONFORMANCE_MARKER}(level): off, warn or strict for this test's traffic"
     )
-    ci = os.environ.get("CI", "").lower() in ("1", "true", "yes")
-    mode = config.getoption("commerce_record_mode") or ("none" if ci else None)
-    mode = mode or _ini_choice(config, "commerce_record_mode", RECORD_MODES) or "once"
+    asked = config.getoption("commerce_record_mode") or _ini_choice(
+        config, "commerce_record_mode", RECORD_MODES
+    )
+    ci = under_ci()
+    mode = "none" if ci else asked or "once"  # CI replays, whatever addopts or the command line ask
     conformance = config.getoption("commerce_conformance") or _ini_choice(
         config, "commerce_conformance", CONFORMANCE
     )
@@ -124,9 +127,16 @@ def pytest_configure(config: pytest.Config) -> None:
         unused=config.getoption("commerce_unused")
         or _ini_choice(config, "commerce_unused", UNUSED_CHOICES)
         or "warn",
+        overruled=asked if ci and asked not in (None, "none") else None,
     )
     configure_network_guard(config, mode)
     config.pluginmanager.register(FindingsSummary(), "commerce-proxy-findings-summary")
+    config.pluginmanager.register(RunEndings(config.stash[STATE]), "commerce-proxy-run-endings")
+
+
+def under_ci() -> bool:
+    """Whether this run is CI's (CI=true, 1 or yes): then it replays, and no option says otherwise."""
+    return os.environ.get("CI", "").strip().lower() in ("1", "true", "yes")
 
 
 def _ini_choice(config: pytest.Config, name: str, choices: tuple[str, ...]) -> str | None:
@@ -145,7 +155,8 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 def pytest_report_header(config: pytest.Config) -> str:
     state = config.stash[STATE]
-    return f"commerce-proxy: record mode {state.record_mode}, conformance {state.conformance}" + (
+    overruled = f" (CI=true: record mode {state.overruled} not used)" if state.overruled else ""
+    return f"commerce-proxy: record mode {state.record_mode}{overruled}, conformance {state.conformance}" + (
         f", upstream {state.upstream}" if state.upstream else ""
     )
 

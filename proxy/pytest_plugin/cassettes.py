@@ -17,7 +17,9 @@ from proxy.pytest_plugin.state import fail
 
 MARKER = CASSETTE_MARKER
 MARKER_OPTIONS = frozenset({"simulate", "match_on", "ignore_query", "match_ignore_json"})
-UNSAFE_IN_NAMES = re.compile(r"[^\w.\-\[\]]")
+UNSAFE_IN_NAMES = re.compile(r"[^A-Za-z0-9_.\-\[\]]")
+NAME = r"[A-Za-z_][A-Za-z0-9_]*"
+PLAIN_ID = re.compile(rf"{NAME}(?:::{NAME})*(?:\[[a-z0-9_.\-]*\])?")
 LONGEST_FILE_NAME = 150  # bytes: room for .yaml and .journal below the usual 255 of one file name
 
 
@@ -32,8 +34,23 @@ class Cassettes:
 
 def cassette_name_of(request: pytest.FixtureRequest) -> str:
     """MODULE/Class.test_name[param]: one cassette per test, readable, safe as a file name."""
-    below_module = request.node.nodeid.split("::", 1)[-1].replace("::", ".")
-    return f"{request.path.stem}/{short_name(UNSAFE_IN_NAMES.sub('_', below_module))}"
+    return f"{request.path.stem}/{cassette_file_name(request.node.nodeid.split('::', 1)[-1])}"
+
+
+def cassette_file_name(below_module: str) -> str:
+    """The cassette file name (less .yaml) of a test, from its node id below the module: different for
+    every two tests, on a case-insensitive file system too.
+
+    A plain id (`Class::test_name[param]` of ASCII names, its parameters lower-case letters, digits and
+    `_.-`) reads as it is, `::` as `.` (the names cassettes always had). Any other id has its unsafe
+    characters (and upper-case parameters) replaced, readable, plus a hash of the exact id: ids that
+    differ only in what was replaced still get cassettes of their own. A name too long for a file keeps
+    its start and gets a hash of the whole."""
+    if PLAIN_ID.fullmatch(below_module):
+        return short_name(below_module.replace("::", "."))
+    readable = UNSAFE_IN_NAMES.sub("_", below_module.replace("::", "."))
+    digest = hashlib.sha256(f"node id:{below_module}".encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    return f"{readable[: LONGEST_FILE_NAME - 17]}-{digest}"
 
 
 def short_name(name: str) -> str:

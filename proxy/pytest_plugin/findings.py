@@ -9,6 +9,7 @@ from typing import cast
 import pytest
 
 from proxy.core.rules.findings import Finding
+from proxy.pytest_plugin.endings import judge_report
 from proxy.pytest_plugin.state import CONFORMANCE, STATE, Conformance, PluginState, Served
 from proxy.pytest_plugin.summary import (
     ACCEPTED_PROPERTY,
@@ -36,9 +37,8 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         notes = item.config.stash[STATE].unused_notes
         report.user_properties.append((UNUSED_PROPERTY, list(notes)))  # travels through xdist
         notes.clear()
-    if report.failed and STATE in item.config.stash:  # the final outcome, a strict failure included
-        for served in item.config.stash[STATE].live:
-            served.failed = True
+    if STATE in item.config.stash:  # the final outcome, a strict failure included
+        judge_report(item.config.stash[STATE], report)
     return report  # type: ignore[return-value]
 
 

@@ -13,15 +13,16 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from proxy.app.recording import RecordSettings
-from proxy.app.replay_setup import build_book
 from proxy.core.model.links import without_credentials
 from proxy.core.replay.book import ReplayBook
 from proxy.core.replay.usage import listed_unused, usage_report
 from proxy.core.rules.engine import Checker, LiveChecker
 from proxy.errors import CommerceProxyError
 from proxy.pytest_plugin.cassettes import Cassettes
+from proxy.pytest_plugin.endings import as_committed, leftover_choice, leftover_journal
 from proxy.pytest_plugin.state import STATE, PluginState, Served, fail
 from proxy.pytest_plugin.summary import UNUSED_HINT
+from proxy.store.files import cassette_paths
 from proxy.store.locks import cassette_lock
 
 if TYPE_CHECKING:
@@ -38,18 +39,21 @@ def replaying(request: pytest.FixtureRequest, cassettes: Cassettes) -> Iterator[
     state = request.config.stash[STATE]
     missing = [path for path in cassettes.paths if not path.exists()]
     if missing:
+        journal = leftover_journal(missing[0])
         fail(
             f"{request.node.nodeid}: no cassette {missing[0]}: record it with `pytest "
             f"--commerce-record-mode=once --commerce-upstream URL` and the commerce_record fixture"
+            + (f" ({leftover_choice(journal, missing[0])})" if journal is not None else "")
         )
     try:
         engine = state.engine()
         state.baseline()  # a missing or broken baseline file is this fixture's one-line error
-        book, loaded = build_book(
-            list(cassettes.paths),
+        loaded = [as_committed(path) for path in cassette_paths(list(cassettes.paths))]
+        book = ReplayBook.build(
+            [(str(one.path), one.cassette) for one in loaded],
             cassettes.match.joined(engine.project.match),
             engine.project.redaction,
-            cassettes.simulate,
+            simulate=cassettes.simulate,
         )
     except CommerceProxyError as error:
         fail(f"{request.node.nodeid}: {error}")
@@ -103,6 +107,9 @@ def recording(request: pytest.FixtureRequest, cassettes: Cassettes) -> Iterator[
             with replaying(request, cassettes) as url:
                 yield url
             return
+        journal = leftover_journal(cassette)
+        if journal is not None:
+            fail(f"{request.node.nodeid}: {leftover_choice(journal, cassette)}")
         if request.scope == "module" and _spread_over_workers(request.config):
             fail(
                 f"{request.node.nodeid}: recording a module's cassette needs the whole module on one "
@@ -144,7 +151,7 @@ def recording(request: pytest.FixtureRequest, cassettes: Cassettes) -> Iterator[
             if served.failed and state.failed_recordings == "discard":
                 recording.discard()  # before the server stops: nothing of it is written
                 log.warning(
-                    "%s: a test failed while recording; %s left as it was", request.node.nodeid, cassette
+                    "%s: %s while recording; %s left as it was", request.node.nodeid, served.why, cassette
                 )
 
 

@@ -29,7 +29,8 @@ class Served:
     cassette: Path
     action: str  # "replaying" or "recording"
     findings: list[Finding] = field(default_factory=list)
-    failed: bool = False  # a test failed while it served: its recording is not kept (unless asked)
+    failed: bool = False  # a test or the run did not end well while it served: not kept (unless asked)
+    why: str = ""  # what did not end well, for the line saying the recording was discarded
 
 
 @dataclass(slots=True)
@@ -44,6 +45,7 @@ class PluginState:
     rootpath: Path
     fresh: bool = False
     failed_recordings: str = "discard"
+    overruled: str | None = None  # the record mode asked for, when CI=true made it none
     unused: str = "warn"  # recordings a test never used: ignore, warn or fail
     unused_notes: list[str] = field(default_factory=list)  # for the report of the test tearing down
     live: list[Served] = field(default_factory=list)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.system.plugin_suite import put_cassette
+from tests.system.plugin_suite import ENTRY, put_cassette
 
 NETWORK_SUITE = """
 import socket, time, urllib.request
@@ -117,3 +117,47 @@ def test_reads_then_fails(commerce_record):
     )
     passing.assert_outcomes(failed=1)
     assert cassette.read_text() != text  # kept: the re-recording replaced the edited answer
+
+
+CI_VALUES = ("true", "1", "yes", "TRUE")
+
+
+def test_ci_replays_whatever_asks_for_a_record_mode(
+    suite: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every source of a record mode (command line, ini addopts, PYTEST_ADDOPTS, the ini's own key)
+    with every mode that records: under CI=true the test replays and the cassette is left as it was."""
+    cassette = put_cassette(suite, "test_ci/test_reads.yaml")
+    committed = cassette.read_bytes()
+    suite.makepyfile(
+        test_ci=f"""
+from helpers import get
+
+def test_reads(commerce_record):
+    assert get(commerce_record, "{ENTRY}")[0] == 200
+"""
+    )
+    dead = "--commerce-upstream=http://127.0.0.1:9"  # recording from here would fail the test
+    runs = 0
+    for mode in ("once", "new_episodes", "all"):
+        asked = f"--commerce-record-mode={mode}"
+        sources: dict[str, tuple[str, dict[str, str], tuple[str, ...]]] = {
+            "command line": ("", {}, (asked,)),
+            "ini addopts": (f"addopts = {asked}\n", {}, ()),
+            "PYTEST_ADDOPTS": ("", {"PYTEST_ADDOPTS": asked}, ()),
+            "ini key": (f"commerce_record_mode = {mode}\n", {}, ()),
+        }
+        for source, (ini, environment, arguments) in sources.items():
+            monkeypatch.setenv("CI", CI_VALUES[runs % len(CI_VALUES)])
+            monkeypatch.delenv("PYTEST_ADDOPTS", raising=False)
+            for name, value in environment.items():
+                monkeypatch.setenv(name, value)
+            suite.makeini(
+                f"[pytest]\nasyncio_mode = auto\nasyncio_default_fixture_loop_scope = function\n{ini}"
+            )
+            result = suite.runpytest_inprocess("-p", "no:cacheprovider", "--commerce-fresh", dead, *arguments)
+            result.assert_outcomes(passed=1)
+            result.stdout.fnmatch_lines([f"commerce-proxy: record mode none (CI=true: record mode {mode}*"])
+            assert cassette.read_bytes() == committed, (mode, source)
+            runs += 1
+    assert runs == 12

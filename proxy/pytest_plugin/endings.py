@@ -1,0 +1,87 @@
+"""When a recording is kept: only when the run that made it ended well.
+
+Every test that runs while a recording fixture is live is judged here, and so is the run: a test that
+failed, was expected to fail (xfail, strict or not, marker or `pytest.xfail()`), skipped itself part
+way, or a run stopped by Ctrl-C, `pytest.exit()`, an internal error or `-x`, marks each live server,
+and its recording is discarded when its fixture ends (unless `--commerce-failed-recordings=keep`). A
+run killed outright leaves its journal beside the cassette: the plugin never folds such a leftover
+in (locally or in CI) and never writes over it; replay serves the cassette as committed and recording
+stops with a one-line choice for the user.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from proxy.pytest_plugin.state import PluginState
+from proxy.store.files import Loaded, load_cassette, read_cassette_file
+from proxy.store.journal import is_locked, journal_path
+
+
+def judge_report(state: PluginState, report: pytest.TestReport) -> None:
+    """A test's report (its final outcome) marks every live server when the test did not pass: it
+    failed, or its body stopped early as a skip or an expected failure."""
+    if report.failed:
+        why = "a test failed"
+    elif report.skipped and report.when == "call":
+        why = "a test failed as expected (xfail)" if hasattr(report, "wasxfail") else "a test skipped itself"
+    else:
+        return
+    mark_live(state, f"{why} ({report.nodeid})")
+
+
+def mark_live(state: PluginState, why: str) -> None:
+    for served in state.live:
+        if not served.failed:
+            served.failed = True
+            served.why = why
+
+
+class RunEndings:
+    """The run's own ending: an interrupt, `pytest.exit()`, an internal error or a stop after a failure
+    marks every server still live before the session's teardown writes anything."""
+
+    def __init__(self, state: PluginState) -> None:
+        self.state = state
+
+    def pytest_keyboard_interrupt(self, excinfo: Any) -> None:
+        stopped = isinstance(excinfo.value, pytest.exit.Exception)
+        mark_live(self.state, "pytest.exit() stopped the run" if stopped else "the run was interrupted")
+
+    def pytest_internalerror(self) -> None:
+        mark_live(self.state, "the run stopped on an internal error")
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        if session.shouldfail or session.shouldstop:
+            mark_live(self.state, f"the run stopped early ({session.shouldfail or session.shouldstop})")
+
+
+def leftover_journal(cassette: Path) -> Path | None:
+    """The journal of a recording that did not end (a killed run) beside `cassette`; None when there is
+    none, or when a recording is writing it right now (its lock is held)."""
+    journal = journal_path(cassette)
+    if not journal.exists() or is_locked(journal):
+        return None
+    return journal
+
+
+def leftover_choice(journal: Path, cassette: Path) -> str:
+    """What the user can do with a leftover journal: the plugin itself never decides."""
+    return (
+        f"{journal} was left by a recording that did not end (a killed run) and is not folded in: "
+        f"`commerce-proxy cassette list {cassette}` folds it into the cassette, deleting it drops it"
+    )
+
+
+def as_committed(path: Path) -> Loaded:
+    """A cassette for replay as it is on disk: a leftover journal is left where it is, unread (named in a
+    note); a live recording's journal is read along, as `load_cassette` does, without writing."""
+    journal = leftover_journal(path)
+    if journal is None:
+        return load_cassette(path)
+    note = f"{leftover_choice(journal, path)}; replaying without it"
+    return Loaded(path, read_cassette_file(path), (note,))
