@@ -11,7 +11,7 @@ import struct
 import zlib
 from dataclasses import dataclass
 
-import brotli
+import brotlicffi as brotli
 import zstandard
 
 GIB = 1 << 30

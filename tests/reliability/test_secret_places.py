@@ -13,7 +13,7 @@ from pathlib import Path
 from urllib.parse import quote, quote_plus
 
 import aiohttp
-import brotli
+import brotlicffi as brotli
 import zstandard
 from hypothesis import given, settings
 from hypothesis import strategies as st

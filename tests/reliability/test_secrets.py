@@ -15,7 +15,7 @@ from pathlib import Path
 from urllib.parse import quote, quote_plus
 
 import aiohttp
-import brotli
+import brotlicffi as brotli
 import pytest
 import zstandard
 from yarl import URL

@@ -13,7 +13,7 @@ from __future__ import annotations
 import zlib
 from collections.abc import Callable, Iterator
 
-import brotli
+import brotlicffi
 import zstandard
 
 from proxy.core.model.exchange import Headers
@@ -118,8 +118,8 @@ def _inflate(source: Pieces, wbits: int, members: bool) -> Pieces:
 
 
 def _unbrotli(source: Pieces) -> Pieces:
-    """br with brotli's own output bound (brotli 1.2): one input byte can stand for megabytes."""
-    decompressor = brotli.Decompressor()
+    """br with the decoder's own output bound (brotlicffi 1.2): one input byte can stand for megabytes."""
+    decompressor = brotlicffi.Decompressor()
     try:
         for data in source:
             if decompressor.is_finished():
@@ -130,7 +130,7 @@ def _unbrotli(source: Pieces) -> Pieces:
                 if decompressor.is_finished():
                     break
                 piece = decompressor.process(b"", output_buffer_limit=PIECE)
-    except brotli.error:
+    except brotlicffi.error:
         raise Undecodable("br") from None
     if not decompressor.is_finished():
         raise Undecodable("truncated")

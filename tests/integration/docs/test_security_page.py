@@ -39,5 +39,6 @@ def test_every_boundary_row_names_a_mechanism_and_a_test() -> None:
     assert len(rows) >= 8
     for row in rows:
         boundary, invariant, mechanism, test = row.strip("|").split(" | ")
+        assert len(invariant) > 40, boundary
         assert "`proxy/" in mechanism, boundary
         assert "`tests/" in test, boundary
