@@ -14,6 +14,7 @@ import pytest
 from aiohttp import web
 
 from proxy.core.model.exchange import EMPTY_BODY, Body, Exchange, Headers, Request, Response
+from proxy.core.redaction.book import KNOWN
 from proxy.sandbox.app import SandboxSettings, create_sandbox_app
 from proxy.server.serving import start
 from tests.tls import self_signed
@@ -26,6 +27,15 @@ pytest_plugins = ("pytester",)  # the pytest plugin's tests run real inner pytes
 def private_parse_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
     """Parsed cassettes are cached in a test folder (processes inherit it), never the user's cache."""
     monkeypatch.setenv("COMMERCE_PROXY_CACHE", str(tmp_path_factory.getbasetemp() / "parse-cache"))
+
+
+@pytest.fixture(autouse=True)
+def fresh_secret_book() -> Iterator[None]:
+    """Each test starts knowing no secret, as a new process does: the process's book of secrets seen
+    (`KNOWN`) would otherwise carry one test's tokens into the next one's outputs."""
+    KNOWN.forget()
+    yield
+    KNOWN.forget()
 
 
 @pytest.fixture
