@@ -98,9 +98,10 @@ def _integer(query: Mapping[str, str], name: str, default: int) -> int:
     shown = repr(raw) if len(raw) <= 40 else f"{raw[:40]!r}... ({len(raw)} characters)"
     if not re.fullmatch(r"-?[0-9]+", raw.strip()):
         raise ListError(name, f"{name} must be an integer, found {shown}")
-    if len(raw.strip().lstrip("-").lstrip("0")) > 12:  # int() of thousands of digits raises
+    digits = raw.strip().lstrip("-").lstrip("0")
+    if len(digits) > 12:  # int() of thousands of digits raises
         raise ListError(name, f"{name} is out of range, found {shown}")
-    return int(raw)
+    return -int(digits or "0") if raw.strip().startswith("-") else int(digits or "0")
 
 
 def _parse_filter(text: str) -> tuple[Filter, ...]:

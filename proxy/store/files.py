@@ -7,6 +7,7 @@ saves, removes the journal, and says so in one note.
 from __future__ import annotations
 
 import contextlib
+import errno
 import gc
 import hashlib
 import json
@@ -119,7 +120,7 @@ def load_cassette(path: Path) -> Loaded:
     cassette or of an older version of this one is refused, its exchanges left where they are.
     """
     journal = journal_path(path)
-    if not journal.exists():
+    if not _may_exist(journal):
         return Loaded(path, read_cassette_file(path))
     for _ in range(_RACE_RETRIES):
         loaded = _load_with_journal(path, journal)
@@ -130,6 +131,17 @@ def load_cassette(path: Path) -> Loaded:
 
 
 _RACE_RETRIES = 250  # 5 s of a recording saving at the same time
+
+
+def _may_exist(journal: Path) -> bool:
+    """Whether a journal is there; a cassette named so long that its journal's name cannot exist on the
+    file system (ENAMETOOLONG) has none, and is read like any other."""
+    try:
+        return journal.exists()
+    except OSError as error:
+        if error.errno == errno.ENAMETOOLONG:
+            return False
+        raise
 
 
 def _load_with_journal(path: Path, journal: Path) -> Loaded | None:

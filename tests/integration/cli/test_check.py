@@ -380,3 +380,17 @@ def test_text_output_scales_and_the_other_formats_stay_complete(
     assert quiet_err == ""
     _, as_json, _ = run(capsys, "check", "c.yaml", "--format", "json", "-q")
     assert len(json.loads(as_json)["findings"]) == 12
+
+
+@pytest.mark.parametrize("value", ["0" * 5_000 + "1", "-" + "0" * 4_300 + "5", "9" * 5_000, "0" * 6_000])
+def test_page_parameters_of_thousands_of_digits_are_judged_not_a_crash(
+    project: Path, capsys: pytest.CaptureFixture[str], value: str
+) -> None:
+    """A recorded request's page[offset] past int()'s 4,300 digits is read like any other value."""
+    _, page = list_page()
+    exchange = list_read(query=f"page[limit]=10&page[offset]={value}", body=page)
+    save_cassette(project / "big.yaml", Cassette((exchange,)))
+    code, out, err = run(capsys, "check", str(project / "big.yaml"), "--format", "json")
+    assert code in (0, 1), err
+    assert "internal error" not in err
+    json.loads(out)

@@ -16,6 +16,7 @@ from proxy.core.replay.book import ReplayBook
 from proxy.core.replay.matching import NAMED_PER_RECORDING, MatchPolicy
 from proxy.server.replay import create_replay_app
 from proxy.server.serving import start
+from proxy.store.saving import save_cassette
 from tests.conftest import make_exchange, make_request
 from tests.integration.server.test_simulate import Twin, assert_same, twin  # noqa: F401  (the fixture)
 
@@ -80,3 +81,43 @@ async def test_page_parameters_with_many_digits_are_refused_like_the_service(twi
                     assert live.status == 400, (name, digits)
                     assert_same(simulated, live)
     assert json.dumps(simulated.document).count("9") < 100  # the value is not echoed whole
+
+
+def padded_values() -> list[str]:
+    """Small values behind thousands of leading zeros (int() counts them too), signed or not, blank-padded."""
+    values = []
+    for zeros in (4_299, 4_300, 4_301, 5_000, 7_000):  # a request line stays under the sandbox's 8 KB
+        for significant in ("", "1", "5", "25", "9" * 12, "9" * 13):
+            for sign in ("", "-"):
+                values.append(f"{sign}{'0' * zeros}{significant}")
+    return values
+
+
+async def test_zero_padded_page_parameters_are_read_like_the_service(twin: Twin) -> None:  # noqa: F811
+    """However many leading zeros, a page parameter is the number its digits spell: the simulated answer
+    is the sandbox's (a page, or its 400), never a 500."""
+    values = padded_values()
+    assert len(values) == 60
+    for name in ("page[limit]", "page[offset]"):
+        for value in values:
+            simulated, live = await twin.both("GET", f"/v2/customers?{name}={value}")
+            assert live.status in (200, 400), (name, len(value), live.status)
+            assert_same(simulated, live)
+
+
+async def test_a_cassette_whose_name_is_near_the_file_system_limit_is_served(tmp_path: Path) -> None:
+    """Cassettes named with 240 to 255 bytes exist, so their journal's name (8 bytes longer) cannot: each
+    is served by name, not a 500."""
+    recorded = make_exchange(make_request(path="/v2/x"))
+    names = ["a" * (length - len(".yaml")) for length in range(240, 256)]
+    for name in names:
+        save_cassette(tmp_path / f"{name}.yaml", Cassette((recorded,)))
+    book = ReplayBook.build([], MatchPolicy(), RedactionPolicy())
+    runner, url = await start(create_replay_app(book, ReplayOptions(folder=tmp_path)), "127.0.0.1", 0)
+    try:
+        async with aiohttp.ClientSession() as session:
+            for name in names:
+                async with session.get(f"{url}/v2/x", headers={"X-Commerce-Cassette": name}) as answer:
+                    assert answer.status == 200, (len(name), await answer.text())
+    finally:
+        await runner.cleanup()

@@ -18,6 +18,7 @@ from typing import Any
 from urllib.parse import parse_qsl, unquote
 
 from proxy.core.model.exchange import Exchange, Request
+from proxy.core.model.integers import integer_parameter, significant_digits
 from proxy.core.rules.checks.context import dig, is_integer
 from proxy.core.rules.checks.requests import TOTAL_METHODS
 
@@ -82,12 +83,12 @@ def page_ask(request: Request) -> PageAsk | Refusal:
         raw = values.get(name)
         if raw is None:
             numbers[name] = None
-        elif not INTEGER.fullmatch(raw.strip()):
+        elif not INTEGER.fullmatch(raw.strip()) or (number := integer_parameter(raw)) is None:
             return Refusal(400, name, f"{name} must be an integer, found {_shown(raw)}")
-        elif len(raw.strip().lstrip("-").lstrip("0")) > DIGITS_READ:
+        elif significant_digits(raw) > DIGITS_READ:
             return Refusal(400, name, f"{name} is out of range, found {_shown(raw)}")
         else:
-            numbers[name] = int(raw)
+            numbers[name] = number
     limit, offset = numbers["page[limit]"], numbers["page[offset]"] or 0
     if limit is not None and limit < 1:
         return Refusal(400, "page[limit]", f"page[limit] must be at least 1, found {limit}")

@@ -10,6 +10,7 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any, Literal
 
+from proxy.core.model.integers import integer_parameter
 from proxy.core.rules.checks.context import CheckContext, dig, record_value
 from proxy.core.rules.checks.registry import check, integer_parameters, observer
 from proxy.core.rules.checks.session import WalkState
@@ -17,7 +18,6 @@ from proxy.core.rules.checks.timestamps import comparable, timestamp_key
 from proxy.core.rules.endpoints import EndpointHit
 from proxy.core.rules.findings import Violation
 
-INTEGER = re.compile(r"[+-]?[0-9]+")
 FILTER_TERM = re.compile(r"([a-z_]+)\(([^,()]+),([^()]*)\)")
 TIMESTAMP_ATTRIBUTES = ("created_at", "updated_at")
 TOTAL_METHODS = ("exact", "lower_bound", "observed")
@@ -32,7 +32,8 @@ def requested_integer(context: CheckContext, name: str) -> int | Literal["invali
     raw = context.parameter(name)
     found: int | Literal["invalid"] | None = None
     if raw is not None:
-        found = int(raw) if INTEGER.fullmatch(raw.strip()) else "invalid"
+        number = integer_parameter(raw)  # bounded: a 5,000-digit value is read, never int()'s ValueError
+        found = "invalid" if number is None else number
     known[name] = found
     return found
 
