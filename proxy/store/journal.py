@@ -24,7 +24,7 @@ from typing import Any, BinaryIO, Literal
 
 from proxy.core.cassette.document import exchange_from_document, exchange_to_document
 from proxy.core.model.bodies import dump_json, loads_exact
-from proxy.core.model.domain import exchange_problem
+from proxy.core.model.domain import exchange_problem, upstream_problem
 from proxy.core.model.exchange import Exchange
 from proxy.errors import CassetteFormatError, JournalError, NotRecordable, UsageError
 from proxy.store.writing import open_folder
@@ -282,6 +282,9 @@ def read_journal(path: Path) -> JournalContents:
             raise JournalError(f"{path}:{number}: {error}") from None
     entries.sort(key=lambda entry: entry[0])
     upstream = header.get("upstream")
+    problem = upstream_problem(upstream) if isinstance(upstream, str) else None
+    if problem is not None:
+        raise JournalError(f"{path}:1: upstream: {problem}")
     identified = version >= 2 and isinstance(header.get("cassette"), str)
     base = header.get("base")
     return JournalContents(

@@ -33,7 +33,7 @@ import orjson
 
 from proxy.core.cassette.document import FORMAT_VERSION, Cassette
 from proxy.core.model.bodies import dump_json
-from proxy.core.model.domain import exchange_fault
+from proxy.core.model.domain import exchange_fault, upstream_problem
 from proxy.core.model.exchange import BODY_KINDS, EMPTY_BODY, Body, Exchange, JSONFromText, Request, Response
 from proxy.errors import CommerceProxyError
 from proxy.store.writing import FOLDER_FLAGS, NewFile, open_folder, write_file
@@ -222,7 +222,7 @@ class CachedExchanges:
                 trailer = orjson.loads(line)
                 upstream = trailer.get("upstream") if isinstance(trailer, dict) else 0
                 if trailer != {"upstream": upstream, "count": count} or not (
-                    upstream is None or isinstance(upstream, str)
+                    upstream is None or (isinstance(upstream, str) and upstream_problem(upstream) is None)
                 ):
                     raise ValueError("not a cassette entry's closing line")
                 if stream.read(1):

@@ -21,7 +21,7 @@ import yaml
 
 from proxy.core.cassette.safe_yaml import SafeLoader, load_yaml, yaml_problem
 from proxy.core.model.bodies import parse_json, pretty_json
-from proxy.core.model.domain import duration_problem, exchange_fault
+from proxy.core.model.domain import duration_problem, exchange_fault, upstream_problem
 from proxy.core.model.exchange import EMPTY_BODY, Body, Exchange, Headers, JSONValue, Request, Response
 from proxy.errors import CassetteFormatError
 
@@ -289,6 +289,7 @@ def cassette_from_document(document: Any, now: float | None = None) -> Cassette:
     upstream = document.get("upstream")
     if upstream is not None and not isinstance(upstream, str):
         raise _DocumentError(("upstream",), f"expected a URL string, found {_kind(upstream)}")
+    _refuse(("upstream",), upstream_problem(upstream) if upstream is not None else None)
     items = document.get("exchanges")
     if items is None:
         items = []

@@ -9,15 +9,15 @@ core has no clock); None leaves that one comparison out.
 
 from __future__ import annotations
 
+import binascii
 import functools
 import re
 from dataclasses import dataclass
 from itertools import chain
 
-from proxy.core.model.exchange import Exchange, Headers, Response
+from proxy.core.model.exchange import Body, Exchange, Headers, Response
 from proxy.core.model.heads import (
     FIELD_TEXT_FORBIDDEN,
-    TARGET_FORBIDDEN,
     TOKENS,
     header_problem,
     headers_problem,
@@ -25,13 +25,16 @@ from proxy.core.model.heads import (
     path_problem,
     query_problem,
     reason_problem,
+    target_fine,
 )
 
-# RFC 3339: a date, a time to the second (a fraction allowed) and a zone: what `record` writes.
+# RFC 3339: a date, a time to the second (a fraction allowed; 60, a leap second) and a zone, `T` and `Z`
+# in either case (RFC 3339 5.6): what `record` writes, and what the RFC lets a hand write.
 _TIMESTAMP = re.compile(
-    r"([0-9]{4})-([0-9]{2})-([0-9]{2})T([0-9]{2}):([0-9]{2}):([0-9]{2})(\.[0-9]{1,9})?"
-    r"(?:Z|([+-])([0-9]{2}):([0-9]{2}))"
+    r"([0-9]{4})-([0-9]{2})-([0-9]{2})[Tt]([0-9]{2}):([0-9]{2}):([0-9]{2})(\.[0-9]{1,9})?"
+    r"(?:[Zz]|([+-])([0-9]{2}):([0-9]{2}))"
 )
+_BASE64_BLANKS = str.maketrans("", "", " \t\r\n")  # what a YAML writer may fold a long string at
 SKEW_SECONDS = 300.0  # how far ahead of this machine's clock a recording's clock may have been
 MOST_DURATION_MS = 600_000.0  # ten minutes, as `--latency` allows: no upstream answer takes longer
 FINAL_STATUSES = range(200, 600)  # a 1xx is interim (101 an upgrade): never a recorded answer
@@ -72,7 +75,7 @@ def timestamp_seconds(stamp: str) -> float | None:
         return None
     days = _day_number(stamp[:10])  # the pattern puts the date, then the time, at these places
     hour, minute, second = int(stamp[11:13]), int(stamp[14:16]), int(stamp[17:19])
-    if days is None or hour > 23 or minute > 59 or second > 59:
+    if days is None or hour > 23 or minute > 59 or second > 60:  # 60: a leap second
         return None
     offset = 0
     if found[8]:
@@ -110,6 +113,40 @@ def _days_since_epoch(year: int, month: int, day: int) -> int:
     return era * 146_097 + of_era_days - 719_468
 
 
+def base64_problem(text: object) -> str | None:
+    """A `base64:` body is strict base64 (RFC 4648 4: A-Z a-z 0-9 + /, `=` padding to a multiple of
+    four), blanks a YAML writer folded it at aside: anything else would be served as other bytes."""
+    if not isinstance(text, str):
+        return f"expected base64 text, found {text!r:.60}"
+    folded = " " in text or "\n" in text or "\t" in text or "\r" in text
+    letters = text.translate(_BASE64_BLANKS) if folded else text
+    try:
+        if len(letters) % 4:  # strict mode lets `=` past the last group of four through
+            raise binascii.Error("not a multiple of four characters")
+        binascii.a2b_base64(letters, strict_mode=True)
+    except (binascii.Error, ValueError) as error:  # ValueError: a character past ASCII
+        return f"expected base64 (A-Z, a-z, 0-9, + and / with = padding), found {text[:40]!r} ({error})"
+    return None
+
+
+def upstream_problem(upstream: object) -> str | None:
+    """A cassette's `upstream` is an origin URL: a string with no space, control or unprintable
+    character (it is printed, logged and put in links)."""
+    if not isinstance(upstream, str):
+        return f"expected a URL string, found {upstream!r:.60}"
+    if not target_fine(upstream):
+        return f"expected an origin URL without spaces or control characters, found {upstream[:60]!r}"
+    return None
+
+
+def _body_fault(side: str, body: Body) -> Fault | None:
+    if body.kind == "base64":
+        problem = base64_problem(body.value)
+        if problem is not None:
+            return Fault((side, "base64"), problem)
+    return None
+
+
 def recorded_at_problem(stamp: object, now: float | None) -> str | None:
     """When the answer arrived: an RFC 3339 timestamp with a time and a zone, not after `now` (give or
     take SKEW_SECONDS)."""
@@ -134,7 +171,7 @@ def response_fault(response: Response) -> Fault | None:
         problem = _text_problem(response.reason) or reason_problem(response.reason)
         if problem is not None:
             return Fault(("response", "reason"), problem)
-    return _headers_fault("response", response.headers)
+    return _headers_fault("response", response.headers) or _body_fault("response", response.body)
 
 
 def exchange_fault(exchange: Exchange, now: float | None) -> Fault | None:
@@ -163,7 +200,11 @@ def _first_fault(exchange: Exchange, now: float | None) -> Fault | None:
             return Fault(("request", field), problem)
     if request.method != request.method.upper():
         return Fault(("request", "method"), f"expected a method in upper case, found {request.method!r}")
-    return _headers_fault("request", request.headers) or response_fault(exchange.response)
+    return (
+        _headers_fault("request", request.headers)
+        or _body_fault("request", request.body)
+        or response_fault(exchange.response)
+    )
 
 
 def _inside(exchange: Exchange, now: float | None) -> bool:
@@ -193,8 +234,10 @@ def _inside(exchange: Exchange, now: float | None) -> bool:
         and TOKENS.fullmatch(names) is not None
         and FIELD_TEXT_FORBIDDEN.search(texts) is None
         and request.path.startswith("/")
-        and TARGET_FORBIDDEN.search(target) is None
+        and target_fine(target)
         and request.method == request.method.upper()
+        and (request.body.kind != "base64" or base64_problem(request.body.value) is None)
+        and (response.body.kind != "base64" or base64_problem(response.body.value) is None)
     )
 
 

@@ -12,11 +12,21 @@ from collections.abc import Sequence
 
 # RFC 9110 5.6.2: a method and a header name are tokens.
 _TOKEN = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
-# A target (path and query) as it goes on the request line: no spaces, no control characters.
-TARGET_FORBIDDEN = _TARGET_FORBIDDEN = re.compile(r"[\x00-\x20\x7f]")
-# A header value or reason phrase holds no control character but HTAB (RFC 9110 5.5): CR and LF would
-# end the line it stands on, NUL and the rest are refused by strict clients.
-FIELD_TEXT_FORBIDDEN = _LINE_BREAKING = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
+# A target (path and query) as it goes on the request line: no spaces, no control characters (C0, DEL,
+# C1); a character past ASCII must also be printable (`target_fine`): no U+2028, no-break space, format
+# character or lone surrogate, which a terminal, a log or a client would show or read as something else.
+TARGET_FORBIDDEN = _TARGET_FORBIDDEN = re.compile(r"[\x00-\x20\x7f-\x9f]")
+# A header value or reason phrase is what RFC 9110 5.5 allows on the wire, sent one byte a character:
+# HTAB, SP, VCHAR and obs-text (U+00A0-U+00FF), but no C1 control (U+0080-U+009F: U+0085 is a line break
+# to some readers, U+009B a terminal's CSI). CR and LF would end the line it stands on; a character past
+# Latin-1 cannot be sent as one byte, so it would not go out as it reads.
+FIELD_TEXT_FORBIDDEN = _LINE_BREAKING = re.compile(r"[^\t\x20-\x7e\xa0-\xff]")
+_FIELD_TEXT = "CR, LF or NUL, another control character (but tab) or one past Latin-1"
+
+
+def target_fine(text: str) -> bool:
+    """Whether a path or query may stand on a request line (see TARGET_FORBIDDEN)."""
+    return _TARGET_FORBIDDEN.search(text) is None and (text.isascii() or text.isprintable())
 
 
 def method_problem(method: str) -> str | None:
@@ -39,27 +49,29 @@ def query_problem(query: str) -> str | None:
 
 
 def _target_characters(text: str, what: str) -> str | None:
-    bad = _TARGET_FORBIDDEN.search(text)
-    if bad is None:
+    if target_fine(text):
         return None
-    return f"a {what} cannot hold {bad.group()!r} (a space or control character), found {text[:60]!r}"
+    bad = next(char for char in text if _TARGET_FORBIDDEN.match(char) or not char.isprintable())
+    kind = f"U+{ord(bad):04X}, a space, control or unprintable character"
+    return f"a {what} cannot hold {bad!r} ({kind}), found {text[:60]!r}"
 
 
 def reason_problem(reason: str) -> str | None:
-    """A reason phrase stands on the status line: no control character but HTAB."""
-    if _LINE_BREAKING.search(reason):
-        what = "CR, LF or NUL (nor another control character but tab)"
-        return f"a reason phrase cannot hold {what}, found {reason[:60]!r}"
+    """A reason phrase stands on the status line: the characters of a header value (RFC 9112 4)."""
+    bad = _LINE_BREAKING.search(reason)
+    if bad:
+        return f"a reason phrase cannot hold {_FIELD_TEXT}: found U+{ord(bad.group()):04X} in {reason[:60]!r}"
     return None
 
 
 def header_problem(name: str, value: str) -> str | None:
-    """A header name is a token; its value holds no control character but HTAB."""
+    """A header name is a token; its value holds tab, printable ASCII and obs-text but C1 controls."""
     if not _TOKEN.fullmatch(name):
         return f"expected a header name (a token), found {name[:40]!r}"
-    if _LINE_BREAKING.search(value):
-        what = "CR, LF or NUL (nor another control character but tab)"
-        return f"header {name} cannot hold {what} in its value, found {value[:60]!r}"
+    bad = _LINE_BREAKING.search(value)
+    if bad:
+        found = f"U+{ord(bad.group()):04X} in {value[:60]!r}"
+        return f"header {name} cannot hold {_FIELD_TEXT} in its value: found {found}"
     return None
 
 

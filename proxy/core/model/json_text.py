@@ -20,8 +20,9 @@ JSON_MAX_DEPTH = 500  # a deeper body is kept as text: the recursive walks over 
 
 
 def parse_json(text: str) -> JSONValue:
-    """Strict JSON: NaN and Infinity are not JSON and are refused (ValueError), as is nesting past
-    `JSON_MAX_DEPTH` (checks, redaction and reports walk a body recursively) and any other error.
+    """Strict JSON: NaN and Infinity are not JSON and are refused (ValueError), as are a key repeated in
+    one object (a document cannot keep both members), nesting past `JSON_MAX_DEPTH` (checks, redaction
+    and reports walk a body recursively) and any other error.
 
     Every number keeps its text: one that `dump_json` would spell otherwise (`-0`, `1E2`, `1.50`, more
     digits than a double holds, an integer past 64 bits) is read as a `SpelledInt` or `SpelledFloat`.
@@ -51,12 +52,30 @@ def _parsed(text: str | bytes) -> tuple[Any, bool]:
     except orjson.JSONDecodeError:
         try:
             source = text if isinstance(text, str) else text.decode("utf-8")  # no guessing of encodings
-            document = json.loads(source, parse_float=_float_of, parse_int=_int_of, parse_constant=_not_json)
+            document = json.loads(
+                source,
+                parse_float=_float_of,
+                parse_int=_int_of,
+                parse_constant=_not_json,
+                object_pairs_hook=_members_once,
+            )
         except RecursionError:  # orjson stops at 1,024 levels; the standard library recurses
             raise ValueError(f"nested more than {JSON_MAX_DEPTH} levels deep") from None
         _refuse_lone_surrogates(raw, document)
         return document, False
     return document, True
+
+
+def _members_once(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """An object whose keys are each named once: a document repeating one cannot be kept as sent (a
+    parse keeps one of the members), so its body is kept as its text. orjson keeps the last member
+    silently, but then writes the object shorter than the text, and the text comes here."""
+    members = dict(pairs)
+    if len(members) != len(pairs):
+        seen: set[str] = set()
+        twice = next(key for key, _ in pairs if key in seen or seen.add(key))  # type: ignore[func-returns-value]
+        raise ValueError(f"the key {twice[:40]!r} is repeated in one object")
+    return members
 
 
 def _written_by_orjson(document: Any) -> bool:
