@@ -17,10 +17,11 @@ _TOKEN = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
 # character or lone surrogate, which a terminal, a log or a client would show or read as something else.
 TARGET_FORBIDDEN = _TARGET_FORBIDDEN = re.compile(r"[\x00-\x20\x7f-\x9f]")
 # A header value or reason phrase is what RFC 9110 5.5 allows on the wire, sent one byte a character:
-# HTAB, SP, VCHAR and obs-text (U+00A0-U+00FF), but no C1 control (U+0080-U+009F: U+0085 is a line break
-# to some readers, U+009B a terminal's CSI). CR and LF would end the line it stands on; a character past
-# Latin-1 cannot be sent as one byte, so it would not go out as it reads.
-FIELD_TEXT_FORBIDDEN = _LINE_BREAKING = re.compile(r"[^\t\x20-\x7e\xa0-\xff]")
+# HTAB, SP, VCHAR and obs-text (bytes 0x80-0xFF, stored one character a byte: a UTF-8 value such as a
+# file name with "€" is bytes 0xE2 0x82 0xAC, so every one of them is kept and sent back as it came; a
+# report shows them escaped). CR, LF, NUL and the other C0 controls would end or break the line it stands
+# on; a character past Latin-1 cannot be sent as one byte, so it would not go out as it reads.
+FIELD_TEXT_FORBIDDEN = _LINE_BREAKING = re.compile(r"[^\t\x20-\x7e\x80-\xff]")
 _FIELD_TEXT = "CR, LF or NUL, another control character (but tab) or one past Latin-1"
 
 
@@ -65,7 +66,7 @@ def reason_problem(reason: str) -> str | None:
 
 
 def header_problem(name: str, value: str) -> str | None:
-    """A header name is a token; its value holds tab, printable ASCII and obs-text but C1 controls."""
+    """A header name is a token; its value holds tab, printable ASCII and obs-text (bytes 0x80-0xFF)."""
     if not _TOKEN.fullmatch(name):
         return f"expected a header name (a token), found {name[:40]!r}"
     bad = _LINE_BREAKING.search(value)
