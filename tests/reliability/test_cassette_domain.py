@@ -295,7 +295,7 @@ def test_replay_never_builds_an_answer_outside_the_domain() -> None:
 def test_replay_never_sends_a_character_past_latin_1_and_sends_obs_text_as_recorded() -> None:
     """What cannot go out one byte a character as it reads is never put on the wire; obs-text (bytes
     0x80-0xFF, the bytes of a UTF-8 value among them) goes out as the bytes it stands for."""
-    for char in C1_CONTROLS + ["\xe2\x82\xac", "\xa0", "\xff"]:
+    for char in [*C1_CONTROLS, "\xe2\x82\xac", "\xa0", "\xff"]:
         response = Response(
             200, (("Content-Disposition", f"attachment; filename=a{char}b"),), reason=f"OK{char}"
         )
