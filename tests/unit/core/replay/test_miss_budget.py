@@ -3,13 +3,16 @@ stops at its work budget and still names the nearest recordings it compared."""
 
 from __future__ import annotations
 
+from urllib.parse import parse_qsl
+
 import pytest
 
 from proxy.core.cassette.document import Cassette
-from proxy.core.model.exchange import Request
+from proxy.core.model.exchange import Body, Request
 from proxy.core.redaction.redact import RedactionPolicy
+from proxy.core.replay import matching
 from proxy.core.replay.book import ReplayBook
-from proxy.core.replay.matching import EXPLAIN_BUDGET, MatchPolicy
+from proxy.core.replay.matching import EXPLAIN_BUDGET, MAX_FORM_PAIRS, MatchPolicy
 from tests.conftest import json_body, make_exchange, make_request
 
 
@@ -54,3 +57,31 @@ def test_a_miss_is_explained_within_its_budget(
     assert 0 < miss.work <= EXPLAIN_BUDGET
     assert 1 <= len(miss.near) <= 3  # the nearest of those compared are still named
     assert all(near.differences for near in miss.near)
+
+
+@pytest.mark.parametrize("fields", [1, 9_999, 10_000, 200_000])
+def test_a_form_of_any_size_is_matched_and_its_miss_explained_within_the_budget(
+    fields: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A form is compared field by field up to MAX_FORM_PAIRS and as its text past that: the same form
+    still finds its recording, a miss is explained within the budget either way, and matching never
+    splits more than a few forms' worth of fields (the work a request can demand is bounded)."""
+    split: list[int] = []
+
+    def counted(text: str, **options: bool) -> list[tuple[str, str]]:
+        pairs = parse_qsl(text, **options)
+        split.append(len(pairs))
+        return pairs
+
+    monkeypatch.setattr(matching, "parse_qsl", counted)
+    form = (("Content-Type", "application/x-www-form-urlencoded"),)
+    text = "&".join(f"f{number}=v{number}" for number in range(fields))
+    recorded = make_exchange(Request("POST", "/v2/forms", "", form, Body("text", text)))
+    book = ReplayBook.build([("c.yaml", Cassette((recorded,)))], MatchPolicy(), RedactionPolicy())
+    assert book.holds(Request("POST", "/v2/forms", "", form, Body("text", text)))
+    other = Request("POST", "/v2/forms", "", form, Body("text", text + "&extra=1"))
+    assert not book.holds(other)
+    miss = book.missed(other, None)
+    assert 0 < miss.work <= EXPLAIN_BUDGET and miss.near
+    assert fields >= MAX_FORM_PAIRS or any(d.where == "body.extra" for d in miss.near[0].differences)
+    assert sum(split) <= 10 * MAX_FORM_PAIRS, sum(split)
