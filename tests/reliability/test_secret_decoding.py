@@ -150,6 +150,13 @@ CASES: list[tuple[str, tuple[str, ...], Headers, str, bytes]] = [
     ("10 Transfer-Encoding: gzip, chunked", (BT,), BEARER, "", _chunked_gzip({"echo": BT})),
     ("hex", (BT,), BEARER, "", _answer(json.dumps({"hex": BT.encode().hex()}))),
     (
+        "a gzip file as content",
+        (BT,),
+        BEARER,
+        "",
+        _answer(gzip.compress(json.dumps({"echo": BT}).encode()), "application/gzip"),
+    ),
+    (
         "three deep",
         (BT,),
         BEARER,

@@ -16,7 +16,7 @@ from urllib.parse import unquote_plus
 from proxy.core.model.bodies import is_form_type, map_strings
 from proxy.core.model.exchange import Body, Exchange, Headers, JSONValue, Request, Response, header_value
 from proxy.core.redaction.book import credential_like, scrub_text
-from proxy.core.redaction.encodings import contains_secret
+from proxy.core.redaction.encodings import GZIP_MAGIC, contains_secret
 from proxy.core.redaction.policy import (
     PLACEHOLDER,
     RedactionPolicy,
@@ -163,7 +163,9 @@ def scrub_exchange(exchange: Exchange, values: frozenset[str]) -> Exchange:
     (`proxy.core.redaction.encodings.secret_spans`): query, path, headers, reason phrase, text, JSON
     strings and keys (a key that is a token would leak it; an ordinary word is never a value
     scrubbed here, see `credential_like`) and the bytes of base64 bodies."""
-    if not contains_secret(_haystack(exchange), values):
+    if not contains_secret(_haystack(exchange), values) and not any(
+        contains_secret(payload, values) for payload in _gzip_payloads(exchange)
+    ):
         return exchange
 
     def text(value: str) -> str:
@@ -215,6 +217,13 @@ def _haystack(exchange: Exchange) -> str:
             pieces.append(json.dumps(stored.value, ensure_ascii=False))
             pieces.extend(_strings(stored.value))
     return "\n\x01\n".join(pieces)
+
+
+def _gzip_payloads(exchange: Exchange) -> list[str]:
+    """Bodies that are a gzip file (searched inflated, which only works from their first byte)."""
+    bodies = (exchange.request.body, exchange.response.body)
+    texts = [body_text(body) for body in bodies if body.kind == "base64"]
+    return [text for text in texts if text.startswith(GZIP_MAGIC)]
 
 
 def _strings(value: JSONValue) -> list[str]:

@@ -14,7 +14,9 @@ import base64
 import functools
 import re
 
+from proxy.core.model.content_coding import decoded
 from proxy.core.redaction.decoding import View, base64_runs, decoded_views, wide_views
+from proxy.errors import BodyTooLarge
 
 DEPTH = 3  # decoding steps (an escape layer or a base64 run) searched through, in any order
 # A base64 run's bytes are searched deeper only when some of them read as text (an encoded secret is
@@ -97,6 +99,9 @@ def _search(view: View | None, plan: Plan, depth: int, spans: list[tuple[int, in
         if depth <= 0:
             return
         depth -= 1
+        inflated = _inflated(view)
+        if inflated is not None:
+            _search(inflated, plan, depth, spans)
         for wide in wide_views(view):
             _search(wide, plan, depth, spans)
         for run in base64_runs(view, shortest):
@@ -116,3 +121,22 @@ def _find(view: View, text: str, needles: tuple[str, ...], spans: list[tuple[int
         while start >= 0:
             spans.append(view.original(start, start + len(needle)))
             start = text.find(needle, start + 1)
+
+
+GZIP_MAGIC = "\x1f\x8b\x08"
+MAX_INFLATED = 16 * 1024 * 1024  # a gzip payload larger once inflated is not searched inside
+
+
+def _inflated(view: View) -> View | None:
+    """A gzip payload (a `.gz` file as content, not a coding) inflated, as a view mapped to the whole
+    payload; None when the view is not one, or it does not inflate whole within the bound."""
+    text = view.text
+    if not text.startswith(GZIP_MAGIC) or max(text[:64]) > "\xff":
+        return None
+    try:
+        data = decoded(text.encode("latin-1"), "gzip", MAX_INFLATED)
+    except (BodyTooLarge, UnicodeEncodeError):
+        return None
+    if data is None:
+        return None
+    return View(data.decode("latin-1"), view, [0], [(0, len(text), False)])
