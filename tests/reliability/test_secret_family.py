@@ -5,12 +5,14 @@ output channel searched for it with an oracle of its own (not the implementation
 from __future__ import annotations
 
 import base64
+import contextlib
 import html
+import html.entities
 import io
 import json
 import logging
 import re
-from urllib.parse import quote, quote_plus
+from urllib.parse import quote, quote_plus, unquote
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -51,6 +53,34 @@ ONE_STEP = {
     "utf-16-le": lambda s: [s.encode("utf-16-le").decode("latin-1")],
     "utf-16-be": lambda s: [s.encode("utf-16-be").decode("latin-1")],
 }
+
+# Each character on its own: as written, or in one spelling of the family (a text may mix them).
+SPELLINGS = {
+    "plain": lambda c: c,
+    "percent": lambda c: "".join(f"%{b:02X}" for b in c.encode()),
+    "percent lower": lambda c: "".join(f"%{b:02x}" for b in c.encode()),
+    "entity decimal": lambda c: f"&#{ord(c)};",
+    "entity padded": lambda c: f"&#{ord(c):07d}",
+    "entity hex": lambda c: f"&#X{ord(c):04X};",
+    "entity named": lambda c: "&" + NAMED[c] if c in NAMED else f"&#{ord(c)};",
+    "json u": lambda c: f"\\u{ord(c):04x}",
+    "json U": lambda c: f"\\u{ord(c):04X}",
+}
+NAMED = {c: name for name, c in sorted(html.entities.html5.items(), reverse=True) if name.endswith(";")}
+
+
+def per_character(text: str, choices: list[str]) -> str:
+    return "".join(SPELLINGS[choices[i % len(choices)]](c) for i, c in enumerate(text))
+
+
+def broken_base64(text: str, column: int, literal: bool) -> str:
+    """The text's base64 in lines of `column` characters: CRLF, or a written `\\n` (JSON)."""
+    encoded = base64.b64encode(text.encode("utf-8", "surrogatepass")).decode()
+    return ("\\n" if literal else "\r\n").join(
+        encoded[i : i + column] for i in range(0, len(encoded), column)
+    )
+
+
 STEPS = sorted(ONE_STEP)
 
 
@@ -59,6 +89,45 @@ def oracle(secret: str) -> set[str]:
     once = {secret} | {form for step in ONE_STEP.values() for form in step(secret)}
     twice = {form for first in once for step in ONE_STEP.values() for form in step(first)}
     return {form for form in once | twice if len(form) >= 8}
+
+
+def revealed(written: str) -> list[str]:
+    """`written` and what an attacker gets by undoing up to three encodings of it (the oracle's own
+    decoders, not the implementation's): percent, HTML, JSON escapes, zero bytes, base64 runs (in
+    lines too), hex."""
+    decoders = (
+        lambda t: unquote(t),
+        lambda t: html.unescape(t),
+        lambda t: re.sub(r"\\u([0-9a-fA-F]{4})", lambda m: chr(int(m.group(1), 16)), t).replace("\\/", "/"),
+        lambda t: t.replace("\0", ""),
+    )
+    texts, frontier = [written], [written]
+    for _ in range(3):
+        fresh = []
+        for text in frontier:
+            fresh += [new for decode in decoders if (new := decode(text)) != text]
+            for run in re.findall(r"(?:[A-Za-z0-9+/_-]+(?:\\r\\n|\\n|\r?\n[ \t]*)?)+", text)[:400]:
+                clean = re.sub(r"\\[rn]|\s", "", run).replace("-", "+").replace("_", "/")
+                if len(clean) < 8:
+                    continue
+                for offset in range(4):
+                    piece = clean[offset:]
+                    piece = piece[:-1] if len(piece) % 4 == 1 else piece + "=" * (-len(piece) % 4)
+                    with contextlib.suppress(ValueError):
+                        fresh.append(base64.b64decode(piece).decode("latin-1"))
+            for run in re.findall(r"[0-9a-fA-F]{12,}", text)[:50]:
+                fresh += [
+                    bytes.fromhex(run[offset:][: len(run[offset:]) // 2 * 2]).decode("latin-1")
+                    for offset in (0, 1)
+                ]
+        texts += fresh
+        frontier = fresh[:200]
+    return texts
+
+
+def leaked(secret: str, written: str) -> bool:
+    wanted = {secret, secret.encode().decode("latin-1")}
+    return any(form in text for text in revealed(written) for form in wanted)
 
 
 def encoded(secret: str, chain: list[str]) -> str:
@@ -88,7 +157,8 @@ def planted(secret: str, shape: str, echo: str) -> Exchange:
     """`secret` in a place of `shape`, echoed as `echo` in the answer's text and a header."""
     request_headers: Headers = ()
     request_body, response_body = b"", b""
-    response_headers: Headers = (("X-Echo", echo.encode("latin-1", "replace").decode("latin-1")),)
+    in_header = echo.replace("\r", "\\r").replace("\n", "\\n")  # a header holds no line break
+    response_headers: Headers = (("X-Echo", in_header.encode("latin-1", "replace").decode("latin-1")),)
     if shape == "bearer":
         request_headers = (("Authorization", f"Bearer {secret}"),)
     elif shape == "basic password":
@@ -194,4 +264,57 @@ def test_a_secret_seen_once_is_in_no_output_in_any_encoding() -> None:
         "secret_family_examples",
         len(runs),
         "secrets drawn with encoding chain, shape and channel, none written",
+    )
+
+
+MIXED_EXAMPLES = 1000
+mixed_runs: list[int] = []
+LAYERS = st.one_of(
+    st.tuples(st.just("characters"), st.lists(st.sampled_from(sorted(SPELLINGS)), min_size=1, max_size=6)),
+    st.tuples(st.just("base64 lines"), st.tuples(st.integers(4, 80), st.booleans())),
+    st.tuples(st.just("step"), st.sampled_from(STEPS)),
+)
+
+
+def layered(secret: str, layers: list[tuple[str, object]]) -> str:
+    text = secret
+    for kind, how in layers:
+        if kind == "characters":
+            text = per_character(text, list(how))  # type: ignore[call-overload]
+        elif kind == "base64 lines":
+            column, literal = how  # type: ignore[misc]
+            text = broken_base64(text, column, literal)
+        else:
+            text = ONE_STEP[str(how)](text)[0]
+    return text
+
+
+@settings(max_examples=MIXED_EXAMPLES, deadline=None, database=None, derandomize=True)
+@given(
+    secret=SECRETS,
+    layers=st.lists(LAYERS, min_size=1, max_size=3),
+    shape=st.sampled_from(SHAPES),
+    channel=st.sampled_from(CHANNELS),
+)
+def mixed_secret_in_no_output(
+    secret: str, layers: list[tuple[str, object]], shape: str, channel: str
+) -> None:
+    from proxy.core.redaction.book import KNOWN
+
+    KNOWN.forget()
+    echo = layered(secret, layers)
+    written = outputs(planted(secret, shape, echo), channel)
+    assert not leaked(secret, written), (shape, layers, channel, echo[:80])
+    mixed_runs.append(1)
+
+
+def test_a_secret_is_in_no_output_however_its_characters_are_each_encoded() -> None:
+    """Each character plain or in any spelling (percent either case, entities decimal, padded, hex or
+    named, `\\u` either case), base64 in lines at any column, chains of up to three."""
+    mixed_runs.clear()
+    mixed_secret_in_no_output()
+    write_figure(
+        "secret_family_mixed_examples",
+        len(mixed_runs),
+        "secrets drawn with per-character spellings, base64 lines and chains of up to 3, none written",
     )

@@ -33,9 +33,18 @@ class Undecodable(Exception):
 
 
 def coding_header(headers: Headers) -> str | None:
-    """The Content-Encoding of a message, every line of it: repeated fields are one comma list (RFC
-    9110, 5.3), so `gzip` then `br` on two lines is `gzip, br`. None when there is none."""
+    """The codings on a message's body, first applied first: its Content-Encoding, every line of it
+    (repeated fields are one comma list, RFC 9110, 5.3, so `gzip` then `br` on two lines is
+    `gzip, br`), then any transfer coding but `chunked` (`Transfer-Encoding: gzip, chunked`: the HTTP
+    parser undoes the chunks, the gzip is undone here like a content coding). None when there is none."""
     values = [value for name, value in headers if name.lower() == "content-encoding"]
+    for name, value in headers:
+        if name.lower() == "transfer-encoding":
+            values.extend(
+                coding
+                for coding in (part.strip() for part in value.split(","))
+                if coding and coding.lower() != "chunked"
+            )
     return ", ".join(values) if values else None
 
 

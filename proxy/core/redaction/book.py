@@ -2,8 +2,9 @@
 
 Redaction by name (`proxy.core.redaction.redact`) finds secret values where the policy names them; each
 value found is added to a `SecretBook`. Then everything written (a cassette or journal line, a log line,
-an admin or error answer, a report) is searched for each known value in every encoding of the family
-(`proxy.core.redaction.encodings.forms`) and each is replaced by the placeholder. A secret named once is
+an admin or error answer, a report) is searched for each known value in any encoding of the family,
+by decoding the text rather than listing forms (`proxy.core.redaction.encodings.secret_spans`), and
+what is found is replaced by the placeholder. A secret named once is
 thus never written again in any form, wherever it echoes.
 
 `KNOWN` is the process's book: values are only ever added to it, under a lock (the servers and a check
@@ -12,12 +13,11 @@ worker's thread add to it), and reading it is a snapshot. Pure otherwise: no I/O
 
 from __future__ import annotations
 
-import functools
 import logging
 import threading
 from collections.abc import Iterable
 
-from proxy.core.redaction.encodings import forms
+from proxy.core.redaction.encodings import secret_spans
 from proxy.core.redaction.policy import PLACEHOLDER
 
 # Shorter values are too likely to be ordinary text ("true", "1234") to be replaced everywhere.
@@ -82,12 +82,12 @@ KNOWN = SecretBook()
 
 
 def scrub_text(text: str, values: frozenset[str]) -> str:
-    """`text` with each form of each value replaced (where forms overlap, the first in the text and then
-    the longest wins; the placeholder covers their union)."""
+    """`text` with each secret, in any encoding of the family, replaced (where spans overlap, the
+    placeholder covers their union); the very same string when nothing is."""
     if not values or not text:
         return text
-    present = [form for form in all_forms(values) if form in text]
-    return replace_forms(text, present) if present else text
+    spans = secret_spans(text, values)
+    return replace_spans(text, spans) if spans else text
 
 
 def scrub_data(data: bytes, values: frozenset[str]) -> bytes:
@@ -98,22 +98,8 @@ def scrub_data(data: bytes, values: frozenset[str]) -> bytes:
     return data if scrubbed is text else scrubbed.encode("latin-1")
 
 
-@functools.lru_cache(maxsize=64)  # a session sees the same few secrets on every exchange
-def all_forms(values: frozenset[str]) -> tuple[str, ...]:
-    """Every form of every value, longest first. Searched with `in`, which is C and fast, rather than
-    one regex of thousands of alternatives, which takes seconds to compile for each new secret."""
-    return tuple(sorted({form for value in values for form in forms(value)}, key=len, reverse=True))
-
-
-def replace_forms(text: str, present: list[str]) -> str:
-    """The text with every occurrence of each form in `present` replaced by one placeholder a run."""
-    spans: list[tuple[int, int]] = []
-    for form in present:
-        start = text.find(form)
-        while start >= 0:
-            spans.append((start, start + len(form)))
-            start = text.find(form, start + 1)
-    spans.sort()
+def replace_spans(text: str, spans: list[tuple[int, int]]) -> str:
+    """The text with each (sorted) span replaced by one placeholder a run of overlapping spans."""
     pieces: list[str] = []
     end = 0
     for start, stop in spans:

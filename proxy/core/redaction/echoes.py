@@ -15,7 +15,8 @@ from urllib.parse import unquote_plus
 
 from proxy.core.model.bodies import is_form_type, map_strings
 from proxy.core.model.exchange import Body, Exchange, Headers, JSONValue, Request, Response, header_value
-from proxy.core.redaction.book import all_forms, credential_like, replace_forms
+from proxy.core.redaction.book import credential_like, scrub_text
+from proxy.core.redaction.encodings import GZIP_MAGIC, contains_secret
 from proxy.core.redaction.policy import (
     PLACEHOLDER,
     RedactionPolicy,
@@ -50,7 +51,7 @@ def secret_values(
                     found.update(basic_parts(credentials.strip()))
             elif lowered in {"cookie", "set-cookie"}:
                 pairs = value.split(";") if lowered == "cookie" else value.split(";")[:1]
-                found.update(pair.partition("=")[2].strip() for pair in pairs)
+                found.update(_unquoted(pair.partition("=")[2]) for pair in pairs)
             else:
                 found.add(value)
     found.update(_named_values(request.query, policy.query))
@@ -74,12 +75,18 @@ def secret_values(
 def _spanned(text: str, policy: RedactionPolicy) -> set[str]:
     """The values `text_secret_spans` finds, as written and decoded (percent, JSON escapes)."""
     found: set[str] = set()
-    for start, stop in text_secret_spans(text, policy) if "=" in text or '"' in text or "%" in text else ():
+    for start, stop in text_secret_spans(text, policy):
         raw = text[start:stop]
         found.update({raw, unquote_plus(raw), unquote_plus(unquote_plus(raw))})
         with contextlib.suppress(ValueError):
             found.add(str(json.loads(f'"{raw}"')))
     return found
+
+
+def _unquoted(value: str) -> str:
+    """A cookie value without the double quotes RFC 6265 allows around it."""
+    value = value.strip()
+    return value[1:-1] if len(value) >= 2 and value[0] == value[-1] == '"' else value
 
 
 def basic_parts(credentials: str) -> set[str]:
@@ -120,10 +127,8 @@ def _collect_json_secrets(
     if isinstance(value, dict):
         for key, child in value.items():
             child_path = (*path, key)
-            if isinstance(child, str) and (
-                key.lower() in policy.json_keys or child_path in policy.json_paths
-            ):
-                found.add(child)
+            if child is not None and (key.lower() in policy.json_keys or child_path in policy.json_paths):
+                found.update(_leaves(child))  # redacted whole, whatever it is: each part is a secret
             else:
                 _collect_json_secrets(child, child_path, policy, found)
     elif isinstance(value, list):
@@ -131,22 +136,46 @@ def _collect_json_secrets(
             _collect_json_secrets(item, path, policy, found)
 
 
+def _leaves(value: JSONValue) -> set[str]:
+    """A named value's secrets: a string itself; a number, list or object as its JSON text and each
+    string and number inside."""
+    if isinstance(value, str):
+        return {value}
+    found = {json.dumps(value, ensure_ascii=False)} if isinstance(value, dict | list) else set()
+    stack: list[JSONValue] = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            found.add(item)
+        elif isinstance(item, bool) or item is None:
+            continue
+        elif isinstance(item, int | float):
+            found.add(repr(item))  # as spelled in the body (`SpelledInt`, `SpelledFloat`)
+        elif isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return found
+
+
 def scrub_exchange(exchange: Exchange, values: frozenset[str]) -> Exchange:
-    """The exchange with each secret value replaced wherever it stands, in every encoding of the family
-    (`proxy.core.redaction.encodings`): query, path, headers, reason phrase, text, JSON strings and keys
-    (a key that is a token would leak it; an ordinary word is never a value scrubbed here, see
-    `credential_like`) and the bytes of base64 bodies."""
-    present = [form for form in all_forms(values) if form in _haystack(exchange)]
-    if not present:
+    """The exchange with each secret value replaced wherever it stands, in any encoding of the family
+    (`proxy.core.redaction.encodings.secret_spans`): query, path, headers, reason phrase, text, JSON
+    strings and keys (a key that is a token would leak it; an ordinary word is never a value
+    scrubbed here, see `credential_like`) and the bytes of base64 bodies."""
+    if not contains_secret(_haystack(exchange), values) and not any(
+        contains_secret(payload, values) for payload in _gzip_payloads(exchange)
+    ):
         return exchange
 
     def text(value: str) -> str:
-        return replace_forms(value, present) if any(form in value for form in present) else value
+        return scrub_text(value, values)
 
     def headers(pairs: Headers) -> Headers:
-        if not any(form in value for _, value in pairs for form in present):
-            return pairs
-        return tuple((name, text(value)) for name, value in pairs)
+        scrubbed = tuple((name, text(value)) for name, value in pairs)
+        return (
+            pairs if all(new is old for (_, new), (_, old) in zip(scrubbed, pairs, strict=True)) else scrubbed
+        )
 
     def body(stored: Body) -> Body:
         if stored.kind in ("text", "base64"):
@@ -176,8 +205,8 @@ def scrub_exchange(exchange: Exchange, values: frozenset[str]) -> Exchange:
 
 
 def _haystack(exchange: Exchange) -> str:
-    """Every text of an exchange in one string (JSON as its text, keys and strings unescaped), so the
-    forms present are found with one `in` each."""
+    """Every text of an exchange in one string (JSON as its text, keys and strings unescaped), so
+    whether any secret is in it is one search."""
     pieces = [exchange.request.path, exchange.request.query, exchange.response.reason or ""]
     for message in (exchange.request, exchange.response):
         pieces.extend(value for _, value in message.headers)
@@ -187,7 +216,14 @@ def _haystack(exchange: Exchange) -> str:
         elif stored.kind == "json":
             pieces.append(json.dumps(stored.value, ensure_ascii=False))
             pieces.extend(_strings(stored.value))
-    return "\n\0\n".join(pieces)
+    return "\n\x01\n".join(pieces)
+
+
+def _gzip_payloads(exchange: Exchange) -> list[str]:
+    """Bodies that are a gzip file (searched inflated, which only works from their first byte)."""
+    bodies = (exchange.request.body, exchange.response.body)
+    texts = [body_text(body) for body in bodies if body.kind == "base64"]
+    return [text for text in texts if text.startswith(GZIP_MAGIC)]
 
 
 def _strings(value: JSONValue) -> list[str]:

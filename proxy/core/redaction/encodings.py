@@ -1,10 +1,9 @@
-"""The family of encodings a secret may take on its way out: each way a text is written in a URL, a JSON
-string, an HTML page, base64 or UTF-16, and every chain of two of them (a token percent-encoded inside
-base64, a URL JSON-escaped). `forms` lists them all, as text, for `proxy.core.redaction.book` to search.
-
-Base64 is given by its part that does not depend on the bytes around the secret, at each of the three
-alignments, so a secret inside a longer base64 text is still found. UTF-16 bytes are given read as
-Latin-1, one character a byte, as `body_text` reads stored bytes.
+"""Where known secrets stand in a text, in any encoding of the family: the search decodes rather than
+enumerates. Each text is read through up to `DEPTH` decoding steps (`proxy.core.redaction.decoding`:
+every escape of the family, character by character, and base64 runs at every offset), and each secret
+is searched, as written or as its UTF-8 bytes, its base64 or its hex, in every view; what is found is
+given as spans of the original text. So a secret percent-encoded in mixed case, written partly as HTML
+entities, base64 broken into lines, or three encodings deep is still found.
 
 Pure.
 """
@@ -13,85 +12,131 @@ from __future__ import annotations
 
 import base64
 import functools
-import html
-import json
-from collections.abc import Callable
-from urllib.parse import quote, quote_plus
+import re
 
-Encoder = Callable[[str], tuple[str, ...]]
+from proxy.core.model.content_coding import decoded
+from proxy.core.redaction.decoding import View, base64_runs, decoded_views, wide_views
+from proxy.errors import BodyTooLarge
 
+DEPTH = 3  # decoding steps (an escape layer or a base64 run) searched through, in any order
+# A base64 run's bytes are searched deeper only when some of them read as text (an encoded secret is
+# printable; a word that happens to be base64, or an image, decodes to bytes that mostly are not).
+TEXT_STRETCH = re.compile(r"[ -~\0\r\n\t]{12}")
+MIN_FORM = 6  # a needle this short would match ordinary text by chance (a short secret's base64 middle)
 
-def _percent(text: str) -> tuple[str, ...]:
-    upper = quote(text, safe="")
-    plus = quote_plus(text)
-    every = "".join(f"%{byte:02X}" for byte in text.encode("utf-8"))
-    return (
-        upper,
-        _lower_escapes(upper),
-        plus,
-        _lower_escapes(plus),
-        quote(text, safe="/:=&?@+"),
-        every,
-        every.lower(),
-    )
-
-
-def _lower_escapes(text: str) -> str:
-    """`%2F` written `%2f`: both decode alike."""
-    pieces = text.split("%")
-    return "%".join([pieces[0], *(piece[:2].lower() + piece[2:] for piece in pieces[1:])])
-
-
-def _json(text: str) -> tuple[str, ...]:
-    every = "".join(f"\\u{ord(char):04x}" if ord(char) < 0x10000 else json.dumps(char)[1:-1] for char in text)
-    return (
-        json.dumps(text)[1:-1],
-        json.dumps(text, ensure_ascii=False)[1:-1],
-        every,
-        every.upper().replace("\\U", "\\u"),
-        text.replace("/", "\\/"),
-    )
-
-
-def _html(text: str) -> tuple[str, ...]:
-    return (
-        html.escape(text),
-        html.escape(text, quote=False),
-        "".join(f"&#{ord(char)};" for char in text),
-        "".join(f"&#x{ord(char):x};" for char in text),
-        "".join(f"&#x{ord(char):X};" for char in text),
-    )
-
-
-def _base64(text: str) -> tuple[str, ...]:
-    """The secret's base64 at each of the three alignments: the middle that does not depend on the bytes
-    around it, and that middle with the tail it has when the secret ends the encoded bytes; standard and
-    URL-safe alphabets (with or without padding, the middle is the same)."""
-    raw = text.encode("utf-8")
-    found: list[str] = []
-    for shift in range(3):
-        encoded = base64.b64encode(b"\0" * shift + raw).decode("ascii")
-        start = 4 if shift else 0
-        found += [encoded[start : (shift + len(raw)) // 3 * 4], encoded[start:], encoded[start:].rstrip("=")]
-    return tuple(form for piece in found for form in (piece, piece.replace("+", "-").replace("/", "_")))
-
-
-def _utf16(text: str) -> tuple[str, ...]:
-    return tuple(text.encode(codec).decode("latin-1") for codec in ("utf-16-le", "utf-16-be"))
-
-
-def _utf8_bytes(text: str) -> tuple[str, ...]:
-    return (text.encode("utf-8").decode("latin-1"),)
-
-
-ENCODERS: tuple[Encoder, ...] = (_percent, _json, _html, _base64, _utf16, _utf8_bytes)
-# A form this short matches ordinary text by chance (a base64 middle of a short secret): not searched.
-MIN_FORM = 6
+Plan = tuple[tuple[str, ...], tuple[str, ...], int, str, tuple[str, ...]]
 
 
 @functools.lru_cache(maxsize=4096)
-def forms(secret: str) -> frozenset[str]:
-    """The secret as written and in every encoding of the family, and every chain of two."""
-    once = {secret} | {form for encode in ENCODERS for form in encode(secret)}
-    twice = {form for first in once for encode in ENCODERS for form in encode(first)}
-    return frozenset(form for form in once | twice if len(form) >= min(MIN_FORM, len(secret)))
+def needles(secret: str) -> frozenset[str]:
+    """What a secret is searched as in each decoded view: as written, its UTF-8 bytes read one
+    character a byte, its base64 at each alignment (the middle that does not depend on the bytes
+    around it; both alphabets) and its hex."""
+    raw = secret.encode("utf-8")
+    found = {secret, raw.decode("latin-1"), raw.hex(), raw.hex().upper()}
+    for shift in range(3):
+        encoded = base64.b64encode(b"\0" * shift + raw).decode("ascii")
+        middle = encoded[4 if shift else 0 : (shift + len(raw)) // 3 * 4]
+        found.update((middle, middle.replace("+", "-").replace("/", "_")))
+    return frozenset(form for form in found if len(form) >= min(MIN_FORM, len(secret)))
+
+
+@functools.lru_cache(maxsize=64)  # a session sees the same few secrets on every exchange
+def search_plan(values: frozenset[str]) -> Plan:
+    """(every needle longest first; the secrets holding a space, written with `+` for it too; the
+    shortest base64 run that may hold a secret; the quotes secrets hold; each secret's core, searched
+    in decoded base64)."""
+    every = sorted({form for value in values for form in needles(value)}, key=len, reverse=True)
+    spaced = sorted(
+        {
+            form.replace("+", " ")
+            for value in values
+            if " " in value
+            for form in (value, value.encode("utf-8").decode("latin-1"))
+        },
+        key=len,
+        reverse=True,
+    )
+    shortest = (min((len(value.encode("utf-8")) for value in values), default=MIN_FORM) - 6) * 4 // 3
+    quotes = "".join(quote for quote in "\"'" if any(quote in value for value in values))
+    # base64 cut short (a run that starts or ends inside the secret's first or last quanta) holds all
+    # but its first bytes or two and last bytes or four: its core is searched in decoded base64
+    cut = sorted(
+        {
+            value.encode("utf-8")[2:-4].decode("latin-1")
+            for value in values
+            if len(value.encode("utf-8")) >= 12
+        },
+        key=len,
+        reverse=True,
+    )
+    return tuple(every), tuple(spaced), max(shortest, 8), quotes, tuple(cut)
+
+
+def secret_spans(text: str, values: frozenset[str]) -> list[tuple[int, int]]:
+    """The spans of `text` that hold a known secret in any encoding of the family, sorted."""
+    if not values or not text:
+        return []
+    plan = search_plan(values)
+    spans: list[tuple[int, int]] = []
+    _search(View(text), plan, DEPTH, spans)
+    return sorted(set(spans))
+
+
+def contains_secret(text: str, values: frozenset[str]) -> bool:
+    return bool(secret_spans(text, values))
+
+
+def _search(view: View | None, plan: Plan, depth: int, spans: list[tuple[int, int]]) -> None:
+    every, spaced, shortest, quotes, cut = plan
+    while view is not None:
+        text = view.text
+        _find(view, text, every, spans)
+        if view.run:
+            _find(view, text, cut, spans)
+        if spaced and "+" in text:  # `+` for a space, mixed with other spellings of it
+            _find(view, text.replace("+", " "), spaced, spans)
+        if depth <= 0:
+            return
+        depth -= 1
+        inflated = _inflated(view)
+        if inflated is not None:
+            _search(inflated, plan, depth, spans)
+        for wide in wide_views(view):
+            _search(wide, plan, depth, spans)
+        for run in base64_runs(view, shortest):
+            if TEXT_STRETCH.search(run.text):
+                _search(run, plan, depth, spans)
+            else:
+                _find(run, run.text, every + cut, spans)
+        decoded = decoded_views(view, quotes)
+        for other in decoded[1:]:  # another reading of the same layer
+            _search(other, plan, depth, spans)
+        view = decoded[0] if decoded else None
+
+
+def _find(view: View, text: str, needles: tuple[str, ...], spans: list[tuple[int, int]]) -> None:
+    for needle in needles:
+        start = text.find(needle)
+        while start >= 0:
+            spans.append(view.original(start, start + len(needle)))
+            start = text.find(needle, start + 1)
+
+
+GZIP_MAGIC = "\x1f\x8b\x08"
+MAX_INFLATED = 16 * 1024 * 1024  # a gzip payload larger once inflated is not searched inside
+
+
+def _inflated(view: View) -> View | None:
+    """A gzip payload (a `.gz` file as content, not a coding) inflated, as a view mapped to the whole
+    payload; None when the view is not one, or it does not inflate whole within the bound."""
+    text = view.text
+    if not text.startswith(GZIP_MAGIC) or max(text[:64]) > "\xff":
+        return None
+    try:
+        data = decoded(text.encode("latin-1"), "gzip", MAX_INFLATED)
+    except (BodyTooLarge, UnicodeEncodeError):
+        return None
+    if data is None:
+        return None
+    return View(data.decode("latin-1"), view, [0], [(0, len(text), False)])

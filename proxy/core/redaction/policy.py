@@ -13,10 +13,11 @@ import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
-from urllib.parse import unquote_plus
+from urllib.parse import unquote, unquote_plus
 
 from proxy.core.model.bodies import dump_json
 from proxy.core.model.exchange import Body, source_text
+from proxy.core.redaction.decoding import View, decoded_view
 from proxy.errors import RuleFileError
 
 PLACEHOLDER = "<redacted>"
@@ -142,28 +143,85 @@ def named_parts(parts: list[str], names: frozenset[str]) -> Iterator[tuple[int, 
 
 def text_secret_spans(text: str, policy: RedactionPolicy) -> list[tuple[int, int]]:
     """Where a named secret's value stands in a text body that is not strict JSON or a typed form (a
-    token answer with a BOM or a NaN, JSON labelled text/plain, a form with no Content-Type, a multipart
-    field, a URL in a JSON string): `"name": "value"` (the key compared unescaped, so `"\\u0061ccess_token"`
-    is `access_token`), `name=value` and multipart parts (the name quoted or not), for every name the
-    policy redacts in a body or query. Conservative: a redacted name marks its value wherever it is."""
+    token answer with a BOM or a NaN, JSON labelled text/plain or written JSON5-style, a form with no
+    Content-Type, a multipart field, a URL in a JSON string or a header): object members
+    `"name": value` (the key quoted or not, compared unescaped, so `"\\u0061ccess_token"` is
+    `access_token`), `name=value` (the name compared percent-decoded, so `api%5Fkey` is `api_key`) and
+    multipart parts (the name read per RFC 7578 and 2231: quoted, with quoted-pairs, `name*=`, spaces
+    around `=`), for every name the policy redacts in a body or query. Conservative: a redacted name
+    marks its value wherever it is."""
     names = secret_names(policy)
+    if not names:
+        return []
     spans: list[tuple[int, int]] = []
-    for match in JSON_MEMBER.finditer(text):
-        if match.group("value") and _unescaped(match.group("key")).lower() in names:
-            spans.append(match.span("value"))
-    for pattern in _text_patterns(policy):
-        spans.extend(match.span("value") for match in pattern.finditer(text) if match.group("value"))
+    if ":" in text:
+        for match in MEMBER.finditer(text):
+            group = next(name for name in ("double", "single", "bare") if match.group(name) is not None)
+            if match.group(group) not in ("", "null") and _decoded_name(match.group("key")) in names:
+                spans.append(match.span(group))
+    if "=" in text or "%3" in text:
+        for match in PAIR.finditer(text):
+            if match.group("value") and _decoded_name(match.group("key")) in names:
+                spans.append(match.span("value"))
+    if "name" in text.lower():
+        for match in MULTIPART_PART.finditer(text):
+            if match.group("value") and _part_names(match.group("line")) & names:
+                spans.append(match.span("value"))
     return sorted(set(spans))
 
 
-JSON_MEMBER = re.compile(r'"(?P<key>(?:[^"\\]|\\.)*)"\s*:\s*"(?P<value>(?:[^"\\]|\\.)*)"')
+# A member of a JSON or JS object: the key in double or single quotes or bare, the value a string
+# (its span inside the quotes) or a bare number or word.
+MEMBER = re.compile(
+    r"""(?P<key>"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|(?<![\w$])[A-Za-z_$][\w$]*)\s*:\s*"""
+    r"""(?:"(?P<double>(?:[^"\\]|\\.)*)"|'(?P<single>(?:[^'\\]|\\.)*)'|(?P<bare>[-+.\w]+))"""
+)
+# `name=value` in a query, a form or a URL anywhere (a Location, a link in JSON); `=` may be `%3D`.
+PAIR = re.compile(r"(?:^|(?<=[&?;\s\"'/#]))(?P<key>[\w.~%+\-]{1,100})(?:=|%3[dD])(?P<value>[^&\s\"'<>#;]*)")
+# A multipart part: a header line naming the field, more header lines, a blank line, the value.
+MULTIPART_PART = re.compile(
+    r"(?P<line>[^\r\n]*\bname\*?\s*=[^\r\n]*)\r?\n(?:[^\r\n]+\r?\n)*\r?\n(?P<value>.*?)(?=\r?\n--)",
+    re.IGNORECASE | re.DOTALL,
+)
+_PARAMETER = re.compile(
+    r"""(?:^|[;\s])name(?P<star>\*?)\s*=\s*(?:"(?P<quoted>(?:[^"\\]|\\.)*)"|'(?P<single>[^']*)'|(?P<token>[^;\s]*))""",
+    re.IGNORECASE,
+)
 
 
-def _unescaped(key: str) -> str:
-    try:
-        return str(json.loads(f'"{key}"'))
-    except ValueError:
-        return key
+def _part_names(line: str) -> set[str]:
+    """The field names a multipart part's header line gives, decoded, lower case."""
+    found = set()
+    for match in _PARAMETER.finditer(line):
+        quoted = match.group("quoted")
+        value = (
+            re.sub(r"\\(.)", r"\1", quoted)
+            if quoted is not None
+            else match.group("single") or match.group("token") or ""
+        )
+        if match.group("star"):  # RFC 2231: charset'language'percent-encoded
+            value = unquote(value.rsplit("'", 1)[-1], encoding="utf-8", errors="replace")
+        found.add(_decoded_name(value))
+    return found
+
+
+def _decoded_name(key: str) -> str:
+    """A name as compared with the policy's: unquoted, its escapes (JSON, percent, entities) undone."""
+    if len(key) >= 2 and key[0] == key[-1] and key[0] in "\"'":
+        key = key[1:-1]
+    if "\\" in key or "%" in key or "&" in key or "+" in key:
+        key = _lenient(key.replace("+", " ") if "\\" not in key else key)
+    return key.lower()
+
+
+def _lenient(text: str) -> str:
+    view: View | None = View(text)
+    for _ in range(3):
+        decoded = decoded_view(view, "\"'") if view is not None else None
+        if decoded is None:
+            break
+        view = decoded
+    return view.text if view is not None else text
 
 
 @functools.lru_cache(maxsize=16)
@@ -171,25 +229,6 @@ def secret_names(policy: RedactionPolicy) -> frozenset[str]:
     """Every name whose value the policy redacts in a body or a query, lower case."""
     last = {path[-1] for path in policy.json_paths if path}
     return frozenset(name.lower() for name in policy.json_keys | policy.form_fields | policy.query | last)
-
-
-@functools.lru_cache(maxsize=16)
-def _text_patterns(policy: RedactionPolicy) -> tuple[re.Pattern[str], ...]:
-    names = secret_names(policy)
-    if not names:
-        return ()
-    alternatives = "|".join(re.escape(name) for name in sorted(names, key=len, reverse=True))
-    return (
-        # in a query, a form or a URL anywhere (a Location, a link in JSON): `name=value`, `name%3Dvalue`
-        re.compile(
-            rf"(?:^|(?<=[&?;\s\"'/#]))(?:{alternatives})(?:=|%3[dD])(?P<value>[^&\s\"'<>#;]*)", re.IGNORECASE
-        ),
-        re.compile(
-            rf"name=(?:\"(?:{alternatives})\"|'(?:{alternatives})'|(?:{alternatives})(?![\w-]))[^\r\n]*"
-            r"\r?\n(?:[^\r\n]+\r?\n)*\r?\n(?P<value>.*?)(?=\r?\n--)",
-            re.IGNORECASE | re.DOTALL,
-        ),
-    )
 
 
 def replace_spans(text: str, spans: list[tuple[int, int]]) -> str:
