@@ -103,12 +103,20 @@ class RecordingSession:
         Only the journal holds the exchange: memory stays flat however long the recording runs. A
         `JournalError` (disk full) means it was not recorded, and its answer must say so.
         """
-        redacted = redact_exchange(exchange, self.settings.redaction, self._sent_secrets)
+        return self.keep_redacted(self.redacted(exchange))
+
+    def redacted(self, exchange: Exchange) -> Exchange:
+        """The exchange as it may be written: pure and thread-safe, so a server may run it off its event
+        loop for a large exchange while other clients are answered."""
+        return redact_exchange(exchange, self.settings.redaction, self._sent_secrets)
+
+    def keep_redacted(self, redacted: Exchange) -> int:
+        """`keep` for an exchange `redacted` already gave; called on one thread, in answer order."""
         if not self._said_withheld and (reason := withheld_in(redacted)):
             log.warning(
                 "%s %s: %s (said once; see %s)",
-                exchange.request.method,
-                exchange.request.path,
+                redacted.request.method,
+                redacted.request.path,
                 reason,
                 WITHHELD_HEADER,
             )

@@ -7,6 +7,7 @@ redacted before anything is written.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from collections.abc import Awaitable
@@ -36,6 +37,9 @@ from proxy.server.upstream import UpstreamError, UpstreamPool
 from proxy.server.wire import Incoming, Outgoing, Reply, WireServer, json_answer
 
 log = logging.getLogger(__name__)
+# An exchange this large is redacted on a thread: its secrets are searched in time linear in its size,
+# and the event loop keeps answering other clients meanwhile.
+OFF_LOOP_BYTES = 256 * 1024
 
 # The upstream client sets these itself for the request it sends.
 NOT_FORWARDED = frozenset({"host", "content-length"})
@@ -140,8 +144,13 @@ class RecordProxy:
         if is_token_request(core) and self.recording.book.holds(core):
             # new_episodes: the cassette has this token exchange already; a fresh token is no new episode
             return _to_client(response, answer.body, self.rewriter_to(origin), head)
+        exchange = Exchange(core, response, recorded_at, duration_ms)
+        if len(incoming.body) + len(answer.body) > OFF_LOOP_BYTES:  # other clients go on meanwhile
+            redacted = await asyncio.to_thread(self.recording.redacted, exchange)
+        else:
+            redacted = self.recording.redacted(exchange)
         try:
-            self.recording.keep(Exchange(core, response, recorded_at, duration_ms))
+            self.recording.keep_redacted(redacted)
         except NotRecordable as error:  # the cassette could not read it back: relayed as a failure
             log.warning("%s %s: %s", core.method, core.path, error)
             detail = f"the upstream answered {response.status}, but {error}: this exchange is not recorded"

@@ -122,7 +122,8 @@ class NewFile:
         self._folder = open_folder(path.parent, what, create_folders) if folder is None else os.dup(folder)
         try:
             refuse_unwritable(self._folder, self._name, path, what)
-            self._temporary = f".{self._name}.tmp-{secrets.token_hex(6)}"
+            # the target's name as far as NAME_MAX leaves room: a file named near it can still be written
+            self._temporary = f".{self._name[:180]}.tmp-{secrets.token_hex(6)}"
             try:
                 descriptor = os.open(self._temporary, NEW_FILE_FLAGS, mode, dir_fd=self._folder)
             except OSError as error:

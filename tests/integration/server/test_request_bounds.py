@@ -5,20 +5,28 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 from pathlib import Path
 
 import aiohttp
+import pytest
 
+from proxy.app.recording import RecordingSession
 from proxy.app.replay_setup import ReplayOptions
 from proxy.core.cassette.document import Cassette
+from proxy.core.model.exchange import Exchange
+from proxy.core.redaction.policy import body_text
 from proxy.core.redaction.redact import RedactionPolicy
 from proxy.core.replay.book import ReplayBook
 from proxy.core.replay.matching import NAMED_PER_RECORDING, MatchPolicy
+from proxy.server.record import RecordSettings, create_record_app
 from proxy.server.replay import create_replay_app
 from proxy.server.serving import start
+from proxy.store.files import load_cassette
 from proxy.store.saving import save_cassette
 from tests.conftest import make_exchange, make_request
 from tests.integration.server.test_simulate import Twin, assert_same, twin  # noqa: F401  (the fixture)
+from tests.integration.server.upstream import create_upstream_app
 
 
 async def test_a_huge_miss_is_explained_briefly_while_another_client_is_answered() -> None:
@@ -121,3 +129,45 @@ async def test_a_cassette_whose_name_is_near_the_file_system_limit_is_served(tmp
                     assert answer.status == 200, (len(name), await answer.text())
     finally:
         await runner.cleanup()
+
+
+@pytest.mark.parametrize("size", [300 * 1024, 900 * 1024])
+async def test_record_answers_other_clients_while_it_redacts_a_large_exchange(
+    tmp_path: Path, size: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Redacting a large exchange (its secrets searched in time linear in its size) runs off the event
+    loop: held there until another client has been answered, the large exchange is then recorded."""
+    upstream_runner, upstream_url = await start(create_upstream_app(), "127.0.0.1", 0)
+    app = create_record_app(RecordSettings(upstream=upstream_url, cassette=tmp_path / "big.yaml"))
+    runner, url = await start(app, "127.0.0.1", 0)
+    other_answered = threading.Event()
+    held = threading.Event()
+    redacted = RecordingSession.redacted
+
+    def slow_redaction(session: RecordingSession, exchange: Exchange) -> Exchange:
+        if len(body_text(exchange.request.body)) >= size:
+            held.set()
+            assert other_answered.wait(20), (
+                "the event loop answered nobody while a large exchange was redacted"
+            )
+        return redacted(session, exchange)
+
+    monkeypatch.setattr(RecordingSession, "redacted", slow_redaction)
+    try:
+        async with aiohttp.ClientSession() as session:
+            big = asyncio.ensure_future(session.post(f"{url}/v2/upload", data=b"x" * size))
+            for _ in range(2000):  # until the large exchange is being redacted (20 s at most)
+                if held.is_set() or big.done():
+                    break
+                await asyncio.sleep(0.01)
+            assert held.is_set(), "the large exchange never reached redaction"
+            async with session.get(f"{url}/_proxy/health") as answer:
+                assert answer.status == 200
+            other_answered.set()
+            async with await big as answer:
+                assert answer.status == 200
+    finally:
+        other_answered.set()
+        await runner.cleanup()
+        await upstream_runner.cleanup()
+    assert len(load_cassette(tmp_path / "big.yaml").cassette.exchanges) == 1
