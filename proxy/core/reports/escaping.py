@@ -51,7 +51,8 @@ def markdown_code(text: str) -> str:
     if not shown:
         return "` `"
     fence = "`" * (max((len(run) for run in _BACKTICKS.findall(shown)), default=0) + 1)
-    pad = " " if shown[0] in "` " or shown[-1] in "` " else ""  # a span drops one space each side
+    # a span drops one space each side, unless it holds nothing but spaces (then it keeps them all)
+    pad = " " if shown.strip(" ") and (shown[0] in "` " or shown[-1] in "` ") else ""
     return f"{fence}{pad}{shown}{pad}{fence}"
 
 
