@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
-import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -31,6 +30,7 @@ from proxy.cli.cassette_reading import (
     selection_of,
 )
 from proxy.cli.inputs import checked_upstream, redaction_from
+from proxy.cli.output import say
 from proxy.core.cassette.document import Cassette, dump_cassette, exchange_to_document, with_current_header
 from proxy.core.editing.edits import (
     FIELDS_HELP,
@@ -226,14 +226,14 @@ def _write(
         dry_run=arguments.dry_run,
         redacted_already=redacted_already,
     )
-    print(("would: " if arguments.dry_run else "") + summary)
+    say(("would: " if arguments.dry_run else "") + summary)
     if arguments.no_check:
         return 0
     result = session.recheck(engine, written, originals, before)
     for finding in result.added:
         where = f"{finding.cassette} " if len(written) > 1 else ""
-        print(f"new {where}{finding_line(finding)}")
-    print(
+        say(f"new {where}{finding_line(finding)}")
+    say(
         f"re-checked against {result.rules} rules: {len(result.added)} new finding(s), "
         f"{result.errors} of them error(s); {result.gone} finding(s) gone"
     )
@@ -382,7 +382,7 @@ def run_fmt(arguments: argparse.Namespace) -> int:
             unformatted.append(path)
     if arguments.check:
         if unformatted:
-            print(f"{len(unformatted)} file(s) not in the normal layout", file=sys.stderr)
+            say(f"{len(unformatted)} file(s) not in the normal layout", err=True)
         return 1 if unformatted else 0
     return 0
 
@@ -394,7 +394,7 @@ def _reformat(arguments: argparse.Namespace, path: Path, policy: RedactionPolicy
     if dump_cassette(cassette) == with_current_header(editable.text):
         return False
     if arguments.check:
-        print(f"{path}: not in the normal layout (run `commerce-proxy cassette fmt {path}`)")
+        say(f"{path}: not in the normal layout (run `commerce-proxy cassette fmt {path}`)")
         return True
     if editable.comment_line is not None and not arguments.drop_comments:
         raise UsageError(
@@ -402,5 +402,5 @@ def _reformat(arguments: argparse.Namespace, path: Path, policy: RedactionPolicy
             "move it out or pass --drop-comments"
         )
     save_cassette(path, cassette)
-    print(f"{path}: reformatted")
+    say(f"{path}: reformatted")
     return True

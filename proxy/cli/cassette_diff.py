@@ -4,14 +4,13 @@ a git diff driver (`--git`), so `git diff` of a re-recorded cassette shows meani
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from proxy.cli import options
 from proxy.cli.inputs import load_engine
-from proxy.core.reports.escaping import visible
+from proxy.cli.output import say, write_document
 from proxy.errors import CommerceProxyError, UsageError
 
 # git's external diff gets: path old-file old-hex old-mode new-file new-hex new-mode, then new-path
@@ -64,7 +63,7 @@ def run(arguments: argparse.Namespace) -> int:
         a, b = paths
         return _compare(arguments, a, b, str(a), str(b))
     if len(paths) == GIT_UNMERGED:
-        sys.stdout.write(visible(f"{paths[0]}: unmerged, not compared") + "\n")
+        say(f"{paths[0]}: unmerged, not compared")
         return 0
     if len(paths) not in (GIT_ARGUMENTS, GIT_RENAMED):
         raise UsageError(f"--git takes the {GIT_ARGUMENTS} arguments git gives an external diff")
@@ -74,7 +73,7 @@ def run(arguments: argparse.Namespace) -> int:
         _compare(arguments, paths[1], paths[4], label_a, label_b)
     except (CommerceProxyError, OSError) as error:
         # git stops at an external diff that fails: say why here, in the diff, and let git go on
-        sys.stdout.write(visible(f"{label_a} -> {label_b}: not compared: {error}") + "\n")
+        say(f"{label_a} -> {label_b}: not compared: {error}")
     return 0  # git stops at an external diff that exits non-zero
 
 
@@ -84,9 +83,9 @@ def _compare(arguments: argparse.Namespace, a: Path, b: Path, label_a: str, labe
 
     diff = diff_cassettes(a, b, load_engine(arguments).project.match)
     if arguments.git or arguments.format == "text":
-        sys.stdout.write(diff_text(diff, label_a, label_b, arguments.verbose))
+        write_document(diff_text(diff, label_a, label_b, arguments.verbose))
     elif arguments.format == "markdown":
-        sys.stdout.write(diff_markdown(diff, label_a, label_b, arguments.verbose))
+        write_document(diff_markdown(diff, label_a, label_b, arguments.verbose))
     else:
-        sys.stdout.write(diff_json(diff, arguments.verbose))
+        write_document(diff_json(diff, arguments.verbose))
     return 1 if diff.drifted else 0

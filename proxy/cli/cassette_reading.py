@@ -11,14 +11,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from proxy.app.check_run import check_cassette
 from proxy.cli.inputs import load_engine
-from proxy.core.cassette.document import Cassette, CassetteDumper, exchange_to_document
+from proxy.cli.output import say, write_document
+from proxy.core.cassette.document import Cassette, exchange_to_document
 from proxy.core.editing.edits import checked_indexes
 from proxy.core.editing.selection import ExpressionError, Selection, Subject, parse_selection
 from proxy.core.reports.escaping import json_text, visible
+from proxy.core.reports.yaml_text import yaml_text
 from proxy.core.rules.findings import Finding
 from proxy.core.rules.freshness import Freshness, MaxAge
 from proxy.errors import RuleFileError, UsageError
@@ -70,14 +70,14 @@ def _rows(
 def _print_rows(rows: list[dict[str, Any]], several: bool, dated: bool = False) -> None:
     prefix = "CASSETTE  " if several else ""
     recorded = f"{'RECORDED':<27} " if dated else ""
-    print(f"{prefix}{'INDEX':>5}  {'METHOD':<7} STATUS  FINDINGS  {recorded}PATH")
+    say(f"{prefix}{'INDEX':>5}  {'METHOD':<7} STATUS  FINDINGS  {recorded}PATH")
     for row in rows:
         where = f"{row['cassette']}  " if several else ""
         errors = f"{row['errors']}E " if row["errors"] else ""
         counts = f"{errors:>3}{row['findings']:>5}"
         when = f"{row['recorded_at'] or '-':<27} " if dated else ""
         line = f"{row['index']:>5}  {row['method']:<7} {row['status']:>6}  {counts}  {when}{_target(row)}"
-        print(visible(f"{where}{line}"))
+        say(f"{where}{line}")
 
 
 def _target(row: dict[str, Any]) -> str:
@@ -99,13 +99,13 @@ def run_show(arguments: argparse.Namespace) -> int:
     document = {"index": index, **exchange_to_document(cassette.exchanges[index])}
     if arguments.format == "json":
         document["findings"] = [finding.to_json() for finding in mine]
-        print(json_text(document, indent=2))
+        write_document(json_text(document, indent=2) + "\n")
         return 0
-    print(yaml.dump(document, Dumper=CassetteDumper, sort_keys=False, allow_unicode=True, width=100), end="")
-    print(f"# {len(mine)} finding(s)")
+    write_document(yaml_text(document))
+    say(f"# {len(mine)} finding(s)")
     for finding in mine:
-        print(f"# {finding_line(finding)}")
-        print(visible(f"#     documentation: {finding.section}"))
+        say(f"# {finding_line(finding)}")
+        say(f"#     documentation: {finding.section}")
     return 0
 
 
@@ -129,7 +129,7 @@ def _table(arguments: argparse.Namespace, selection: Selection | None) -> int:
             picked = [index for index in picked if freshness.overdue(cassette.exchanges[index].recorded_at)]
         rows.extend(_rows(path, cassette, found, picked))
     if arguments.format == "json":
-        print(json.dumps({"exchanges": rows}, indent=2))
+        write_document(json.dumps({"exchanges": rows}, indent=2) + "\n")
     elif rows or selection is None:
         _print_rows(rows, len(files) > 1, dated=freshness is not None)
     return 0 if rows or selection is None else 1

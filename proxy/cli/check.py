@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from proxy.cli import options
+from proxy.cli.output import say, write_document
 
 if TYPE_CHECKING:
     from proxy.app.check_run import CheckRun
@@ -97,23 +98,20 @@ def run(arguments: argparse.Namespace) -> int:
         baseline,
         keep_exchanges=arguments.format == "html",
         accepting=bool(arguments.write_baseline),
-        on_note=lambda note: print(f"commerce-proxy: {note}", file=sys.stderr, flush=True),
+        on_note=lambda note: say(f"commerce-proxy: {note}", err=True),
     ) as checking:
         files = cassette_paths(inputs)
         with Progress(len(files), sys.stderr, wanted=not arguments.quiet) as progress:
             report = checking.check(files, progress)
         if arguments.write_baseline:
             count = write_baseline(arguments.write_baseline, checking.accepted_keys)
-            print(
-                f"commerce-proxy: wrote {arguments.write_baseline}: {count} accepted finding(s)",
-                file=sys.stderr,
-            )
+            say(f"commerce-proxy: wrote {arguments.write_baseline}: {count} accepted finding(s)", err=True)
             return 0
         _write(_rendered(report, arguments, engine.ruleset.index.label, checking), arguments.output)
         if not arguments.quiet:
-            print(
+            say(
                 f"commerce-proxy: checked {report.exchanges} exchanges in {time.monotonic() - started:.1f} s",
-                file=sys.stderr,
+                err=True,
             )
         return 1 if report.failed else 0
 
@@ -141,7 +139,7 @@ def _write(chunks: Iterator[str], output: Path | None) -> None:
 
     if output is None:
         for chunk in chunks:
-            sys.stdout.write(chunk)
+            write_document(chunk)
         return
     write_atomically(output, chunks, "the report")
-    print(f"commerce-proxy: wrote {output}", file=sys.stderr)
+    say(f"commerce-proxy: wrote {output}", err=True)

@@ -7,11 +7,11 @@ Shared by the command modules, so none of them imports the command line itself.
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from proxy.cli.output import say
 from proxy.core.redaction.redact import RedactionPolicy
 from proxy.core.replay.matching import MatchPolicy
 from proxy.errors import UsageError
@@ -45,7 +45,7 @@ def matching_from(arguments: argparse.Namespace, configured: MatchPolicy) -> Mat
 def show_notes(loaded: Sequence[Loaded | Streamed]) -> None:
     for one in loaded:
         for note in one.notes:
-            print(f"commerce-proxy: {note}", file=sys.stderr, flush=True)
+            say(f"commerce-proxy: {note}", err=True)
 
 
 def named_cassettes(given: list[Path] | None, arguments: argparse.Namespace, command: str) -> list[Path]:

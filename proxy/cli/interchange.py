@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from proxy.cli import options
+from proxy.cli.output import say
 from proxy.core.interchange.har import cassette_to_har, exchanges_from_har, har_upstream
 from proxy.core.interchange.imports import Imported
 from proxy.core.model.withheld import WITHHELD_HEADER
@@ -86,7 +87,7 @@ def _import(arguments: argparse.Namespace, items: Iterable[Imported], wanted: st
     if done.withheld:
         others += f"; {len(done.withheld)} exchange(s) with a {done.withheld[0]} (see {WITHHELD_HEADER})"
     counts = done.counts
-    print(
+    say(
         f"{output}: imported {len(done.cassette.exchanges)} exchange(s) from {arguments.source} "
         f"({done.cassette.upstream}){others}; checked: {counts['error']} error(s), {counts['warning']} "
         f"warning(s), {counts['info']} info (details: commerce-proxy check {output})"
@@ -102,7 +103,7 @@ def run_export_har(arguments: argparse.Namespace) -> int:
     write_atomically(
         arguments.output, json.dumps(document, indent=2, ensure_ascii=False) + "\n", "the HAR file"
     )
-    print(
+    say(
         f"{arguments.output}: exported {len(cassette.exchanges)} exchange(s) from {arguments.cassette} "
         "(HAR 1.2)"
     )

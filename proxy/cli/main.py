@@ -15,6 +15,7 @@ from proxy.cli import cassette, check, demo, interchange, record, replay, rules,
 from proxy.cli.cassette_diff import git_driver_argv
 from proxy.cli.help import finish_help
 from proxy.cli.options import OneLineParser, common_options
+from proxy.cli.output import say
 from proxy.core.redaction.book import KNOWN, ScrubbingFilter
 from proxy.core.reports.escaping import visible
 from proxy.errors import CommerceProxyError
@@ -38,24 +39,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(arguments.run(arguments))
     except CommerceProxyError as error:
-        print(f"commerce-proxy: error: {visible(KNOWN.scrub(str(error)))}", file=sys.stderr)
+        say(f"commerce-proxy: error: {KNOWN.scrub(str(error))}", err=True)
         return 2
     except BrokenPipeError:  # the reader left (`| head`): not an error of ours, nothing more to say
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     except OSError as error:
-        print(f"commerce-proxy: error: {visible(KNOWN.scrub(str(error)))}", file=sys.stderr)
+        say(f"commerce-proxy: error: {KNOWN.scrub(str(error))}", err=True)
         return 2
     except KeyboardInterrupt:
         return 130
     except Exception as error:  # a bug of ours: still one line, the traceback when asked for
         if os.environ.get("COMMERCE_PROXY_TRACEBACK"):
             raise
-        problem = visible(KNOWN.scrub(" ".join(f"{type(error).__name__}: {error}".split())))
-        print(
+        problem = KNOWN.scrub(" ".join(f"{type(error).__name__}: {error}".split()))
+        say(
             f"commerce-proxy: internal error: {problem} (a bug: please report it; "
             "COMMERCE_PROXY_TRACEBACK=1 shows where)",
-            file=sys.stderr,
+            err=True,
         )
         return 70
 

@@ -7,14 +7,15 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import NoReturn
 
-from proxy.core.reports.escaping import visible
+from proxy.cli.output import say
 
 
 class OneLineParser(argparse.ArgumentParser):
     """argparse, but a usage error is one line (what is wrong, and where to read more) and exit 2."""
 
     def error(self, message: str) -> NoReturn:
-        self.exit(2, f"{self.prog}: error: {visible(message)} (see `{self.prog} --help`)\n")
+        say(f"{self.prog}: error: {message} (see `{self.prog} --help`)", err=True)
+        self.exit(2)
 
 
 def common_options() -> argparse.ArgumentParser:

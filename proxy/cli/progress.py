@@ -15,6 +15,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import TextIO
 
+from proxy.core.reports.escaping import visible
+
 DELAY = float(os.environ.get("COMMERCE_PROXY_PROGRESS_DELAY", "0.5"))
 REDRAW = 0.1
 BAR = 24
@@ -74,7 +76,7 @@ class Progress:
         elapsed = time.monotonic() - self.started
         text = (
             f"checking [{'#' * filled}{'.' * (BAR - filled)}] {self.number}/{self.files} cassettes, "
-            f"{self.before + self.done:,} exchanges, {elapsed:.0f} s: {self.phase} {self.name}"
+            f"{self.before + self.done:,} exchanges, {elapsed:.0f} s: {self.phase} {visible(self.name)}"
         )
         return text if len(text) <= width else text[: max(0, width - 1)] + "…"
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from typing import Any
 
 from proxy.cli import options
+from proxy.cli.output import write_document
 
 
 def add_to(commands: Any, common: argparse.ArgumentParser) -> None:
@@ -50,10 +50,10 @@ def run(arguments: argparse.Namespace) -> int:
             }
             for rule in sorted(engine.ruleset.rules, key=lambda rule: rule.id)
         ]
-        print(json.dumps({"rules": document}, indent=2))
+        write_document(json.dumps({"rules": document}, indent=2) + "\n")
         return 0
     if arguments.format == "markdown":
-        sys.stdout.write(rules_markdown(engine.ruleset, severity_of))
+        write_document(rules_markdown(engine.ruleset, severity_of))
         return 0
-    sys.stdout.write(rules_table(engine.ruleset, severity_of))
+    write_document(rules_table(engine.ruleset, severity_of))
     return 0

@@ -9,13 +9,15 @@ import argparse
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from proxy.cli.output import say
+
 if TYPE_CHECKING:
     from proxy.server.serving import Servable
 
 
 def announce(message: str) -> None:
     """The ready line (`listening on http://HOST:PORT ...`): on stdout, at once, for scripts to wait on."""
-    print(message, flush=True)
+    say(message, flush=True)
 
 
 def serve(app: Servable, arguments: argparse.Namespace, ready: Callable[[str], str]) -> int:

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 from pathlib import Path
 from typing import Any
 
 from proxy.cli import options
+from proxy.cli.output import say, write_document
 from proxy.core.redaction.book import KNOWN
 
 TOKEN_VARIABLE = "COMMERCE_PROXY_TOKEN"
@@ -117,13 +117,13 @@ def run(arguments: argparse.Namespace) -> int:
     }[arguments.format]()
     report = KNOWN.scrub("".join(chunks))  # a live answer may echo the token or client secret
     if arguments.output is None:
-        sys.stdout.write(report)
+        write_document(report)
     else:
         write_atomically(arguments.output, report, "the report")
-        print(f"commerce-proxy: wrote {arguments.output}", file=sys.stderr)
+        say(f"commerce-proxy: wrote {arguments.output}", err=True)
     if arguments.update:
         for path in update_cassettes(cassettes, verification):
-            print(f"commerce-proxy: updated {path} with the live answers that drifted", file=sys.stderr)
+            say(f"commerce-proxy: updated {path} with the live answers that drifted", err=True)
         return 0
     return 1 if verification.failed(arguments.strict) else 0
 

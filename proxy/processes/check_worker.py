@@ -36,6 +36,7 @@ import orjson
 
 from proxy.core.cassette.document import exchange_from_document
 from proxy.core.model.exchange import Exchange
+from proxy.core.reports.escaping import visible
 from proxy.core.rules.engine import Checker, LiveChecker, report_findings
 from proxy.core.rules.findings import Finding, FindingsLog
 from proxy.store.journal import journal_line, parse_json_line
@@ -255,7 +256,8 @@ def main() -> int:
     except BrokenPipeError:
         return 0  # the proxy is gone
     except Exception as error:  # the proxy checks what is left itself and says so
-        print(f"commerce-proxy: checker process: {type(error).__name__}: {error}", file=sys.stderr)
+        problem = visible(f"{type(error).__name__}: {error}")  # a file name cannot add a line
+        print(f"commerce-proxy: checker process: {problem}", file=sys.stderr)
         return 1
     return 0
 

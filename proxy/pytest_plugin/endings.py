@@ -3,7 +3,9 @@
 Every test that runs while a recording fixture is live is judged here, and so is the run: a test that
 failed, was expected to fail (xfail, strict or not, marker or `pytest.xfail()`), skipped itself part
 way, or a run stopped by Ctrl-C, `pytest.exit()`, an internal error or `-x`, marks each live server,
-and its recording is discarded when its fixture ends (unless `--commerce-failed-recordings=keep`). A
+and so does a failing setup or teardown of any fixture of that test. A recording whose fixture ends in a
+test's teardown is kept or discarded (unless `--commerce-failed-recordings=keep`) only once that whole
+teardown has run: fixtures end last in first out, so one set up before `commerce_record` ends after it. A
 run killed outright leaves its journal beside the cassette: the plugin never folds such a leftover
 in (locally or in CI) and never writes over it; replay serves the cassette as committed and recording
 stops with a one-line choice for the user.
@@ -11,6 +13,7 @@ stops with a one-line choice for the user.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +43,27 @@ def mark_live(state: PluginState, why: str) -> None:
             served.why = why
 
 
+def end_after_teardown(state: PluginState, end: Callable[[], None]) -> None:
+    """`end` a recording once the test's teardown is over (at once outside one: the session's end)."""
+    if state.tearing_down:
+        state.endings.append(end)
+    else:
+        end()
+
+
+def _end_recordings(state: PluginState) -> None:
+    """Every recording that ended in this teardown: each ended, the first error raised after all."""
+    endings, state.endings = state.endings, []
+    errors: list[BaseException] = []
+    for end in endings:
+        try:
+            end()
+        except BaseException as error:
+            errors.append(error)
+    if errors:
+        raise errors[0]
+
+
 class RunEndings:
     """The run's own ending: an interrupt, `pytest.exit()`, an internal error or a stop after a failure
     marks every server still live before the session's teardown writes anything."""
@@ -50,6 +74,20 @@ class RunEndings:
     def pytest_keyboard_interrupt(self, excinfo: Any) -> None:
         stopped = isinstance(excinfo.value, pytest.exit.Exception)
         mark_live(self.state, "pytest.exit() stopped the run" if stopped else "the run was interrupted")
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_teardown(self, item: pytest.Item) -> Iterator[None]:
+        """Every fixture's teardown runs in here: one that fails marks the recordings still live or
+        waiting, which end only after the last fixture's teardown."""
+        self.state.tearing_down = True
+        try:
+            return (yield)
+        except BaseException:
+            mark_live(self.state, f"a fixture's teardown failed ({item.nodeid})")
+            raise
+        finally:
+            self.state.tearing_down = False
+            _end_recordings(self.state)
 
     def pytest_internalerror(self) -> None:
         mark_live(self.state, "the run stopped on an internal error")

@@ -19,7 +19,7 @@ from proxy.core.replay.usage import listed_unused, usage_report
 from proxy.core.rules.engine import Checker, LiveChecker
 from proxy.errors import CommerceProxyError
 from proxy.pytest_plugin.cassettes import Cassettes
-from proxy.pytest_plugin.endings import as_committed, leftover_choice, leftover_journal
+from proxy.pytest_plugin.endings import as_committed, end_after_teardown, leftover_choice, leftover_journal
 from proxy.pytest_plugin.state import STATE, PluginState, Served, fail
 from proxy.pytest_plugin.summary import UNUSED_HINT
 from proxy.store.files import cassette_paths
@@ -146,13 +146,24 @@ def recording(request: pytest.FixtureRequest, cassettes: Cassettes) -> Iterator[
         if recording.live is not None:  # the plugin shows each finding once, in its summary
             recording.live.listeners.append(served.findings.extend)
             recording.live.logged = False
-        with _serving(state, served, lambda: app) as url:
+        url = stack.enter_context(_serving(state, served, lambda: app))
+        try:
             yield url
-            if served.failed and state.failed_recordings == "discard":
-                recording.discard()  # before the server stops: nothing of it is written
-                log.warning(
-                    "%s: %s while recording; %s left as it was", request.node.nodeid, served.why, cassette
-                )
+        finally:
+            serving = stack.pop_all()  # still live, so a teardown failing after this one marks it
+
+            def end() -> None:
+                with serving:  # the server stops (writing what was kept), then the lock is let go
+                    if served.failed and state.failed_recordings == "discard":
+                        recording.discard()  # before the server stops: nothing of it is written
+                        log.warning(
+                            "%s: %s while recording; %s left as it was",
+                            request.node.nodeid,
+                            served.why,
+                            cassette,
+                        )
+
+            end_after_teardown(state, end)
 
 
 def _shown_path(state: PluginState, path: str) -> str:

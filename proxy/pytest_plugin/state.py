@@ -4,7 +4,7 @@ fixtures have running right now, each with the findings its traffic caused."""
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, NoReturn, get_args
@@ -49,6 +49,8 @@ class PluginState:
     unused: str = "warn"  # recordings a test never used: ignore, warn or fail
     unused_notes: list[str] = field(default_factory=list)  # for the report of the test tearing down
     live: list[Served] = field(default_factory=list)
+    tearing_down: bool = False  # inside a test's teardown: the recordings it ends wait for all of it
+    endings: list[Callable[[], None]] = field(default_factory=list)  # the recordings waiting for it
     serials: Iterator[int] = field(default_factory=itertools.count)
     _engine: Engine | None = None
     _baseline: Baseline | None = None

@@ -8,7 +8,9 @@ a link, an HTML comment or a terminal escape to a report.
   of the visible text, its fence longer than any run of backticks inside, pipes escaped for tables;
 - HTML, and raw HTML inside Markdown: `html_text`; XML: `xml_text` and `xml_attribute`: the
   visible text, markup characters as entities (so nothing XML 1.0 cannot hold is left);
-- JSON: `json_text`: values kept as they are, lone surrogates as `\\uXXXX` so the UTF-8 file can hold them.
+- JSON: `json_text`: printable values kept as they are; every other character (a lone surrogate, which
+  UTF-8 cannot hold, a bidi override, a C1 control) as its `\\uXXXX` escape, which reads back the same;
+- YAML: `proxy.core.reports.yaml_text.yaml_text`.
 
 Pure, no I/O.
 """
@@ -22,7 +24,6 @@ from typing import Any
 _SHORT = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 _BACKTICKS = re.compile("`+")
 _PIPE = re.compile(r"(\\*)\|")  # a pipe and the backslashes right before it
-_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def visible(text: str) -> str:
@@ -72,7 +73,18 @@ def xml_attribute(text: str) -> str:
 
 
 def json_text(value: Any, indent: int | None = None, separators: tuple[str, str] | None = None) -> str:
-    """`value` as JSON, non-ASCII text as itself, a lone surrogate as its `\\uXXXX` escape (it has no
-    UTF-8 form; it only occurs inside strings, where the escape reads back as the same value)."""
+    """`value` as JSON, printable text as itself, every other character as its `\\uXXXX` escape (a
+    raw one only occurs inside strings, as `json.dumps` escapes line ends there; the escape reads back
+    as the same value; a lone surrogate has no UTF-8 form)."""
     text = json.dumps(value, ensure_ascii=False, indent=indent, separators=separators)
-    return _SURROGATE.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
+    if text.replace("\n", "").isprintable():
+        return text
+    return "".join(char if char.isprintable() or char == "\n" else _json_escape(char) for char in text)
+
+
+def _json_escape(char: str) -> str:
+    code = ord(char)
+    if code < 0x10000:
+        return f"\\u{code:04x}"
+    code -= 0x10000  # as a surrogate pair, the only escape JSON has for it
+    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
