@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import resource
 import socket
 import subprocess
@@ -81,3 +82,18 @@ def _file_size_limited(limit: int | None) -> Callable[[], None]:
             resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
 
     return setup
+
+
+def refusal_lines(*arguments: str) -> tuple[int, list[str], str]:
+    """Run `python -m proxy ARGS` to its end (no stdin, no parse cache): (exit code, stderr lines, stderr),
+    for a command that must refuse its input in one line."""
+    done = subprocess.run(
+        [sys.executable, "-m", "proxy", *arguments],
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        timeout=60,
+        env={**os.environ, "COMMERCE_PROXY_CACHE": "off"},
+        check=False,
+    )
+    return done.returncode, done.stderr.splitlines(), done.stderr

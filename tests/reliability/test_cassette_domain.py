@@ -9,9 +9,6 @@ import contextlib
 import io
 import json
 import math
-import os
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
@@ -31,6 +28,7 @@ from proxy.server.answers import _build
 from proxy.server.wire import Outgoing
 from proxy.store import files, parse_cache
 from tests.reliability.figures import write_figure
+from tests.running import refusal_lines
 
 RECORDED_AT = "2026-01-02T03:04:05.678901Z"
 GOOD = Exchange(
@@ -344,19 +342,10 @@ def test_the_issue_examples_through_the_command_line(tmp_path: Path) -> None:
         path = tmp_path / f"{name}.yaml"
         path.write_text(content, encoding="utf-8")
         for arguments in (["check", str(path)], ["replay", "--cassette", str(path), "--port", "0"]):
-            done = subprocess.run(
-                [sys.executable, "-m", "proxy", *arguments],
-                capture_output=True,
-                text=True,
-                stdin=subprocess.DEVNULL,
-                timeout=60,
-                env={**os.environ, "COMMERCE_PROXY_CACHE": "off"},
-                check=False,
-            )
-            lines = done.stderr.splitlines()
-            assert done.returncode == 2 and len(lines) == 1, (name, arguments[0], done.stderr[-2000:])
+            code, lines, stderr = refusal_lines(*arguments)
+            assert code == 2 and len(lines) == 1, (name, arguments[0], stderr[-2000:])
             assert lines[0].startswith(f"commerce-proxy: error: {path}:"), (name, lines)
-            assert "Traceback" not in done.stderr
+            assert "Traceback" not in stderr
 
 
 def test_a_recording_just_made_is_inside_the_domain() -> None:

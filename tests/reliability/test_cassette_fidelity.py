@@ -8,9 +8,6 @@ import base64
 import contextlib
 import io
 import json
-import os
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -28,6 +25,7 @@ from proxy.server.answers import _build
 from proxy.store import files
 from proxy.store.journal import journal_line, parse_json_line
 from tests.reliability.figures import write_figure
+from tests.running import refusal_lines
 
 GOOD_BASE64 = base64.b64encode(b"hello, binary \x00\xff world").decode("ascii")
 GOOD = Exchange(
@@ -123,18 +121,9 @@ def test_the_issue_base64_examples_through_the_command_line(tmp_path: Path) -> N
         path = tmp_path / f"{name}.yaml"
         path.write_text(text.replace(GOOD_BASE64, json.dumps(bad)), encoding="utf-8")
         for arguments in (["check", str(path)], ["replay", "--cassette", str(path), "--port", "0"]):
-            done = subprocess.run(
-                [sys.executable, "-m", "proxy", *arguments],
-                capture_output=True,
-                text=True,
-                stdin=subprocess.DEVNULL,
-                timeout=60,
-                env={**os.environ, "COMMERCE_PROXY_CACHE": "off"},
-                check=False,
-            )
-            lines = done.stderr.splitlines()
-            assert done.returncode == 2 and len(lines) == 1, (name, arguments[0], done.stderr[-2000:])
-            assert "response.base64" in lines[0] and "Traceback" not in done.stderr, lines
+            code, lines, stderr = refusal_lines(*arguments)
+            assert code == 2 and len(lines) == 1, (name, arguments[0], stderr[-2000:])
+            assert "response.base64" in lines[0] and "Traceback" not in stderr, lines
 
 
 @pytest.mark.parametrize("size", [0, 1, 2, 3, 57, 300, 5000])
