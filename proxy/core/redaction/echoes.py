@@ -21,6 +21,7 @@ from proxy.core.redaction.policy import (
     PLACEHOLDER,
     RedactionPolicy,
     body_text,
+    credential_header,
     may_name,
     named_parts,
     text_as_body_value,
@@ -40,7 +41,7 @@ def secret_values(
     for headers in (request.headers, response.headers):
         for name, value in headers:
             lowered = name.lower()
-            if lowered not in policy.headers:
+            if not credential_header(lowered, policy.headers):
                 continue
             if lowered in {"authorization", "proxy-authorization"}:
                 scheme, _, credentials = value.partition(" ")

@@ -35,6 +35,19 @@ DEFAULT_HEADERS = frozenset(
         "x-moltin-secret-key",
     }
 )
+# Any header whose name has one of these words carries a credential, listed or not (X-Access-Token,
+# X-Amz-Security-Token, Ocp-Apim-Subscription-Key, X-Session-Token, X-Client-Secret...).
+CREDENTIAL_HEADER = re.compile(
+    r"(?:^|[-_.])(?:token|secret|password|passwd|credentials?|session|signature|auth"
+    r"|api[-_]?key|access[-_]?key|subscription[-_]?key|secret[-_]?key)(?:[-_.]|$)"
+)
+
+
+def credential_header(name: str, named: frozenset[str]) -> bool:
+    """Whether a header (lower-cased name) carries a credential: named by the policy, or by its words."""
+    return name in named or CREDENTIAL_HEADER.search(name) is not None
+
+
 # Form fields of POST /oauth/access_token (and any other form) that carry credentials.
 DEFAULT_FORM_FIELDS = frozenset({"client_secret", "password", "refresh_token"})
 # Token fields of the /oauth/access_token answer, wherever they appear in a JSON body.

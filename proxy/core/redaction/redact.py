@@ -25,6 +25,7 @@ from proxy.core.redaction.policy import PLACEHOLDER as PLACEHOLDER
 from proxy.core.redaction.policy import RedactionPolicy as RedactionPolicy
 from proxy.core.redaction.policy import (
     body_text,
+    credential_header,
     may_name,
     named_parts,
     replace_spans,
@@ -90,10 +91,10 @@ def redact_response(response: Response, policy: RedactionPolicy, named: bool | N
 
 def redact_headers(headers: Headers, names: frozenset[str]) -> Headers:
     """Headers with the named values replaced; `Authorization` keeps its scheme, cookies their names."""
-    if not any(name.lower() in names for name, _ in headers):
+    if not any(credential_header(name.lower(), names) for name, _ in headers):
         return headers
     return tuple(
-        (name, _redact_header_value(name.lower(), value) if name.lower() in names else value)
+        (name, _redact_header_value(name.lower(), value) if credential_header(name.lower(), names) else value)
         for name, value in headers
     )
 
