@@ -12,6 +12,7 @@ replays as it happened; reads of a resource nobody writes have no order to keep 
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
@@ -27,11 +28,15 @@ from proxy.core.redaction.redact import is_token_request, placeholder_credential
 from proxy.core.rules.engine import Checker
 from proxy.core.rules.findings import Finding
 from proxy.errors import UsageError
+from proxy.store.files import load_cassette
 from proxy.store.rule_files import Engine
 from proxy.store.saving import save_cassette
+from proxy.store.writing import folder_lock
 
 Send = Callable[[Request], Awaitable[Response]]
 READS = frozenset({"GET", "HEAD", "OPTIONS"})
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,16 +128,33 @@ async def _live(recorded: Exchange, send: Send, policy: RedactionPolicy, token: 
 
 def update_cassettes(cassettes: Sequence[tuple[Path, Cassette]], verification: Verification) -> list[Path]:
     """Write each drifted exchange's live answer into its cassette (atomically); every other exchange
-    stays as it was. The cassettes written."""
+    stays as it was. The cassettes written.
+
+    A verification takes a while, and the cassette may be edited meanwhile: under the cassette's lock it
+    is read again, and a drifted exchange is replaced only where it still is what was verified; the
+    others, and every edit made meanwhile, are kept (an exchange edited meanwhile is left as edited)."""
     written: list[Path] = []
     for path, cassette in cassettes:
-        exchanges = list(cassette.exchanges)
-        changed = False
-        for result in verification.results:
-            if result.cassette == str(path) and result.drifted and result.live is not None:
-                exchanges[result.index] = result.live
-                changed = True
-        if changed:
-            save_cassette(path, Cassette(tuple(exchanges), cassette.upstream))
-            written.append(path)
+        drifted = {
+            result.index: result.live
+            for result in verification.results
+            if result.cassette == str(path) and result.drifted and result.live is not None
+        }
+        if not drifted:
+            continue
+        with folder_lock(path):
+            current = load_cassette(path).cassette
+            exchanges = list(current.exchanges)
+            changed = False
+            for index, live in drifted.items():
+                if index < len(exchanges) and exchanges[index] == cassette.exchanges[index]:
+                    exchanges[index] = live
+                    changed = True
+                else:
+                    log.warning(
+                        "%s: exchange %d was changed while it was verified; left as it is", path, index
+                    )
+            if changed:
+                save_cassette(path, Cassette(tuple(exchanges), current.upstream))
+                written.append(path)
     return written
