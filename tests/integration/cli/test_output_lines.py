@@ -213,17 +213,21 @@ def test_json_text_escapes_what_is_hidden_and_loads_back_the_same() -> None:
 def test_what_a_cassette_holds_is_printed_printable(
     words: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """A path and a header value with every format character and separator (the loader refuses ASCII
-    controls in a path): `cassette show`'s YAML escapes them and loads back the same."""
+    """A body and a header value with every format character and separator (the loader keeps a path to
+    printable characters; a header value holds any byte, a body any text): `cassette show`'s YAML escapes
+    them and loads back the same."""
     from proxy.core.cassette.document import Cassette
     from proxy.store.saving import save_cassette
-    from tests.conftest import make_exchange, make_request
+    from tests.conftest import json_body, make_exchange, make_request
 
     marks = "".join(mark for mark in CHARACTERS if mark.isprintable() is False and mark.isascii() is False)
-    request = make_request("GET", path=f"/v2/{marks}x", headers=(("x-note", f"a{marks}b"),))
-    save_cassette(tmp_path / "c.yaml", Cassette((make_exchange(request, status=500),)))
+    header = f"a{marks}b".encode().decode("latin-1")  # a UTF-8 value, one character a byte
+    request = make_request("GET", path="/v2/brands", headers=(("x-note", header),))
+    exchange = make_exchange(request, status=500, body=json_body({"note": marks}))
+    save_cassette(tmp_path / "c.yaml", Cassette((exchange,)))
     main([*words, "--", str(tmp_path / "c.yaml"), *(["0"] if words[-1] == "show" else [])])
     out, err = capsys.readouterr()
     assert not _hidden(out + err), out + err
     if words[-1] == "show":
-        assert yaml.safe_load(out)["request"]["path"] == f"/v2/{marks}x"
+        shown = yaml.safe_load(out)
+        assert shown["response"]["json"]["note"] == marks, shown
