@@ -27,7 +27,7 @@ from proxy.core.model.bodies import dump_json, loads_exact
 from proxy.core.model.domain import exchange_problem, upstream_problem
 from proxy.core.model.exchange import Exchange
 from proxy.errors import CassetteFormatError, JournalError, NotRecordable, UsageError
-from proxy.store.writing import open_folder
+from proxy.store.writing import open_folder, refuse_unwritable
 
 JOURNAL_SUFFIX = ".journal"
 JOURNAL_VERSION = 2
@@ -89,30 +89,14 @@ def file_digest(path: Path) -> str | None:
     return digest.hexdigest()
 
 
-def refuse_special_file(path: Path, what: str) -> None:
-    """`UsageError` when `path` is a symbolic link, a folder, a FIFO or a device: a journal or cassette
-    is written only as a regular file of its own (a link in a repository could name any file of the
-    user's, and a FIFO would block the writer forever)."""
-    try:
-        mode = os.lstat(path).st_mode
-    except FileNotFoundError:
-        return
-    if stat.S_ISLNK(mode):
-        raise UsageError(f"{path}: is a symbolic link; {what} is never written through one (remove it)")
-    if stat.S_ISDIR(mode):
-        raise UsageError(f"{path}: is a folder, expected {what} (a file)")
-    if not stat.S_ISREG(mode):
-        raise UsageError(f"{path}: not a regular file; {what} is written only as one (remove it)")
-
-
 class JournalWriter:
     """Appends exchanges to a journal; each line is one write, so a crash tears at most the last."""
 
     def __init__(self, path: Path, mode: JournalMode, upstream: str | None) -> None:
         self.path = path
-        refuse_special_file(path, "a journal")
-        folder = open_folder(path.parent, "a journal", create=True)  # no link on the way either
-        try:  # no following a link or waiting on a FIFO put there after the check above
+        folder = open_folder(path.parent, "a journal", create=True)  # no link on the way
+        try:  # a link, folder, FIFO or device at the name is refused; O_NOFOLLOW|O_NONBLOCK for a race
+            refuse_unwritable(folder, path.name, path, "a journal")
             flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
             self._fd = os.open(path.name, flags, 0o600, dir_fd=folder)
         except OSError as error:

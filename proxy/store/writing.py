@@ -171,7 +171,7 @@ def refuse_unwritable(folder: int, name: str, path: Path, what: str) -> None:
     if stat.S_ISDIR(mode):
         raise UsageError(f"{path}: is a folder; {what} is written to a file")
     if not stat.S_ISREG(mode):
-        raise UsageError(f"{path}: not a regular file; {what} is not written over it")
+        raise UsageError(f"{path}: not a regular file; {what} is written only as one (remove it)")
 
 
 def write_file(

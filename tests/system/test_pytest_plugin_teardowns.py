@@ -5,12 +5,11 @@ Real pytest sessions (pytester, a subprocess each)."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
 
-from tests.system.test_pytest_plugin_endings import TEST_ENDINGS, no_journals, snapshot
+from tests.system.test_pytest_plugin_endings import TEST_ENDINGS, no_journals, run, snapshot
 
 CONFTEST = """
 import pytest
@@ -54,11 +53,6 @@ def module_of_endings() -> tuple[str, dict[str, bool]]:
             lines += [decorator, f"def {name}({', '.join(fixtures)}):", f"    {REQUEST}", f"    {body}", ""]
             kept[name] = fixture_kept and test_kept
     return "\n".join(lines), kept
-
-
-def run(suite: pytest.Pytester, sandbox: str, number: int, *arguments: str) -> pytest.RunResult:
-    os.environ["RUN"] = str(number)  # monkeypatched by the caller, so it is restored
-    return suite.runpytest_subprocess("-p", "no:cacheprovider", f"--commerce-upstream={sandbox}", *arguments)
 
 
 def test_a_recording_is_kept_only_when_every_fixture_of_its_test_ended_well(
