@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 
 from proxy.core.cassette.document import Cassette
+from proxy.core.drift.origins import Origins
 from proxy.core.drift.pairing import CassetteDiff, pair_cassettes
 from proxy.core.replay.matching import MatchPolicy
 from proxy.store.files import load_cassette
@@ -20,5 +21,8 @@ def read_version(path: Path) -> Cassette:
 
 def diff_cassettes(a: Path, b: Path, policy: MatchPolicy | None = None) -> CassetteDiff:
     """Exchanges paired by request as replay matches them (`policy`: the project's `match` table, so
-    a request id the client generates anew does not make a changed exchange look removed and added)."""
-    return pair_cassettes(read_version(a).exchanges, read_version(b).exchanges, policy)
+    a request id the client generates anew does not make a changed exchange look removed and added).
+    Links that differ only in the origin each version was recorded from are no change."""
+    before, after = read_version(a), read_version(b)
+    origins = Origins(before.upstream, after.upstream)
+    return pair_cassettes(before.exchanges, after.exchanges, policy, origins)

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Literal
 
 from proxy.core.cassette.document import Cassette
+from proxy.core.drift.origins import Origins
 from proxy.core.drift.pairing import keep_unchanged
 from proxy.core.model.exchange import Exchange
 from proxy.core.model.links import credential_parts, origin_of
@@ -157,11 +158,15 @@ class RecordingSession:
         cassette = None
         if self.recorded:
             new = read_journal(self.journal.path).exchanges  # in the order they were journaled
+            upstream = self.settings.upstream
             if self.previous is not None:  # re-recording: unchanged answers keep their old entries
-                new = keep_unchanged(self.previous.exchanges, new, self.settings.match)
+                # ... and the cassette its origin: the same service at another address is no change
+                upstream = self.previous.upstream or upstream
+                origins = Origins(upstream, self.settings.upstream)
+                new = keep_unchanged(self.previous.exchanges, new, self.settings.match, origins)
             try:  # the journal says which file absorbs it before that file replaces the cassette
                 with folder_lock(self.settings.cassette):  # the lock every writer of the cassette takes
-                    cassette = Cassette(self._base_now().exchanges + new, self.settings.upstream)
+                    cassette = Cassette(self._base_now().exchanges + new, upstream)
                     save_cassette(self.settings.cassette, cassette, self._seal)
             except CommerceProxyError as error:
                 raise CommerceProxyError(

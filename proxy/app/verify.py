@@ -21,6 +21,7 @@ from pathlib import Path
 from proxy.app.recording import now_stamp
 from proxy.core.cassette.document import Cassette
 from proxy.core.drift.compare import compare_exchanges
+from proxy.core.drift.origins import Origins
 from proxy.core.drift.verification import Verification, Verified
 from proxy.core.model.exchange import Exchange, Request, Response, with_header
 from proxy.core.redaction.policy import PLACEHOLDER, RedactionPolicy
@@ -44,6 +45,7 @@ class VerifyOptions:
     writes: bool = False  # also re-send PUT, POST, DELETE, PATCH (meant for a sandbox or staging)
     concurrency: int = 8
     token: str | None = None  # put in place of a redacted bearer token
+    upstream: str | None = None  # where the live answers come from: their links are moved to the cassette's
 
 
 async def verify(
@@ -60,6 +62,7 @@ async def verify(
         for index, exchange in enumerate(cassette.exchanges):
             request = exchange.request
             result = Verified(str(path), index, f"{request.method} {request.target}")
+            result.recorded_status = exchange.response.status
             results.append(result)
             result.skipped = _why_not_sent(request, policy, options)
             if result.skipped is None:
@@ -72,19 +75,21 @@ async def verify(
         )
     gate = asyncio.Semaphore(max(1, options.concurrency))
 
-    async def resource(items: list[tuple[Verified, Exchange]]) -> None:
+    async def resource(items: list[tuple[Verified, Exchange]], origins: Origins) -> None:
         async with gate:
             for result, recorded in items:  # in recorded order: a sequence replays as it happened
-                result.live = await _live(recorded, send, policy, options.token)
+                # the live answer as the cassette's origin would have written it: what --update writes
+                result.live = origins.exchange(await _live(recorded, send, policy, options.token))
                 result.differences = compare_exchanges(recorded, result.live)
 
-    batches: list[list[tuple[Verified, Exchange]]] = []
-    for items in groups.values():
+    batches: list[tuple[list[tuple[Verified, Exchange]], Origins]] = []
+    for (number, _), items in groups.items():
+        origins = Origins(cassettes[number][1].upstream, options.upstream)
         if any(recorded.request.method.upper() not in READS for _, recorded in items):
-            batches.append(items)  # written: in recorded order, one at a time
+            batches.append((items, origins))  # written: in recorded order, one at a time
         else:
-            batches.extend([item] for item in items)  # only read: no order to keep
-    await asyncio.gather(*(resource(batch) for batch in batches))
+            batches.extend(([item], origins) for item in items)  # only read: no order to keep
+    await asyncio.gather(*(resource(batch, origins) for batch, origins in batches))
     findings: list[Finding] = []
     for path, _ in cassettes:
         checker = Checker(engine.ruleset, engine.project.config, cassette=str(path))

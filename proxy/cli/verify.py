@@ -11,8 +11,18 @@ from typing import Any
 from proxy.cli import options
 from proxy.cli.output import say, write_document
 from proxy.core.redaction.book import KNOWN
+from proxy.errors import UsageError
+
+
+class CredentialsRefused(UsageError):
+    """The live service refused the token or client credentials `verify` was given (exit 2)."""
+
 
 TOKEN_VARIABLE = "COMMERCE_PROXY_TOKEN"
+ANOTHER_TOKEN = (
+    f"give another with --token or ${TOKEN_VARIABLE}, or --client-id and --client-secret; "
+    "no drift is reported"
+)
 MAX_BODY = 50 * 1024 * 1024  # bytes of one live answer, as record's default
 
 
@@ -75,7 +85,8 @@ def add_to(commands: Any, common: argparse.ArgumentParser) -> None:
 
 def run(arguments: argparse.Namespace) -> int:
     """`verify`: 0 when nothing breaking drifted (or once --update wrote), 1 on breaking drift (data
-    drift too with --strict), 2 on unusable input or an upstream that cannot be reached."""
+    drift too with --strict), 2 on unusable input, an upstream that cannot be reached, or credentials
+    it refused (`Verification.refused`)."""
     import asyncio
 
     from proxy.app.verify import VerifyOptions, update_cassettes, verify
@@ -102,12 +113,15 @@ def run(arguments: argparse.Namespace) -> int:
         try:
             token = arguments.token or os.environ.get(TOKEN_VARIABLE) or await _client_token(pool, arguments)
             KNOWN.add([token] if token else [])
-            choices = VerifyOptions(arguments.writes, arguments.concurrency, token)
+            choices = VerifyOptions(arguments.writes, arguments.concurrency, token, upstream)
             return await verify(cassettes, _sender(pool, upstream), engine, policy, choices)
         finally:
             pool.close()
 
     verification = asyncio.run(verified())
+    refused = verification.refused()
+    if refused is not None:  # an expired secret is no change of the service: no report, no update
+        raise CredentialsRefused(f"the live service refused the token ({refused}); {ANOTHER_TOKEN}")
     verbose = arguments.verbose
     chunks = {
         "text": lambda: [verify_text(verification, verbose)],
@@ -133,8 +147,6 @@ async def _client_token(pool: Any, arguments: argparse.Namespace) -> str | None:
     import json
     from urllib.parse import urlencode
 
-    from proxy.errors import UsageError
-
     if not arguments.client_id and not arguments.client_secret:
         return None
     if not (arguments.client_id and arguments.client_secret):
@@ -149,6 +161,10 @@ async def _client_token(pool: Any, arguments: argparse.Namespace) -> str | None:
     ).encode()
     headers = (("Content-Type", "application/x-www-form-urlencoded"), ("Accept", "application/json"))
     answer = await _send(pool, "POST", "/oauth/access_token", headers, form)
+    if answer.status in (401, 403):
+        raise CredentialsRefused(
+            f"the token endpoint refused the client credentials ({answer.status}); {ANOTHER_TOKEN}"
+        )
     try:
         token = json.loads(answer.body)["access_token"]
     except (ValueError, KeyError, TypeError):

@@ -9,7 +9,8 @@
   request created, and an exchange's own recording time and duration.
 
 Each difference names its place with one dotted path: `status`, `headers.Content-Type`,
-`json.data[0].attributes.name`. Pure: values in, differences out.
+`json.data[0].attributes.name`. A link that differs only in origin (the same service at another
+address) is no difference at all (`origins.py`). Pure: values in, differences out.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from proxy.core.drift.origins import SAME, Origins
 from proxy.core.model.exchange import Body, Exchange, Response, header_value
 
 Tier = Literal["breaking", "additive", "data", "volatile"]
@@ -40,9 +42,10 @@ class Difference:
         return {"tier": self.tier, "where": self.where, "recorded": self.recorded, "live": self.live}
 
 
-def compare_exchanges(recorded: Exchange, live: Exchange) -> list[Difference]:
-    """The answers compared, then the exchange's own recording time and duration (always volatile)."""
-    found = compare_responses(recorded.response, live.response, created=_creates(recorded))
+def compare_exchanges(recorded: Exchange, live: Exchange, origins: Origins = SAME) -> list[Difference]:
+    """The answers compared, then the exchange's own recording time and duration (always volatile);
+    the live answer's links at `origins.live` are read as at `origins.recorded` first."""
+    found = compare_responses(recorded.response, origins.response(live.response), created=_creates(recorded))
     for where, old, new in (
         ("recorded_at", recorded.recorded_at, live.recorded_at),
         ("duration_ms", recorded.duration_ms, live.duration_ms),

@@ -9,6 +9,7 @@ from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 
 from proxy.core.drift.compare import Difference, Tier, compare_exchanges, is_drift, tier_counts
+from proxy.core.drift.origins import SAME, Origins
 from proxy.core.model.exchange import Exchange
 from proxy.core.replay.matching import MatchPolicy, request_key
 
@@ -53,8 +54,12 @@ def request_line(exchange: Exchange) -> str:
 
 
 def pair_cassettes(
-    a: Sequence[Exchange], b: Sequence[Exchange], policy: MatchPolicy | None = None
+    a: Sequence[Exchange],
+    b: Sequence[Exchange],
+    policy: MatchPolicy | None = None,
+    origins: Origins = SAME,
 ) -> CassetteDiff:
+    """`origins`: where A and B were recorded from, so a link that only moved origin is no change."""
     policy = policy or MatchPolicy()
     waiting: dict[Hashable, list[int]] = defaultdict(list)
     for index, exchange in enumerate(b):
@@ -68,20 +73,25 @@ def pair_cassettes(
             continue
         other = candidates.pop(0)
         taken.add(other)
-        differences = compare_exchanges(exchange, b[other])
+        differences = compare_exchanges(exchange, b[other], origins)
         diff.pairs.append(Pair(index, other, request_line(exchange), differences))
     diff.added = [Unpaired(index, request_line(item)) for index, item in enumerate(b) if index not in taken]
     return diff
 
 
 def keep_unchanged(
-    before: Sequence[Exchange], after: Sequence[Exchange], policy: MatchPolicy | None = None
+    before: Sequence[Exchange],
+    after: Sequence[Exchange],
+    policy: MatchPolicy | None = None,
+    origins: Origins = SAME,
 ) -> tuple[Exchange, ...]:
     """A re-recording with each exchange whose answer differs from its earlier recording only in
     volatile values replaced by that earlier recording, whole: re-recording an unchanged service
-    changes no byte of the cassette, and a real change stands out in the diff."""
-    kept = list(after)
-    for pair in pair_cassettes(before, after, policy).pairs:
+    changes no byte of the cassette, and a real change stands out in the diff. `origins`: where the
+    earlier recording and this one were made; a new exchange is written at the earlier origin, so
+    re-recording from another address of the same service changes only what the service changed."""
+    kept = [origins.exchange(exchange) for exchange in after]
+    for pair in pair_cassettes(before, kept, policy).pairs:
         if not is_drift(pair.differences):
             kept[pair.index_b] = before[pair.index_a]
     return tuple(kept)

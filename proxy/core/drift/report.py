@@ -4,14 +4,19 @@ Every value from a cassette or a file name goes through its format's function of
 `proxy.core.reports.escaping`: each text line through `visible`, each Markdown value a `markdown_code`.
 
 Volatile differences are counted always and listed only when asked (`-v`): they change on every call.
+The same difference in every record of a list is one line (`json.data[*].attributes.name missing
+(12x)`), in text and Markdown; JSON keeps one item per difference, for tools.
 """
 
 from __future__ import annotations
 
 import json
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
-from proxy.core.drift.compare import Difference, shown, tiers_phrase
+from proxy.core.drift.compare import Difference, Tier, shown, tiers_phrase
 from proxy.core.drift.pairing import CassetteDiff
 from proxy.core.reports.escaping import json_text, markdown_code, visible
 
@@ -42,7 +47,7 @@ def diff_json(diff: CassetteDiff, verbose: bool = False) -> str:
 def diff_text(diff: CassetteDiff, a: str, b: str, verbose: bool = False) -> str:
     lines = [f"{a} -> {b}: {summary(diff)}"]
     for pair in diff.pairs:
-        listed = shown(pair.differences, verbose)
+        listed = grouped(shown(pair.differences, verbose))
         if listed:
             lines.append(f"#{pair.index_a} -> #{pair.index_b} {pair.request}")
             lines += [difference_line(item) for item in listed]
@@ -57,7 +62,7 @@ def diff_markdown(diff: CassetteDiff, a: str, b: str, verbose: bool = False) -> 
     rows = [
         difference_row(f"#{pair.index_a} → #{pair.index_b}", pair.request, item)
         for pair in diff.pairs
-        for item in shown(pair.differences, verbose)
+        for item in grouped(shown(pair.differences, verbose))
     ]
     if rows:
         lines += [*table_head("before", "after"), *rows, ""]
@@ -77,15 +82,85 @@ def value_text(value: Any) -> str:
     return text if len(text) <= 120 else text[:117] + "..."
 
 
-def difference_row(exchange: str, request: str, item: Difference) -> str:
-    """One Markdown table row of a difference (see `table_head`); `exchange` is Markdown already."""
+INDEX = re.compile(r"\[[0-9]+\]")
+
+
+@dataclass(frozen=True, slots=True)
+class Grouped:
+    """Differences of one tier at one place of every record of a list (`json.data[*].name`), `count`
+    of them; `first` stands for them all, and `alike` says whether all changed the same way."""
+
+    tier: Tier
+    where: str
+    count: int
+    first: Difference
+    alike: bool
+
+    @property
+    def recorded(self) -> Any:
+        return self.first.recorded
+
+    @property
+    def live(self) -> Any:
+        return self.first.live
+
+
+def grouped(differences: Iterable[Difference]) -> list[Grouped]:
+    """The differences of one answer with those at the same place of each record (list indexes read
+    as `[*]`) and of the same tier made one, in order of first appearance."""
+    groups: dict[tuple[str, str], list[Difference]] = {}
+    for item in differences:
+        groups.setdefault((item.tier, INDEX.sub("[*]", item.where)), []).append(item)
+    result = []
+    for (_, where), items in groups.items():
+        first = items[0]
+        alike = all(_change_kind(item) == _change_kind(first) for item in items)
+        result.append(Grouped(first.tier, where if len(items) > 1 else first.where, len(items), first, alike))
+    return result
+
+
+def _change_kind(item: Difference) -> str:
+    """What a difference says without the values a record has of its own: a field missing or added is
+    that whatever its value; any other change is its values."""
+    if item.live is None and item.tier == "breaking":
+        return "missing"
+    if item.recorded is None and item.tier == "additive":
+        return "added"
+    return change(item)
+
+
+def grouped_change(item: Grouped) -> str:
+    """`missing (12x)`, `added (12x)`, `'a' -> 'b' (12x)`, or `'a' -> 'b', ... (12x)` when the records
+    changed in different ways; a single difference as it is."""
+    if item.count == 1:
+        return change(item.first)
+    kind = _change_kind(item.first)
+    if kind in ("missing", "added"):
+        return f"{kind} ({item.count}x)"
+    return f"{kind}{'' if item.alike else ', ...'} ({item.count}x)"
+
+
+def difference_row(exchange: str, request: str, item: Difference | Grouped) -> str:
+    """One Markdown table row of a difference or a group (see `table_head`); `exchange` is Markdown
+    already. A group's count goes with its values: `missing (12x)`."""
+    recorded, live = value_text(item.recorded), value_text(item.live)
+    if isinstance(item, Grouped) and item.count > 1:
+        kind = _change_kind(item.first)
+        count = (
+            f" ({item.count}x)" if item.alike or kind in ("missing", "added") else f", ... ({item.count}x)"
+        )
+        if kind == "missing":
+            recorded = "present"
+        elif kind == "added":
+            live = "present"
+        live += count
     cells = (
         exchange,
         markdown_code(request),
         item.tier,
         markdown_code(item.where),
-        markdown_code(value_text(item.recorded)),
-        markdown_code(value_text(item.live)),
+        markdown_code(recorded),
+        markdown_code(live),
     )
     return "| " + " | ".join(cells) + " |"
 
@@ -94,8 +169,13 @@ def table_head(before: str, after: str) -> list[str]:
     return [f"| exchange | request | tier | where | {before} | {after} |", "|---|---|---|---|---|---|"]
 
 
-def difference_line(item: Difference) -> str:
-    """`  data      json.data[0].name: 'a' -> 'b'`: one difference in the text reports."""
+def difference_line(item: Difference | Grouped) -> str:
+    """`  data      json.data[0].name: 'a' -> 'b'`: one difference in the text reports, or a group:
+    `  breaking  json.data[*].attributes.name missing (12x)`."""
+    if isinstance(item, Grouped):
+        text = grouped_change(item)
+        joint = " " if item.count > 1 and text.startswith(("missing", "added")) else ": "
+        return f"  {item.tier:<9} {item.where}{joint}{text}"
     return f"  {item.tier:<9} {item.where}: {change(item)}"
 
 

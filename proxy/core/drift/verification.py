@@ -8,10 +8,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from proxy.core.drift.compare import Difference, Tier, is_drift, shown, tier_counts, tiers_phrase
-from proxy.core.drift.report import change, difference_line, difference_row, table_head
+from proxy.core.drift.report import change, difference_line, difference_row, grouped, table_head
 from proxy.core.model.exchange import Exchange
 from proxy.core.reports.escaping import json_text, markdown_code, visible, xml_attribute, xml_text
 from proxy.core.rules.findings import Finding
+
+REFUSALS = frozenset({401, 403})  # the service refuses the credentials: Unauthorized, Forbidden
 
 
 @dataclass(slots=True)
@@ -25,6 +27,7 @@ class Verified:
     differences: list[Difference] = field(default_factory=list)
     live: Exchange | None = None
     skipped: str | None = None
+    recorded_status: int | None = None
 
     @property
     def drifted(self) -> bool:
@@ -42,6 +45,26 @@ class Verification:
     @property
     def sent(self) -> int:
         return sum(1 for result in self.results if result.skipped is None)
+
+    def refused(self) -> str | None:
+        """Why the live service refused our credentials rather than changed, or None.
+
+        The rule: every request re-sent whose recording was a success (2xx or 3xx) now answers 401 or
+        403. One endpoint that starts to ask for other credentials while the rest still answer is a
+        change of the service, reported as drift; the same answer on every request is the token."""
+        succeeded = [
+            result
+            for result in self.results
+            if result.live is not None and result.recorded_status is not None and result.recorded_status < 400
+        ]
+        answered = {result.live.response.status for result in succeeded if result.live is not None}
+        if not succeeded or not answered <= REFUSALS:
+            return None
+        statuses = "/".join(str(status) for status in sorted(answered))
+        return (
+            f"{statuses} on all {len(succeeded)} re-sent requests that recorded a success, "
+            f"such as {succeeded[0].request}"
+        )
 
     def failed(self, strict: bool = False) -> bool:
         """Breaking drift (or, strict, data drift too)."""
@@ -81,7 +104,7 @@ def verify_json(verification: Verification, verbose: bool = False) -> str:
 def verify_text(verification: Verification, verbose: bool = False) -> str:
     lines = [summary(verification)]
     for result in verification.results:
-        differences = shown(result.differences, verbose)
+        differences = grouped(shown(result.differences, verbose))
         if differences:
             lines.append(f"{result.cassette} #{result.index} {result.request}")
             lines += [difference_line(item) for item in differences]
@@ -103,7 +126,7 @@ def verify_markdown(verification: Verification, verbose: bool = False) -> str:
     rows = [
         difference_row(f"{markdown_code(result.cassette)} #{result.index}", result.request, item)
         for result in verification.results
-        for item in shown(result.differences, verbose)
+        for item in grouped(shown(result.differences, verbose))
     ]
     if rows:
         lines += [*table_head("recorded", "live"), *rows, ""]
