@@ -72,7 +72,8 @@ def test_the_sandbox_depends_on_nothing_else_of_ours() -> None:
 
 
 def test_only_the_mitmproxy_adapter_imports_mitmproxy() -> None:
-    """mitmproxy is a regular dependency, but only proxy/mitm imports it (lazily from the command line)."""
+    """mitmproxy is the [mitm] extra: only proxy/mitm imports it (lazily from the command line), and
+    proxy/mitm/__init__.py says how to install it when it is missing."""
     for path in sorted(PACKAGE.rglob("*.py")):
         top = path.relative_to(PACKAGE).parts[0]
         if "mitmproxy" in {name.split(".")[0] for name in imports_of(path)}:
