@@ -105,7 +105,7 @@ def run_show(arguments: argparse.Namespace) -> int:
     say(f"# {len(mine)} finding(s)")
     for finding in mine:
         say(f"# {finding_line(finding)}")
-        say(f"#     documentation: {finding.section}")
+        say(f"#     documentation: {finding.citation}")
     return 0
 
 

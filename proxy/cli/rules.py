@@ -15,6 +15,12 @@ def add_to(commands: Any, common: argparse.ArgumentParser) -> None:
         "rules", parents=[common], help="list every rule: id, severity, documentation"
     )
     rules.add_argument(
+        "rule",
+        nargs="?",
+        metavar="RULE",
+        help="show this rule in full: what it checks and what its documentation sections require",
+    )
+    rules.add_argument(
         "--format",
         choices=("text", "json", "markdown"),
         default="text",
@@ -27,13 +33,24 @@ def add_to(commands: Any, common: argparse.ArgumentParser) -> None:
 def run(arguments: argparse.Namespace) -> int:
     """`rules`: every rule with its id, the severity in force and its documentation section."""
     from proxy.cli.inputs import load_engine
-    from proxy.core.reports.rules_page import rules_markdown, rules_table
+    from proxy.core.reports.rules_page import rule_detail, rules_markdown, rules_table
+    from proxy.core.rules.citation import docs_link
+    from proxy.errors import UsageError
 
     engine = load_engine(arguments)
     config = engine.project.config
-    severity_of = {
-        rule.id: str(config.severity(rule.id, rule.severity, "", "")) for rule in engine.ruleset.rules
-    }
+    ruleset = engine.ruleset
+    severity_of = {rule.id: str(config.severity(rule.id, rule.severity, "", "")) for rule in ruleset.rules}
+    shown = sorted(ruleset.rules, key=lambda rule: rule.id)
+    if arguments.rule is not None:
+        if arguments.rule not in ruleset.by_id:
+            raise UsageError(f"rules: no rule {arguments.rule!r}; `commerce-proxy rules` lists them")
+        if arguments.format == "markdown":
+            raise UsageError("rules: --format markdown writes the page of all rules; give no RULE")
+        shown = [ruleset.by_id[arguments.rule]]
+        if arguments.format == "text":
+            write_document(rule_detail(ruleset, shown[0], severity_of[arguments.rule]))
+            return 0
     if arguments.format == "json":
         document = [
             {
@@ -41,6 +58,11 @@ def run(arguments: argparse.Namespace) -> int:
                 "severity": severity_of[rule.id],
                 "default_severity": rule.severity,
                 "section": rule.section,
+                "docs": docs_link(rule.id),
+                "sections": [
+                    {"title": section.title, "requires": section.requires}
+                    for section in ruleset.sections_of(rule)
+                ],
                 "description": rule.description,
                 "example": rule.example,
                 "check": rule.check,
@@ -48,12 +70,12 @@ def run(arguments: argparse.Namespace) -> int:
                 "responses": rule.responses,
                 "source": rule.source,
             }
-            for rule in sorted(engine.ruleset.rules, key=lambda rule: rule.id)
+            for rule in shown
         ]
         write_document(json.dumps({"rules": document}, indent=2) + "\n")
         return 0
     if arguments.format == "markdown":
-        write_document(rules_markdown(engine.ruleset, severity_of))
+        write_document(rules_markdown(ruleset, severity_of))
         return 0
-    write_document(rules_table(engine.ruleset, severity_of))
+    write_document(rules_table(ruleset, severity_of))
     return 0

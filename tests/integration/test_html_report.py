@@ -172,7 +172,7 @@ def test_clicking_a_failing_exchange_shows_request_response_finding_and_section(
     finding = details.locator(f'.finding[data-rule="{error["rule"]}"]')
     assert finding.is_visible()
     assert finding.locator(".message").inner_text() == error["message"]
-    assert finding.locator(".section").inner_text() == error["section"]
+    assert finding.locator(".section").inner_text() == error["citation"]
     assert finding.locator(".section").is_visible()
     # The hostile string in the body is shown as text, never run.
     assert HOSTILE in response.locator("pre.body-text").inner_text()

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from proxy.core.reports.escaping import html_text, json_text, markdown_code, visible, xml_attribute, xml_text
 from proxy.core.reports.finding_groups import FindingGroups
+from proxy.core.rules.citation import citation
 from proxy.core.rules.findings import SEVERITIES, SEVERITY_ORDER, Finding, Severity, counts_phrase
 from proxy.core.rules.ruleset import Rule
 
@@ -106,7 +107,7 @@ def _text_lines(report: Report, per_rule: int, summary_only: bool) -> Iterator[s
             statement = statements.get(rule_id, first.message)
             yield ""
             yield f"  {severity.upper():<7} {rule_id}  ({count}x)  {statement}"
-            yield f"          documentation: {first.section}"
+            yield f"          documentation: {first.citation}"
             shown = itertools.chain((first,), found)
             for finding in itertools.islice(shown, per_rule or None):
                 yield f"    #{finding.exchange} {finding.method} {finding.target}"
@@ -173,17 +174,18 @@ def junit_report(report: Report) -> Iterator[str]:
             yield opening + " />\n"
             continue
         yield opening + ">\n"
+        rule_citation = citation(rule.id, rule.section)
         if rule.id in report.off:
             yield '      <skipped message="turned off in the project config" />\n'
         if errors:
             found = (finding for finding in report.of_rule(rule.id) if finding.severity == "error")
             first = next(found)
-            message = f"{errors} finding(s): {first.message.split(': ', 1)[0]} [{rule.section}]"
+            message = f"{errors} finding(s): {first.message.split(': ', 1)[0]} [{rule_citation}]"
             yield f'      <failure type="error" message={xml_attribute(message)}>'
             yield from _lines_escaped(itertools.chain((first,), found))
             yield "</failure>\n"
         if others:
-            yield "      <system-out>"
+            yield f"      <system-out>{xml_text('documentation: ' + rule_citation)}\n"
             yield from _lines_escaped(f for f in report.of_rule(rule.id) if f.severity != "error")
             yield "</system-out>\n"
         yield "    </testcase>\n"
@@ -229,8 +231,8 @@ def markdown_report(report: Report, endpoint_of: Callable[[Finding], str]) -> It
     sections = {rule.id: rule.section for rule in report.rules}
     yield "\n### By rule\n\n| rule | severity | findings | documentation |\n|---|---|---:|---|\n"
     for rule_id, severity, count in report.rule_totals():
-        section = sections.get(rule_id) or next(report.of_rule(rule_id)).section
-        yield f"| {markdown_code(rule_id)} | {severity} | {count} | {markdown_code(section)} |\n"
+        cited = citation(rule_id, sections.get(rule_id) or next(report.of_rule(rule_id)).section)
+        yield f"| {markdown_code(rule_id)} | {severity} | {count} | {markdown_code(cited)} |\n"
     by_endpoint: dict[str, Counter[Severity]] = {}
     for result in report.cassettes:
         for finding in result.findings:
@@ -253,7 +255,7 @@ def markdown_report(report: Report, endpoint_of: Callable[[Finding], str]) -> It
         request = html_text(f"#{finding.exchange} {finding.method} {finding.target}")
         yield (
             f"<details><summary>{summary}{request}</summary>\n"
-            f"<p>{html_text(finding.message)}<br>\ndocumentation: {html_text(finding.section)}</p>\n"
+            f"<p>{html_text(finding.message)}<br>\ndocumentation: {html_text(finding.citation)}</p>\n"
             "</details>\n"
         )
     total = sum(counts.values())

@@ -19,6 +19,7 @@ from typing import Any
 from proxy.core.model.exchange import Body, Exchange
 from proxy.core.reports.escaping import json_text
 from proxy.core.reports.formats import Report
+from proxy.core.rules.citation import citation
 from proxy.core.rules.findings import SEVERITIES, SEVERITY_ORDER, Finding, severity_counts
 
 BODY_SHOWN = 64 * 1024  # characters of one body kept in the page; the rest is cut with a note
@@ -105,6 +106,7 @@ def report_data(
             "id": rule.id,
             "severity": severity_in_force.get(rule.id, rule.severity),
             "section": rule.section,
+            "citation": citation(rule.id, rule.section),
             "count": per_rule.get(rule.id, 0),
         }
         for rule in report.rules

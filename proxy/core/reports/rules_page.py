@@ -7,9 +7,19 @@ Written from the rule files alone, so editing a rule file and regenerating is th
 
 from __future__ import annotations
 
+import textwrap
 from collections import defaultdict
 
-from proxy.core.rules.ruleset import Rule, RuleSet
+from proxy.core.rules.citation import (
+    RULES_PAGE,
+    cited_parts,
+    docs_link,
+    rule_anchor,
+    section_anchor,
+    section_label,
+    sections_cited,
+)
+from proxy.core.rules.ruleset import Rule, RuleSet, Section
 
 RULE_FAMILIES = {
     "auth": "Authentication",
@@ -21,12 +31,45 @@ RULE_FAMILIES = {
 
 
 def rules_table(rules: RuleSet, severity_of: dict[str, str]) -> str:
-    """`commerce-proxy rules`: id, severity in force, and documentation section, one rule a line."""
+    """`commerce-proxy rules`: id, severity in force, and documentation section, one rule a line; then
+    what each cited section requires, in the project's own words."""
     width = max((len(rule.id) for rule in rules.rules), default=10)
     lines = [f"{'RULE':<{width}}  {'SEVERITY':<8}  DOCUMENTATION"]
     for rule in sorted(rules.rules, key=lambda rule: rule.id):
-        lines.append(f"{rule.id:<{width}}  {severity_of[rule.id]:<8}  {rule.section}")
+        lines.append(f"{rule.id:<{width}}  {severity_of[rule.id]:<8}  {section_label(rule.section)}")
+    cited = dict.fromkeys(section for rule in rules.rules for section in rules.sections_of(rule))
+    if cited:
+        lines += ["", "WHAT THE DOCUMENTATION REQUIRES"]
+        for section in (section for section in rules.sections if section in cited):
+            lines += ["", f"§ {section.title}", *_wrapped(section.requires)]
+    lines += ["", f"`commerce-proxy rules RULE` shows one rule in full; so does {RULES_PAGE} in the docs."]
     return "\n".join(lines) + "\n"
+
+
+def rule_detail(rules: RuleSet, rule: Rule, severity: str) -> str:
+    """`commerce-proxy rules RULE`: the rule in full, with what each section it cites requires."""
+    shipped = "" if severity == rule.severity else f"; shipped as {rule.severity}"
+    lines = [f"{rule.id}  ({severity}{shipped})", ""]
+    if rule.description:
+        lines += [*_wrapped(rule.description, "")]
+    lines += ["", f"Documentation: {section_label(rule.section)}"]
+    for part, section in zip(cited_parts(rule.section), _sections_by_part(rules, rule), strict=True):
+        lines += ["", f"§ {part}"]
+        lines += (
+            _wrapped(section.requires) if section else ["  (the project ships no summary of this section)"]
+        )
+    if rule.example:
+        lines += ["", "A violation reports:", *_wrapped(rule.example)]
+    lines += ["", f"In the docs: {docs_link(rule.id)}"]
+    return "\n".join(lines) + "\n"
+
+
+def _sections_by_part(rules: RuleSet, rule: Rule) -> list[Section | None]:
+    return sections_cited(rule.section, rules.sections)
+
+
+def _wrapped(text: str, indent: str = "  ") -> list[str]:
+    return textwrap.wrap(text, width=100, initial_indent=indent, subsequent_indent=indent) or [indent]
 
 
 def rules_markdown(rules: RuleSet, severity_of: dict[str, str]) -> str:
@@ -48,7 +91,7 @@ def rules_markdown(rules: RuleSet, severity_of: dict[str, str]) -> str:
         lines.append("|---|---|---|")
         for rule in members:
             statement = rule.message.split(": {", 1)[0]
-            link = f"[`{rule.id}`](#{_anchor(rule.id)})"
+            link = f"[`{rule.id}`](#{rule_anchor(rule.id)})"
             lines.append(f"| {link} | {severity_of[rule.id]} | {markdown_cell(statement)} |")
         for rule in members:
             lines += _entry(rules, rule, severity_of[rule.id])
@@ -56,11 +99,10 @@ def rules_markdown(rules: RuleSet, severity_of: dict[str, str]) -> str:
         lines += ["", "## What the documentation requires"]
         cited: dict[str, list[str]] = defaultdict(list)
         for rule in sorted(rules.rules, key=lambda rule: rule.id):
-            section = rules.section_of(rule)
-            if section is not None:
-                cited[section.id].append(f"[`{rule.id}`](#{_anchor(rule.id)})")
+            for section in rules.sections_of(rule):
+                cited[section.id].append(f"[`{rule.id}`](#{rule_anchor(rule.id)})")
         for section in rules.sections:
-            lines += ["", f'<a id="section-{section.id}"></a>', "", f"### {section.title}", ""]
+            lines += ["", f'<a id="{section_anchor(section.id)}"></a>', "", f"### {section.title}", ""]
             lines.append(section.requires)
             if cited[section.id]:
                 lines += ["", "Checked by " + ", ".join(cited[section.id]) + "."]
@@ -68,19 +110,17 @@ def rules_markdown(rules: RuleSet, severity_of: dict[str, str]) -> str:
 
 
 def _entry(rules: RuleSet, rule: Rule, severity: str) -> list[str]:
-    section = rules.section_of(rule)
-    cited = f"[{rule.section}](#section-{section.id})" if section is not None else rule.section
-    lines = ["", f'<a id="{_anchor(rule.id)}"></a>', "", f"### `{rule.id}`", ""]
+    cited = "; ".join(
+        f"[§ {part}](#{section_anchor(section.id)})" if section is not None else f"§ {part}"
+        for part, section in zip(cited_parts(rule.section), _sections_by_part(rules, rule), strict=True)
+    )
+    lines = ["", f'<a id="{rule_anchor(rule.id)}"></a>', "", f"### `{rule.id}`", ""]
     lines.append(f"**{severity}**. Documentation: {cited}.")
     if rule.description:
         lines += ["", rule.description]
     if rule.example:
         lines += ["", "A violation reports:", "", "```text", rule.example, "```"]
     return lines
-
-
-def _anchor(rule_id: str) -> str:
-    return "rule-" + rule_id.replace(".", "-")
 
 
 def markdown_cell(text: str) -> str:

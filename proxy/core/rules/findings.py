@@ -10,6 +10,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, TypeAlias
 
+from proxy.core.rules.citation import citation, docs_link
+
 Severity: TypeAlias = Literal["error", "warning", "info"]
 # The `cassette` of findings on answers `replay --simulate` made up: no cassette holds them.
 SIMULATED = "(simulated)"
@@ -45,6 +47,11 @@ class Finding:
     cassette: str | None = None
 
     @property
+    def citation(self) -> str:
+        """The documentation section(s) the rule enforces and where the user reads them."""
+        return citation(self.rule, self.section)
+
+    @property
     def number(self) -> str:
         """How people see which exchange: `#12`, the index `cassette show FILE 12` opens."""
         return exchange_number(self.exchange, self.cassette)
@@ -59,6 +66,8 @@ class Finding:
             "severity": self.severity,
             "message": self.message,
             "section": self.section,
+            "docs": docs_link(self.rule),
+            "citation": self.citation,
             "where": self.where,
             "expected": self.expected,
             "found": self.found,

@@ -16,6 +16,7 @@ import jsonschema_rs
 
 from proxy.core.rules.checks import CHECKS
 from proxy.core.rules.checks.registry import CheckSpec
+from proxy.core.rules.citation import sections_cited
 from proxy.core.rules.endpoints import EndpointHit, EndpointIndex, EndpointPattern
 from proxy.core.rules.findings import SEVERITIES, Severity, Violation
 from proxy.core.rules.shapes import Shape
@@ -90,7 +91,7 @@ class Rule:
 
 @dataclass(frozen=True, slots=True)
 class Section:
-    """A section of commerce-api.md the rules cite, and what it requires in the project's own words."""
+    """A section of the documentation the rules cite, and what it requires in the project's own words."""
 
     id: str  # the anchor the rules page links to
     title: str  # how a rule's `section` names it, as its start
@@ -100,7 +101,7 @@ class Section:
 
 @dataclass(frozen=True, slots=True)
 class EndpointGroup:
-    """A named set of endpoint patterns; `documented` says whether commerce-api.md describes them."""
+    """A named set of endpoint patterns; `documented` says whether the documentation describes them."""
 
     name: str
     patterns: tuple[EndpointPattern, ...]
@@ -136,8 +137,12 @@ class RuleSet:
 
     def section_of(self, rule: Rule) -> Section | None:
         """The documentation section a rule cites first (its `section` starts with the title)."""
-        cited = [section for section in self.sections if rule.section.startswith(section.title)]
-        return max(cited, key=lambda section: len(section.title), default=None)
+        return next(iter(sections_cited(rule.section, self.sections)), None)
+
+    def sections_of(self, rule: Rule) -> list[Section]:
+        """Every documentation section a rule cites that the project summarizes, once each, in order."""
+        cited = sections_cited(rule.section, self.sections)
+        return list(dict.fromkeys(section for section in cited if section is not None))
 
     def endpoints(self) -> list[EndpointPattern]:
         """Every endpoint the endpoint groups name, once each, in order."""
@@ -163,18 +168,23 @@ class RuleSet:
         key = (hit.groups, hit.documented)
         found = self._for_groups.get(key)
         if found is None:
-            found = tuple(rule for rule in self.rules if self._applies(rule, hit))
+            found = tuple(rule for rule in self.rules if self._applies(rule, hit, self._known(hit)))
             self._for_groups[key] = found
         return found
 
+    def _known(self, hit: EndpointHit) -> bool:
+        """Whether an endpoint group names the exchange's operation (the token endpoint, say), documented
+        or not: only an operation no group knows is an "undocumented operation"."""
+        return hit.documented or not hit.groups.isdisjoint(self.groups)
+
     @staticmethod
-    def _applies(rule: Rule, hit: EndpointHit) -> bool:
+    def _applies(rule: Rule, hit: EndpointHit, known: bool) -> bool:
         for target in rule.applies_to:
             if target == EVERY_EXCHANGE:
                 return True
             if target == DOCUMENTED and hit.documented:
                 return True
-            if target == UNDOCUMENTED and not hit.documented:
+            if target == UNDOCUMENTED and not known:
                 return True
             if target in hit.groups or f"{rule.id}:{target}" in hit.groups:
                 return True

@@ -69,7 +69,11 @@ def test_text_report_groups_by_rule_with_section_and_expected_found(
     assert code == 1
     assert "session.yaml: 3 exchanges: 2 errors, 0 warnings, 0 info" in out
     assert "ERROR   pagination.page.current  (2x)  the current page follows from offset and limit" in out
-    assert "documentation: List endpoints that support pagination, rule 2" in out
+    assert "documentation: § List endpoints that support pagination, rule 2; § Paginated list envelope" in out
+    assert (
+        "(more: commerce-proxy rules pagination.page.current, docs/rules.md#rule-pagination-page-current)"
+        in out
+    )
     assert "#1 GET /v2/products?page[limit]=10&page[offset]=10" in out
     assert "meta.page.current: expected 2 (floor(10 / 10) + 1); found 3" in out
 
@@ -178,7 +182,7 @@ def test_rules_lists_every_rule_with_section(capsys: pytest.CaptureFixture[str])
     """`rules` prints id, severity and section for each shipped rule."""
     code, out, _ = run(capsys, "rules")
     assert code == 0
-    lines = out.splitlines()
+    lines = out.split("\n\n", 1)[0].splitlines()
     assert lines[0].split() == ["RULE", "SEVERITY", "DOCUMENTATION"]
     assert any(
         line.startswith("entry.etag.matches-etag-id") and " error " in line and "rule 2" in line

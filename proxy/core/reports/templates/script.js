@@ -33,7 +33,7 @@ for (const rule of data.rules) {
     element("td", {}, element("code", {text: rule.id})),
     element("td", {text: rule.severity}),
     element("td", {class: "n", text: String(rule.count)}),
-    element("td", {class: "doc", text: rule.section})));
+    element("td", {class: "doc", text: rule.citation})));
 }
 let ruleFilter = null;  // a rule clicked in the table: only the exchanges it found something in
 for (const row of ruleBody.querySelectorAll("tr")) {
@@ -85,8 +85,8 @@ function fill(details, row) {
       element("div", {}, element("span", {class: "sev", text: finding.severity}), " ",
         element("code", {text: finding.rule})),
       element("div", {class: "message", text: finding.message}),
-      element("div", {class: "doc"}, element("b", {text: "Documentation: commerce-api.md \u00a7 "}),
-        element("span", {class: "section", text: finding.section}))));
+      element("div", {class: "doc"}, element("b", {text: "Documentation: "}),
+        element("span", {class: "section", text: finding.citation}))));
   }
   body.append(findings);
   details.append(body);
