@@ -89,6 +89,7 @@ class RecordingSession:
         self.recorded = 0  # exchanges journaled by this session
         self.checked = 0  # exchanges handed to the live checker (spy journals nothing)
         self.replayed = 0
+        self.kept: list[Exchange] | None = None  # a list: every exchange kept here too (an HTML report)
         self._said_withheld = False
         self._discarded = False
 
@@ -128,6 +129,8 @@ class RecordingSession:
             self.recorded += 1
         else:
             index = self.checked
+        if self.kept is not None:
+            self.kept.append(redacted)
         if self.live is not None:
             self.live.check(redacted, index, line)  # a checker process reads the journal's line
         self.checked += 1
