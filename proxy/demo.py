@@ -6,6 +6,7 @@ into a cassette, the sandbox is stopped, and the same session replays from the c
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import tempfile
@@ -181,28 +182,41 @@ async def start_sandbox_at_its_address(settings: SandboxSettings, cassette: Path
         return await start(create_sandbox_app(settings), "127.0.0.1", 0)
 
 
-async def run_demo_session(cassette: Path | None, say: Callable[[str], None]) -> int:
-    """Record the scripted session from the sandbox, replay it offline, print what happened."""
-    path = cassette or Path(tempfile.mkdtemp(prefix="commerce-proxy-demo-")) / "demo.yaml"
+def run_demo(cassette: Path | None, say: Callable[[str], None]) -> int:
+    """The demo, into `cassette`, or into a temporary folder removed however the demo ends (done, an
+    error, Ctrl-C)."""
+    if cassette is not None:
+        return asyncio.run(run_demo_session(cassette, say))
+    with tempfile.TemporaryDirectory(prefix="commerce-proxy-demo-") as folder:
+        return asyncio.run(run_demo_session(Path(folder) / "demo.yaml", say, temporary=True))
+
+
+async def run_demo_session(path: Path, say: Callable[[str], None], temporary: bool = False) -> int:
+    """Record the scripted session from the sandbox into `path`, replay it offline, print what
+    happened; `temporary`: `path` goes when the demo ends, so the next steps say how to keep it."""
     settings = SandboxSettings()
     rules = load_rules(shipped_dir("rules"))
     sandbox, sandbox_url = await start_sandbox_at_its_address(settings, path)
-    record_app = create_record_app(
-        RecordSettings(upstream=sandbox_url, cassette=path, mode="all", rules=rules)
-    )
-    recorder, record_url = await start(record_app, "127.0.0.1", 0)
-    say(f"sandbox  {sandbox_url}  (in-memory stand-in for the real service)")
-    say(f"record   {record_url}  -> {path}")
-    try:
-        live = await scripted_session(record_url, settings.client_id, settings.client_secret)
+    try:  # every server started is stopped, however the demo ends
+        record_app = create_record_app(
+            RecordSettings(upstream=sandbox_url, cassette=path, mode="all", rules=rules)
+        )
+        if record_app.recording.live is not None:
+            record_app.recording.live.logged = False  # the demo lists the findings itself, once
+        recorder, record_url = await start(record_app, "127.0.0.1", 0)
+        try:
+            say(f"sandbox  {sandbox_url}  (in-memory stand-in for the real service)")
+            say(f"record   {record_url}  -> {path}")
+            live = await scripted_session(record_url, settings.client_id, settings.client_secret)
+        finally:
+            await recorder.cleanup()  # writes the cassette
     finally:
-        await recorder.cleanup()  # writes the cassette
         await sandbox.cleanup()  # from here on, nothing but the cassette answers
     loaded = load_cassette(path)
     book = ReplayBook.build([(path.name, loaded.cassette)], MatchPolicy(), RedactionPolicy())
     replayer, replay_url = await start(create_replay_app(book), "127.0.0.1", 0)
-    say(f"replay   {replay_url}  (sandbox stopped: answers come from the cassette only)")
     try:
+        say(f"replay   {replay_url}  (sandbox stopped: answers come from the cassette only)")
         replayed = await scripted_session(replay_url, settings.client_id, settings.client_secret)
     finally:
         await replayer.cleanup()
@@ -244,8 +258,11 @@ async def run_demo_session(cassette: Path | None, say: Callable[[str], None]) ->
         if finding.severity != "info":
             say(f"  {finding.severity} {finding.rule} {finding.number}: {finding.message}")
     simulated_ok = await simulated_session(loaded.cassette, path.name, say)
-    say(f"next: scripts/run replay --cassette {path}   (serves it on http://127.0.0.1:8080)")
-    say(f"      scripts/run check {path}   (the same rules, offline)")
+    if not temporary:
+        say(f"next: scripts/run replay --cassette {path}   (serves it on http://127.0.0.1:8080)")
+        say(f"      scripts/run check {path}   (the same rules, offline)")
+    else:
+        say("the recording was in a temporary folder, removed now: keep it with --cassette demo.yaml")
     return 0 if same == len(live) and not leaked and simulated_ok else 1
 
 
@@ -258,10 +275,10 @@ async def simulated_session(cassette: Cassette, name: str, say: Callable[[str], 
             document: Any = exchange.response.body.value
             recorded.extend(record["id"] for record in document["data"])
     replayer, replay_url = await start(create_replay_app(book), "127.0.0.1", 0)
-    say(f"simulate {replay_url}  (replay --simulate: answers what was not recorded)")
     marks: list[str] = []
     walked: list[str] = []
     try:
+        say(f"simulate {replay_url}  (replay --simulate: answers what was not recorded)")
         async with aiohttp.ClientSession(headers={"Authorization": "Bearer demo"}) as session:
             target: str | None = f"{replay_url}/v2/products?page[limit]=3"
             while target is not None and len(walked) < len(recorded):

@@ -31,7 +31,7 @@ from proxy.store.files import load_cassette, read_cassette_file
 from proxy.store.journal import JournalMode, JournalWriter, is_locked, journal_path, read_journal
 from proxy.store.rule_files import RuleSource
 from proxy.store.saving import save_cassette
-from proxy.store.writing import folder_lock, open_folder
+from proxy.store.writing import folder_lock, open_folder, remove_made_folders
 
 log = logging.getLogger(__name__)
 
@@ -71,7 +71,8 @@ class RecordingSession:
     def __init__(self, settings: RecordSettings, live: LiveChecking | None = None) -> None:
         """`live` checks the exchanges; by default a LiveChecker in this process (when there are rules)."""
         self.settings = settings
-        self.base = prepare_base(settings)
+        self._made: list[Path] = []  # folders made for the cassette: removed if it is never written
+        self.base = prepare_base(settings, self._made)
         self.previous = _previous_recording(settings)
         journal_mode: JournalMode = "append" if settings.mode == "new_episodes" else "replace"
         self.journal: JournalWriter | None = None
@@ -90,6 +91,7 @@ class RecordingSession:
         self.recorded = 0  # exchanges journaled by this session
         self.checked = 0  # exchanges handed to the live checker (spy journals nothing)
         self.replayed = 0
+        self.kept: list[Exchange] | None = None  # a list: every exchange kept here too (an HTML report)
         self._said_withheld = False
         self._discarded = False
 
@@ -129,6 +131,8 @@ class RecordingSession:
             self.recorded += 1
         else:
             index = self.checked
+        if self.kept is not None:
+            self.kept.append(redacted)
         if self.live is not None:
             self.live.check(redacted, index, line)  # a checker process reads the journal's line
         self.checked += 1
@@ -154,6 +158,7 @@ class RecordingSession:
             return None  # spy: nothing to write
         if self._discarded:
             self.journal.close(remove=True)
+            remove_made_folders(self._made)
             return None
         cassette = None
         if self.recorded:
@@ -174,6 +179,8 @@ class RecordingSession:
                     "and the next command that reads the cassette adds them to it"
                 ) from None
         self.journal.close(remove=True)
+        if cassette is None:  # nothing recorded: no empty folder is left for a cassette never written
+            remove_made_folders(self._made)
         return cassette
 
     def _base_now(self) -> Cassette:
@@ -200,12 +207,13 @@ def now_stamp() -> str:
     return datetime.now(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
 
 
-def prepare_base(settings: RecordSettings) -> Cassette:
-    """What the new recording adds to, by mode; recovers a crashed recording's journal first."""
+def prepare_base(settings: RecordSettings, made: list[Path] | None = None) -> Cassette:
+    """What the new recording adds to, by mode; recovers a crashed recording's journal first. The
+    folders made for the cassette are added to `made`."""
     path = settings.cassette
     if path is None:
         return Cassette(upstream=settings.upstream)
-    _refuse_unwritable(path)
+    _refuse_unwritable(path, made)
     if is_locked(journal_path(path)):  # before reading anything of a cassette another record is writing
         raise UsageError(f"{journal_path(path)}: another record is writing this cassette")
     if settings.mode == "once" and journal_path(path).exists():
@@ -250,7 +258,7 @@ def _previous_recording(settings: RecordSettings) -> Cassette | None:
         return None
 
 
-def _refuse_unwritable(path: Path) -> None:
+def _refuse_unwritable(path: Path, made: list[Path] | None = None) -> None:
     """Refuse at start, before any traffic, a cassette path no recording could be saved to: a folder,
     a FIFO or device, a symbolic link at it or on the way to it (`proxy.store.writing`)."""
     if path.is_symlink():
@@ -262,4 +270,4 @@ def _refuse_unwritable(path: Path) -> None:
         raise UsageError(f"{path}: not a regular file; a cassette is written only as one")
     if not path.parent.is_dir() and path.parent.exists():
         raise UsageError(f"{path.parent}: not a folder; the cassette cannot be written there")
-    os.close(open_folder(path.parent, "the cassette", create=True))
+    os.close(open_folder(path.parent, "the cassette", create=True, made=made))

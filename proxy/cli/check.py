@@ -8,16 +8,12 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from proxy.cli import options
-from proxy.cli.output import say, write_document
-
-if TYPE_CHECKING:
-    from proxy.app.check_run import CheckRun
-    from proxy.core.reports.formats import Report
+from proxy.cli.output import say
+from proxy.cli.reporting import add_format, rendered, write_report
 
 
 def add_to(commands: Any, common: argparse.ArgumentParser) -> None:
@@ -34,21 +30,11 @@ def add_to(commands: Any, common: argparse.ArgumentParser) -> None:
         help="cassette files or folders",
     )
     check.add_argument("--examples", action="store_true", help="check the shipped example cassettes")
-    check.add_argument(
-        "--format",
-        choices=("text", "json", "junit", "markdown", "html"),
-        default="text",
-        help="html: one self-contained page (timeline, per-rule and per-endpoint summaries, every "
+    add_format(
+        check,
+        "text",
+        "html: one self-contained page (timeline, per-rule and per-endpoint summaries, every "
         "exchange with its findings); give it -o report.html",
-    )
-    check.add_argument("-o", "--output", metavar="FILE", type=Path, help="write the report here, not stdout")
-    check.add_argument(
-        "--per-rule",
-        metavar="N",
-        type=int,
-        default=10,
-        help="text: list at most N exchanges under each rule, then how many more (0: all; default 10); "
-        "the other formats list every finding",
     )
     check.add_argument(
         "--force",
@@ -107,39 +93,14 @@ def run(arguments: argparse.Namespace) -> int:
             count = write_baseline(arguments.write_baseline, checking.accepted_keys)
             say(f"commerce-proxy: wrote {arguments.write_baseline}: {count} accepted finding(s)", err=True)
             return 0
-        _write(_rendered(report, arguments, engine.ruleset.index.label, checking), arguments.output)
+        label = engine.ruleset.index.label
+        chunks = rendered(
+            report, arguments.format, label, lambda: checking.exchanges, arguments.per_rule, arguments.quiet
+        )
+        write_report(chunks, arguments.output)
         if not arguments.quiet:
             say(
                 f"commerce-proxy: checked {report.exchanges} exchanges in {time.monotonic() - started:.1f} s",
                 err=True,
             )
         return 1 if report.failed else 0
-
-
-def _rendered(
-    report: Report, arguments: argparse.Namespace, label: Callable[[str, str], str], checking: CheckRun
-) -> Iterator[str]:
-    from proxy.core.reports.formats import json_report, junit_report, markdown_report, text_report
-
-    format_name = arguments.format
-    if format_name == "text":  # for people: capped per rule, and only the counts with -q
-        return text_report(report, max(arguments.per_rule, 0), summary_only=arguments.quiet)
-    if format_name == "markdown":
-        return markdown_report(report, lambda finding: label(finding.method, finding.path))
-    if format_name == "html":
-        from proxy.core.reports.html import html_report
-        from proxy.store.report_templates import page_template
-
-        return iter((html_report(report, checking.exchanges, label, page_template()),))
-    return {"json": json_report, "junit": junit_report}[format_name](report)
-
-
-def _write(chunks: Iterator[str], output: Path | None) -> None:
-    from proxy.store.saving import write_atomically
-
-    if output is None:
-        for chunk in chunks:
-            write_document(chunk)
-        return
-    write_atomically(output, chunks, "the report")
-    say(f"commerce-proxy: wrote {output}", err=True)

@@ -17,7 +17,7 @@ def add_to(commands: Any, common: argparse.ArgumentParser) -> None:
         "--cassette",
         metavar="PATH",
         type=Path,
-        help="where to keep the recording (default: a new temporary folder)",
+        help="where to keep the recording (default: a temporary folder, removed when the demo ends)",
     )
     demo.add_argument("--force", action="store_true", help="replace PATH if it exists")
     demo.set_defaults(run=run)
@@ -25,11 +25,9 @@ def add_to(commands: Any, common: argparse.ArgumentParser) -> None:
 
 def run(arguments: argparse.Namespace) -> int:
     """`demo`: run the scripted session; exit 0 when every step did what it should."""
-    import asyncio
-
-    from proxy.demo import run_demo_session
+    from proxy.demo import run_demo
     from proxy.store.outputs import refuse_overwrite
 
     if arguments.cassette is not None:
         refuse_overwrite(arguments.cassette, [], "the demo recording", arguments.force, any_file=True)
-    return asyncio.run(run_demo_session(arguments.cassette, announce))
+    return run_demo(arguments.cassette, announce)

@@ -9,7 +9,8 @@ from collections.abc import Iterator
 EXAMPLES: dict[str, str] = {
     "record": "commerce-proxy record --upstream https://useast.api.elasticpath.com "
     "--cassette cassettes/session.yaml",
-    "spy": "commerce-proxy spy --upstream https://useast.api.elasticpath.com --port 8080",
+    "spy": "commerce-proxy spy --upstream https://useast.api.elasticpath.com --port 8080 "
+    "--format junit -o spy.xml --fail-on error",
     "replay": "commerce-proxy replay --cassette cassettes/session.yaml --simulate --port 8080",
     "check": "commerce-proxy check cassettes/ --format junit -o conformance.xml",
     "verify": "commerce-proxy verify cassettes/ --upstream https://useast.api.elasticpath.com "

@@ -8,7 +8,7 @@ from typing import Any
 
 from proxy.cli import options
 from proxy.cli.inputs import forwarding_settings
-from proxy.cli.serving import serve
+from proxy.cli.reporting import add_live_report, live_report, serve_reported
 
 
 def add_to(commands: Any, common: argparse.ArgumentParser) -> None:
@@ -40,6 +40,7 @@ def add_to(commands: Any, common: argparse.ArgumentParser) -> None:
     options.add_matching(record)
     options.add_redaction(record)
     options.add_rule_options(record)
+    add_live_report(record)
     record.set_defaults(run=run)
 
 
@@ -47,6 +48,10 @@ def run(arguments: argparse.Namespace) -> int:
     """`record`: forward to the upstream and record until stopped (`--mode none` replays)."""
     if arguments.mode == "none":
         from proxy.cli import replay
+        from proxy.errors import UsageError
+
+        if arguments.format or arguments.output or arguments.fail_on:
+            raise UsageError("record --mode none replays: --format, -o and --fail-on report a recording")
 
         return replay.run(argparse.Namespace(**{**vars(arguments), "cassette": [arguments.cassette]}))
     from dataclasses import replace
@@ -55,6 +60,7 @@ def run(arguments: argparse.Namespace) -> int:
     from proxy.server.record import create_record_app
 
     settings = forwarding_settings(arguments, "record")
+    report = live_report(arguments, str(arguments.cassette), [arguments.cassette])
     settings = replace(
         settings,
         cassette=arguments.cassette,
@@ -74,4 +80,5 @@ def run(arguments: argparse.Namespace) -> int:
             f"findings at {url}/_proxy/findings)"
         )
 
-    return serve(create_record_app(settings), arguments, ready)
+    server = create_record_app(settings)
+    return serve_reported(server, arguments, ready, report, "commerce-proxy record")

@@ -7,20 +7,22 @@ from typing import Any
 
 from proxy.cli import options
 from proxy.cli.inputs import forwarding_settings
-from proxy.cli.serving import serve
+from proxy.cli.reporting import add_live_report, live_report, serve_reported
 
 
 def add_to(commands: Any, common: argparse.ArgumentParser) -> None:
     spy = commands.add_parser(
         "spy",
         parents=[common],
-        help="proxy to a live upstream and check every exchange against the rules; writes nothing",
+        help="proxy to a live upstream and check every exchange against the rules; writes no "
+        "cassette (--format/-o: a report at stop; --fail-on: the exit status)",
     )
     options.add_upstream(spy)
     options.add_serving(spy)
     options.add_wire_limits(spy)
     options.add_redaction(spy)
     options.add_rule_options(spy)
+    add_live_report(spy)
     spy.set_defaults(run=run)
 
 
@@ -29,6 +31,7 @@ def run(arguments: argparse.Namespace) -> int:
     from proxy.server.record import create_record_app
 
     settings = forwarding_settings(arguments, "spy")
+    report = live_report(arguments, settings.upstream, [])
     rules = len(settings.rules.rules) if settings.rules else 0
     upstream = settings.upstream
 
@@ -38,4 +41,4 @@ def run(arguments: argparse.Namespace) -> int:
             f"{rules} rules (findings at {url}/_proxy/findings)"
         )
 
-    return serve(create_record_app(settings), arguments, ready)
+    return serve_reported(create_record_app(settings), arguments, ready, report, "commerce-proxy spy")

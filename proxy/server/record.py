@@ -177,8 +177,8 @@ class RecordProxy:
             self.worker.close()
         recording, settings = self.recording, self.settings
         cassette = recording.finish()
-        if recording.live is not None:  # one line for the session; each finding was logged as it came
-            log.info("%s", recording.findings.summary())
+        if recording.live is not None and recording.live.logged:  # each finding was logged as it came
+            log.info("%s", recording.findings.summary())  # one line for the session
         if settings.cassette is not None and cassette is None:
             log.info("nothing new recorded; %s left as it was", settings.cassette)
         elif cassette is not None:

@@ -38,9 +38,10 @@ class LinkRefused(UsageError):
     """A symbolic link on the way to a file to be written."""
 
 
-def open_folder(folder: Path, what: str, create: bool = False) -> int:
+def open_folder(folder: Path, what: str, create: bool = False, made: list[Path] | None = None) -> int:
     """A descriptor of `folder`, reached without following a symbolic link (see the module's notes);
-    with `create`, missing folders are made (mode 0o777 less the umask). `UsageError` otherwise."""
+    with `create`, missing folders are made (mode 0o777 less the umask), and added to `made` when
+    given (for `remove_made_folders`). `UsageError` otherwise."""
     parts = folder.parts
     start = "/" if folder.is_absolute() else "."
     descriptor = os.open(start, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
@@ -48,7 +49,7 @@ def open_folder(folder: Path, what: str, create: bool = False) -> int:
     try:
         for part in parts[1:] if folder.is_absolute() else parts:
             walked = walked / part
-            child = _step(descriptor, part, walked, what, create)
+            child = _step(descriptor, part, walked, what, create, made)
             os.close(descriptor)
             descriptor = child
     except BaseException:
@@ -57,7 +58,7 @@ def open_folder(folder: Path, what: str, create: bool = False) -> int:
     return descriptor
 
 
-def _step(parent: int, part: str, walked: Path, what: str, create: bool) -> int:
+def _step(parent: int, part: str, walked: Path, what: str, create: bool, made: list[Path] | None) -> int:
     """The descriptor of `part` inside `parent`."""
     try:
         try:
@@ -67,6 +68,8 @@ def _step(parent: int, part: str, walked: Path, what: str, create: bool) -> int:
                 raise
             with contextlib.suppress(FileExistsError):  # made meanwhile by another writer
                 os.mkdir(part, 0o777, dir_fd=parent)
+                if made is not None:
+                    made.append(Path(os.path.abspath(walked)))
             mode = os.stat(part, dir_fd=parent, follow_symlinks=False).st_mode
         if stat.S_ISLNK(mode):
             if not _system_layout(parent):
@@ -82,6 +85,19 @@ def _step(parent: int, part: str, walked: Path, what: str, create: bool) -> int:
         if error.errno == errno.ELOOP:  # made a link after the look above
             raise LinkRefused(f"{walked}: is a symbolic link; {what} is never written through one") from None
         raise UsageError(f"{walked}: cannot write {what} there: {error.strerror}") from None
+
+
+def remove_made_folders(made: list[Path]) -> None:
+    """Remove the folders `open_folder` made (`made`, outermost first) that are still empty, innermost
+    first, so a write that never happened leaves no folder behind. A folder that holds anything, or
+    that was there before, is never removed: only an empty folder can be, and the walk stops at the
+    first that is not."""
+    for folder in reversed(made):
+        try:
+            os.rmdir(folder)
+        except OSError:  # not empty (another writer used it), or gone: it and its parents stay
+            break
+    made.clear()
 
 
 def _system_layout(folder: int) -> bool:

@@ -1,0 +1,151 @@
+"""The reports of `check`, and of `record` and `spy` at stop: one renderer per format and one writer,
+so a live session's report reads and is written exactly as `check`'s (`-o` through the one file
+writer, never over a cassette or one of the command's inputs).
+
+`record` and `spy` take `--format`, `-o`, `--per-rule` and `--fail-on`; without any of them they
+serve, log and exit as they always did.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from proxy.cli.output import say, write_document
+
+if TYPE_CHECKING:
+    from proxy.app.live_report import LiveReport
+    from proxy.core.model.exchange import Exchange
+    from proxy.core.reports.formats import Report
+    from proxy.server.record import RecordServer
+
+FORMATS = ("text", "json", "junit", "markdown", "html")
+
+
+def add_format(command: argparse.ArgumentParser, default: str | None, html_help: str) -> None:
+    command.add_argument("--format", choices=FORMATS, default=default, help=html_help)
+    command.add_argument(
+        "-o", "--output", metavar="FILE", type=Path, help="write the report here, not stdout"
+    )
+    command.add_argument(
+        "--per-rule",
+        metavar="N",
+        type=int,
+        default=10,
+        help="text: list at most N exchanges under each rule, then how many more (0: all; default 10); "
+        "the other formats list every finding",
+    )
+
+
+def add_live_report(command: argparse.ArgumentParser) -> None:
+    """`record`'s and `spy`'s report options."""
+    add_format(
+        command,
+        None,
+        "at stop (SIGINT, SIGTERM, Ctrl-C), write every finding of the session as `check` does, to "
+        "stdout or -o FILE (-o alone: text); html holds every exchange in memory until then",
+    )
+    command.add_argument(
+        "--fail-on",
+        choices=("error", "warning"),
+        help="exit 1 at stop when the session found an error (error), or an error or a warning "
+        "(warning); without it the exit status does not depend on the findings",
+    )
+
+
+def rendered(
+    report: Report,
+    format_name: str,
+    label: Callable[[str, str], str],
+    exchanges: Callable[[], Sequence[Sequence[Exchange]]],
+    per_rule: int,
+    summary_only: bool,
+    title: str = "commerce-proxy check",
+) -> Iterator[str]:
+    """The report's text in `format_name`; `exchanges` are asked for only by the HTML page."""
+    from proxy.core.reports.formats import json_report, junit_report, markdown_report, text_report
+
+    if format_name == "text":  # for people: capped per rule, and only the counts with -q
+        return text_report(report, max(per_rule, 0), summary_only=summary_only)
+    if format_name == "markdown":
+        return markdown_report(report, lambda finding: label(finding.method, finding.path))
+    if format_name == "html":
+        from proxy.core.reports.html import html_report
+        from proxy.store.report_templates import page_template
+
+        return iter((html_report(report, exchanges(), label, page_template(), title),))
+    return {"json": json_report, "junit": junit_report}[format_name](report)
+
+
+def write_report(chunks: Iterator[str], output: Path | None) -> None:
+    """To stdout, or atomically to `output` through the one file writer."""
+    from proxy.store.saving import write_atomically
+
+    if output is None:
+        for chunk in chunks:
+            write_document(chunk)
+        return
+    write_atomically(output, chunks, "the report")
+    say(f"commerce-proxy: wrote {output}", err=True)
+
+
+def live_report(arguments: argparse.Namespace, name: str, inputs: Sequence[Path]) -> LiveReport | None:
+    """The report `record` or `spy` keeps, or None when none of its options was given. Where it goes is
+    checked now, before serving, as `check` checks it: never a folder, an input or a cassette."""
+    if arguments.format is None and arguments.output is None and arguments.fail_on is None:
+        return None
+    from proxy.app.live_report import LiveReport
+    from proxy.cli.inputs import load_engine
+    from proxy.core.rules.config import Baseline
+    from proxy.store.outputs import refuse_overwrite
+    from proxy.store.rule_files import load_baseline
+
+    if arguments.output is not None:
+        refuse_overwrite(arguments.output, inputs, "the report")
+    engine = load_engine(arguments)
+    baseline_path = engine.project.resolve(engine.project.config.baseline)
+    baseline = load_baseline(baseline_path) if baseline_path else Baseline()
+    keep = arguments.format == "html"
+    return LiveReport(engine.ruleset, engine.project.config, baseline, name, keep_exchanges=keep)
+
+
+def serve_reported(
+    server: RecordServer,
+    arguments: argparse.Namespace,
+    ready: Callable[[str], str],
+    report: LiveReport | None,
+    title: str,
+) -> int:
+    """Serve until stopped; then write the session's report (once the server has been ready, however
+    it stopped) and give the exit status `--fail-on` asks for."""
+    from proxy.cli.serving import serve
+
+    if report is None:
+        return serve(server, arguments, ready)
+    from proxy.app.live_report import fails
+
+    served: list[str] = []
+
+    def announced(url: str) -> str:
+        served.append(url)
+        return ready(url)
+
+    with report:
+        report.attach(server.recording)
+        try:
+            serve(server, arguments, announced)
+        finally:
+            if served and (arguments.format is not None or arguments.output is not None):
+                chunks = rendered(
+                    report.report(),
+                    arguments.format or "text",
+                    report.ruleset.index.label,
+                    lambda: report.exchanges,
+                    arguments.per_rule,
+                    arguments.quiet,
+                    title,
+                )
+                write_report(chunks, arguments.output)
+        return 1 if fails(report.report(), arguments.fail_on) else 0

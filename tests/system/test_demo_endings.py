@@ -1,0 +1,59 @@
+"""`demo` as a new user runs it: each finding printed once, and its temporary folder removed however the
+demo ends (done, an error, Ctrl-C)."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from proxy.demo import run_demo
+
+
+def test_demo_lists_each_finding_once_and_leaves_no_folder(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "proxy", "demo"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        stdin=subprocess.DEVNULL,
+        env={**os.environ, "TMPDIR": str(tmp_path)},
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    output = done.stdout + done.stderr
+    listed = re.findall(r"(?:warning|error) (\S+) (#\d+)", output)
+    assert listed and len(listed) == len(set(listed)), output  # each finding, once
+    assert len(re.findall(r"checked \d+ exchanges", output)) == 1, output
+    assert "keep it with --cassette" in done.stdout
+    assert not [path.name for path in tmp_path.iterdir() if path.name.startswith("commerce-proxy-demo-")]
+
+
+class Stop(Exception):
+    pass
+
+
+@pytest.mark.parametrize("ending", [Stop, KeyboardInterrupt])
+@pytest.mark.parametrize("at", ["sandbox ", "record ", "replay ", "simulate ", "  #3 "])
+def test_demo_removes_its_folder_and_servers_when_it_fails_or_is_interrupted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, ending: type[BaseException], at: str
+) -> None:
+    """An error or Ctrl-C at each stage of the demo (raised as it prints a line): no folder is left
+    behind, and every server it started is stopped (an unclosed socket fails the test)."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    seen: list[str] = []
+
+    def say(line: str) -> None:
+        seen.append(line)
+        if line.startswith(at):
+            raise ending
+
+    with pytest.raises(ending):
+        run_demo(None, say)
+    assert seen[-1].startswith(at)
+    assert not [path.name for path in tmp_path.iterdir() if path.name.startswith("commerce-proxy-demo-")]
