@@ -14,7 +14,7 @@ from typing import Any
 from proxy.app.check_run import check_cassette
 from proxy.cli.inputs import load_engine
 from proxy.cli.output import say, write_document
-from proxy.core.cassette.document import Cassette, exchange_to_document
+from proxy.core.cassette.document import Cassette, exchange_to_document, json_bodies_as_text
 from proxy.core.editing.edits import checked_indexes
 from proxy.core.editing.selection import ExpressionError, Selection, Subject, parse_selection
 from proxy.core.reports.columns import table
@@ -98,7 +98,8 @@ def run_list(arguments: argparse.Namespace) -> int:
 
 
 def run_show(arguments: argparse.Namespace) -> int:
-    """`cassette show`: one exchange as stored, then its findings with their documentation sections."""
+    """`cassette show`: one exchange as its cassette stores it (JSON bodies as JSON text), then its findings
+    with their documentation sections."""
     engine = engine_for(arguments)
     cassette = load_cassette(arguments.path).cassette
     [index] = checked_indexes(cassette, [arguments.index])
@@ -108,7 +109,7 @@ def run_show(arguments: argparse.Namespace) -> int:
         document["findings"] = [finding.to_json() for finding in mine]
         write_document(json_text(document, indent=2) + "\n")
         return 0
-    write_document(yaml_text(document))
+    write_document(yaml_text(json_bodies_as_text(document)))
     say(f"# {len(mine)} finding(s)")
     for finding in mine:
         say(f"# {finding_line(finding)}")
