@@ -100,7 +100,12 @@ def add_to(commands: Any, common: argparse.ArgumentParser) -> None:
     show = action("show", "one exchange in full, with its findings", run_show)
     show.add_argument("path", metavar="PATH", type=Path, help="a cassette file")
     show.add_argument("index", metavar="INDEX", help="0 is the first exchange, -1 the last")
-    show.add_argument("--format", choices=("yaml", "json"), default="yaml", help="as stored, or JSON")
+    show.add_argument(
+        "--format",
+        choices=("yaml", "json"),
+        default="yaml",
+        help="yaml: as the cassette stores it (JSON bodies as JSON text); json: bodies parsed, with findings",
+    )
 
     grep = action("grep", "the exchanges an expression selects (exit 1 when none)", run_grep)
     grep.add_argument("path", metavar="PATH", type=Path, help="a cassette file or folder")

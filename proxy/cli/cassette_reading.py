@@ -14,9 +14,10 @@ from typing import Any
 from proxy.app.check_run import check_cassette
 from proxy.cli.inputs import load_engine
 from proxy.cli.output import say, write_document
-from proxy.core.cassette.document import Cassette, exchange_to_document
+from proxy.core.cassette.document import Cassette, exchange_to_document, json_bodies_as_text
 from proxy.core.editing.edits import checked_indexes
 from proxy.core.editing.selection import ExpressionError, Selection, Subject, parse_selection
+from proxy.core.reports.columns import table
 from proxy.core.reports.escaping import json_text, visible
 from proxy.core.reports.yaml_text import yaml_text
 from proxy.core.rules.findings import Finding
@@ -24,6 +25,8 @@ from proxy.core.rules.freshness import Freshness, MaxAge
 from proxy.errors import RuleFileError, UsageError
 from proxy.store.files import cassette_files, load_cassette
 from proxy.store.rule_files import Engine
+
+COUNTED = (("error", "errors"), ("warning", "warnings"), ("info", "info"))
 
 
 def engine_for(arguments: argparse.Namespace) -> Engine:
@@ -60,7 +63,7 @@ def _rows(
                 "query": exchange.request.query,
                 "status": exchange.response.status,
                 "findings": len(mine),
-                "errors": sum(1 for finding in mine if finding.severity == "error"),
+                **{plural: sum(1 for item in mine if item.severity == kind) for kind, plural in COUNTED},
                 "recorded_at": exchange.recorded_at,
             }
         )
@@ -68,16 +71,20 @@ def _rows(
 
 
 def _print_rows(rows: list[dict[str, Any]], several: bool, dated: bool = False) -> None:
-    prefix = "CASSETTE  " if several else ""
-    recorded = f"{'RECORDED':<27} " if dated else ""
-    say(f"{prefix}{'INDEX':>5}  {'METHOD':<7} STATUS  FINDINGS  {recorded}PATH")
+    """The rows as an aligned table: ERRORS, WARNINGS and INFO count the exchange's findings of each
+    severity; CASSETTE with several cassettes, RECORDED with --stale."""
+    header = [*(["CASSETTE"] if several else []), "INDEX", "METHOD", "STATUS", "ERRORS", "WARNINGS", "INFO"]
+    header += [*(["RECORDED"] if dated else []), "PATH"]
+    first_number = header.index("INDEX")
+    right = {first_number, header.index("STATUS"), *range(header.index("ERRORS"), header.index("INFO") + 1)}
+    cells = []
     for row in rows:
-        where = f"{row['cassette']}  " if several else ""
-        errors = f"{row['errors']}E " if row["errors"] else ""
-        counts = f"{errors:>3}{row['findings']:>5}"
-        when = f"{row['recorded_at'] or '-':<27} " if dated else ""
-        line = f"{row['index']:>5}  {row['method']:<7} {row['status']:>6}  {counts}  {when}{_target(row)}"
-        say(f"{where}{line}")
+        counts = [str(row[plural]) for _, plural in COUNTED]
+        line = [*([row["cassette"]] if several else []), str(row["index"]), row["method"], str(row["status"])]
+        line += [*counts, *([row["recorded_at"] or "-"] if dated else []), _target(row)]
+        cells.append([visible(cell) for cell in line])
+    for text in table(header, cells, right):
+        say(text)
 
 
 def _target(row: dict[str, Any]) -> str:
@@ -91,7 +98,8 @@ def run_list(arguments: argparse.Namespace) -> int:
 
 
 def run_show(arguments: argparse.Namespace) -> int:
-    """`cassette show`: one exchange as stored, then its findings with their documentation sections."""
+    """`cassette show`: one exchange as its cassette stores it (JSON bodies as JSON text), then its findings
+    with their documentation sections."""
     engine = engine_for(arguments)
     cassette = load_cassette(arguments.path).cassette
     [index] = checked_indexes(cassette, [arguments.index])
@@ -101,7 +109,7 @@ def run_show(arguments: argparse.Namespace) -> int:
         document["findings"] = [finding.to_json() for finding in mine]
         write_document(json_text(document, indent=2) + "\n")
         return 0
-    write_document(yaml_text(document))
+    write_document(yaml_text(json_bodies_as_text(document)))
     say(f"# {len(mine)} finding(s)")
     for finding in mine:
         say(f"# {finding_line(finding)}")

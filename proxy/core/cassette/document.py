@@ -166,14 +166,20 @@ def cassette_to_document(cassette: Cassette) -> dict[str, Any]:
     return document
 
 
+def json_bodies_as_text(exchange: dict[str, Any]) -> dict[str, Any]:
+    """An exchange's document with each JSON body as the JSON text a cassette stores (in place)."""
+    for side in ("request", "response"):
+        message = exchange[side]
+        if "json" in message:
+            message["json"] = JSONText(pretty_json(message["json"]) + "\n")
+    return exchange
+
+
 def dump_cassette(cassette: Cassette) -> str:
     """The cassette as YAML text in the normal layout (the same cassette always gives the same text)."""
     document = cassette_to_document(cassette)
     for exchange in document["exchanges"]:
-        for side in ("request", "response"):
-            message = exchange[side]
-            if "json" in message:
-                message["json"] = JSONText(pretty_json(message["json"]) + "\n")
+        json_bodies_as_text(exchange)
     text = yaml.dump(
         document,
         Dumper=CassetteDumper,

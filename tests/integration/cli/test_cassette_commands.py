@@ -64,7 +64,7 @@ def test_list_shows_every_exchange_with_the_findings_check_reports(
     assert {row["index"]: row["findings"] for row in rows if row["findings"]} == expected
     code, out = run(capsys, "list", str(demo))
     lines = out.splitlines()
-    assert lines[0].split() == ["INDEX", "METHOD", "STATUS", "FINDINGS", "PATH"]
+    assert lines[0].split() == ["INDEX", "METHOD", "STATUS", "ERRORS", "WARNINGS", "INFO", "PATH"]
     assert len(lines) == len(recorded) + 1
     assert lines[3].split()[:3] == ["2", "PUT", "200"]
 

@@ -230,4 +230,4 @@ def test_what_a_cassette_holds_is_printed_printable(
     assert not _hidden(out + err), out + err
     if words[-1] == "show":
         shown = yaml.safe_load(out)
-        assert shown["response"]["json"]["note"] == marks, shown
+        assert json.loads(shown["response"]["json"])["note"] == marks, shown
