@@ -1,8 +1,9 @@
 """The pytest plugin (entry point `pytest11`): replay and record servers as fixtures, checked live.
 
 `commerce_replay` serves the test's cassette offline; `commerce_record` records it from an upstream
-as `--commerce-record-mode` says (`none` under CI=true, so CI never reaches the network). Each yields
-the server's base URL. Every exchange a test causes is checked against the documented rules;
+as `--commerce-record-mode` says (`none` under CI=true, so CI never reaches the network; `spy` checks
+live traffic and writes nothing). Each yields the server's base URL. `commerce_sandbox` starts the
+project's sandbox (sandbox.py). Every exchange a test causes is checked against the documented rules;
 `--commerce-conformance=strict` fails a test whose traffic has an error finding, showing the finding.
 
 Names carry a `commerce` prefix so the plugin installs beside pytest-recording (which owns
@@ -21,14 +22,19 @@ from typing import cast
 
 import pytest
 
-from proxy.app.recording import RECORD_MODES, RecordMode
+from proxy.core.replay.matching import MatchPolicy
+from proxy.errors import CommerceProxyError
 from proxy.pytest_plugin.cassettes import MARKER, cassette_name_of, cassettes_for
 from proxy.pytest_plugin.endings import RunEndings
 from proxy.pytest_plugin.findings import CONFORMANCE_MARKER
 from proxy.pytest_plugin.findings import pytest_runtest_makereport as pytest_runtest_makereport
 from proxy.pytest_plugin.findings import pytest_runtest_setup as pytest_runtest_setup
+from proxy.pytest_plugin.modes import CI_MODE_VARIABLE, PLUGIN_MODES, effective_mode
 from proxy.pytest_plugin.network import add_network_options, configure_network_guard
 from proxy.pytest_plugin.network import commerce_network_guard as commerce_network_guard
+from proxy.pytest_plugin.sandbox import add_sandbox_options, sandbox_upstream
+from proxy.pytest_plugin.sandbox import commerce_sandbox as commerce_sandbox
+from proxy.pytest_plugin.sandbox import commerce_sandbox_settings as commerce_sandbox_settings
 from proxy.pytest_plugin.servers import pytest_configure_node as pytest_configure_node
 from proxy.pytest_plugin.servers import recording, replaying
 from proxy.pytest_plugin.state import CONFORMANCE, STATE, Conformance, PluginState
@@ -42,11 +48,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("commerce-proxy", "commerce-proxy record and replay")
     group.addoption(
         "--commerce-record-mode",
-        choices=RECORD_MODES,
+        choices=PLUGIN_MODES,
         default=None,
-        help="what commerce_record does: none (replay only; the default under CI=true), once (record "
-        "missing cassettes; the default otherwise), new_episodes (record requests not in the "
-        "cassette), all (re-record)",
+        help="what commerce_record does: none (replay only; always under CI=true, unless "
+        f"{CI_MODE_VARIABLE}=spy), once (record missing cassettes; the default otherwise), new_episodes "
+        "(record requests not in the cassette), all (re-record), spy (forward to the upstream and "
+        "check every exchange, writing nothing)",
     )
     group.addoption(
         "--commerce-conformance",
@@ -83,7 +90,16 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="recordings a replaying test never used: ignore, warn (default: listed in the summary) or "
         "fail (an error at the test's teardown); a test that failed is not judged",
     )
+    group.addoption(
+        "--commerce-match-on",
+        metavar="FIELDS",
+        default=None,
+        help="what decides a match for every test: some of method,path,query,body and header:NAME "
+        "(default: the four fields; a marker's match_on wins)",
+    )
     add_network_options(group)
+    add_sandbox_options(group, parser)
+    parser.addini("commerce_match_on", "default --commerce-match-on")
     parser.addini("commerce_record_mode", "default --commerce-record-mode (CI=true means none)")
     parser.addini("commerce_conformance", "default --commerce-conformance")
     parser.addini("commerce_upstream", "default --commerce-upstream")
@@ -105,10 +121,18 @@ def pytest_configure(config: pytest.Config) -> None:
         "markers", f"{CONFORMANCE_MARKER}(level): off, warn or strict for this test's traffic"
     )
     asked = config.getoption("commerce_record_mode") or _ini_choice(
-        config, "commerce_record_mode", RECORD_MODES
+        config, "commerce_record_mode", PLUGIN_MODES
     )
-    ci = under_ci()
-    mode = "none" if ci else asked or "once"  # CI replays, whatever addopts or the command line ask
+    try:  # CI replays, whatever addopts or the command line ask, unless CI's own variable opts in
+        chosen = effective_mode(asked, os.environ)
+    except ValueError as error:
+        raise pytest.UsageError(str(error)) from None
+    mode = chosen.mode
+    match_on = config.getoption("commerce_match_on") or str(config.getini("commerce_match_on") or "") or None
+    try:
+        MatchPolicy.parse(match_on, option="--commerce-match-on")
+    except CommerceProxyError as error:
+        raise pytest.UsageError(str(error)) from None
     conformance = config.getoption("commerce_conformance") or _ini_choice(
         config, "commerce_conformance", CONFORMANCE
     )
@@ -116,9 +140,11 @@ def pytest_configure(config: pytest.Config) -> None:
     folder = str(config.getini("commerce_cassette_dir") or "")
     ca_bundle = config.getoption("commerce_ca_bundle") or str(config.getini("commerce_ca_bundle") or "")
     config.stash[STATE] = PluginState(
-        record_mode=cast(RecordMode, mode),
+        record_mode=mode,
         conformance=cast(Conformance, conformance or "warn"),
         upstream=upstream or None,
+        sandbox=sandbox_upstream(config),
+        match_on=match_on,
         ca_bundle=config.rootpath / ca_bundle if ca_bundle else None,
         cassette_dir=config.rootpath / folder if folder else None,
         rootpath=config.rootpath,
@@ -127,16 +153,11 @@ def pytest_configure(config: pytest.Config) -> None:
         unused=config.getoption("commerce_unused")
         or _ini_choice(config, "commerce_unused", UNUSED_CHOICES)
         or "warn",
-        overruled=asked if ci and asked not in (None, "none") else None,
+        overruled=chosen.overruled,
     )
     configure_network_guard(config, mode)
     config.pluginmanager.register(FindingsSummary(), "commerce-proxy-findings-summary")
     config.pluginmanager.register(RunEndings(config.stash[STATE]), "commerce-proxy-run-endings")
-
-
-def under_ci() -> bool:
-    """Whether this run is CI's (CI=true, 1 or yes): then it replays, and no option says otherwise."""
-    return os.environ.get("CI", "").strip().lower() in ("1", "true", "yes")
 
 
 def _ini_choice(config: pytest.Config, name: str, choices: tuple[str, ...]) -> str | None:
@@ -156,8 +177,11 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 def pytest_report_header(config: pytest.Config) -> str:
     state = config.stash[STATE]
     overruled = f" (CI=true: record mode {state.overruled} not used)" if state.overruled else ""
-    return f"commerce-proxy: record mode {state.record_mode}{overruled}, conformance {state.conformance}" + (
-        f", upstream {state.upstream}" if state.upstream else ""
+    spy = " (checking live traffic, writing nothing)" if state.record_mode == "spy" else ""
+    upstream = "the sandbox (--commerce-sandbox)" if state.sandbox else state.upstream
+    return (
+        f"commerce-proxy: record mode {state.record_mode}{spy}{overruled}, conformance {state.conformance}"
+        + (f", upstream {upstream}" if upstream else "")
     )
 
 
@@ -165,9 +189,11 @@ def pytest_report_header(config: pytest.Config) -> str:
 
 
 @pytest.fixture(scope="session")
-def commerce_upstream(pytestconfig: pytest.Config) -> str | None:
-    """The service `commerce_record` records from; override it (session or module scope) to start one."""
-    return pytestconfig.stash[STATE].upstream
+def commerce_upstream(request: pytest.FixtureRequest) -> str | None:
+    """The service `commerce_record` records from (the sandbox with --commerce-sandbox); override it
+    (session or module scope) to start one."""
+    state = request.config.stash[STATE]
+    return str(request.getfixturevalue("commerce_sandbox")) if state.sandbox else state.upstream
 
 
 @pytest.fixture(scope="module")

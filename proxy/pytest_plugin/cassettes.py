@@ -13,7 +13,7 @@ import pytest
 from proxy.core.replay.matching import MatchPolicy
 from proxy.errors import CommerceProxyError
 from proxy.pytest_plugin.network import CASSETTE_MARKER
-from proxy.pytest_plugin.state import fail
+from proxy.pytest_plugin.state import STATE, fail
 
 MARKER = CASSETTE_MARKER
 MARKER_OPTIONS = frozenset({"simulate", "match_on", "ignore_query", "match_ignore_json"})
@@ -74,8 +74,9 @@ def _names(value: object) -> tuple[str, ...]:
 
 def cassettes_for(request: pytest.FixtureRequest, folder: Path, default_name: str) -> Cassettes:
     marker = request.node.get_closest_marker(MARKER)
+    match_on = request.config.stash[STATE].match_on  # --commerce-match-on, for every test
     if marker is None:
-        return Cassettes((folder / f"{default_name}.yaml",))
+        return Cassettes((folder / f"{default_name}.yaml",), match=MatchPolicy.parse(match_on))  # checked
     where = f"@pytest.mark.{MARKER} on {request.node.nodeid}"
     unknown = sorted(set(marker.kwargs) - MARKER_OPTIONS)
     if unknown:
@@ -83,10 +84,12 @@ def cassettes_for(request: pytest.FixtureRequest, folder: Path, default_name: st
     if not marker.args or not all(isinstance(arg, str | Path) for arg in marker.args):
         fail(f"{where}: expected one or more cassette paths, e.g. {MARKER}('features/update.yaml')")
     try:
+        marked = marker.kwargs.get("match_on")
         match = MatchPolicy.parse(
-            marker.kwargs.get("match_on"),
+            ",".join(_names(marked)) if marked is not None else match_on,
             _names(marker.kwargs.get("ignore_query", ())),
             _names(marker.kwargs.get("match_ignore_json", ())),
+            option="match_on" if marked is not None else "--commerce-match-on",
         )
     except CommerceProxyError as error:
         fail(f"{where}: {error}")

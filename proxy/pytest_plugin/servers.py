@@ -20,6 +20,7 @@ from proxy.core.rules.engine import Checker, LiveChecker
 from proxy.errors import CommerceProxyError
 from proxy.pytest_plugin.cassettes import Cassettes
 from proxy.pytest_plugin.endings import as_committed, end_after_teardown, leftover_choice, leftover_journal
+from proxy.pytest_plugin.spying import spying
 from proxy.pytest_plugin.state import STATE, PluginState, Served, fail
 from proxy.pytest_plugin.summary import UNUSED_HINT
 from proxy.store.files import cassette_paths
@@ -92,6 +93,10 @@ def recording(request: pytest.FixtureRequest, cassettes: Cassettes) -> Iterator[
     from proxy.server.record import create_record_app
 
     state = request.config.stash[STATE]
+    if state.record_mode == "spy":
+        with spying(request, _serving) as url:
+            yield url
+        return
     if len(cassettes.paths) != 1:
         fail(f"{request.node.nodeid}: commerce_record records into one cassette, not {len(cassettes.paths)}")
     cassette = cassettes.paths[0]

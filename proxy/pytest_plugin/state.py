@@ -11,9 +11,9 @@ from typing import Literal, NoReturn, get_args
 
 import pytest
 
-from proxy.app.recording import RecordMode
 from proxy.core.rules.config import Baseline
 from proxy.core.rules.findings import Finding
+from proxy.pytest_plugin.modes import PluginMode
 from proxy.store.rule_files import Engine, load_baseline, load_project_rules
 
 Conformance = Literal["off", "warn", "strict"]
@@ -37,13 +37,15 @@ class Served:
 class PluginState:
     """The session's settings (from options, ini and CI) and the servers live right now."""
 
-    record_mode: RecordMode
+    record_mode: PluginMode
     conformance: Conformance
     upstream: str | None
     ca_bundle: Path | None
     cassette_dir: Path | None
     rootpath: Path
     fresh: bool = False
+    sandbox: bool = False  # --commerce-sandbox: the commerce_sandbox fixture is the upstream
+    match_on: str | None = None  # --commerce-match-on: every test's, unless its marker says
     failed_recordings: str = "discard"
     overruled: str | None = None  # the record mode asked for, when CI=true made it none
     unused: str = "warn"  # recordings a test never used: ignore, warn or fail

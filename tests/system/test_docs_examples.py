@@ -1,5 +1,6 @@
 """Every shell and Python example of the README and the docs runs as written, or says why it cannot
-run offline: a `<!-- runs -->` or `<!-- not run: REASON -->` line stands right above each one.
+run offline: a `<!-- runs -->` or `<!-- not run: REASON -->` line stands right above each one
+(`<!-- runs with pytest -->`: a test module, which test_docs_test_modules.py runs with pytest).
 
 Examples that run do so in a fresh folder where `cassettes/` holds the shipped examples and `c.yaml`,
 `a.yaml` and `b.yaml` stand for a user's cassettes (the docs say so), with `commerce-proxy` on PATH."""
@@ -20,7 +21,7 @@ from tests.paths import ROOT
 
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 BLOCK = re.compile(r"^```(sh|python)\n(.*?)^```", re.MULTILINE | re.DOTALL)
-MARKER = re.compile(r"<!-- (runs|not run: .+) -->")
+MARKER = re.compile(r"<!-- (runs|runs with pytest|not run: .+) -->")
 
 
 def examples() -> list[tuple[str, str, str, str]]:

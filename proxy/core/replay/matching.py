@@ -1,13 +1,15 @@
 """Which recorded request answers an incoming one: request keys, and the closest ones on a miss.
 
 A key holds only what decides a match (method, path, query as a sorted multiset after percent-decoding,
-body by meaning), so lookup is one dict access. Header values such as Authorization never count, nor do
-the query parameters and JSON body fields a policy ignores (a client's generated id or timestamp).
+body by meaning, and the headers a policy names with `header:NAME`), so lookup is one dict access. No
+other header counts (Authorization never does unless named), nor do the query parameters and JSON body
+fields a policy ignores (a client's generated id or timestamp).
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Hashable, Iterable
 from dataclasses import dataclass, replace
 from itertools import islice
@@ -24,6 +26,8 @@ RequestKey = tuple[Hashable, ...]
 JSONPath = tuple[str, ...]
 ABSENT = "(absent)"
 MATCH_SETTINGS = ("ignore_json", "ignore_query")  # the config's `match` table
+HEADER_PREFIX = "header:"  # `header:If-None-Match` in a match_on list: that header's value decides too
+HEADER_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")  # an HTTP token (RFC 9110, 5.1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,22 +39,33 @@ class MatchPolicy:
     on: frozenset[str] = frozenset(MATCH_FIELDS)
     ignore_query: frozenset[str] = frozenset()
     ignore_json: frozenset[JSONPath] = frozenset()
+    headers: tuple[str, ...] = ()  # header names that decide too, as written (compared lower-case)
 
     @classmethod
     def parse(
-        cls, match_on: str | None, ignore_query: Iterable[str] = (), ignore_json: Iterable[str] = ()
+        cls,
+        match_on: str | None,
+        ignore_query: Iterable[str] = (),
+        ignore_json: Iterable[str] = (),
+        option: str = "--match-on",
     ) -> MatchPolicy:
-        """Build from `method,path,query,body` style text; unknown fields are a usage error."""
+        """Build from `method,path,query,body,header:If-None-Match` style text: the list replaces the
+        default (as vcrpy's match_on does); unknown fields and nameless headers are a usage error."""
         fields = frozenset(MATCH_FIELDS)
+        headers: tuple[str, ...] = ()
         if match_on:
-            fields = frozenset(part.strip() for part in match_on.split(",") if part.strip())
+            parts = [part.strip() for part in match_on.split(",") if part.strip()]
+            named = [part for part in parts if part[: len(HEADER_PREFIX)].lower() == HEADER_PREFIX]
+            headers = _header_names(named, option)
+            fields = frozenset(parts) - set(named)
             unknown = sorted(fields - set(MATCH_FIELDS))
             if unknown:
                 raise UsageError(
-                    f"--match-on: unknown field {unknown[0]!r}; expected some of {', '.join(MATCH_FIELDS)}"
+                    f"{option}: unknown field {unknown[0]!r}; expected some of {', '.join(MATCH_FIELDS)} "
+                    "or header:NAME"
                 )
         paths = frozenset(json_path(written, "--match-ignore-json", UsageError) for written in ignore_json)
-        return cls(on=fields, ignore_query=frozenset(ignore_query), ignore_json=paths)
+        return cls(on=fields, ignore_query=frozenset(ignore_query), ignore_json=paths, headers=headers)
 
     def joined(self, other: MatchPolicy) -> MatchPolicy:
         """This policy ignoring what `other` ignores too (the config's `match` table plus the flags)."""
@@ -59,6 +74,19 @@ class MatchPolicy:
             ignore_query=self.ignore_query | other.ignore_query,
             ignore_json=self.ignore_json | other.ignore_json,
         )
+
+
+def _header_names(written: list[str], option: str) -> tuple[str, ...]:
+    """The names of `header:NAME` entries, each once whatever its case; a nameless one is refused."""
+    names: dict[str, str] = {}
+    for part in written:
+        name = part[len(HEADER_PREFIX) :].strip()
+        if not HEADER_NAME.fullmatch(name):
+            raise UsageError(
+                f"{option}: {part!r} names no header; write header:NAME, e.g. header:If-None-Match"
+            )
+        names.setdefault(name.lower(), name)
+    return tuple(names.values())
 
 
 def json_path(written: str, where: str, error: type[Exception]) -> JSONPath:
@@ -128,9 +156,30 @@ def without_paths(value: JSONValue, paths: frozenset[JSONPath], at: JSONPath = (
     return value
 
 
+def header_meaning(request: Request, name: str) -> str | None:
+    """A header's value as a match compares it: every occurrence, in order, joined as HTTP joins them
+    (the name without regard to case); None when the request has no such header, which is not ""."""
+    wanted = name.lower()
+    values = [value.strip() for key, value in request.headers if key.lower() == wanted]
+    return ", ".join(values) if values else None
+
+
+def _header_differences(recorded: Request, incoming: Request, policy: MatchPolicy) -> list[Difference]:
+    found = []
+    for name in policy.headers:
+        expected, sent = header_meaning(recorded, name), header_meaning(incoming, name)
+        if expected != sent:
+            found.append(Difference(f"header.{name}", _shown(expected), _shown(sent)))
+    return found
+
+
+def _shown(value: str | None) -> str:
+    return ABSENT if value is None else repr(value) if value == "" else value
+
+
 def request_key(request: Request, policy: MatchPolicy) -> RequestKey:
     """Reduce a request to the parts that decide which recording answers it."""
-    parts: list[Hashable] = []
+    parts: list[Hashable] = [header_meaning(request, name) for name in policy.headers]
     if "method" in policy.on:
         parts.append(request.method.upper())
     if "path" in policy.on:
@@ -143,7 +192,8 @@ def request_key(request: Request, policy: MatchPolicy) -> RequestKey:
 
 
 def differences(recorded: Request, incoming: Request, policy: MatchPolicy) -> list[Difference]:
-    """Every difference that matters under the policy, in a stable order: method, path, query, body."""
+    """Every difference that matters under the policy, in a stable order: method, path, query, body,
+    then the named headers."""
     found: list[Difference] = []
     if "method" in policy.on and recorded.method.upper() != incoming.method.upper():
         found.append(Difference("method", recorded.method, incoming.method))
@@ -155,6 +205,7 @@ def differences(recorded: Request, incoming: Request, policy: MatchPolicy) -> li
         incoming, policy.ignore_json
     ):
         found.extend(_body_differences(recorded, incoming, policy.ignore_json))
+    found.extend(_header_differences(recorded, incoming, policy))
     return found
 
 
@@ -198,6 +249,7 @@ class Explainer:
         """What differs (bodies too when `bodies`), or None when the budget cannot pay for it."""
         policy = self.policy
         cost = 1 + (len(self._query) + recorded.query.count("&") + 1 if "query" in policy.on else 0)
+        cost += len(policy.headers) * (len(recorded.headers) + len(self.incoming.headers))
         # Scanning for the nearest may spend half the budget; naming their differences gets the rest.
         if self.spent + cost > (self.budget if bodies else self.budget // 2):
             return None
@@ -222,6 +274,7 @@ class Explainer:
         if bodies and "body" in policy.on and self.spent + body_cost <= self.budget:
             self.spent += body_cost
             found.extend(self._body_differences(recorded))
+        found.extend(_header_differences(recorded, incoming, policy))
         return Compared(found, unnamed)
 
     def _body_differences(self, recorded: Request) -> list[Difference]:

@@ -1,0 +1,59 @@
+"""Record mode `spy`: the recording fixtures forward to the upstream and check every exchange against
+the rules in force, writing nothing (no cassette, no journal), as `commerce-proxy spy` does. Findings go
+to the test that caused them, as in every mode: strict fails it on an error, the summary lists them."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+
+from proxy.app.recording import RecordSettings
+from proxy.core.model.links import without_credentials
+from proxy.errors import CommerceProxyError
+from proxy.pytest_plugin.state import STATE, PluginState, Served, fail
+
+if TYPE_CHECKING:
+    from proxy.server.serving import Servable
+
+Serving = Callable[[PluginState, Served, Callable[[], "Servable"]], AbstractContextManager[str]]
+
+
+@contextmanager
+def spying(request: pytest.FixtureRequest, serving: Serving) -> Iterator[str]:
+    """A spying proxy in front of the upstream for this test (or module), served by `serving`."""
+    from proxy.server.record import create_record_app
+
+    state = request.config.stash[STATE]
+    upstream = request.getfixturevalue("commerce_upstream")
+    if not upstream:
+        fail(
+            f"{request.node.nodeid}: record mode spy needs an upstream to check: --commerce-upstream URL, "
+            "commerce_upstream in the ini file, --commerce-sandbox, or a commerce_upstream fixture"
+        )
+    try:
+        engine = state.engine()
+        state.baseline()
+        shown, authorization = without_credentials(str(upstream))
+        settings = RecordSettings(
+            upstream=shown.rstrip("/"),
+            upstream_authorization=authorization,
+            cassette=None,  # nothing is written
+            redaction=engine.project.redaction,
+            rules=engine.ruleset,
+            rule_config=engine.project.config,
+            ca_bundle=state.ca_bundle,
+        )
+        app = create_record_app(settings)
+    except CommerceProxyError as error:
+        fail(f"{request.node.nodeid}: {error}")
+    served = state.served(Path("nothing"), f"spying on {shown}, writing")  # "..., writing nothing"
+    live = app.recording.live
+    if live is not None:  # the plugin shows each finding once, in its summary or the failure
+        live.listeners.append(served.findings.extend)
+        live.logged = False
+    with serving(state, served, lambda: app) as url:
+        yield url

@@ -1,0 +1,76 @@
+"""Which mode the plugin runs in, wherever a mode is asked for: CI=true means replay, whatever the command
+line, the ini file, its addopts or PYTEST_ADDOPTS ask; only CI's own COMMERCE_PROXY_CI_MODE opts a CI
+job into spy. Real pytest sessions (pytester), read from the report header the user sees."""
+
+from __future__ import annotations
+
+import itertools
+import re
+
+import pytest
+
+SOURCES = ("cli", "ini", "addopts", "PYTEST_ADDOPTS")
+ASKED = [(None, None), *itertools.product(SOURCES, ("all", "spy", "none"))]
+OPT_INS = (None, "spy", "none")
+
+
+def expected_mode(ci: bool, asked: str | None, opt_in: str | None) -> str:
+    if ci:
+        return opt_in or "none"
+    return asked or "once"
+
+
+@pytest.mark.parametrize(
+    ("ci", "source", "asked", "opt_in"),
+    [
+        (ci, source, asked, opt_in)
+        for ci, (source, asked), opt_in in itertools.product((False, True), ASKED, OPT_INS)
+    ],
+)
+def test_the_effective_mode(
+    suite: pytest.Pytester,
+    monkeypatch: pytest.MonkeyPatch,
+    ci: bool,
+    source: str | None,
+    asked: str | None,
+    opt_in: str | None,
+) -> None:
+    monkeypatch.delenv("PYTEST_ADDOPTS", raising=False)
+    monkeypatch.delenv("COMMERCE_PROXY_CI_MODE", raising=False)
+    if ci:
+        monkeypatch.setenv("CI", "true")
+    if opt_in is not None:
+        monkeypatch.setenv("COMMERCE_PROXY_CI_MODE", opt_in)
+    ini = "[pytest]\nasyncio_mode = auto\nasyncio_default_fixture_loop_scope = function\n"
+    arguments = ["-p", "no:cacheprovider"]
+    if source == "cli":
+        arguments.append(f"--commerce-record-mode={asked}")
+    elif source == "ini":
+        ini += f"commerce_record_mode = {asked}\n"
+    elif source == "addopts":
+        ini += f"addopts = --commerce-record-mode={asked}\n"
+    elif source == "PYTEST_ADDOPTS":
+        monkeypatch.setenv("PYTEST_ADDOPTS", f"--commerce-record-mode={asked}")
+    suite.makeini(ini)
+    suite.makepyfile(test_nothing="def test_nothing():\n    pass\n")
+    result = suite.runpytest_inprocess(*arguments, "--co", "-v")
+    header = re.search(r"^commerce-proxy: record mode (\w+)", result.stdout.str(), re.MULTILINE)
+    assert header is not None, result.stdout.str()
+    assert header[1] == expected_mode(ci, asked, opt_in)
+    overruled = ci and asked is not None and asked != expected_mode(ci, asked, opt_in)
+    assert (f"(CI=true: record mode {asked} not used)" in result.stdout.str()) is overruled
+
+
+@pytest.mark.parametrize("opt_in", ["all", "once", "new_episodes", "SPY ME"])
+def test_a_ci_opt_in_that_would_record_is_refused_in_one_line(
+    suite: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, opt_in: str
+) -> None:
+    monkeypatch.setenv("CI", "true")
+    monkeypatch.setenv("COMMERCE_PROXY_CI_MODE", opt_in)
+    suite.makepyfile(test_nothing="def test_nothing():\n    pass\n")
+    result = suite.runpytest_subprocess("-p", "no:cacheprovider")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    errors = [line for line in result.stderr.lines if line.strip()]
+    assert errors == [
+        f"ERROR: COMMERCE_PROXY_CI_MODE={opt_in!r}: expected one of none, spy (a CI run never records)"
+    ]
