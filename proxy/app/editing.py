@@ -36,7 +36,8 @@ def editable(path: Path, drop_comments: bool) -> Editable:
 
 
 def redacted(cassette: Cassette, policy: RedactionPolicy) -> Cassette:
-    return Cassette(tuple(redact_exchange(item, policy) for item in cassette.exchanges), cassette.upstream)
+    exchanges = tuple(redact_exchange(item, policy) for item in cassette.exchanges)
+    return Cassette(exchanges, cassette.upstream, cassette.confirmed_at)
 
 
 @dataclass(frozen=True, slots=True)

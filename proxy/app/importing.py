@@ -3,7 +3,6 @@ recording before anything is written, saved, and checked against the rules."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,6 +14,7 @@ from proxy.core.interchange.imports import Imported, assemble
 from proxy.core.model.withheld import withheld_in
 from proxy.core.redaction.policy import RedactionPolicy
 from proxy.core.rules.findings import Severity, severity_counts
+from proxy.store import clock
 from proxy.store.rule_files import Engine
 from proxy.store.saving import save_cassette
 
@@ -38,7 +38,7 @@ def import_cassette(
     policy: RedactionPolicy,
 ) -> Imports:
     """Gather `items` (those of origin `wanted`, or the only origin) into `output`, redacted."""
-    result = assemble(items, source, wanted, time.time())
+    result = assemble(items, source, wanted, clock.now())
     cassette = redacted(result.cassette, policy)
     save_cassette(output, cassette)
     reasons = [reason for exchange in cassette.exchanges if (reason := withheld_in(exchange))]

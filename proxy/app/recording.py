@@ -9,13 +9,13 @@ from __future__ import annotations
 import logging
 import os
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
 
 from proxy.core.cassette.document import Cassette
 from proxy.core.drift.origins import Origins
 from proxy.core.drift.pairing import keep_unchanged
+from proxy.core.model.confirmation import confirmation
 from proxy.core.model.exchange import Exchange
 from proxy.core.model.links import credential_parts, origin_of
 from proxy.core.model.withheld import WITHHELD_HEADER, withheld_in
@@ -27,6 +27,8 @@ from proxy.core.rules.engine import Checker, LiveChecker, LiveChecking
 from proxy.core.rules.findings import FindingsLog
 from proxy.core.rules.ruleset import RuleSet
 from proxy.errors import CommerceProxyError, JournalError, UsageError
+from proxy.store import clock
+from proxy.store.clock import now
 from proxy.store.files import load_cassette, read_cassette_file
 from proxy.store.journal import JournalMode, JournalWriter, is_locked, journal_path, read_journal
 from proxy.store.rule_files import RuleSource
@@ -171,7 +173,9 @@ class RecordingSession:
                 new = keep_unchanged(self.previous.exchanges, new, self.settings.match, origins)
             try:  # the journal says which file absorbs it before that file replaces the cassette
                 with folder_lock(self.settings.cassette):  # the lock every writer of the cassette takes
-                    cassette = Cassette(self._base_now().exchanges + new, upstream)
+                    base = self._base_now()
+                    exchanges = base.exchanges + new
+                    cassette = Cassette(exchanges, upstream, self._confirmed_at(base, exchanges))
                     save_cassette(self.settings.cassette, cassette, self._seal)
             except CommerceProxyError as error:
                 raise CommerceProxyError(
@@ -182,6 +186,14 @@ class RecordingSession:
         if cassette is None:  # nothing recorded: no empty folder is left for a cassette never written
             remove_made_folders(self._made)
         return cassette
+
+    def _confirmed_at(self, base: Cassette, exchanges: tuple[Exchange, ...]) -> str | None:
+        """`--mode all` sent every request of the cassette again, so it confirms all it keeps (an
+        unchanged answer keeps its old entry): today, when that is later than their recording. Adding
+        episodes confirms nothing old: the cassette keeps the date it had."""
+        if self.settings.mode == "all":
+            return confirmation(exchanges, now())
+        return base.confirmed_at
 
     def _base_now(self) -> Cassette:
         """What the recording adds to, read again under the lock: an edit made while it ran is kept."""
@@ -204,7 +216,7 @@ class RecordingSession:
 def now_stamp() -> str:
     """The current time as the service writes it (ISO 8601, microseconds, Z): an exchange's
     recorded_at, whoever records it (record, replay --check, verify)."""
-    return datetime.now(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
+    return clock.now_stamp()
 
 
 def prepare_base(settings: RecordSettings, made: list[Path] | None = None) -> Cassette:

@@ -18,17 +18,19 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from proxy.app.recording import now_stamp
 from proxy.core.cassette.document import Cassette
 from proxy.core.drift.compare import compare_exchanges
 from proxy.core.drift.origins import Origins
 from proxy.core.drift.verification import Verification, Verified
+from proxy.core.model.confirmation import confirmation
 from proxy.core.model.exchange import Exchange, Request, Response, with_header
 from proxy.core.redaction.policy import PLACEHOLDER, RedactionPolicy
 from proxy.core.redaction.redact import is_token_request, placeholder_credential, redact_exchange
 from proxy.core.rules.engine import Checker
 from proxy.core.rules.findings import Finding
 from proxy.errors import UsageError
+from proxy.store import clock
+from proxy.store.clock import now_stamp
 from proxy.store.files import load_cassette
 from proxy.store.rule_files import Engine
 from proxy.store.saving import save_cassette
@@ -131,35 +133,83 @@ async def _live(recorded: Exchange, send: Send, policy: RedactionPolicy, token: 
     return replace(live, request=request)
 
 
-def update_cassettes(cassettes: Sequence[tuple[Path, Cassette]], verification: Verification) -> list[Path]:
+@dataclass(frozen=True, slots=True)
+class Updated:
+    """What `--update` did to one cassette: how many drifted answers it wrote, the `confirmed_at` it
+    wrote (None: unchanged), and why its recordings are not confirmed (None: they are)."""
+
+    path: Path
+    replaced: int
+    confirmed_at: str | None
+    unconfirmed: str | None
+
+
+def update_cassettes(cassettes: Sequence[tuple[Path, Cassette]], verification: Verification) -> list[Updated]:
     """Write each drifted exchange's live answer into its cassette (atomically); every other exchange
-    stays as it was. The cassettes written.
+    stays as it was. A cassette whose every exchange was re-sent (the token request aside) now holds
+    what the service answers: that confirms it, and its `confirmed_at` becomes today (when later than
+    its recordings; `proxy.core.model.confirmation`), which `max_age` counts.
 
     A verification takes a while, and the cassette may be edited meanwhile: under the cassette's lock it
     is read again, and a drifted exchange is replaced only where it still is what was verified; the
-    others, and every edit made meanwhile, are kept (an exchange edited meanwhile is left as edited)."""
-    written: list[Path] = []
+    others, and every edit made meanwhile, are kept (an exchange edited meanwhile is left as edited),
+    and a cassette edited meanwhile is not confirmed."""
+    updated: list[Updated] = []
     for path, cassette in cassettes:
-        drifted = {
-            result.index: result.live
-            for result in verification.results
-            if result.cassette == str(path) and result.drifted and result.live is not None
-        }
-        if not drifted:
-            continue
+        mine = [result for result in verification.results if result.cassette == str(path)]
+        drifted = {result.index: result.live for result in mine if result.drifted and result.live is not None}
+        unconfirmed = _not_confirmed(cassette, mine)
         with folder_lock(path):
             current = load_cassette(path).cassette
             exchanges = list(current.exchanges)
-            changed = False
+            replaced = 0
             for index, live in drifted.items():
                 if index < len(exchanges) and exchanges[index] == cassette.exchanges[index]:
                     exchanges[index] = live
-                    changed = True
+                    replaced += 1
                 else:
                     log.warning(
                         "%s: exchange %d was changed while it was verified; left as it is", path, index
                     )
-            if changed:
-                save_cassette(path, Cassette(tuple(exchanges), current.upstream))
-                written.append(path)
-    return written
+            if unconfirmed is None and current.exchanges != cassette.exchanges:
+                unconfirmed = "it was changed while it was verified"
+            confirmed_at = current.confirmed_at
+            if unconfirmed is None:
+                confirmed_at = confirmation(exchanges, clock.now())
+            if replaced or confirmed_at != current.confirmed_at:
+                save_cassette(path, Cassette(tuple(exchanges), current.upstream, confirmed_at))
+            new_date = confirmed_at if confirmed_at != current.confirmed_at else None
+            updated.append(Updated(path, replaced, new_date, unconfirmed))
+    return updated
+
+
+def _not_confirmed(cassette: Cassette, results: list[Verified]) -> str | None:
+    """Why verifying did not confirm every recording of the cassette (some were not re-sent), or None."""
+    reasons: dict[str, int] = {}
+    for result in results:
+        exchange = cassette.exchanges[result.index]
+        if result.live is None and not is_token_request(exchange.request):
+            reason = result.skipped or "not re-sent"
+            reasons[reason] = reasons.get(reason, 0) + 1
+    if not reasons:
+        return None
+    count = sum(reasons.values())
+    return f"{count} exchange{'s' if count != 1 else ''} not re-sent ({'; '.join(reasons)})"
+
+
+def update_lines(updated: Updated) -> list[str]:
+    """What `verify --update` says it did to one cassette."""
+    lines = []
+    if updated.replaced:
+        lines.append(f"commerce-proxy: updated {updated.path} with the live answers that drifted")
+    if updated.confirmed_at is not None:
+        lines.append(
+            f"commerce-proxy: {updated.path}: every recording confirmed: "
+            f"confirmed_at {updated.confirmed_at}, which max_age counts from"
+        )
+    if updated.unconfirmed is not None:
+        lines.append(
+            f"commerce-proxy: {updated.path}: not confirmed, so max_age still counts from each recorded_at: "
+            f"{updated.unconfirmed}"
+        )
+    return lines

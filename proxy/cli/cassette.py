@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
-import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -49,6 +48,7 @@ from proxy.core.editing.selection import FIELDS_HELP as SELECTION_FIELDS
 from proxy.core.redaction.redact import RedactionPolicy
 from proxy.core.rules.findings import Finding
 from proxy.errors import UsageError
+from proxy.store import clock
 from proxy.store.files import Editable, load_cassette, load_for_edit
 from proxy.store.saving import save_cassette
 from proxy.store.writing import folder_lock
@@ -323,7 +323,7 @@ def _edit_one(arguments: argparse.Namespace, change: Callable[[Any], Any], what:
     [index] = checked_indexes(editable.cassette, [arguments.index])
     exchanges = list(editable.cassette.exchanges)
     exchanges[index] = change(exchanges[index])
-    edited = Cassette(tuple(exchanges), editable.cassette.upstream)
+    edited = Cassette(tuple(exchanges), editable.cassette.upstream, editable.cassette.confirmed_at)
     originals = [(arguments.path, editable.cassette)]
     return _write(
         arguments, engine, [(arguments.path, edited)], originals, f"{arguments.path}: #{index}: {what}"
@@ -335,7 +335,7 @@ def run_set(arguments: argparse.Namespace) -> int:
     value = parse_value(arguments.value, arguments.string)
     return _edit_one(
         arguments,
-        lambda exchange: set_field(exchange, arguments.field, value, time.time()),
+        lambda exchange: set_field(exchange, arguments.field, value, clock.now()),
         f"set {arguments.field} to {json.dumps(value, ensure_ascii=False)}",
     )
 

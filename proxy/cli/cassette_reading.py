@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -17,12 +16,14 @@ from proxy.cli.output import say, write_document
 from proxy.core.cassette.document import Cassette, exchange_to_document, json_bodies_as_text
 from proxy.core.editing.edits import checked_indexes
 from proxy.core.editing.selection import ExpressionError, Selection, Subject, parse_selection
+from proxy.core.model.exchange import Exchange
 from proxy.core.reports.columns import table
 from proxy.core.reports.escaping import json_text, visible
 from proxy.core.reports.yaml_text import yaml_text
 from proxy.core.rules.findings import Finding
 from proxy.core.rules.freshness import Freshness, MaxAge
 from proxy.errors import RuleFileError, UsageError
+from proxy.store import clock
 from proxy.store.files import cassette_files, load_cassette
 from proxy.store.rule_files import Engine
 
@@ -134,13 +135,18 @@ def _table(arguments: argparse.Namespace, selection: Selection | None) -> int:
             range(len(cassette.exchanges)) if selection is None else selected(selection, cassette, found)
         )
         if freshness is not None:
-            picked = [index for index in picked if freshness.overdue(cassette.exchanges[index].recorded_at)]
+            picked = [index for index in picked if _overdue(freshness, cassette.exchanges[index])]
         rows.extend(_rows(path, cassette, found, picked))
     if arguments.format == "json":
         write_document(json.dumps({"exchanges": rows}, indent=2) + "\n")
     elif rows or selection is None:
         _print_rows(rows, len(files) > 1, dated=freshness is not None)
     return 0 if rows or selection is None else 1
+
+
+def _overdue(freshness: Freshness, exchange: Exchange) -> bool:
+    """Whether the exchange is older than max_age, counting its cassette's last confirmation."""
+    return freshness.overdue(exchange.recorded_at, exchange.confirmed_at) is not None
 
 
 def _staleness(arguments: argparse.Namespace, engine: Engine) -> Freshness | None:
@@ -151,7 +157,7 @@ def _staleness(arguments: argparse.Namespace, engine: Engine) -> Freshness | Non
     config = engine.project.config
     if written:
         try:
-            return Freshness(MaxAge.parse(written, "--stale"), config.now or time.time())
+            return Freshness(MaxAge.parse(written, "--stale"), config.now or clock.now())
         except RuleFileError as error:
             raise UsageError(str(error)) from None
     freshness = config.freshness()

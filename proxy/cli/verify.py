@@ -89,7 +89,7 @@ def run(arguments: argparse.Namespace) -> int:
     it refused (`Verification.refused`)."""
     import asyncio
 
-    from proxy.app.verify import VerifyOptions, update_cassettes, verify
+    from proxy.app.verify import VerifyOptions, update_cassettes, update_lines, verify
     from proxy.cli.inputs import checked_upstream, load_engine, redaction_from
     from proxy.core.drift.verification import verify_json, verify_junit, verify_markdown, verify_text
     from proxy.store.files import cassette_paths, load_cassette
@@ -136,8 +136,9 @@ def run(arguments: argparse.Namespace) -> int:
         write_atomically(arguments.output, report, "the report")
         say(f"commerce-proxy: wrote {arguments.output}", err=True)
     if arguments.update:
-        for path in update_cassettes(cassettes, verification):
-            say(f"commerce-proxy: updated {path} with the live answers that drifted", err=True)
+        for updated in update_cassettes(cassettes, verification):
+            for line in update_lines(updated):
+                say(line, err=True)
         return 0
     return 1 if verification.failed(arguments.strict) else 0
 

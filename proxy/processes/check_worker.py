@@ -25,7 +25,6 @@ import select
 import struct
 import subprocess
 import sys
-import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import asdict
@@ -39,6 +38,7 @@ from proxy.core.model.exchange import Exchange
 from proxy.core.reports.escaping import visible
 from proxy.core.rules.engine import Checker, LiveChecker, report_findings
 from proxy.core.rules.findings import Finding, FindingsLog
+from proxy.store import clock
 from proxy.store.journal import journal_line, parse_json_line
 from proxy.store.rule_files import RuleSource
 
@@ -230,7 +230,7 @@ def serve_checks(source: RuleSource, inbox: BinaryIO, answers: BinaryIO) -> None
         (size,) = FRAME.unpack(header)
         message = parse_json_line(inbox.read(size))
         sequence = message["seq"]
-        exchange = exchange_from_document(message["exchange"], ("exchange",), time.time())
+        exchange = exchange_from_document(message["exchange"], ("exchange",), clock.now())
         findings = [finding.to_json() for finding in checker.check(exchange, sequence)]
         payload = orjson.dumps([sequence, findings])
         answers.write(FRAME.pack(len(payload)) + payload)

@@ -12,7 +12,6 @@ ordinary way, so a cassette loads the same either way.
 from __future__ import annotations
 
 import os
-import time
 from collections.abc import Iterator
 from typing import BinaryIO
 
@@ -20,6 +19,7 @@ from proxy.core.cassette.document import FORMAT_KEY, FORMAT_VERSION, NotStreamed
 from proxy.core.cassette.plain_items import CassetteItems
 from proxy.core.model.exchange import Exchange
 from proxy.processes.forked import ChildFailed, Forked
+from proxy.store import clock
 from proxy.store.parse_cache import CachedExchanges, closing_line, entry_line
 
 SMALLEST_SPLIT = 4 * 1024 * 1024  # bytes of YAML; below this a fork costs more than it saves
@@ -72,13 +72,14 @@ class SecondHalf:
         wrong."""
         return PATIENCE_S + 2 * took * (1 - self.share) / self.share
 
-    def exchanges(self, patience: float) -> Iterator[tuple[bytes, Exchange]]:
-        """The child's exchanges with their parse cache lines, each as soon as the child has written it;
+    def exchanges(self, patience: float, confirmed_at: str | None = None) -> Iterator[tuple[bytes, Exchange]]:
+        """The child's exchanges with their parse cache lines, each as soon as the child has written it
+        (`confirmed_at`: the cassette's, read by this process before the list);
         NotStreamed when it could not read its half, or is not done `patience` seconds from now, and
         ValueError if its output is damaged. Those given before either come from its clean part."""
         try:
             followed = _Followed(self.child.lines(patience))
-            yield from CachedExchanges(followed).with_lines()  # type: ignore[arg-type]  # reads lines only
+            yield from CachedExchanges(followed, confirmed_at).with_lines()  # type: ignore[arg-type]  # reads lines only
         except (ChildFailed, OSError):  # `stop` kills it; OSError: the temporary file, not the cassette
             raise NotStreamed from None
 
@@ -93,7 +94,7 @@ def _read_into(fd: int, split: int, size: int, output: BinaryIO) -> None:
     header = f"{FORMAT_KEY}: {FORMAT_VERSION}\nexchanges:\n".encode()
     items = CassetteItems(_Range(fd, split, size, header), size, "exchanges")
     count = 0
-    now = time.time()
+    now = clock.now()
     for top, item in items:
         output.write(entry_line(streamed_exchange(top, item, count, now)))
         count += 1

@@ -14,7 +14,7 @@ from collections.abc import Awaitable
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit, urlunsplit
 
-from proxy.app.recording import RecordingSession, now_stamp
+from proxy.app.recording import RecordingSession
 from proxy.app.recording import RecordSettings as RecordSettings
 from proxy.core.model.bodies import body_from_bytes, dump_json, error_document
 from proxy.core.model.exchange import Exchange, Request, Response, without_headers
@@ -35,6 +35,7 @@ from proxy.server.convert import ADMIN_PREFIX, core_request
 from proxy.server.replay import MAX_REQUEST_BYTES
 from proxy.server.upstream import UpstreamError, UpstreamPool
 from proxy.server.wire import Incoming, Outgoing, Reply, WireServer, json_answer
+from proxy.store.clock import now_stamp
 
 log = logging.getLogger(__name__)
 # An exchange this large is redacted on a thread: its secrets are searched in time linear in its size,

@@ -15,7 +15,6 @@ import time
 from collections.abc import Awaitable
 from dataclasses import replace
 
-from proxy.app.recording import now_stamp
 from proxy.app.replay_setup import ReplayOptions
 from proxy.core.model.bodies import error_document
 from proxy.core.model.exchange import Exchange, Request
@@ -49,6 +48,7 @@ from proxy.server.wire import (
     WireServer,
     json_answer,
 )
+from proxy.store.clock import now_stamp
 from proxy.store.saving import write_atomically
 
 log = logging.getLogger(__name__)
@@ -168,9 +168,12 @@ class Replayer:
         assert self.live is not None
         if any(name == NO_MATCH_HEADER for name, _ in answer.headers):
             return
-        # A recorded answer is as old as its recording (what the max_age rule judges); a simulated one, new.
+        # A recorded answer is as old as its recording, or its cassette's last confirmation (what the
+        # max_age rule judges); a simulated one, new.
         recorded_at = recording.exchange.recorded_at if recording is not None else now_stamp()
-        exchange = redact_exchange(Exchange(core, core_response(answer), recorded_at), chosen.redaction)
+        confirmed_at = recording.exchange.confirmed_at if recording is not None else None
+        served = Exchange(core, core_response(answer), recorded_at, confirmed_at=confirmed_at)
+        exchange = redact_exchange(served, chosen.redaction)
         if recording is None:
             index, cassette = self.simulated, SIMULATED
             self.simulated += 1

@@ -21,13 +21,13 @@ from typing import Any, BinaryIO
 
 import yaml
 
+from proxy.core.cassette.comments import comment_line
 from proxy.core.cassette.document import (
     Cassette,
     NotStreamed,
-    comment_line,
     parse_cassette,
     streamed_exchange,
-    streamed_upstream,
+    streamed_top,
 )
 from proxy.core.cassette.plain_items import CassetteItems
 from proxy.core.cassette.safe_yaml import NotStreamable
@@ -35,6 +35,7 @@ from proxy.core.model.exchange import Exchange
 from proxy.errors import CassetteFormatError, CommerceProxyError, JournalError
 from proxy.processes import second_half
 from proxy.processes.second_half import SecondHalf
+from proxy.store import clock
 from proxy.store.journal import (
     JOURNAL_SUFFIX,
     NotRegularFile,
@@ -79,9 +80,9 @@ def read_cassette_file(path: Path) -> Cassette:
         state = file_state(path)
         cassette = cached_cassette(path, state)
         if cassette is None:
-            upstream: list[str | None] = []
-            exchanges = tuple(_streamed_from_yaml(path, state, 0, upstream))
-            cassette = Cassette(exchanges, upstream[0])
+            top: list[Cassette] = []
+            exchanges = tuple(_streamed_from_yaml(path, state, 0, top))
+            cassette = Cassette(exchanges, top[0].upstream, top[0].confirmed_at)
     finally:
         if collecting:
             gc.enable()
@@ -91,7 +92,7 @@ def read_cassette_file(path: Path) -> Cassette:
 def _parsed_whole(path: Path, state: os.stat_result | None) -> Cassette:
     """The whole-document parse, which reports any problem with its line; its result is cached."""
     raw = _file_bytes(path)
-    cassette = parse_cassette(_text_of(raw, path), str(path), time.time())
+    cassette = parse_cassette(_text_of(raw, path), str(path), clock.now())
     remember_cassette(path, raw, state, cassette)
     return cassette
 
@@ -191,6 +192,7 @@ def _load_with_journal(path: Path, journal: Path) -> Loaded | None:
     merged = Cassette(
         exchanges=base.exchanges + contents.exchanges,
         upstream=base.upstream or contents.upstream,
+        confirmed_at=base.confirmed_at,
     )
     if locked:
         note = f"{path}: being recorded right now; read {count} journaled exchanges as well"
@@ -296,13 +298,14 @@ def _streamed_from_yaml(
     path: Path,
     state: os.stat_result | None,
     skip: int,
-    upstream: list[str | None] | None = None,
+    found_top: list[Cassette] | None = None,
     share: float = second_half.SHARE,
 ) -> Iterator[Exchange]:
     """The YAML's exchanges from number `skip` on, read item by item while the cache entry is written
-    (about as fast as the whole-document parse, in memory for one item); the cassette's upstream is
-    added to `upstream` at the end. A large file is split at `share` of it: a child reads the rest,
-    whose exchanges are given as it writes them (`stream_cassette` reads less here: it checks each)."""
+    (about as fast as the whole-document parse, in memory for one item); the cassette's own fields
+    (upstream, confirmed_at) are added to `found_top` at the end. A large file is split at `share` of
+    it: a child reads the rest, whose exchanges are given as it writes them (`stream_cassette` reads
+    less here: it checks each)."""
     index = 0
     writer = EntryWriter.start(path, state)
     second: SecondHalf | None = None
@@ -312,7 +315,7 @@ def _streamed_from_yaml(
                 raise NotStreamed
             stream.seek(0)
             size = state.st_size if state else 0
-            started, now = time.monotonic(), time.time()
+            started, now = time.monotonic(), clock.now()
             second = SecondHalf.start(stream.fileno(), size, share)  # a child reads the rest meanwhile
             hashing = _Hashing(stream, second.split if second is not None else None)
             items = CassetteItems(hashing, size, "exchanges")
@@ -324,26 +327,26 @@ def _streamed_from_yaml(
                     yield exchange
                 index += 1
             top = items.top
+            found = streamed_top(top)
             if second is not None:
                 if not isinstance(top, dict) or list(top)[-1:] != ["exchanges"]:
                     raise NotStreamed  # the split was not inside the list: read the file whole
                 hashing.rest()
                 patience = second.patience(time.monotonic() - started)
-                for line, exchange in second.exchanges(patience):
+                for line, exchange in second.exchanges(patience, found.confirmed_at):
                     if writer is not None:
                         writer.add(exchange, line)
                     if index >= skip:
                         yield exchange
                     index += 1
-            found = streamed_upstream(top)
         if writer is not None:
-            writer.finish(hashing.digest.hexdigest(), found)
+            writer.finish(hashing.digest.hexdigest(), found.upstream, found.confirmed_at)
     except (NotStreamable, NotStreamed, yaml.YAMLError, ValueError):
         if writer is not None:
             writer.abandon()
         # The whole-document parse reports any problem with its line, or reads what streaming does not.
         cassette = _parsed_whole(path, state)
-        found = cassette.upstream
+        found = cassette
         yield from cassette.exchanges[max(index, skip) :]
     except OSError as error:  # the file could not be read to its end
         if writer is not None:
@@ -356,8 +359,8 @@ def _streamed_from_yaml(
     finally:
         if second is not None:
             second.stop()
-    if upstream is not None:
-        upstream.append(found)
+    if found_top is not None:
+        found_top.append(found)
 
 
 class _Hashing:
@@ -419,7 +422,7 @@ def load_for_edit(path: Path) -> Editable:
     state = file_state(path)
     raw = _file_bytes(path)
     text = _text_of(raw, path)
-    cassette = cached_cassette(path, state) or parse_cassette(text, str(path), time.time())
+    cassette = cached_cassette(path, state) or parse_cassette(text, str(path), clock.now())
     return Editable(path, cassette, text, comment_line(text))
 
 

@@ -17,7 +17,6 @@ import fcntl
 import hashlib
 import os
 import stat
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO, Literal
@@ -27,6 +26,7 @@ from proxy.core.model.bodies import dump_json, loads_exact
 from proxy.core.model.domain import exchange_problem, upstream_problem
 from proxy.core.model.exchange import Exchange
 from proxy.errors import CassetteFormatError, JournalError, NotRecordable, UsageError
+from proxy.store import clock
 from proxy.store.writing import open_folder, refuse_unwritable
 
 JOURNAL_SUFFIX = ".journal"
@@ -251,7 +251,7 @@ def read_journal(path: Path) -> JournalContents:
         raise JournalError(f"{path}:1: unknown journal mode {mode!r}")
     entries: list[tuple[int, Exchange]] = []
     saved = None
-    now = time.time()  # a recording after it is outside the cassette format
+    now = clock.now()  # a recording after it is outside the cassette format
     for number, raw in enumerate(lines[1:], start=2):
         document = _parse_line(path, number, raw)
         if isinstance(document, dict) and isinstance(document.get("saved"), str) and "seq" not in document:

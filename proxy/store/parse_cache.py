@@ -33,9 +33,11 @@ import orjson
 
 from proxy.core.cassette.document import FORMAT_VERSION, Cassette
 from proxy.core.model.bodies import dump_json
+from proxy.core.model.confirmation import confirmed_at_problem
 from proxy.core.model.domain import exchange_fault, upstream_problem
 from proxy.core.model.exchange import BODY_KINDS, EMPTY_BODY, Body, Exchange, JSONFromText, Request, Response
 from proxy.errors import CommerceProxyError
+from proxy.store import clock
 from proxy.store.writing import FOLDER_FLAGS, NewFile, open_folder, write_file
 from proxy.version import __version__
 
@@ -161,7 +163,7 @@ def _stamp(state: os.stat_result) -> str:
 
 # Raised whenever the cassette reader starts refusing something it accepted: an entry written before
 # was judged by the older reader.
-READER_REVISION = 3
+READER_REVISION = 4  # 4: the key line carries the cassette's confirmed_at
 
 
 def _prefix() -> str:
@@ -178,20 +180,22 @@ def cached_cassette(path: Path, state: os.stat_result | None) -> Cassette | None
     except Exception as error:  # a damaged or foreign entry: parse the YAML instead
         log.debug("ignoring cache entry for %s: %s", path, error)
         return None
-    return Cassette(items, exchanges.upstream)
+    return Cassette(items, exchanges.upstream, exchanges.confirmed_at)
 
 
 class CachedExchanges:
-    """The exchanges of a cache entry, read one line at a time; `upstream` is known once all are read.
+    """The exchanges of a cache entry, read one line at a time; `upstream` is known once all are read,
+    the cassette's `confirmed_at` (from the key line, given to every exchange) from the start.
 
     Iterating raises ValueError (or OSError) at a damaged line, or at the end when the closing line
     is missing or its count is wrong: an entry cut short is never taken for a shorter cassette.
     """
 
-    def __init__(self, stream: BinaryIO) -> None:
+    def __init__(self, stream: BinaryIO, confirmed_at: str | None = None) -> None:
         self.stream = stream
         self.upstream: str | None = None
-        self.now = time.time()  # what a recording may not be after: an entry is judged as it is read
+        self.confirmed_at = confirmed_at
+        self.now = clock.now()  # what a recording may not be after: an entry is judged as it is read
         self._seen: dict[tuple[str, ...], tuple[tuple[str, str], ...]] = {}  # equal header sets share a tuple
 
     def __iter__(self) -> Iterator[Exchange]:
@@ -204,7 +208,7 @@ class CachedExchanges:
     def exchange(self, line: bytes) -> Exchange:
         """The exchange of one of `lines` (ValueError or TypeError when it is not one, or when a field
         is outside the domain the cassette reader holds it to: a planted entry is a miss)."""
-        exchange = _exchange_of(orjson.loads(line), self._seen)
+        exchange = _exchange_of(orjson.loads(line), self._seen, self.confirmed_at)
         fault = exchange_fault(exchange, self.now)
         if fault is not None:
             raise ValueError(f"an entry the cassette reader would refuse: {fault}")
@@ -249,16 +253,22 @@ def cached_exchanges(path: Path, state: os.stat_result | None) -> CachedExchange
         if len(key) != 2 or key[0] != _prefix() + _stamp(state):
             stream.close()
             return None
-        written, _, digest = key[1].partition(" sha256 ")
+        written, _, hashed = key[1].partition(" sha256 ")
+        digest, _, confirmed = hashed.partition(" confirmed ")
+        confirmed_at = None if confirmed == NOT_CONFIRMED else confirmed
         racy = state.st_ctime_ns > int(written) - RACY_NS
-        if racy and _file_sha256(path) != digest:
+        unusable = confirmed_at is not None and confirmed_at_problem(confirmed_at, None) is not None
+        if unusable or (racy and _file_sha256(path) != digest):
             stream.close()
             return None
     except Exception as error:  # a damaged or foreign entry: parse the YAML instead
         stream.close()
         log.debug("ignoring cache entry %s: %s", entry, error)
         return None
-    return CachedExchanges(stream)
+    return CachedExchanges(stream, confirmed_at)
+
+
+NOT_CONFIRMED = "-"
 
 
 def cached_count(path: Path, state: os.stat_result | None) -> int | None:
@@ -294,7 +304,7 @@ def remember_cassette(path: Path, raw: bytes, state: os.stat_result | None, cass
         return
     for exchange in cassette.exchanges:
         writer.add(exchange)
-    writer.finish(hashlib.sha256(raw).hexdigest(), cassette.upstream)
+    writer.finish(hashlib.sha256(raw).hexdigest(), cassette.upstream, cassette.confirmed_at)
 
 
 class EntryWriter:
@@ -343,13 +353,16 @@ class EntryWriter:
             log.debug("cannot cache %s: %s", self.entry, error)
             self.abandon()
 
-    def finish(self, sha256: str, upstream: str | None) -> None:
-        """Close the entry with its key (the YAML's SHA-256) and put it in place."""
+    def finish(self, sha256: str, upstream: str | None, confirmed_at: str | None = None) -> None:
+        """Close the entry with its key (the YAML's SHA-256, the cassette's confirmed_at) and put it in
+        place."""
         stream = self._stream
         if stream is None:
             return
         self._stream = None
-        key = f"{_prefix()}{_stamp(self.state)} written {time.time_ns()} sha256 {sha256}".encode()
+        confirmed = confirmed_at or NOT_CONFIRMED
+        stamp = _stamp(self.state)
+        key = f"{_prefix()}{stamp} written {time.time_ns()} sha256 {sha256} confirmed {confirmed}".encode()
         try:
             if len(key) >= KEY_BYTES:
                 raise OSError("the key line is too long")
@@ -430,7 +443,9 @@ def _body_entry(body: Body) -> list[object] | None:
     return [body.kind, value, body.decoded_from]
 
 
-def _exchange_of(item: list[Any], seen: dict[tuple[str, ...], tuple[tuple[str, str], ...]]) -> Exchange:
+def _exchange_of(
+    item: list[Any], seen: dict[tuple[str, ...], tuple[tuple[str, str], ...]], confirmed_at: str | None
+) -> Exchange:
     recorded_at, duration, request, response = item
     method, path, query, request_headers, request_body = request
     status, reason, response_headers, response_body = response
@@ -449,6 +464,7 @@ def _exchange_of(item: list[Any], seen: dict[tuple[str, ...], tuple[tuple[str, s
         Response(status, _headers_of(response_headers, seen), _body_of(response_body), reason),
         recorded_at,
         None if duration is None else float(duration),
+        confirmed_at,
     )
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import time
 import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -24,6 +23,7 @@ from proxy.core.replay.matching import MatchPolicy, configured_matching
 from proxy.core.rules.config import Baseline, RuleConfig
 from proxy.core.rules.ruleset import RuleSet, Sourced
 from proxy.errors import RuleFileError
+from proxy.store import clock
 from proxy.store.saving import write_atomically
 
 CONFIG_FILE = "commerce-proxy.yaml"
@@ -159,7 +159,7 @@ def load_config(explicit: Path | None, ruleset_ids: list[str], start: Path | Non
         return ProjectConfig(RuleConfig(), start or Path(os.getcwd()), None)
     document = _config_document(path)
     source = f"{path} [tool.{PYPROJECT_TABLE}]" if path.name == PYPROJECT else str(path)
-    config = RuleConfig.parse(document, source, ruleset_ids).at(time.time())
+    config = RuleConfig.parse(document, source, ruleset_ids).at(clock.now())
     table = document if isinstance(document, dict) else {}
     return ProjectConfig(
         config,

@@ -11,7 +11,6 @@ parser is C). Format 1 cassettes still load; they are written back as format 2.
 
 from __future__ import annotations
 
-import bisect
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from http import HTTPStatus
@@ -21,6 +20,7 @@ import yaml
 
 from proxy.core.cassette.safe_yaml import SafeLoader, load_yaml, yaml_problem
 from proxy.core.model.bodies import parse_json, pretty_json
+from proxy.core.model.confirmation import CONFIRMED_KEY, confirmed_at_problem
 from proxy.core.model.domain import duration_problem, exchange_fault, upstream_problem
 from proxy.core.model.exchange import EMPTY_BODY, Body, Exchange, Headers, JSONValue, Request, Response
 from proxy.errors import CassetteFormatError
@@ -59,10 +59,12 @@ _SafeDumper: type[yaml.SafeDumper] = getattr(yaml, "CSafeDumper", yaml.SafeDumpe
 
 @dataclass(frozen=True, slots=True)
 class Cassette:
-    """A recorded session: where it was recorded from and its exchanges in order of arrival."""
+    """A recorded session: where it was recorded from and its exchanges in order of arrival, and the
+    day they were last confirmed (`proxy.core.model.confirmation`), when later than their recording."""
 
     exchanges: tuple[Exchange, ...] = ()
     upstream: str | None = None
+    confirmed_at: str | None = None
 
 
 class CassetteDumper(_SafeDumper):  # type: ignore[misc,valid-type]
@@ -162,6 +164,8 @@ def cassette_to_document(cassette: Cassette) -> dict[str, Any]:
     document: dict[str, Any] = {FORMAT_KEY: FORMAT_VERSION}
     if cassette.upstream:
         document["upstream"] = cassette.upstream
+    if cassette.confirmed_at and cassette.exchanges:
+        document[CONFIRMED_KEY] = cassette.confirmed_at
     document["exchanges"] = [exchange_to_document(exchange) for exchange in cassette.exchanges]
     return document
 
@@ -260,17 +264,24 @@ def streamed_exchange(top: dict[Any, Any], item: Any, index: int, now: float | N
         raise NotStreamed  # older formats migrate whole documents
     try:
         _json_parsed_in(item, index, FORMAT_VERSION)
-        return exchange_from_document(item, ("exchanges", index), now)
+        return exchange_from_document(item, ("exchanges", index), now, _confirmed_at(top, now))
     except _DocumentError:
         raise NotStreamed from None
 
 
 def streamed_upstream(top: Any) -> str | None:
     """The upstream of a cassette read one item at a time, once its top-level mapping is complete."""
+    return streamed_top(top).upstream
+
+
+def streamed_top(top: Any) -> Cassette:
+    """The cassette-level fields (upstream, confirmed_at) of a cassette read one item at a time, once
+    its top-level mapping is complete (the exchanges are not in it)."""
     try:
-        return cassette_from_document(top).upstream
+        cassette = cassette_from_document(top)
     except _DocumentError:
         raise NotStreamed from None
+    return Cassette((), cassette.upstream, _confirmed_at(top, None))
 
 
 def cassette_from_document(document: Any, now: float | None = None) -> Cassette:
@@ -301,15 +312,26 @@ def cassette_from_document(document: Any, now: float | None = None) -> Cassette:
         items = []
     if not isinstance(items, list):
         raise _DocumentError(("exchanges",), f"expected a list, found {_kind(items)}")
-    exchanges = tuple(exchange_from_document(item, ("exchanges", i), now) for i, item in enumerate(items))
-    return Cassette(exchanges=exchanges, upstream=upstream)
+    confirmed_at = _confirmed_at(document, now)
+    exchanges = tuple(
+        exchange_from_document(item, ("exchanges", i), now, confirmed_at) for i, item in enumerate(items)
+    )
+    return Cassette(exchanges=exchanges, upstream=upstream, confirmed_at=confirmed_at)
+
+
+def _confirmed_at(document: Mapping[Any, Any], now: float | None) -> str | None:
+    """The cassette's `confirmed_at`, judged; absent in cassettes never confirmed after recording."""
+    confirmed_at = document.get(CONFIRMED_KEY)
+    if confirmed_at is not None:
+        _refuse((CONFIRMED_KEY,), confirmed_at_problem(confirmed_at, now))
+    return confirmed_at
 
 
 def exchange_from_document(
-    document: Any, path: tuple[str | int, ...] = (), now: float | None = None
+    document: Any, path: tuple[str | int, ...] = (), now: float | None = None, confirmed_at: str | None = None
 ) -> Exchange:
     """Validate and convert one exchange mapping; a field outside its domain (`exchange_fault`, judged
-    against `now`, seconds since the epoch) is refused naming its path."""
+    against `now`, seconds since the epoch) is refused naming its path. `confirmed_at`: its cassette's."""
     item = _mapping(document, path)
     recorded_at = item.get("recorded_at")
     if recorded_at is not None and not isinstance(recorded_at, str):
@@ -323,6 +345,7 @@ def exchange_from_document(
         response=_response_from(_required(item, "response", path), (*path, "response")),
         recorded_at=recorded_at,
         duration_ms=float(duration) if duration is not None else None,
+        confirmed_at=confirmed_at,
     )
     fault = exchange_fault(exchange, now)
     if fault is not None:
@@ -438,34 +461,6 @@ def _path_text(path: tuple[str | int, ...]) -> str:
             part = repr(part)  # a key holding a line break must not break the error's one line
         text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else part)
     return text or "document"
-
-
-def comment_line(text: str) -> int | None:
-    """The 1-based line of the first comment a person wrote (the format's header line aside), or None.
-
-    Rewriting a cassette drops comments, so commands that rewrite one ask before losing them.
-    """
-    text = with_current_header(text)
-    start = len(HEADER_COMMENT) if text.startswith(HEADER_COMMENT) else 0
-    if "#" not in text[start:]:
-        return None
-    try:
-        spans = [
-            (token.start_mark.index, token.end_mark.index)
-            for token in yaml.scan(text, Loader=SafeLoader)
-            if isinstance(token, yaml.ScalarToken)
-        ]
-    except yaml.YAMLError:
-        return None  # not YAML at all: loading it reports the real problem
-    spans.sort()
-    starts = [first for first, _ in spans]
-    position = text.find("#", start)
-    while position >= 0:
-        before = bisect.bisect_right(starts, position) - 1
-        if before < 0 or not spans[before][0] <= position < spans[before][1]:
-            return text.count("\n", 0, position) + 1
-        position = text.find("#", position + 1)
-    return None
 
 
 def _line_of(text: str, path: tuple[str | int, ...]) -> int | None:

@@ -116,7 +116,10 @@ def merge_cassettes(named: Sequence[tuple[str, Cassette]]) -> tuple[Cassette, in
         seen.add(identity)
         kept.append(exchange)
     upstream = next((cassette.upstream for _, cassette in named if cassette.upstream), None)
-    return Cassette(tuple(kept), upstream), len(timed) - len(kept)
+    # a confirmation dates its own cassette's exchanges: kept only when every part shares it
+    confirmed = {cassette.confirmed_at for _, cassette in named}
+    confirmed_at = confirmed.pop() if len(confirmed) == 1 else None
+    return Cassette(tuple(kept), upstream, confirmed_at), len(timed) - len(kept)
 
 
 def split_cassette(cassette: Cassette, by: SplitBy) -> dict[str, Cassette]:
@@ -128,7 +131,10 @@ def split_cassette(cassette: Cassette, by: SplitBy) -> dict[str, Cassette]:
         if key not in names:
             names[key] = _unique(_slug(key), set(names.values()))
         groups.setdefault(names[key], []).append(exchange)
-    return {name: Cassette(tuple(found), cassette.upstream) for name, found in groups.items()}
+    return {
+        name: Cassette(tuple(found), cassette.upstream, cassette.confirmed_at)
+        for name, found in groups.items()
+    }
 
 
 def _slug(text: str) -> str:
@@ -326,7 +332,7 @@ def rehost_cassette(cassette: Cassette, to: str) -> tuple[Cassette, int]:
         )
         changed += exchange_to_document(moved) != exchange_to_document(exchange)
         exchanges.append(moved)
-    return Cassette(tuple(exchanges), to.rstrip("/")), changed
+    return Cassette(tuple(exchanges), to.rstrip("/"), cassette.confirmed_at), changed
 
 
 def _rehost_body(body: Body, rewriter: OriginRewriter) -> Body:

@@ -7,7 +7,7 @@ base64 (see `proxy.core.model.bodies`).
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Literal, TypeAlias
 
 from proxy.core.model.json_text import JSONValue as JSONValue
@@ -113,6 +113,9 @@ class Exchange:
     response: Response
     recorded_at: str | None = None
     duration_ms: float | None = None
+    # Its cassette's `confirmed_at` (proxy.core.model.confirmation), given by the readers: stored once per
+    # cassette, never per exchange, and no part of what the exchange says (not compared).
+    confirmed_at: str | None = field(default=None, compare=False)
 
 
 def fresh_value(body: Body) -> JSONValue:

@@ -250,7 +250,7 @@ def _strings(value: JSONValue) -> list[str]:
 def with_messages(exchange: Exchange, request: Request, response: Response) -> Exchange:
     if request is exchange.request and response is exchange.response:
         return exchange
-    return Exchange(request, response, exchange.recorded_at, exchange.duration_ms)
+    return Exchange(request, response, exchange.recorded_at, exchange.duration_ms, exchange.confirmed_at)
 
 
 def request_with(request: Request, query: str, headers: Headers, body: Body) -> Request:

@@ -9,6 +9,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from proxy.core.model.confirmation import confirmed_seconds
 from proxy.errors import RuleFileError
 
 AGE = re.compile(r"([0-9]+(?:\.[0-9]+)?)\s*([smhdw])")
@@ -64,13 +65,16 @@ class Freshness:
     max_age: MaxAge
     now: float
 
-    def overdue(self, recorded_at: str | None) -> float | None:
-        """How old the recording is when that is more than max_age (seconds); else None, also when
-        `recorded_at` is missing or not a time (its age is unknown, so it is not judged)."""
+    def overdue(self, recorded_at: str | None, confirmed_at: str | None = None) -> float | None:
+        """How long ago the recording was last known true, when that is more than max_age (seconds):
+        since the later of `recorded_at` and its cassette's `confirmed_at` (re-recording, or a clean
+        `verify --update`, confirms what did not change); else None, also when `recorded_at` is
+        missing or not a time (its age is unknown, so it is not judged)."""
         recorded = epoch_seconds(recorded_at)
         if recorded is None:
             return None
-        age = self.now - recorded
+        confirmed = confirmed_seconds(confirmed_at)
+        age = self.now - (recorded if confirmed is None else max(recorded, confirmed))
         return age if age > self.max_age.seconds else None
 
 

@@ -21,9 +21,12 @@ def recorded_within_max_age(context: CheckContext, params: Mapping[str, Any]) ->
     freshness = context.session.freshness
     if freshness is None:
         return
-    recorded_at = context.exchange.recorded_at
-    age = freshness.overdue(recorded_at)
+    recorded_at, confirmed_at = context.exchange.recorded_at, context.exchange.confirmed_at
+    age = freshness.overdue(recorded_at, confirmed_at)
     if age is not None:
+        confirmed = f", its cassette's confirmed_at {confirmed_at}" if confirmed_at else ""
         yield Violation(
-            "recorded_at", f"at most {freshness.max_age.text} old", f"{recorded_at} ({age_text(age)} old)"
+            "recorded_at",
+            f"at most {freshness.max_age.text} old",
+            f"{recorded_at}{confirmed} ({age_text(age)} old)",
         )

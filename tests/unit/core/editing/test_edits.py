@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from proxy.core.cassette.document import HEADER_COMMENT, Cassette, comment_line
+from proxy.core.cassette.comments import comment_line
+from proxy.core.cassette.document import HEADER_COMMENT, Cassette
 from proxy.core.editing.edits import (
     EditError,
     fix_etags,
