@@ -2,9 +2,11 @@
 
 `commerce_replay` serves the test's cassette offline; `commerce_record` records it from an upstream
 as `--commerce-record-mode` says (`none` under CI=true, so CI never reaches the network; `spy` checks
-live traffic and writes nothing). Each yields the server's base URL. `commerce_sandbox` starts the
-project's sandbox (sandbox.py). Every exchange a test causes is checked against the documented rules;
-`--commerce-conformance=strict` fails a test whose traffic has an error finding, showing the finding.
+live traffic and writes nothing). Each yields the server's base URL, a `str` that also lists what the
+test sent (exchanges.CommerceServer); a request nothing answered fails the test, explained (misses.py).
+`commerce_sandbox` starts the project's sandbox (sandbox.py). Every exchange a test causes is checked
+against the documented rules; `--commerce-conformance=strict` fails a test whose traffic has an error
+finding, showing the finding.
 
 Names carry a `commerce` prefix so the plugin installs beside pytest-recording (which owns
 `--record-mode` and the `vcr` fixtures). Servers run on a thread of their own (proxy/server/background.py),
@@ -26,9 +28,12 @@ from proxy.core.replay.matching import MatchPolicy
 from proxy.errors import CommerceProxyError
 from proxy.pytest_plugin.cassettes import MARKER, cassette_name_of, cassettes_for
 from proxy.pytest_plugin.endings import RunEndings
+from proxy.pytest_plugin.exchanges import CommerceServer as CommerceServer
+from proxy.pytest_plugin.exchanges import SentRequest as SentRequest
 from proxy.pytest_plugin.findings import CONFORMANCE_MARKER
 from proxy.pytest_plugin.findings import pytest_runtest_makereport as pytest_runtest_makereport
 from proxy.pytest_plugin.findings import pytest_runtest_setup as pytest_runtest_setup
+from proxy.pytest_plugin.misses import MissReporter
 from proxy.pytest_plugin.modes import CI_MODE_VARIABLE, PLUGIN_MODES, effective_mode
 from proxy.pytest_plugin.network import add_network_options, configure_network_guard
 from proxy.pytest_plugin.network import commerce_network_guard as commerce_network_guard
@@ -158,6 +163,7 @@ def pytest_configure(config: pytest.Config) -> None:
     configure_network_guard(config, mode)
     config.pluginmanager.register(FindingsSummary(), "commerce-proxy-findings-summary")
     config.pluginmanager.register(RunEndings(config.stash[STATE]), "commerce-proxy-run-endings")
+    config.pluginmanager.register(MissReporter(config), "commerce-proxy-misses")
 
 
 def _ini_choice(config: pytest.Config, name: str, choices: tuple[str, ...]) -> str | None:

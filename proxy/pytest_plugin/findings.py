@@ -91,6 +91,12 @@ def _failure_text(errors: list[tuple[Served, Finding]]) -> str:
     lines = [f"{STRICT_FAILURE}: the traffic of this test broke {len(errors)} documented rule(s):"]
     for served, finding in errors:
         lines.append(f"  {finding_line(finding.to_json())}")
-        lines.append(f"      where {finding.where}: expected {finding.expected}; found {finding.found}")
+        if not _tells_where(finding):  # most rules' messages name where/expected/found already
+            lines.append(f"      where {finding.where}: expected {finding.expected}; found {finding.found}")
         lines.append(f"      ({served.action} {served.cassette} at {served.url})")
     return "\n".join(lines)
+
+
+def _tells_where(finding: Finding) -> bool:
+    """Whether the finding's message already says where, what was expected and what was found."""
+    return all(part in finding.message for part in (finding.where, finding.expected, finding.found))

@@ -20,6 +20,8 @@ from proxy.core.rules.engine import Checker, LiveChecker
 from proxy.errors import CommerceProxyError
 from proxy.pytest_plugin.cassettes import Cassettes
 from proxy.pytest_plugin.endings import as_committed, end_after_teardown, leftover_choice, leftover_journal
+from proxy.pytest_plugin.exchanges import CommerceServer, Exchanges
+from proxy.pytest_plugin.misses import absent_cassette, remedy, watcher
 from proxy.pytest_plugin.spying import spying
 from proxy.pytest_plugin.state import STATE, PluginState, Served, fail
 from proxy.pytest_plugin.summary import UNUSED_HINT
@@ -34,22 +36,25 @@ DIST_KEY = "commerce_proxy_dist"
 
 
 @contextmanager
-def replaying(request: pytest.FixtureRequest, cassettes: Cassettes) -> Iterator[str]:
+def replaying(
+    request: pytest.FixtureRequest, cassettes: Cassettes, absent: str | None = None
+) -> Iterator[CommerceServer]:
+    """A replay server for the cassettes. A missing cassette (or `absent`, why none can be recorded)
+    is no error until a request is sent: the empty server misses it, and the test fails saying why."""
     from proxy.server.replay import create_replay_app
 
     state = request.config.stash[STATE]
     missing = [path for path in cassettes.paths if not path.exists()]
-    if missing:
+    if missing and absent is None:
         journal = leftover_journal(missing[0])
-        fail(
-            f"{request.node.nodeid}: no cassette {missing[0]}: record it with `pytest "
-            f"--commerce-record-mode=once --commerce-upstream URL` and the commerce_record fixture"
-            + (f" ({leftover_choice(journal, missing[0])})" if journal is not None else "")
+        absent = absent_cassette(request.fixturename or "", str(missing[0]), state) + (
+            f" ({leftover_choice(journal, missing[0])})" if journal is not None else ""
         )
     try:
         engine = state.engine()
         state.baseline()  # a missing or broken baseline file is this fixture's one-line error
-        loaded = [as_committed(path) for path in cassette_paths(list(cassettes.paths))]
+        paths = [] if absent is not None else cassette_paths(list(cassettes.paths))
+        loaded = [as_committed(path) for path in paths]
         book = ReplayBook.build(
             [(str(one.path), one.cassette) for one in loaded],
             cassettes.match.joined(engine.project.match),
@@ -63,8 +68,11 @@ def replaying(request: pytest.FixtureRequest, cassettes: Cassettes) -> Iterator[
             log.warning("%s", note)
     served = state.served(cassettes.paths[0], "replaying")
     live = _live_checker(state, served)
-    with _serving(state, served, lambda: create_replay_app(book, live=live)) as url:
-        yield url
+    exchanges = Exchanges()
+    shown = [_shown_path(state, str(path)) for path in paths]
+    watch = watcher(request.config, exchanges, shown, remedy(request.fixturename or "", state), absent)
+    with _serving(state, served, lambda: create_replay_app(book, live=live, watch=watch)) as url:
+        yield CommerceServer(url, exchanges)
     _report_unused(request, state, served, book)
 
 
@@ -89,7 +97,7 @@ def _report_unused(
 
 
 @contextmanager
-def recording(request: pytest.FixtureRequest, cassettes: Cassettes) -> Iterator[str]:
+def recording(request: pytest.FixtureRequest, cassettes: Cassettes) -> Iterator[CommerceServer]:
     from proxy.server.record import create_record_app
 
     state = request.config.stash[STATE]
@@ -121,12 +129,11 @@ def recording(request: pytest.FixtureRequest, cassettes: Cassettes) -> Iterator[
                 "pytest-xdist worker: run with --dist loadfile (or loadscope)"
             )
         upstream = request.getfixturevalue("commerce_upstream")
-        if not upstream:
-            fail(
-                f"{request.node.nodeid}: record mode {state.record_mode} needs an upstream to record "
-                f"{cassette} from: --commerce-upstream URL, commerce_upstream in the ini file, or a "
-                "commerce_upstream fixture (or --commerce-record-mode=none to replay only)"
-            )
+        if not upstream:  # an error only when the test sends a request: nothing to record otherwise
+            stack.close()
+            with replaying(request, cassettes, _no_upstream(state, cassette)) as url:
+                yield url
+            return
         try:
             engine = state.engine()
             state.baseline()
@@ -147,13 +154,15 @@ def recording(request: pytest.FixtureRequest, cassettes: Cassettes) -> Iterator[
         except CommerceProxyError as error:
             fail(f"{request.node.nodeid}: {error}")
         served = state.served(cassette, "recording")
+        exchanges = Exchanges()
+        app.watch = watcher(request.config, exchanges, [_shown_path(state, str(cassette))], "", None)
         recording = app.recording
         if recording.live is not None:  # the plugin shows each finding once, in its summary
             recording.live.listeners.append(served.findings.extend)
             recording.live.logged = False
-        url = stack.enter_context(_serving(state, served, lambda: app))
+        address = stack.enter_context(_serving(state, served, lambda: app))
         try:
-            yield url
+            yield CommerceServer(address, exchanges)
         finally:
             serving = stack.pop_all()  # still live, so a teardown failing after this one marks it
 
@@ -169,6 +178,14 @@ def recording(request: pytest.FixtureRequest, cassettes: Cassettes) -> Iterator[
                         )
 
             end_after_teardown(state, end)
+
+
+def _no_upstream(state: PluginState, cassette: Path) -> str:
+    return (
+        f"record mode {state.record_mode} needs an upstream to record {_shown_path(state, str(cassette))} "
+        "from: --commerce-upstream URL, commerce_upstream in the ini file, or a commerce_upstream "
+        "fixture (or --commerce-record-mode=none to replay only)"
+    )
 
 
 def _shown_path(state: PluginState, path: str) -> str:

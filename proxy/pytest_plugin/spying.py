@@ -14,6 +14,8 @@ import pytest
 from proxy.app.recording import RecordSettings
 from proxy.core.model.links import without_credentials
 from proxy.errors import CommerceProxyError
+from proxy.pytest_plugin.exchanges import CommerceServer, Exchanges
+from proxy.pytest_plugin.misses import watcher
 from proxy.pytest_plugin.state import STATE, PluginState, Served, fail
 
 if TYPE_CHECKING:
@@ -23,8 +25,9 @@ Serving = Callable[[PluginState, Served, Callable[[], "Servable"]], AbstractCont
 
 
 @contextmanager
-def spying(request: pytest.FixtureRequest, serving: Serving) -> Iterator[str]:
-    """A spying proxy in front of the upstream for this test (or module), served by `serving`."""
+def spying(request: pytest.FixtureRequest, serving: Serving) -> Iterator[CommerceServer]:
+    """A spying proxy in front of the upstream for this test (or module), served by `serving`; what the
+    test sent is listed as in every mode (each answer `forwarded`)."""
     from proxy.server.record import create_record_app
 
     state = request.config.stash[STATE]
@@ -51,9 +54,11 @@ def spying(request: pytest.FixtureRequest, serving: Serving) -> Iterator[str]:
     except CommerceProxyError as error:
         fail(f"{request.node.nodeid}: {error}")
     served = state.served(Path("nothing"), f"spying on {shown}, writing")  # "..., writing nothing"
+    exchanges = Exchanges()
+    app.watch = watcher(request.config, exchanges, [], "", None)
     live = app.recording.live
     if live is not None:  # the plugin shows each finding once, in its summary or the failure
         live.listeners.append(served.findings.extend)
         live.logged = False
     with serving(state, served, lambda: app) as url:
-        yield url
+        yield CommerceServer(url, exchanges)

@@ -19,6 +19,7 @@ UNUSED_HINT = (
 )
 SHOWN_PER_TEST = 20
 STRICT_FAILURE = "commerce-proxy conformance (strict)"  # how a test failed by its traffic begins
+Collected = tuple[str, list[dict[str, Any]], int, bool]  # node id, findings, accepted, shown in failure
 
 
 def finding_line(finding: dict[str, Any]) -> str:
@@ -35,7 +36,7 @@ class FindingsSummary:
     strict failure showed already are only counted), info with -v; the baseline's are only counted."""
 
     def __init__(self) -> None:
-        self.collected: list[tuple[str, list[dict[str, Any]], int, bool]] = []
+        self.collected: list[Collected] = []
         self.unused: list[str] = []
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
@@ -56,7 +57,11 @@ class FindingsSummary:
             return
         verbose = terminalreporter.config.getoption("verbose") > 0
         terminalreporter.section("commerce-proxy conformance")
-        for nodeid, findings, accepted, shown_in_failure in self.collected:
+        shown: list[Collected] = []
+        quiet: list[Collected] = []
+        for entry in self.collected:
+            (quiet if not verbose and _only_notes(entry[1]) else shown).append(entry)
+        for nodeid, findings, accepted, shown_in_failure in shown:
             counts = severity_counts_of(findings)
             parts = [f"{count} {severity}" for severity, count in counts.items() if count]
             if accepted:
@@ -75,6 +80,24 @@ class FindingsSummary:
                 terminalreporter.write_line(f"  {finding_line(finding)}")
             if len(listed) > SHOWN_PER_TEST:
                 terminalreporter.write_line(f"  ... and {len(listed) - SHOWN_PER_TEST} more")
+        if quiet:
+            terminalreporter.write_line(_notes_line(quiet))
+
+
+def _only_notes(findings: list[dict[str, Any]]) -> bool:
+    """A test whose findings are all info (any it had accepted by the baseline counted with them): no
+    line of its own without -v."""
+    return bool(findings) and all(finding["severity"] == "info" for finding in findings)
+
+
+def _notes_line(quiet: list[Collected]) -> str:
+    """One line counting the findings of every test that has only info (or accepted) ones."""
+    infos = sum(len(findings) for _, findings, _, _ in quiet)
+    accepted = sum(count for _, _, count, _ in quiet)
+    parts = [f"{infos} info"] if infos else []
+    if accepted:
+        parts.append(f"{accepted} accepted by the baseline")
+    return f"{len(quiet)} test(s) with only {' and '.join(parts)} (-v lists them)"
 
 
 def severity_counts_of(findings: list[dict[str, Any]]) -> dict[str, int]:

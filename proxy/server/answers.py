@@ -88,8 +88,11 @@ def serve_simulated(simulated: Simulated, upstream: str | None, origin: str) -> 
     return _build(simulated.response, upstream, origin)
 
 
-def no_match_response(method: str, target: str, near: list[NearMiss], reason: str | None = None) -> Outgoing:
-    """404 in the API's error shape, naming the closest recordings and how they differ.
+def no_match_response(
+    method: str, target: str, near: list[NearMiss], reason: str | None = None, logged: bool = True
+) -> Outgoing:
+    """404 in the API's error shape, naming the closest recordings and how they differ (and logging
+    it, unless a watcher such as the pytest plugin explains the miss where it is seen).
 
     With `--simulate`, `reason` says why the simulator could not answer either.
     """
@@ -110,7 +113,8 @@ def no_match_response(method: str, target: str, near: list[NearMiss], reason: st
         f"#{miss.recording.index} differs in " + ", ".join(d.where for d in miss.differences[:3])
         for miss in near
     )
-    log.warning("no match: %s%s", detail, f" (closest: {summary})" if summary else "")
+    if logged:
+        log.warning("no match: %s%s", detail, f" (closest: {summary})" if summary else "")
     document = error_document(404, "No recorded exchange matches", detail, meta={"closest": closest})
     return json_answer(404, document, headers={NO_MATCH_HEADER: "no-match"})
 

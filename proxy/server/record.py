@@ -34,6 +34,7 @@ from proxy.server.answers import AnswerCache, serve_answer
 from proxy.server.convert import ADMIN_PREFIX, core_request
 from proxy.server.replay import MAX_REQUEST_BYTES
 from proxy.server.upstream import UpstreamError, UpstreamPool
+from proxy.server.watching import FORWARDED, Seen, Watch
 from proxy.server.wire import Incoming, Outgoing, Reply, WireServer, json_answer
 from proxy.store.clock import now_stamp
 
@@ -61,6 +62,7 @@ class RecordServer(WireServer):
     """The wire server that forwards and records; `recording` is its session (findings, exchanges)."""
 
     recording: RecordingSession = field(default=None)  # type: ignore[assignment]  # set at creation
+    watch: Watch | None = None  # told of every request served (the pytest plugin's exchanges)
 
 
 class RecordProxy:
@@ -118,10 +120,28 @@ class RecordProxy:
         answer = None if is_token_request(core) else recording.book.answer(core)
         if answer is not None:
             recording.replayed += 1
-            return serve_answer(answer, self.cache, origin)
+            served = serve_answer(answer, self.cache, origin)
+            if self.server.watch is not None:
+                self.server.watch(Seen.of(core, recording.book, answer, served.status))
+            return served
+        if self.server.watch is not None:
+            return self.watched(incoming, core, origin, self.server.watch)
         return self.forward(incoming, core, origin)
 
-    async def forward(self, incoming: Incoming, core: Request, origin: str) -> Reply:
+    async def watched(self, incoming: Incoming, core: Request, origin: str, watch: Watch) -> Reply:
+        """`forward`, telling `watch` what the upstream answered and whether it was recorded."""
+        kept: list[int] = []
+        reply = await self.forward(incoming, core, origin, kept)
+        status = reply.status if isinstance(reply, Outgoing) else 0
+        shown = redact_request(core, self.settings.redaction)
+        cassette = str(self.settings.cassette) if self.settings.cassette is not None else None
+        recorded = bool(kept) and cassette is not None  # spy keeps exchanges for its checks, writes none
+        watch(Seen(core, shown, status, kept[0] if recorded else FORWARDED, cassette if recorded else None))
+        return reply
+
+    async def forward(
+        self, incoming: Incoming, core: Request, origin: str, kept: list[int] | None = None
+    ) -> Reply:
         settings = self.settings
         recorded_at = now_stamp()
         started = time.perf_counter()
@@ -151,7 +171,7 @@ class RecordProxy:
         else:
             redacted = self.recording.redacted(exchange)
         try:
-            self.recording.keep_redacted(redacted)
+            index = self.recording.keep_redacted(redacted)
         except NotRecordable as error:  # the cassette could not read it back: relayed as a failure
             log.warning("%s %s: %s", core.method, core.path, error)
             detail = f"the upstream answered {response.status}, but {error}: this exchange is not recorded"
@@ -162,6 +182,8 @@ class RecordProxy:
                 log.error("%s; answering 507 to every exchange it cannot record", error)
             detail = f"the upstream answered {response.status}, but {error}: this exchange is not recorded"
             return json_answer(507, error_document(507, "Not recorded", detail))
+        if kept is not None:
+            kept.append(index)
         return _to_client(response, answer.body, self.rewriter_to(origin), head)
 
     def rewriter_to(self, origin: str) -> OriginRewriter:

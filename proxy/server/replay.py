@@ -39,6 +39,7 @@ from proxy.server.answers import (
 )
 from proxy.server.convert import ADMIN_PREFIX, core_request, core_response
 from proxy.server.library import CASSETTE_HEADER, Library
+from proxy.server.watching import Seen, Watch
 from proxy.server.wire import (
     DROP,
     Incoming,
@@ -56,27 +57,28 @@ MAX_REQUEST_BYTES = 50 * 1024 * 1024
 SLOW_CHUNKS = 10
 
 
-def no_match(core: Request, book: ReplayBook, miss: Miss) -> Outgoing:
+def no_match(core: Request, book: ReplayBook, miss: Miss, logged: bool = True) -> Outgoing:
     """The 404 answer for a request nothing answers (secrets in it shown redacted)."""
     prepared = book.prepare(core)
-    return no_match_response(prepared.method, prepared.target, miss.near, miss.reason)
+    return no_match_response(prepared.method, prepared.target, miss.near, miss.reason, logged)
 
 
 def respond(
-    book: ReplayBook, cache: AnswerCache, core: Request, origin: str
-) -> tuple[Outgoing, float | None, Recording | None]:
-    """The recorded or simulated answer (or the 404 of a miss), the recorded upstream time, and the
-    recording that answered (None when simulated or missed)."""
+    book: ReplayBook, cache: AnswerCache, core: Request, origin: str, logged: bool = True
+) -> tuple[Outgoing, float | None, Recording | None, Answer | Simulated | Miss]:
+    """The recorded or simulated answer (or the 404 of a miss), the recorded upstream time, the
+    recording that answered (None when simulated or missed), and the book's verdict."""
     result = book.respond(core, now_stamp())
     if isinstance(result, Answer):
         recording = result.recording
-        return serve_answer(result, cache, origin), recording.exchange.duration_ms, recording
+        return serve_answer(result, cache, origin), recording.exchange.duration_ms, recording, result
     if isinstance(result, Simulated):
         if result.template is None:  # a refusal: no links to move, no recorded time to copy
-            return serve_simulated(result, None, origin), None, None
+            return serve_simulated(result, None, origin), None, None, result
         template = book.recordings[result.template]
-        return serve_simulated(result, template.upstream, origin), template.exchange.duration_ms, None
-    return no_match(core, book, result), None, None
+        answer = serve_simulated(result, template.upstream, origin)
+        return answer, template.exchange.duration_ms, None, result
+    return no_match(core, book, result, logged), None, None, result
 
 
 def fault_response(fault: Fault) -> Outgoing:
@@ -102,9 +104,14 @@ class Replayer:
     """
 
     def __init__(
-        self, book: ReplayBook, options: ReplayOptions | None = None, live: LiveChecker | None = None
+        self,
+        book: ReplayBook,
+        options: ReplayOptions | None = None,
+        live: LiveChecker | None = None,
+        watch: Watch | None = None,
     ) -> None:
         self.options = options or ReplayOptions()
+        self.watch = watch  # told of every request served; it explains misses, so they are not logged
         self.library = Library(book, self.options)
         self.plan = FaultPlan(self.options.faults, self.options.fault_seed)
         self.live = live
@@ -138,7 +145,9 @@ class Replayer:
     def serve(
         self, chosen: ReplayBook, core: Request, origin: str, fault: Fault | None
     ) -> Reply | Awaitable[Reply]:
-        answer, recorded_ms, recording = respond(chosen, self.cache, core, origin)
+        answer, recorded_ms, recording, result = respond(chosen, self.cache, core, origin, self.watch is None)
+        if self.watch is not None:
+            self.watch(Seen.of(core, chosen, result, answer.status))
         if recording is not None and self.options.time == "now" and moves_to_now(recording.exchange):
             headers, body = token_answer_now(recording.exchange, answer.headers, answer.body, time.time())
             length = None if answer.length == len(answer.body) else answer.length  # HEAD keeps its own
@@ -200,7 +209,10 @@ class Replayer:
 
 
 def create_replay_app(
-    book: ReplayBook, options: ReplayOptions | None = None, live: LiveChecker | None = None
+    book: ReplayBook,
+    options: ReplayOptions | None = None,
+    live: LiveChecker | None = None,
+    watch: Watch | None = None,
 ) -> WireServer:
-    """The replay server for `book`, ready to start."""
-    return Replayer(book, options, live).server
+    """The replay server for `book`, ready to start; `watch` is told of every request it serves."""
+    return Replayer(book, options, live, watch).server

@@ -161,5 +161,5 @@ def test_reads_entry(commerce_replay):
     failed = suite.runpytest_subprocess(*strict)
     failed.assert_outcomes(failed=1)
     failed.stdout.fnmatch_lines(
-        ["*where recorded_at: expected at most 90d old; found 2020-01-01T00:00:00.000000Z*"]
+        ["*: recorded_at: expected at most 90d old, found 2020-01-01T00:00:00.000000Z*"]
     )

@@ -26,11 +26,15 @@ def token(base, sandbox):
     with urllib.request.urlopen(request, timeout=10) as answer:
         return json.loads(answer.read())["access_token"]
 
-def test_reads_an_entry(commerce_record, commerce_sandbox):
+def test_reads_an_entry(commerce_record, commerce_sandbox, request):
     assert commerce_record != commerce_sandbox  # through the proxy, not straight to the sandbox
     assert "{ENTRY.rsplit("/", 1)[-1]}" in commerce_sandbox.entry_ids
     status, document = get(commerce_record, "{ENTRY}", token(commerce_record, commerce_sandbox))
     assert status == 200, document
+    assert [sent.path for sent in commerce_record.requests] == ["/oauth/access_token", "{ENTRY}"]
+    spying = request.config.getoption("--commerce-record-mode") == "spy"
+    assert commerce_record.answered_by == (["forwarded"] * 2 if spying else [0, 1])
+    commerce_record.assert_header_sent("Authorization", path="{ENTRY}")
 
 def test_sends_nothing(commerce_record):
     pass
