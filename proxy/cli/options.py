@@ -131,7 +131,8 @@ def add_matching(command: argparse.ArgumentParser) -> None:
     command.add_argument(
         "--match-on",
         metavar="FIELDS",
-        help="comma-separated subset of method,path,query,body (default: all four)",
+        help="comma-separated subset of method,path,query,body (default: all four), and header:NAME "
+        "entries, which add that header to the fields in force",
     )
     command.add_argument(
         "--ignore-query",

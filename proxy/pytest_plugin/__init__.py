@@ -100,7 +100,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="FIELDS",
         default=None,
         help="what decides a match for every test: some of method,path,query,body and header:NAME "
-        "(default: the four fields; a marker's match_on wins)",
+        "(default: the four fields; header:NAME adds to them; a marker's match_on wins)",
     )
     add_network_options(group)
     add_sandbox_options(group, parser)

@@ -61,3 +61,50 @@ def test_a_nameless_header_is_one_line_on_the_command_line_and_in_the_marker(sui
     marked = suite.runpytest_subprocess("-p", "no:cacheprovider")
     marked.assert_outcomes(errors=1)
     marked.stdout.fnmatch_lines(["*match_on: 'header:' names no header; write header:NAME*"])
+
+
+ANOTHER_PATH = (
+    SUITE
+    + """
+@MARKED
+def test_another_path(commerce_replay):
+    try:  # the client swallows the 404: the miss fails the test all the same
+        urllib.request.urlopen(commerce_replay + "/v2/brands", timeout=10)
+    except urllib.error.HTTPError:
+        pass
+"""
+)
+HEADER_ONLY = "header:If-None-Match"
+
+
+@pytest.mark.parametrize(
+    ("match_on", "options", "ini"),
+    [
+        (repr(HEADER_ONLY), (), ""),
+        (repr([HEADER_ONLY]), (), ""),
+        (repr(f"{HEADER_ONLY},header:If-Match"), (), ""),
+        ("None", ("--commerce-match-on", HEADER_ONLY), ""),
+        ("None", (), f"commerce_match_on = {HEADER_ONLY}\n"),
+    ],
+    ids=["marker", "marker-list", "marker-two-headers", "option", "ini"],
+)
+def test_header_entries_alone_add_to_the_default_fields(
+    suite: pytest.Pytester, match_on: str, options: tuple[str, ...], ini: str
+) -> None:
+    """`header:NAME` alone, from the marker, the option or the ini file: the plain and conditional reads
+    get their own recordings, and another path is a miss naming the path, never the entry's answer."""
+    (suite.path / "cassettes").mkdir()
+    conditional_and_plain(suite.path / "cassettes")
+    if ini:
+        suite.makeini(f"[pytest]\nasyncio_mode = auto\nasyncio_default_fixture_loop_scope = function\n{ini}")
+    suite.makepyfile(test_entry=ANOTHER_PATH.replace("MATCH_ON", match_on, 1))
+    result = suite.runpytest_subprocess("-p", "no:cacheprovider", *options)
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*test_another_path*",
+            "E   GET /v2/brands matched no recording",
+            f"E     closest: #* GET {ENTRY}, *",
+        ]
+    )
+    result.stdout.fnmatch_lines([f"E       path: recorded {ENTRY}; sent /v2/brands"])

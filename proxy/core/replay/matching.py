@@ -49,15 +49,18 @@ class MatchPolicy:
         ignore_json: Iterable[str] = (),
         option: str = "--match-on",
     ) -> MatchPolicy:
-        """Build from `method,path,query,body,header:If-None-Match` style text: the list replaces the
-        default (as vcrpy's match_on does); unknown fields and nameless headers are a usage error."""
+        """Build from `method,path,header:If-None-Match` style text. The fields it names replace the
+        default (as vcrpy's match_on does), but a `header:NAME` entry only adds to the fields in force:
+        `header:If-None-Match` alone is the four fields and that header, never a match on the header
+        alone (which would answer any request with any recording). Unknown fields and nameless headers
+        are a usage error."""
         fields = frozenset(MATCH_FIELDS)
         headers: tuple[str, ...] = ()
         if match_on:
             parts = [part.strip() for part in match_on.split(",") if part.strip()]
             named = [part for part in parts if part[: len(HEADER_PREFIX)].lower() == HEADER_PREFIX]
             headers = _header_names(named, option)
-            fields = frozenset(parts) - set(named)
+            fields = frozenset(parts) - set(named) or fields
             unknown = sorted(fields - set(MATCH_FIELDS))
             if unknown:
                 raise UsageError(

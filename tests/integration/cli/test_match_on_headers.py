@@ -71,3 +71,18 @@ def test_a_header_with_no_name_is_one_line_and_exit_2(tmp_path: Path, written: s
     code, lines, _ = refusal_lines("replay", "--cassette", str(cassette), "--match-on", written)
     assert code == 2
     assert len(lines) == 1 and "--match-on" in lines[0] and "header:NAME" in lines[0], lines
+
+
+@pytest.mark.parametrize("written", ["header:If-None-Match", "header:If-None-Match,header:If-Match"])
+async def test_headers_alone_add_to_the_default_fields(tmp_path: Path, written: str) -> None:
+    """`--match-on header:NAME` as the issue spells it: method, path, query and body still decide, so
+    another path misses (naming its path) instead of getting the entry's answer."""
+    cassette = conditional_and_plain(tmp_path)
+    async with commerce_proxy("replay", "--cassette", str(cassette), "--match-on", written) as server:
+        assert (await read(server.url))[0] == 200
+        assert (await read(server.url, ETAG))[0] == 304
+        async with aiohttp.ClientSession() as session, session.get(server.url + "/v2/brands") as answer:
+            status, document = answer.status, await answer.json(content_type=None)
+    assert status == 404
+    closest = document["errors"][0]["meta"]["closest"]
+    assert [difference["where"] for difference in closest[0]["differences"]] == ["path"]
