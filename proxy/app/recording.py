@@ -13,11 +13,11 @@ from pathlib import Path
 from typing import Literal
 
 from proxy.core.cassette.document import Cassette
-from proxy.core.drift.origins import Origins
+from proxy.core.drift.origins import SAME, Origins
 from proxy.core.drift.pairing import keep_unchanged
 from proxy.core.model.confirmation import confirmation
 from proxy.core.model.exchange import Exchange
-from proxy.core.model.links import credential_parts, origin_of
+from proxy.core.model.links import credential_parts
 from proxy.core.model.withheld import WITHHELD_HEADER, withheld_in
 from proxy.core.redaction.redact import RedactionPolicy, redact_exchange
 from proxy.core.replay.book import ReplayBook
@@ -76,10 +76,12 @@ class RecordingSession:
         self._made: list[Path] = []  # folders made for the cassette: removed if it is never written
         self.base = prepare_base(settings, self._made)
         self.previous = _previous_recording(settings)
+        self.origins = _added_at(settings, self.base)
         journal_mode: JournalMode = "append" if settings.mode == "new_episodes" else "replace"
         self.journal: JournalWriter | None = None
         if settings.cassette is not None:
-            self.journal = JournalWriter(journal_path(settings.cassette), journal_mode, settings.upstream)
+            upstream = self.origins.recorded or settings.upstream  # what the journal's exchanges are at
+            self.journal = JournalWriter(journal_path(settings.cassette), journal_mode, upstream)
         replayed_from = [(settings.cassette.name, self.base)] if settings.cassette is not None else []
         self.book = ReplayBook.build(
             replayed_from if settings.mode == "new_episodes" else [],
@@ -112,8 +114,9 @@ class RecordingSession:
 
     def redacted(self, exchange: Exchange) -> Exchange:
         """The exchange as it may be written: pure and thread-safe, so a server may run it off its event
-        loop for a large exchange while other clients are answered."""
-        return redact_exchange(exchange, self.settings.redaction, self._sent_secrets)
+        loop for a large exchange while other clients are answered. An episode added to a cassette
+        recorded from another address of the service is written at the cassette's origin."""
+        return self.origins.exchange(redact_exchange(exchange, self.settings.redaction, self._sent_secrets))
 
     def keep_redacted(self, redacted: Exchange) -> int:
         """`keep` for an exchange `redacted` already gave; called on one thread, in answer order."""
@@ -165,7 +168,7 @@ class RecordingSession:
         cassette = None
         if self.recorded:
             new = read_journal(self.journal.path).exchanges  # in the order they were journaled
-            upstream = self.settings.upstream
+            upstream = self.origins.recorded or self.settings.upstream
             if self.previous is not None:  # re-recording: unchanged answers keep their old entries
                 # ... and the cassette its origin: the same service at another address is no change
                 upstream = self.previous.upstream or upstream
@@ -242,17 +245,25 @@ def prepare_base(settings: RecordSettings, made: list[Path] | None = None) -> Ca
     loaded = load_cassette(path)
     for note in loaded.notes:
         log.warning("%s", note)
-    recorded_from = loaded.cassette.upstream
-    if (
-        loaded.cassette.exchanges
-        and recorded_from
-        and origin_of(recorded_from) != origin_of(settings.upstream)
-    ):
-        raise UsageError(
-            f"{path} was recorded from {recorded_from}; adding episodes from {settings.upstream} would mix "
-            "origins in one cassette: use the same --upstream, another cassette, or --mode all"
-        )
     return loaded.cassette
+
+
+def _added_at(settings: RecordSettings, base: Cassette) -> Origins:
+    """Where `new_episodes` writes what it adds: the same service at another address (a new sandbox
+    port, staging instead of production) is the same service, so the cassette keeps its `upstream` and
+    the new answers' links at the live origin are moved to it, as `--mode all` does for what it keeps."""
+    if settings.mode != "new_episodes" or not base.upstream:
+        return SAME
+    origins = Origins(base.upstream, settings.upstream)
+    if origins.moved:
+        log.info(
+            "%s was recorded from %s: episodes added from %s are written at %s",
+            settings.cassette,
+            base.upstream,
+            settings.upstream,
+            base.upstream,
+        )
+    return origins if origins.moved else SAME
 
 
 def _previous_recording(settings: RecordSettings) -> Cassette | None:

@@ -37,10 +37,14 @@ DIST_KEY = "commerce_proxy_dist"
 
 @contextmanager
 def replaying(
-    request: pytest.FixtureRequest, cassettes: Cassettes, absent: str | None = None
+    request: pytest.FixtureRequest,
+    cassettes: Cassettes,
+    absent: str | None = None,
+    how: str | None = None,
 ) -> Iterator[CommerceServer]:
     """A replay server for the cassettes. A missing cassette (or `absent`, why none can be recorded)
-    is no error until a request is sent: the empty server misses it, and the test fails saying why."""
+    is no error until a request is sent: the empty server misses it, and the test fails saying why.
+    `how`: what a miss says would record it (by default, by fixture and record mode)."""
     from proxy.server.replay import create_replay_app
 
     state = request.config.stash[STATE]
@@ -70,7 +74,8 @@ def replaying(
     live = _live_checker(state, served)
     exchanges = Exchanges()
     shown = [_shown_path(state, str(path)) for path in paths]
-    watch = watcher(request.config, exchanges, shown, remedy(request.fixturename or "", state), absent)
+    how = how or remedy(request.fixturename or "", state)
+    watch = watcher(request.config, exchanges, shown, how, absent)
     with _serving(state, served, lambda: create_replay_app(book, live=live, watch=watch)) as url:
         yield CommerceServer(url, exchanges)
     _report_unused(request, state, served, book)
@@ -129,9 +134,11 @@ def recording(request: pytest.FixtureRequest, cassettes: Cassettes) -> Iterator[
                 "pytest-xdist worker: run with --dist loadfile (or loadscope)"
             )
         upstream = request.getfixturevalue("commerce_upstream")
-        if not upstream:  # an error only when the test sends a request: nothing to record otherwise
+        if not upstream:  # what is recorded replays; a new request fails saying an upstream is needed
             stack.close()
-            with replaying(request, cassettes, _no_upstream(state, cassette)) as url:
+            needed = _no_upstream(state, cassette)
+            absent = None if cassette.exists() else needed
+            with replaying(request, cassettes, absent, needed) as url:
                 yield url
             return
         try:
@@ -183,8 +190,8 @@ def recording(request: pytest.FixtureRequest, cassettes: Cassettes) -> Iterator[
 def _no_upstream(state: PluginState, cassette: Path) -> str:
     return (
         f"record mode {state.record_mode} needs an upstream to record {_shown_path(state, str(cassette))} "
-        "from: --commerce-upstream URL, commerce_upstream in the ini file, or a commerce_upstream "
-        "fixture (or --commerce-record-mode=none to replay only)"
+        "from: --commerce-upstream URL, commerce_upstream in the ini file, --commerce-sandbox, or a "
+        "commerce_upstream fixture (or --commerce-record-mode=none to replay only)"
     )
 
 

@@ -80,5 +80,6 @@ STATE = pytest.StashKey[PluginState]()
 
 
 def fail(message: str) -> NoReturn:
-    """Fail the fixture with one line (no traceback into the plugin)."""
-    pytest.fail(message, pytrace=False)
+    """Fail the fixture with one line (no traceback into the plugin), shown once: an error it
+    explains is not printed again as its context ("During handling of the above exception")."""
+    raise pytest.fail.Exception(message, pytrace=False) from None

@@ -399,10 +399,28 @@ async def test_a_run_that_records_nothing_leaves_the_cassette_as_it_was(
         assert (tmp_path / "c.yaml").read_bytes() == before, mode
 
 
-async def test_new_episodes_from_another_upstream_is_refused(
-    upstream: Any, recorder: Recorder, tmp_path: Path
+async def test_new_episodes_from_another_address_of_the_service_keeps_the_cassettes_origin(
+    serve: Serve, recorder: Recorder, tmp_path: Path
 ) -> None:
-    """Adding episodes from another origin would make replay rewrite old links wrongly: refused."""
-    save_cassette(tmp_path / "c.yaml", Cassette((make_exchange(),), "https://elsewhere.example.com"))
-    with pytest.raises(UsageError, match="would mix origins"):
-        await recorder(upstream[0], mode="new_episodes")
+    """The same service at another address (a new sandbox port) is the same service: what is recorded
+    replays, a new request is forwarded there, and its links are written at the cassette's origin, which
+    the cassette keeps; replay then rewrites them all alike."""
+    first, second = create_upstream_app(), create_upstream_app()
+    first_url, second_url = await serve(first), await serve(second)
+    url, stop = await recorder(first_url)
+    async with aiohttp.ClientSession() as session, session.get(f"{url}/a") as answer:
+        assert answer.status == 200
+    await stop()
+    url, stop = await recorder(second_url, mode="new_episodes")
+    async with aiohttp.ClientSession() as session:
+        for path in ("/a", "/b"):
+            async with session.get(f"{url}{path}") as answer:
+                assert (await answer.json())["links"]["self"] == f"{url}{path}"  # the client's view
+    await stop()
+    assert first[HITS] == {"/a": 1} and second[HITS] == {"/b": 1}
+    cassette = load_cassette(tmp_path / "c.yaml").cassette
+    assert cassette.upstream == first_url
+    links = [exchange.response.body.value["links"] for exchange in cassette.exchanges]  # type: ignore[index]
+    assert links == [
+        {"self": f"{first_url}{path}", "next": f"{first_url}/echo?page[offset]=1"} for path in ("/a", "/b")
+    ]
