@@ -33,6 +33,7 @@ from proxy.pytest_plugin.exchanges import SentRequest as SentRequest
 from proxy.pytest_plugin.findings import CONFORMANCE_MARKER
 from proxy.pytest_plugin.findings import pytest_runtest_makereport as pytest_runtest_makereport
 from proxy.pytest_plugin.findings import pytest_runtest_setup as pytest_runtest_setup
+from proxy.pytest_plugin.ledger import Ledger
 from proxy.pytest_plugin.misses import MissReporter
 from proxy.pytest_plugin.modes import CI_MODE_VARIABLE, PLUGIN_MODES, effective_mode
 from proxy.pytest_plugin.network import add_network_options, configure_network_guard
@@ -92,8 +93,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--commerce-unused",
         choices=UNUSED_CHOICES,
         default=None,
-        help="recordings a replaying test never used: ignore, warn (default: listed in the summary) or "
-        "fail (an error at the test's teardown); a test that failed is not judged",
+        help="recordings no replaying test used, counted per cassette over the whole run: ignore, warn "
+        "(default: listed in the summary) or fail (listed, and the run fails); judged only in a run of "
+        "every test, and not for a cassette a failed test used",
     )
     group.addoption(
         "--commerce-match-on",
@@ -120,7 +122,8 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
         f"{MARKER}(path, ..., simulate=False, match_on=None, ignore_query=(), match_ignore_json=()): "
-        "the cassette(s) commerce_replay/commerce_record use, relative to the cassette folder",
+        "the cassette(s) commerce_replay/commerce_record use, relative to the cassette folder (no path: "
+        "the test's own), and how they match",
     )
     config.addinivalue_line(
         "markers", f"{CONFORMANCE_MARKER}(level): off, warn or strict for this test's traffic"
@@ -164,6 +167,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(FindingsSummary(), "commerce-proxy-findings-summary")
     config.pluginmanager.register(RunEndings(config.stash[STATE]), "commerce-proxy-run-endings")
     config.pluginmanager.register(MissReporter(config), "commerce-proxy-misses")
+    config.pluginmanager.register(Ledger(config, config.stash[STATE]), "commerce-proxy-ledger")
 
 
 def _ini_choice(config: pytest.Config, name: str, choices: tuple[str, ...]) -> str | None:

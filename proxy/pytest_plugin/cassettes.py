@@ -1,5 +1,6 @@
 """Which cassette a fixture serves: one per test by default (MODULE/Class.test[param].yaml, a long id
-shortened with a stable hash), or the ones the `commerce_cassette` marker names, with its options."""
+shortened with a stable hash), or the ones the `commerce_cassette` marker names, with its options (a
+marker naming none sets the options of the default cassette, as pytest-recording's `vcr(...)` does)."""
 
 from __future__ import annotations
 
@@ -73,26 +74,31 @@ def _names(value: object) -> tuple[str, ...]:
 
 
 def cassettes_for(request: pytest.FixtureRequest, folder: Path, default_name: str) -> Cassettes:
-    marker = request.node.get_closest_marker(MARKER)
+    """The markers on the test, its class and its module merged, the closest winning: the closest that
+    names cassettes names them (none: the default one), and each option is the closest marker's."""
+    markers = list(request.node.iter_markers(MARKER))
     match_on = request.config.stash[STATE].match_on  # --commerce-match-on, for every test
-    if marker is None:
+    if not markers:
         return Cassettes((folder / f"{default_name}.yaml",), match=MatchPolicy.parse(match_on))  # checked
+    options: dict[str, object] = {}
+    for one in reversed(markers):
+        options.update(one.kwargs)
+    args = next((one.args for one in markers if one.args), ())
     where = f"@pytest.mark.{MARKER} on {request.node.nodeid}"
-    unknown = sorted(set(marker.kwargs) - MARKER_OPTIONS)
+    unknown = sorted(set(options) - MARKER_OPTIONS)
     if unknown:
         fail(f"{where}: unknown option {unknown[0]!r}; expected some of {', '.join(sorted(MARKER_OPTIONS))}")
-    if not marker.args or not all(isinstance(arg, str | Path) for arg in marker.args):
-        fail(f"{where}: expected one or more cassette paths, e.g. {MARKER}('features/update.yaml')")
+    if not all(isinstance(arg, str | Path) and str(arg) for arg in args):
+        fail(f"{where}: expected cassette paths (text), e.g. {MARKER}('features/update.yaml')")
     try:
-        marked = marker.kwargs.get("match_on")
+        marked = options.get("match_on")
         match = MatchPolicy.parse(
             ",".join(_names(marked)) if marked is not None else match_on,
-            _names(marker.kwargs.get("ignore_query", ())),
-            _names(marker.kwargs.get("match_ignore_json", ())),
+            _names(options.get("ignore_query", ())),
+            _names(options.get("match_ignore_json", ())),
             option="match_on" if marked is not None else "--commerce-match-on",
         )
     except CommerceProxyError as error:
         fail(f"{where}: {error}")
-    return Cassettes(
-        tuple(folder / Path(arg) for arg in marker.args), bool(marker.kwargs.get("simulate")), match
-    )
+    paths = tuple(folder / Path(arg) for arg in args) or (folder / f"{default_name}.yaml",)
+    return Cassettes(paths, bool(options.get("simulate")), match)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qsl
@@ -34,9 +35,10 @@ class SentRequest:
     status: int
     shown: str  # the request line with secrets redacted: what repr and failure messages show
     shown_headers: Headers  # the headers with secrets redacted
+    test: str | None = None  # the node id of the test running when it was sent (None: between tests)
 
     @classmethod
-    def of(cls, seen: Seen) -> SentRequest:
+    def of(cls, seen: Seen, test: str | None = None) -> SentRequest:
         request = seen.request
         return cls(
             request.method,
@@ -49,6 +51,7 @@ class SentRequest:
             seen.status,
             f"{seen.shown.method} {seen.shown.target}",
             seen.shown.headers,
+            test,
         )
 
     def header(self, name: str) -> str | None:
@@ -75,14 +78,17 @@ def _body_bytes(request: Request) -> bytes:
 
 
 class Exchanges:
-    """The requests one fixture's server answered, added from the server's thread as they come."""
+    """The requests one fixture's server answered, added from the server's thread as they come, each
+    filed under the test running when it came (`current`: the plugin's, None between tests and while a
+    fixture of a wider scope is set up)."""
 
-    def __init__(self) -> None:
+    def __init__(self, current: Callable[[], str | None] = lambda: None) -> None:
         self._sent: list[SentRequest] = []
         self._lock = threading.Lock()
+        self.current = current
 
     def seen(self, seen: Seen) -> None:
-        sent = SentRequest.of(seen)
+        sent = SentRequest.of(seen, self.current())
         with self._lock:
             self._sent.append(sent)
 
@@ -90,14 +96,22 @@ class Exchanges:
         with self._lock:
             return list(self._sent)
 
+    def of_current_test(self) -> list[SentRequest]:
+        """Those sent while the running test ran (all of them when no test is running)."""
+        test = self.current()
+        every = self.all()
+        return every if test is None else [sent for sent in every if sent.test == test]
+
 
 class CommerceServer(str):
     """The base URL of a fixture's server (a `str`), with what the test sent it.
 
-    `requests` lists each request in the order answered; `answered_by` says for each what answered it
+    `requests` lists each request the running test sent (in its setup, body or teardown), in the order
+    answered, also from a module's fixture; `all_requests` every request the server answered (for a
+    module's fixture, the module's so far); `answered_by` says for each of `requests` what answered it
     (a recording's index in its cassette, "simulated", "missed", or "forwarded" to the upstream without
     being recorded); `play_count` counts those a recording answered; `assert_header_sent` checks that a
-    request carried a header.
+    request of the test carried a header.
     """
 
     _exchanges: Exchanges
@@ -118,7 +132,12 @@ class CommerceServer(str):
 
     @property
     def requests(self) -> list[SentRequest]:
-        """Every request the server answered for this fixture so far, in order."""
+        """The requests the running test sent this server so far, in order (outside a test: all)."""
+        return self._exchanges.of_current_test()
+
+    @property
+    def all_requests(self) -> list[SentRequest]:
+        """Every request this server answered so far, whichever test sent it, in order."""
         return self._exchanges.all()
 
     @property

@@ -15,7 +15,6 @@ from proxy.pytest_plugin.summary import (
     ACCEPTED_PROPERTY,
     FINDINGS_PROPERTY,
     STRICT_FAILURE,
-    UNUSED_PROPERTY,
     finding_line,
 )
 
@@ -33,10 +32,6 @@ def pytest_runtest_setup(item: pytest.Item) -> Iterator[None]:
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
     report = _with_findings(item, call, cast(pytest.TestReport, (yield)))
-    if call.when == "teardown" and STATE in item.config.stash and item.config.stash[STATE].unused_notes:
-        notes = item.config.stash[STATE].unused_notes
-        report.user_properties.append((UNUSED_PROPERTY, list(notes)))  # travels through xdist
-        notes.clear()
     if STATE in item.config.stash:  # the final outcome, a strict failure included
         judge_report(item.config.stash[STATE], report)
     return report  # type: ignore[return-value]

@@ -13,6 +13,7 @@ from collections.abc import Generator, Iterator
 from dataclasses import dataclass, field
 
 import pytest
+from _pytest._code.code import ReprEntry, ReprExceptionInfo, ReprFileLocation, ReprTraceback
 
 from proxy.core.redaction.book import KNOWN
 from proxy.core.replay.book import NearMiss
@@ -170,11 +171,12 @@ class MissReporter:
         self, item: pytest.Item, call: pytest.CallInfo[None]
     ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
         """A miss the test itself did not see (its client swallowed the 404) has no traceback in the
-        test: its failure is the explanation alone, each line an E line."""
+        test: its failure is the explanation alone, each line an E line, and the short summary's line
+        its text, as pytest's own failures read (`FAILED id - commerce-proxy: 1 request ...`)."""
         report = yield
         error = call.excinfo.value if call.excinfo is not None else None
         if isinstance(error, UnmatchedRequest) and not _in_test(error):
-            report.longrepr = "\n".join(f"E   {line}" for line in str(error).splitlines())
+            report.longrepr = explanation_only(item, str(error))
         return report
 
     @pytest.hookimpl(wrapper=True)
@@ -192,6 +194,16 @@ class MissReporter:
     def pytest_runtest_teardown(self, item: pytest.Item) -> Iterator[None]:
         __tracebackhide__ = True
         return (yield from self._phase())
+
+
+def explanation_only(item: pytest.Item, text: str) -> ReprExceptionInfo:
+    """A failure whose body is `text` as E lines and whose one-line message (the short summary's) is
+    `text`: pytest's own representation, so it reads the same through pytest-xdist."""
+    lines = [f"E   {line}" for line in text.splitlines()]
+    entry = ReprEntry(lines, None, None, None, "long")
+    path, lineno, _ = item.location
+    crash = ReprFileLocation(path, (lineno or 0) + 1, text)
+    return ReprExceptionInfo(reprtraceback=ReprTraceback([entry], None, "long"), reprcrash=crash)
 
 
 def _in_test(error: BaseException) -> bool:

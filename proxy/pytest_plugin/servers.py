@@ -15,16 +15,15 @@ import pytest
 from proxy.app.recording import RecordSettings
 from proxy.core.model.links import without_credentials
 from proxy.core.replay.book import ReplayBook
-from proxy.core.replay.usage import listed_unused, usage_report
 from proxy.core.rules.engine import Checker, LiveChecker
 from proxy.errors import CommerceProxyError
 from proxy.pytest_plugin.cassettes import Cassettes
 from proxy.pytest_plugin.endings import as_committed, end_after_teardown, leftover_choice, leftover_journal
 from proxy.pytest_plugin.exchanges import CommerceServer, Exchanges
+from proxy.pytest_plugin.ledger import usage_note
 from proxy.pytest_plugin.misses import absent_cassette, remedy, watcher
 from proxy.pytest_plugin.spying import spying
 from proxy.pytest_plugin.state import STATE, PluginState, Served, fail
-from proxy.pytest_plugin.summary import UNUSED_HINT
 from proxy.store.files import cassette_paths
 from proxy.store.locks import cassette_lock
 
@@ -72,33 +71,37 @@ def replaying(
             log.warning("%s", note)
     served = state.served(cassettes.paths[0], "replaying")
     live = _live_checker(state, served)
-    exchanges = Exchanges()
+    exchanges = Exchanges(state.current_test)
     shown = [_shown_path(state, str(path)) for path in paths]
     how = how or remedy(request.fixturename or "", state)
     watch = watcher(request.config, exchanges, shown, how, absent)
     with _serving(state, served, lambda: create_replay_app(book, live=live, watch=watch)) as url:
         yield CommerceServer(url, exchanges)
-    _report_unused(request, state, served, book)
+    _note_usage(state, served, book)
 
 
-def _report_unused(
-    request: pytest.FixtureRequest, state: PluginState, served: Served, book: ReplayBook
-) -> None:
-    """Recordings the test (or module) never used: noted for the summary, or its error with
-    --commerce-unused=fail. Not after a failed test: it stopped before using them."""
-    if state.unused == "ignore" or served.failed:
+def _note_usage(state: PluginState, served: Served, book: ReplayBook) -> None:
+    """What the test (or module) used of each cassette, for the run's end to judge with the other
+    tests sharing it (ledger.py). A test that failed stopped before using them: noted, not judged."""
+    if state.unused == "ignore":
         return
-    notes = []
-    for cassette in usage_report([book])["cassettes"]:
-        unused = cassette["unused"]
-        if unused:
-            notes.append(
-                f"{request.node.nodeid}: {len(unused)} of {cassette['exchanges']} recordings in "
-                f"{_shown_path(state, cassette['cassette'])} never used: {listed_unused(unused)}"
+    recorded: dict[str, list[tuple[int, str, str]]] = {}
+    used: dict[str, list[int]] = {}
+    for recording, uses in zip(book.recordings, book.uses, strict=True):
+        request = recording.exchange.request
+        recorded.setdefault(recording.cassette, []).append((recording.index, request.method, request.target))
+        if uses:
+            used.setdefault(recording.cassette, []).append(recording.index)
+    for cassette, listed in recorded.items():
+        state.usage.append(
+            usage_note(
+                _shown_path(state, cassette),
+                listed,
+                used.get(cassette, []),
+                tests=served.tests,
+                judged=not served.failed,
             )
-    if notes and state.unused == "fail":
-        fail("\n".join([*notes, UNUSED_HINT]))
-    state.unused_notes.extend(notes)
+        )
 
 
 @contextmanager
@@ -161,7 +164,7 @@ def recording(request: pytest.FixtureRequest, cassettes: Cassettes) -> Iterator[
         except CommerceProxyError as error:
             fail(f"{request.node.nodeid}: {error}")
         served = state.served(cassette, "recording")
-        exchanges = Exchanges()
+        exchanges = Exchanges(state.current_test)
         app.watch = watcher(request.config, exchanges, [_shown_path(state, str(cassette))], "", None)
         recording = app.recording
         if recording.live is not None:  # the plugin shows each finding once, in its summary
@@ -177,14 +180,17 @@ def recording(request: pytest.FixtureRequest, cassettes: Cassettes) -> Iterator[
                 with serving:  # the server stops (writing what was kept), then the lock is let go
                     if served.failed and state.failed_recordings == "discard":
                         recording.discard()  # before the server stops: nothing of it is written
-                        log.warning(
-                            "%s: %s while recording; %s left as it was",
-                            request.node.nodeid,
-                            served.why,
-                            cassette,
-                        )
+                        _note_discarded(state, served, cassette)
 
             end_after_teardown(state, end)
+
+
+def _note_discarded(state: PluginState, served: Served, cassette: Path) -> None:
+    """A recording discarded, named in the run's summary (ledger.py) and the log."""
+    existed = cassette.exists()
+    shown = _shown_path(state, str(cassette))
+    state.discarded.append({"cassette": shown, "existed": existed, "why": served.why})
+    log.warning("%s %s: %s", shown, "left as it was" if existed else "not created", served.why)
 
 
 def _no_upstream(state: PluginState, cassette: Path) -> str:

@@ -54,7 +54,7 @@ def spying(request: pytest.FixtureRequest, serving: Serving) -> Iterator[Commerc
     except CommerceProxyError as error:
         fail(f"{request.node.nodeid}: {error}")
     served = state.served(Path("nothing"), f"spying on {shown}, writing")  # "..., writing nothing"
-    exchanges = Exchanges()
+    exchanges = Exchanges(state.current_test)
     app.watch = watcher(request.config, exchanges, [], "", None)
     live = app.recording.live
     if live is not None:  # the plugin shows each finding once, in its summary or the failure

@@ -7,7 +7,7 @@ import itertools
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal, NoReturn, get_args
+from typing import Any, Literal, NoReturn, get_args
 
 import pytest
 
@@ -31,6 +31,7 @@ class Served:
     findings: list[Finding] = field(default_factory=list)
     failed: bool = False  # a test or the run did not end well while it served: not kept (unless asked)
     why: str = ""  # what did not end well, for the line saying the recording was discarded
+    tests: set[str] = field(default_factory=set)  # the node ids of the tests that ran while it served
 
 
 @dataclass(slots=True)
@@ -49,7 +50,10 @@ class PluginState:
     failed_recordings: str = "discard"
     overruled: str | None = None  # the record mode asked for, when CI=true made it none
     unused: str = "warn"  # recordings a test never used: ignore, warn or fail
-    unused_notes: list[str] = field(default_factory=list)  # for the report of the test tearing down
+    usage: list[dict[str, Any]] = field(default_factory=list)  # each replay's use of its cassettes
+    discarded: list[dict[str, Any]] = field(default_factory=list)  # each recording not written
+    deselected: bool = False  # some collected tests were deselected: not a full run
+    running: str | None = None  # the node id of the test running now (None between tests)
     live: list[Served] = field(default_factory=list)
     tearing_down: bool = False  # inside a test's teardown: the recordings it ends wait for all of it
     endings: list[Callable[[], None]] = field(default_factory=list)  # the recordings waiting for it
@@ -71,6 +75,10 @@ class PluginState:
             path = project.resolve(project.config.baseline)
             self._baseline = load_baseline(path) if path is not None else Baseline()
         return self._baseline
+
+    def current_test(self) -> str | None:
+        """The test running now, for the exchanges its fixtures' servers see."""
+        return self.running
 
     def served(self, cassette: Path, action: str) -> Served:
         return Served(next(self.serials), "", cassette, action)

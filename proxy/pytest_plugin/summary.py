@@ -12,11 +12,6 @@ from proxy.core.rules.findings import SEVERITIES, exchange_number
 
 FINDINGS_PROPERTY = "commerce_findings"
 ACCEPTED_PROPERTY = "commerce_accepted"  # how many findings the project's baseline accepted
-UNUSED_PROPERTY = "commerce_unused"  # lines naming recordings a test never used
-UNUSED_HINT = (
-    "delete recordings no test needs with `commerce-proxy cassette delete CASSETTE INDEX...`, or "
-    "allow them with --commerce-unused=ignore"
-)
 SHOWN_PER_TEST = 20
 STRICT_FAILURE = "commerce-proxy conformance (strict)"  # how a test failed by its traffic begins
 Collected = tuple[str, list[dict[str, Any]], int, bool]  # node id, findings, accepted, shown in failure
@@ -37,22 +32,16 @@ class FindingsSummary:
 
     def __init__(self) -> None:
         self.collected: list[Collected] = []
-        self.unused: list[str] = []
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         shown_in_failure = report.failed and STRICT_FAILURE in str(report.longrepr or "")
         properties = dict(report.user_properties)
-        self.unused.extend(cast(list[str], properties.get(UNUSED_PROPERTY, [])))
         findings = cast(list[dict[str, Any]], properties.get(FINDINGS_PROPERTY, []))
         accepted = cast(int, properties.get(ACCEPTED_PROPERTY, 0))
         if findings or accepted:
             self.collected.append((report.nodeid, findings, accepted, shown_in_failure))
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
-        if self.unused:
-            terminalreporter.section("commerce-proxy: recordings never used")
-            for line in [*self.unused, UNUSED_HINT]:
-                terminalreporter.write_line(line)
         if not self.collected:
             return
         verbose = terminalreporter.config.getoption("verbose") > 0

@@ -85,23 +85,43 @@ def run(suite: pytest.Pytester, sandbox: str, number: int, *arguments: str) -> p
     return suite.runpytest_subprocess("-p", "no:cacheprovider", f"--commerce-upstream={sandbox}", *arguments)
 
 
+def discarded(result: pytest.RunResult) -> dict[str, str]:
+    """The summary's `recordings discarded` section: each cassette named, and what became of it."""
+    lines = result.stdout.str().splitlines()
+    heads = [number for number, line in enumerate(lines) if "commerce-proxy: recordings discarded" in line]
+    named: dict[str, str] = {}
+    for line in lines[heads[0] + 1 :] if heads else []:
+        for what in ("not created", "left as it was"):
+            if f".yaml {what}: " in line:
+                named[line.split(f" {what}: ")[0]] = what
+    return named
+
+
 def test_a_recording_is_kept_only_when_its_test_passed(
     suite: pytest.Pytester, sandbox: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("RUN", "0")
     suite.makepyfile(test_endings=module_of(TEST_ENDINGS), test_mod=MODULE_SCOPED)
     cassettes = suite.path / "cassettes"
-    run(suite, sandbox, 1, "--commerce-record-mode=once")
+    first = run(suite, sandbox, 1, "--commerce-record-mode=once")
     for name, (_, _, kept) in TEST_ENDINGS.items():
         assert (cassettes / "test_endings" / f"test_{name}.yaml").exists() == kept, name
     assert not (cassettes / "test_mod.yaml").exists()
+    expected = {
+        f"cassettes/test_endings/test_{name}.yaml": "not created"
+        for name, (_, _, kept) in TEST_ENDINGS.items()
+        if not kept
+    }
+    assert discarded(first) == {**expected, "cassettes/test_mod.yaml": "not created"}
     no_journals(cassettes)
     # Everything recorded (keep), then re-recorded in each mode: only what passed changes.
     run(suite, sandbox, 2, "--commerce-record-mode=all", "--commerce-failed-recordings=keep")
     for number, mode in enumerate(("new_episodes", "all"), start=3):
         before = snapshot(cassettes)
         assert len(before) == len(TEST_ENDINGS) + 1
-        run(suite, sandbox, number, f"--commerce-record-mode={mode}")
+        again = run(suite, sandbox, number, f"--commerce-record-mode={mode}")
+        left = {path: "left as it was" for path in expected}
+        assert discarded(again) == {**left, "cassettes/test_mod.yaml": "left as it was"}, mode
         after = snapshot(cassettes)
         for name, (_, _, kept) in TEST_ENDINGS.items():
             file = f"test_{name}.yaml"
@@ -117,19 +137,40 @@ def test_a_run_that_stops_keeps_only_what_ended_before(
     monkeypatch.setenv("RUN", "0")
     suite.makepyfile(test_stop=stopping_module(RUN_ENDINGS[ending]))
     cassettes = suite.path / "cassettes"
-    run(suite, sandbox, 1, "--commerce-record-mode=once")
+    first = run(suite, sandbox, 1, "--commerce-record-mode=once")
     assert sorted(path.name for path in cassettes.glob("**/*.yaml")) == ["test_a_passes.yaml"]
+    stopped = {
+        "cassettes/test_stop/test_c_stops.yaml": "not created",
+        "cassettes/test_stop.yaml": "not created",
+    }
+    assert discarded(first) == stopped, first.stdout.str()
     no_journals(cassettes)
     run(suite, sandbox, 2, "--commerce-record-mode=all", "--commerce-failed-recordings=keep")
     for number, mode in enumerate(("new_episodes", "all"), start=3):
         before = snapshot(cassettes)
         assert len(before) == 3
-        run(suite, sandbox, number, f"--commerce-record-mode={mode}")
+        again = run(suite, sandbox, number, f"--commerce-record-mode={mode}")
+        assert discarded(again) == dict.fromkeys(stopped, "left as it was"), mode
         after = snapshot(cassettes)
         assert after["test_a_passes.yaml"] != before["test_a_passes.yaml"], mode
         assert after["test_c_stops.yaml"] == before["test_c_stops.yaml"], mode
         assert after["test_stop.yaml"] == before["test_stop.yaml"], mode
         no_journals(cassettes)
+
+
+def test_a_stop_after_a_failure_names_the_module_recording_it_discarded(
+    suite: pytest.Pytester, sandbox: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("RUN", "0")
+    suite.makepyfile(test_stop=stopping_module("assert False"))
+    result = run(suite, sandbox, 1, "--commerce-record-mode=once", "-x", "-p", "no:randomly")
+    assert discarded(result) == {
+        "cassettes/test_stop/test_c_stops.yaml": "not created",
+        "cassettes/test_stop.yaml": "not created",
+    }, result.stdout.str()
+    result.stdout.fnmatch_lines(
+        ["cassettes/test_stop.yaml not created: a test failed (test_stop.py::test_c_stops)"]
+    )
 
 
 WAITING = """

@@ -111,3 +111,28 @@ def test_record_mode_none_says_which_mode_records_the_miss(
         )
         for line in _e_lines(once.stdout.str())
     )
+
+
+SWALLOWS = f"""
+from helpers import get
+
+def test_swallows(commerce_replay):
+    get(commerce_replay, "{MISS}")  # the client ignores the 404
+"""
+
+
+@pytest.mark.parametrize(
+    "arguments", [("-rf",), ("-rf", "-n", "2"), ("-rf", "-vv")], ids=["serial", "xdist", "untrimmed"]
+)
+def test_the_short_summary_of_a_swallowed_miss_reads_like_pytest_s_own(
+    suite: pytest.Pytester, arguments: tuple[str, ...]
+) -> None:
+    put_cassette(suite, "test_miss/test_swallows.yaml")
+    suite.makepyfile(test_miss=SWALLOWS)
+    result = suite.runpytest_subprocess("-p", "no:cacheprovider", *arguments)
+    result.assert_outcomes(failed=1)
+    output = result.stdout.str()
+    summary = [line for line in output.splitlines() if line.startswith("FAILED test_miss.py::test_swallows")]
+    assert len(summary) == 1, output
+    assert summary[0].startswith("FAILED test_miss.py::test_swallows - commerce-proxy: 1 request m"), summary
+    assert f"E   GET {MISS} matched no recording" in output  # the failure itself keeps its E lines
