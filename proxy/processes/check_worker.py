@@ -96,9 +96,14 @@ class CheckWorker:
         return []
 
     async def caught_up(self) -> None:
-        """Return once every exchange handed over has its findings reported."""
+        """Return once every exchange handed over has its findings reported: by the child, or, when it
+        gives no answer for ANSWER_WAIT seconds, by this process (a stuck child never hangs a caller)."""
         if self._caught_up is not None and self._local is None:
-            await self._caught_up.wait()
+            try:
+                await asyncio.wait_for(self._caught_up.wait(), ANSWER_WAIT)
+            except TimeoutError:
+                self.process.kill()
+                self._take_over(f"the checker process gave no answer in {ANSWER_WAIT:g} s")
 
     def close(self) -> None:
         """Wait for the child to answer for everything, then stop it (the end of the session)."""
@@ -190,10 +195,17 @@ class CheckWorker:
                 break
             payload = bytes(self._incoming[FRAME.size : FRAME.size + size])
             del self._incoming[: FRAME.size + size]
-            sequence, documents = orjson.loads(payload)
+            try:
+                sequence, documents = orjson.loads(payload)
+                findings = [Finding.from_json(document) for document in documents]
+            except (ValueError, TypeError, KeyError) as error:
+                # An answer this process cannot read is a failed helper: its exchange is still
+                # unanswered, so the take-over checks it here and nothing is lost or waited for.
+                self._take_over(f"the checker process's answer could not be read ({error})")
+                return
             if self._unanswered and self._unanswered[0][0] == sequence:
                 self._unanswered.popleft()
-            report_findings(self, [Finding(**document) for document in documents])
+            report_findings(self, findings)
         if not self._unanswered and self._caught_up is not None:
             self._caught_up.set()
 

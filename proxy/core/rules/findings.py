@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections import Counter, deque
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any, Literal, TypeAlias
 
 from proxy.core.rules.citation import citation, docs_link
@@ -77,10 +77,19 @@ class Finding:
             document["cassette"] = self.cassette
         return document
 
+    @classmethod
+    def from_json(cls, document: Mapping[str, Any]) -> Finding:
+        """The finding `to_json` wrote (a checker process's answer): its fields, less what is derived
+        from them (`docs`, `citation`), so the report's shape can grow without breaking the reader."""
+        return cls(**{name: document[name] for name in _FIELDS if name in document})
+
     @property
     def baseline_key(self) -> tuple[str, str, str, str]:
         """What makes two findings 'the same' for a baseline: rule, request line without query, place."""
         return (self.rule, self.method, self.path, self.where)
+
+
+_FIELDS = tuple(field.name for field in fields(Finding))  # what from_json reads
 
 
 SEVERITY_ORDER = {severity: position for position, severity in enumerate(SEVERITIES)}
