@@ -48,6 +48,7 @@ class PluginState:
     match_on: str | None = None  # --commerce-match-on: every test's, unless its marker says
     failed_recordings: str = "discard"
     overruled: str | None = None  # the record mode asked for, when CI=true made it none
+    ci: str | None = None  # how the environment said CI (`CI=on`) when this run is CI's (modes.under_ci)
     unused: str = "warn"  # recordings a test never used: ignore, warn or fail
     unused_notes: list[str] = field(default_factory=list)  # for the report of the test tearing down
     live: list[Served] = field(default_factory=list)
