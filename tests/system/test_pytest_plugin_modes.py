@@ -9,6 +9,8 @@ import re
 
 import pytest
 
+from tests.system.plugin_suite import ENTRY
+
 SOURCES = ("cli", "ini", "addopts", "PYTEST_ADDOPTS")
 ASKED = [(None, None), *itertools.product(SOURCES, ("all", "spy", "none"))]
 OPT_INS = (None, "spy", "none")
@@ -137,3 +139,23 @@ def test_under_ci_the_header_names_no_upstream_it_will_not_reach(
     assert f"(CI={ci})" in header, header
     monkeypatch.setenv("COMMERCE_PROXY_CI_MODE", "spy")  # spy does reach it: the header says so
     assert "upstream" in _header(suite, *upstream)
+
+
+@pytest.mark.parametrize("ci", ["on", "github"])
+def test_under_any_ci_spelling_a_request_to_a_missing_cassette_says_to_record_without_it(
+    suite: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, ci: str
+) -> None:
+    """The explanation names the CI setting that made the run replay, as the header does."""
+    monkeypatch.setenv("CI", ci)
+    suite.makepyfile(
+        test_missing=f"from helpers import get\n\ndef test_needs_a_cassette(commerce_record):\n"
+        f"    get(commerce_record, '{ENTRY}')\n"
+    )
+    result = suite.runpytest_inprocess(
+        "-p", "no:cacheprovider", "--commerce-record-mode=once", "--commerce-upstream=http://127.0.0.1:9"
+    )
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [f"*no cassette *test_needs_a_cassette.yaml: record it with *without CI={ci}*"]
+    )
+    assert not (suite.path / "cassettes").exists()
