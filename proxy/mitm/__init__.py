@@ -9,7 +9,13 @@ from __future__ import annotations
 
 from proxy.errors import CommerceProxyError
 
-INSTALL = "pip install 'commerce-proxy[mitm]'"
+# What pip resolves: mitmproxy itself, as pinned by the extra (pyproject.toml), never a registry name of
+# commerce-proxy, which is installed from a clone or a git URL (a name on PyPI would be someone else's).
+REQUIREMENT = "mitmproxy>=11.0,<12"
+INSTALL = (
+    f"pip install '{REQUIREMENT}' (or install commerce-proxy with its [mitm] extra from where you installed "
+    "it, a clone or a git URL)"
+)
 
 
 class MissingExtra(CommerceProxyError):

@@ -35,7 +35,7 @@ from proxy.pytest_plugin.findings import pytest_runtest_makereport as pytest_run
 from proxy.pytest_plugin.findings import pytest_runtest_setup as pytest_runtest_setup
 from proxy.pytest_plugin.ledger import Ledger
 from proxy.pytest_plugin.misses import MissReporter
-from proxy.pytest_plugin.modes import CI_MODE_VARIABLE, PLUGIN_MODES, effective_mode
+from proxy.pytest_plugin.modes import CI_MODE_VARIABLE, PLUGIN_MODES, ci_setting, effective_mode, under_ci
 from proxy.pytest_plugin.network import add_network_options, configure_network_guard
 from proxy.pytest_plugin.network import commerce_network_guard as commerce_network_guard
 from proxy.pytest_plugin.sandbox import add_sandbox_options, sandbox_upstream
@@ -162,6 +162,7 @@ def pytest_configure(config: pytest.Config) -> None:
         or _ini_choice(config, "commerce_unused", UNUSED_CHOICES)
         or "warn",
         overruled=chosen.overruled,
+        ci=ci_setting(os.environ) if under_ci(os.environ) else None,
     )
     configure_network_guard(config, mode)
     config.pluginmanager.register(FindingsSummary(), "commerce-proxy-findings-summary")
@@ -186,12 +187,14 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 def pytest_report_header(config: pytest.Config) -> str:
     state = config.stash[STATE]
-    overruled = f" (CI=true: record mode {state.overruled} not used)" if state.overruled else ""
     spy = " (checking live traffic, writing nothing)" if state.record_mode == "spy" else ""
+    overruled = f": record mode {state.overruled} not used" if state.overruled else ""
+    ci = f" ({state.ci}{overruled})" if state.ci else ""
+    # Only a mode that reaches the upstream names it: under CI the sandbox or service is not started.
     upstream = "the sandbox (--commerce-sandbox)" if state.sandbox else state.upstream
-    return (
-        f"commerce-proxy: record mode {state.record_mode}{spy}{overruled}, conformance {state.conformance}"
-        + (f", upstream {upstream}" if upstream else "")
+    upstream = upstream if state.record_mode != "none" else None
+    return f"commerce-proxy: record mode {state.record_mode}{spy}{ci}, conformance {state.conformance}" + (
+        f", upstream {upstream}" if upstream else ""
     )
 
 

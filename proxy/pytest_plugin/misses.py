@@ -6,7 +6,6 @@ record it. That text is the failure's own error, shown once (the server logs not
 
 from __future__ import annotations
 
-import os
 import threading
 from collections import Counter
 from collections.abc import Generator, Iterator
@@ -99,14 +98,9 @@ def remedy(fixture: str, state: PluginState) -> str:
     if fixture.startswith("commerce_replay"):
         return f"commerce_replay only replays: record it with commerce_record and {ADD_IT}"
     if state.record_mode == "none":
-        where = "without CI=true" if state.overruled is not None or _ci_said(state) else "locally"
+        where = f"without {state.ci}" if state.ci else "locally"
         return f"record mode none replays only: record it {where} with {ADD_IT}"
     return f"record mode {state.record_mode} does not add to an existing cassette: record it with {ADD_IT}"
-
-
-def _ci_said(state: PluginState) -> bool:
-    """Whether CI=true made the record mode none (as `proxy.pytest_plugin.under_ci` reads it)."""
-    return state.record_mode == "none" and os.environ.get("CI", "").strip().lower() in ("1", "true", "yes")
 
 
 def absent_cassette(fixture: str, missing: str, state: PluginState) -> str:
@@ -114,8 +108,8 @@ def absent_cassette(fixture: str, missing: str, state: PluginState) -> str:
     how = f"record it with {RECORD_IT}"
     if fixture.startswith("commerce_replay"):
         how += " and the commerce_record fixture"
-    elif _ci_said(state):
-        how += " without CI=true"
+    elif state.ci and state.record_mode == "none":
+        how += f" without {state.ci}"
     return f"no cassette {missing}: {how}"
 
 

@@ -1,5 +1,11 @@
 """A lock per cassette that every process on this machine honours (pytest-xdist workers, say), held by
-the pytest plugin for a whole recording session."""
+the pytest plugin for a whole recording session.
+
+The lock file exists only while the lock is held: its holder removes it on release, so none pile up in
+the temporary folder. That needs the usual protocol for unlinked lock files: after `flock` returns, the
+name must still be the file that was locked (a holder may have removed it, and another process made a
+new one, while this one waited); if not, open it again. A holder only removes the file it holds locked.
+"""
 
 from __future__ import annotations
 
@@ -14,27 +20,58 @@ from pathlib import Path
 
 from proxy.errors import UsageError
 
+# Each retry means another process took and released the lock meanwhile: bounded, never a livelock.
+MAX_ATTEMPTS = 10_000
+FLAGS = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+
+
+def lock_path(cassette: Path) -> Path:
+    """The lock file of `cassette`: in the temporary folder, named by the user and the absolute path."""
+    key = hashlib.sha256(str(cassette.resolve()).encode()).hexdigest()[:24]
+    return Path(tempfile.gettempdir()) / f"commerce-proxy-{os.geteuid()}-{key}.lock"
+
 
 @contextmanager
 def cassette_lock(cassette: Path) -> Iterator[None]:
     """Hold an exclusive lock on `cassette` until the block ends (waits while another holds it).
 
-    The lock file lives in the temporary folder, named by the user and the cassette's absolute path, so
-    no lock file ever lands beside cassettes in a repository; it is opened without following a link,
-    and one another user made there is refused.
+    The lock file lives in the temporary folder, so no lock file ever lands beside cassettes in a
+    repository; it is opened without following a link, made with mode 0600, one another user made there
+    is refused, and it is removed when the block ends.
     """
-    key = hashlib.sha256(str(cassette.resolve()).encode()).hexdigest()[:24]
-    lock_path = Path(tempfile.gettempdir()) / f"commerce-proxy-{os.geteuid()}-{key}.lock"
-    flags = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+    path = lock_path(cassette)
+    descriptor = _locked(path, cassette)
     try:
-        descriptor = os.open(lock_path, flags, 0o600)
-    except OSError as error:
-        raise UsageError(f"{lock_path}: cannot take the lock of {cassette}: {error.strerror}") from None
-    try:
-        state = os.fstat(descriptor)
-        if state.st_uid != os.geteuid() or not stat.S_ISREG(state.st_mode):
-            raise UsageError(f"{lock_path}: not the user's own file; remove it to record {cassette}")
-        fcntl.flock(descriptor, fcntl.LOCK_EX)
         yield
     finally:
-        os.close(descriptor)
+        try:
+            os.unlink(path)  # still locked: no one else can be using this name's file
+        except FileNotFoundError:
+            pass  # removed by hand meanwhile: nothing left to clean
+        finally:
+            os.close(descriptor)
+
+
+def _locked(path: Path, cassette: Path) -> int:
+    """A descriptor of the file `path` names, locked exclusively, and still named by it."""
+    for _ in range(MAX_ATTEMPTS):
+        try:
+            descriptor = os.open(path, FLAGS, 0o600)
+        except OSError as error:
+            raise UsageError(f"{path}: cannot take the lock of {cassette}: {error.strerror}") from None
+        try:
+            opened = os.fstat(descriptor)
+            if opened.st_uid != os.geteuid() or not stat.S_ISREG(opened.st_mode):
+                raise UsageError(f"{path}: not the user's own file; remove it to record {cassette}")
+            fcntl.flock(descriptor, fcntl.LOCK_EX)
+            try:
+                named = os.stat(path, follow_symlinks=False)
+            except FileNotFoundError:
+                named = None
+        except BaseException:
+            os.close(descriptor)
+            raise
+        if named is not None and (named.st_dev, named.st_ino) == (opened.st_dev, opened.st_ino):
+            return descriptor
+        os.close(descriptor)  # its holder removed it while this one waited: take the new one
+    raise UsageError(f"{path}: the lock of {cassette} changed hands {MAX_ATTEMPTS} times without this run")

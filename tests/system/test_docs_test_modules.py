@@ -5,6 +5,7 @@ but what the `[pytest]` extra and the default install bring."""
 from __future__ import annotations
 
 import ast
+import re
 import sys
 import tomllib
 from importlib.metadata import packages_distributions
@@ -16,6 +17,16 @@ from tests.paths import ROOT
 from tests.system.test_docs_examples import EXAMPLES
 
 MODULES = [(where, code) for where, language, marker, code in EXAMPLES if marker == "runs with pytest"]
+# The ini file the docs give a user's project (pytest-asyncio's loop scope set, so no deprecation warning).
+INI = re.findall(
+    r"^```ini\n(.*?)^```", (ROOT / "docs" / "pytest-plugin.md").read_text(), re.MULTILINE | re.DOTALL
+)
+NO_DEPRECATION = ("-W", "error::pytest.PytestDeprecationWarning")
+
+
+def test_the_docs_give_the_ini_lines_an_async_suite_needs() -> None:
+    assert len(INI) == 1
+    assert "asyncio_default_fixture_loop_scope = function" in INI[0].splitlines()
 
 
 def test_the_docs_have_an_async_test_module() -> None:
@@ -28,17 +39,19 @@ def test_a_docs_test_module_records_then_replays_under_ci(
 ) -> None:
     monkeypatch.delenv("CI", raising=False)
     monkeypatch.delenv("PYTEST_ADDOPTS", raising=False)
-    pytester.makeini("[pytest]\n")  # pytest-asyncio's defaults: strict mode, as in a new project
+    pytester.makeini(INI[0])  # as the docs say; otherwise pytest-asyncio's defaults (strict mode)
     pytester.makepyfile(test_docs_module=code)
-    recorded = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--commerce-sandbox")
+    recorded = pytester.runpytest_subprocess("-p", "no:cacheprovider", *NO_DEPRECATION, "--commerce-sandbox")
     assert recorded.ret == 0, f"{where}: recording failed\n{recorded.stdout.str()[-3000:]}"
     cassettes = sorted((pytester.path / "cassettes").rglob("*.yaml"))
     assert cassettes, f"{where}: nothing recorded"
     written = {path: path.read_bytes() for path in cassettes}
     monkeypatch.setenv("CI", "true")
-    replayed = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    replayed = pytester.runpytest_subprocess("-p", "no:cacheprovider", *NO_DEPRECATION)
     assert replayed.ret == 0, f"{where}: replay under CI failed\n{replayed.stdout.str()[-3000:]}"
     assert "record mode none" in replayed.stdout.str()
+    for run in (recorded, replayed):
+        assert "PytestDeprecationWarning" not in run.stdout.str() + run.stderr.str(), where
     assert {path: path.read_bytes() for path in cassettes} == written
 
 

@@ -15,7 +15,8 @@ from tests.paths import ROOT
 BIN = Path(sys.executable).parent
 MISSING = (
     "commerce-proxy: error: mitmproxy is not installed; import-mitm and the mitmproxy addon need it: "
-    "pip install 'commerce-proxy[mitm]'"
+    "pip install 'mitmproxy>=11.0,<12' (or install commerce-proxy with its [mitm] extra from where you "
+    "installed it, a clone or a git URL)"
 )
 # A `mitmproxy` package found first on the path that fails as an uninstalled or half-installed one does.
 SHIMS = {
@@ -67,7 +68,8 @@ def test_a_mitmproxy_that_cannot_load_is_named_with_its_cause(tmp_path: Path) ->
     assert run.stderr == (
         "commerce-proxy: error: mitmproxy cannot load: No module named "
         "'mitmproxy_rs_of_another_version'; import-mitm and the mitmproxy addon need it: "
-        "pip install 'commerce-proxy[mitm]'\n"
+        "pip install 'mitmproxy>=11.0,<12' (or install commerce-proxy with its [mitm] extra from where you "
+        "installed it, a clone or a git URL)\n"
     )
 
 

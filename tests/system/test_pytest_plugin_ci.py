@@ -119,7 +119,7 @@ def test_reads_then_fails(commerce_record):
     assert cassette.read_text() != text  # kept: the re-recording replaced the edited answer
 
 
-CI_VALUES = ("true", "1", "yes", "TRUE")
+CI_VALUES = ("true", "1", "yes", "TRUE", "on", "github")
 
 
 def test_ci_replays_whatever_asks_for_a_record_mode(
@@ -148,7 +148,8 @@ def test_reads(commerce_record):
             "ini key": (f"commerce_record_mode = {mode}\n", {}, ()),
         }
         for source, (ini, environment, arguments) in sources.items():
-            monkeypatch.setenv("CI", CI_VALUES[runs % len(CI_VALUES)])
+            ci = CI_VALUES[runs % len(CI_VALUES)]
+            monkeypatch.setenv("CI", ci)
             monkeypatch.delenv("PYTEST_ADDOPTS", raising=False)
             for name, value in environment.items():
                 monkeypatch.setenv(name, value)
@@ -157,7 +158,7 @@ def test_reads(commerce_record):
             )
             result = suite.runpytest_inprocess("-p", "no:cacheprovider", "--commerce-fresh", dead, *arguments)
             result.assert_outcomes(passed=1)
-            result.stdout.fnmatch_lines([f"commerce-proxy: record mode none (CI=true: record mode {mode}*"])
+            result.stdout.fnmatch_lines([f"commerce-proxy: record mode none (CI={ci}: record mode {mode}*"])
             assert cassette.read_bytes() == committed, (mode, source)
             runs += 1
     assert runs == 12
