@@ -1,7 +1,7 @@
 """The pytest plugin (entry point `pytest11`): replay and record servers as fixtures, checked live.
 
 `commerce_replay` serves the test's cassette offline; `commerce_record` records it from an upstream
-as `--commerce-record-mode` says (`none` under CI=true, so CI never reaches the network; `spy` checks
+as `--commerce-record-mode` says (`none` under CI, so CI never reaches the network; `spy` checks
 live traffic and writes nothing). Each yields the server's base URL, a `str` that also lists what the
 test sent (exchanges.CommerceServer); a request nothing answered fails the test, explained (misses.py).
 `commerce_sandbox` starts the project's sandbox (sandbox.py). Every exchange a test causes is checked
@@ -56,8 +56,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--commerce-record-mode",
         choices=PLUGIN_MODES,
         default=None,
-        help="what commerce_record does: none (replay only; always under CI=true, unless "
-        f"{CI_MODE_VARIABLE}=spy), once (record missing cassettes; the default otherwise), new_episodes "
+        help="what commerce_record does: none (replay only; always under CI, that is CI set to anything "
+        f"but 0/false/no/off, unless {CI_MODE_VARIABLE}=spy), once (record missing cassettes; the default "
+        "otherwise), new_episodes "
         "(record requests not in the cassette), all (re-record), spy (forward to the upstream and "
         "check every exchange, writing nothing)",
     )
@@ -107,7 +108,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     add_network_options(group)
     add_sandbox_options(group, parser)
     parser.addini("commerce_match_on", "default --commerce-match-on")
-    parser.addini("commerce_record_mode", "default --commerce-record-mode (CI=true means none)")
+    parser.addini("commerce_record_mode", "default --commerce-record-mode (under CI it is none)")
     parser.addini("commerce_conformance", "default --commerce-conformance")
     parser.addini("commerce_upstream", "default --commerce-upstream")
     parser.addini("commerce_unused", "default --commerce-unused")

@@ -1,7 +1,7 @@
 """The pytest plugin's network guard: in a test that uses a commerce fixture or marker, a connection to
 any host but this machine fails at once, inside the test, naming the host and the test, so a suite
 replaying in CI never waits on the network (on by default whenever the record mode is none, which
-CI=true implies; `--commerce-block-network`, `--commerce-allow-host HOST`).
+CI implies; `--commerce-block-network`, `--commerce-allow-host HOST`).
 
 The guard itself is `network_core` (an audit hook: every socket's connect, datagrams, name look-ups;
 sends on connections opened before the test). While it is on, PYTHONPATH starts with
@@ -35,7 +35,7 @@ def add_network_options(group: Any) -> None:
         choices=("on", "off", "auto"),
         default="auto",
         help="refuse connections to other hosts in tests using a commerce fixture or marker (auto, the "
-        "default: on when the record mode is none, as under CI=true)",
+        "default: on when the record mode is none, as under CI)",
     )
     group.addoption(
         "--commerce-allow-host",

@@ -48,7 +48,7 @@ class PluginState:
     sandbox: bool = False  # --commerce-sandbox: the commerce_sandbox fixture is the upstream
     match_on: str | None = None  # --commerce-match-on: every test's, unless its marker says
     failed_recordings: str = "discard"
-    overruled: str | None = None  # the record mode asked for, when CI=true made it none
+    overruled: str | None = None  # the record mode asked for, when CI made it none
     ci: str | None = None  # how the environment said CI (`CI=on`) when this run is CI's (modes.under_ci)
     unused: str = "warn"  # recordings a test never used: ignore, warn or fail
     usage: list[dict[str, Any]] = field(default_factory=list)  # each replay's use of its cassettes

@@ -110,7 +110,7 @@ def test_signs_in_and_reads(commerce_record):
     monkeypatch.setenv("CI", "true")
     replayed = suite.runpytest_subprocess("-p", "no:cacheprovider")
     replayed.assert_outcomes(passed=1)
-    replayed.stdout.fnmatch_lines(["commerce-proxy: record mode none, conformance warn"])
+    replayed.stdout.fnmatch_lines(["commerce-proxy: record mode none (CI=true), conformance warn"])
     assert cassette.read_text() == text
     # --commerce-record-mode=all records anew: the same service answers the same, so no byte changes;
     # with --commerce-fresh every exchange is written anew.
