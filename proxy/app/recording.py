@@ -14,7 +14,7 @@ from typing import Literal
 
 from proxy.core.cassette.document import Cassette
 from proxy.core.drift.origins import SAME, Origins
-from proxy.core.drift.pairing import keep_unchanged
+from proxy.core.drift.pairing import ReRecorded, re_recorded
 from proxy.core.model.confirmation import confirmation
 from proxy.core.model.exchange import Exchange
 from proxy.core.model.links import credential_parts
@@ -93,6 +93,7 @@ class RecordingSession:
             self.live = LiveChecker(Checker(settings.rules, settings.rule_config), settings.findings_kept)
         self._sent_secrets = credential_parts(settings.upstream_authorization)
         self.recorded = 0  # exchanges journaled by this session
+        self.re_recorded: ReRecorded | None = None  # --mode all over a cassette: what it kept
         self.checked = 0  # exchanges handed to the live checker (spy journals nothing)
         self.replayed = 0
         self.kept: list[Exchange] | None = None  # a list: every exchange kept here too (an HTML report)
@@ -173,7 +174,8 @@ class RecordingSession:
                 # ... and the cassette its origin: the same service at another address is no change
                 upstream = self.previous.upstream or upstream
                 origins = Origins(upstream, self.settings.upstream)
-                new = keep_unchanged(self.previous.exchanges, new, self.settings.match, origins)
+                self.re_recorded = re_recorded(self.previous.exchanges, new, self.settings.match, origins)
+                new = self.re_recorded.exchanges
             try:  # the journal says which file absorbs it before that file replaces the cassette
                 with folder_lock(self.settings.cassette):  # the lock every writer of the cassette takes
                     base = self._base_now()

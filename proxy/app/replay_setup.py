@@ -12,7 +12,6 @@ from proxy.core.replay.faults import Fault, Latency
 from proxy.core.replay.matching import MatchPolicy
 from proxy.errors import UsageError
 from proxy.store.files import Loaded, load_cassettes
-from proxy.store.outputs import refuse_overwrite
 
 
 def build_book(
@@ -59,8 +58,6 @@ def replay_settings(asked: ReplayRequest, paths: list[Path]) -> ReplayOptions:
         raise UsageError(f"--cassette-dir {folder}: not a folder")
     if folder is None:
         folder = next((path for path in paths if path.is_dir()), None)
-    if asked.usage_report is not None:
-        refuse_overwrite(asked.usage_report, paths, "the usage report")
     if not 0 <= asked.slow_body_ms <= 600_000:
         raise UsageError(f"--slow-body-ms {asked.slow_body_ms:g}: must be 0 to 600000")
     return ReplayOptions(

@@ -31,6 +31,7 @@ def add_to(actions: Any, common: argparse.ArgumentParser) -> None:
         "--format", choices=("text", "markdown", "json"), default="text", help="for people, a PR, or tools"
     )
     diff.add_argument("-v", "--verbose", action="store_true", help="also list volatile differences")
+    diff.add_argument("-o", "--output", metavar="FILE", type=Path, help="write the diff here, not stdout")
     diff.add_argument(
         "--git",
         action="store_true",
@@ -61,7 +62,13 @@ def run(arguments: argparse.Namespace) -> int:
         if len(paths) != 2:
             raise UsageError(f"cassette diff compares two cassettes, A and B; got {len(paths)}")
         a, b = paths
+        if arguments.output is not None:
+            from proxy.cli.report_path import refuse_bad_output
+
+            refuse_bad_output(arguments, arguments.output, [a, b], "the diff")
         return _compare(arguments, a, b, str(a), str(b))
+    if arguments.output is not None:
+        raise UsageError("--git prints the diff for git: -o is not taken with it")
     if len(paths) == GIT_UNMERGED:
         say(f"{paths[0]}: unmerged, not compared")
         return 0
@@ -83,9 +90,16 @@ def _compare(arguments: argparse.Namespace, a: Path, b: Path, label_a: str, labe
 
     diff = diff_cassettes(a, b, load_engine(arguments).project.match)
     if arguments.git or arguments.format == "text":
-        write_document(diff_text(diff, label_a, label_b, arguments.verbose))
+        text = diff_text(diff, label_a, label_b, arguments.verbose)
     elif arguments.format == "markdown":
-        write_document(diff_markdown(diff, label_a, label_b, arguments.verbose))
+        text = diff_markdown(diff, label_a, label_b, arguments.verbose)
     else:
-        write_document(diff_json(diff, arguments.verbose))
+        text = diff_json(diff, arguments.verbose)
+    if arguments.output is None:
+        write_document(text)
+    else:
+        from proxy.store.saving import write_atomically
+
+        write_atomically(arguments.output, text, "the diff")
+        say(f"commerce-proxy: wrote {arguments.output}", err=True)
     return 1 if diff.drifted else 0

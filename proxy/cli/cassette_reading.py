@@ -66,6 +66,7 @@ def _rows(
                 "findings": len(mine),
                 **{plural: sum(1 for item in mine if item.severity == kind) for kind, plural in COUNTED},
                 "recorded_at": exchange.recorded_at,
+                "confirmed_at": exchange.confirmed_at,  # max_age counts from the later of the two
             }
         )
     return rows
@@ -73,16 +74,18 @@ def _rows(
 
 def _print_rows(rows: list[dict[str, Any]], several: bool, dated: bool = False) -> None:
     """The rows as an aligned table: ERRORS, WARNINGS and INFO count the exchange's findings of each
-    severity; CASSETTE with several cassettes, RECORDED with --stale."""
+    severity; CASSETTE with several cassettes, RECORDED and CONFIRMED (the cassette's last
+    confirmation, which the age counts from when it is later) with --stale."""
     header = [*(["CASSETTE"] if several else []), "INDEX", "METHOD", "STATUS", "ERRORS", "WARNINGS", "INFO"]
-    header += [*(["RECORDED"] if dated else []), "PATH"]
+    header += [*(["RECORDED", "CONFIRMED"] if dated else []), "PATH"]
     first_number = header.index("INDEX")
     right = {first_number, header.index("STATUS"), *range(header.index("ERRORS"), header.index("INFO") + 1)}
     cells = []
     for row in rows:
         counts = [str(row[plural]) for _, plural in COUNTED]
         line = [*([row["cassette"]] if several else []), str(row["index"]), row["method"], str(row["status"])]
-        line += [*counts, *([row["recorded_at"] or "-"] if dated else []), _target(row)]
+        dates = [row["recorded_at"] or "-", row["confirmed_at"] or "-"] if dated else []
+        line += [*counts, *dates, _target(row)]
         cells.append([visible(cell) for cell in line])
     for text in table(header, cells, right):
         say(text)

@@ -14,6 +14,7 @@ from typing import Any
 from proxy.cli import options
 from proxy.cli.output import say
 from proxy.cli.reporting import add_format, rendered, write_report
+from proxy.errors import UsageError
 
 
 def add_to(commands: Any, common: argparse.ArgumentParser) -> None:
@@ -63,16 +64,21 @@ def run(arguments: argparse.Namespace) -> int:
     from proxy.app.check_run import CheckRun
     from proxy.cli.inputs import load_engine, named_cassettes
     from proxy.cli.progress import Progress
+    from proxy.cli.report_path import refuse_bad_output
     from proxy.core.rules.config import Baseline
     from proxy.store.files import cassette_paths
-    from proxy.store.outputs import refuse_overwrite
     from proxy.store.rule_files import load_baseline, write_baseline
 
     started = time.monotonic()
     inputs = named_cassettes(arguments.paths, arguments, "check")
-    for written, what in ((arguments.output, "the report"), (arguments.write_baseline, "the baseline")):
-        if written is not None:
-            refuse_overwrite(written, inputs, what, arguments.force)
+    if arguments.output is not None:
+        refuse_bad_output(arguments, arguments.output, inputs, "the report", arguments.force)
+    if arguments.write_baseline is not None:  # the baseline the config names is the one to rewrite
+        refuse_bad_output(
+            arguments, arguments.write_baseline, inputs, "the baseline", arguments.force, baseline=False
+        )
+        if arguments.output is not None and _same_name(arguments.output, arguments.write_baseline):
+            raise UsageError(f"{arguments.output}: -o and --write-baseline name the same file")
     engine = load_engine(arguments)
     config = engine.project.config
     baseline_path = (
@@ -104,3 +110,9 @@ def run(arguments: argparse.Namespace) -> int:
                 err=True,
             )
         return 1 if report.failed else 0
+
+
+def _same_name(one: Path, other: Path) -> bool:
+    import os
+
+    return os.path.realpath(one) == os.path.realpath(other)

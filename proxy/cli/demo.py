@@ -28,6 +28,8 @@ def run(arguments: argparse.Namespace) -> int:
     from proxy.demo import run_demo
     from proxy.store.outputs import refuse_overwrite
 
-    if arguments.cassette is not None:
-        refuse_overwrite(arguments.cassette, [], "the demo recording", arguments.force, any_file=True)
+    if arguments.cassette is not None:  # the demo reads no config or rules of the project
+        refuse_overwrite(
+            arguments.cassette, [], "the demo recording", arguments.force, any_file=True, create_folders=True
+        )
     return run_demo(arguments.cassette, announce)

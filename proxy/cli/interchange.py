@@ -14,11 +14,11 @@ from typing import Any
 
 from proxy.cli import options
 from proxy.cli.output import say
+from proxy.cli.report_path import refuse_bad_output
 from proxy.core.interchange.har import cassette_to_har, exchanges_from_har, har_upstream
 from proxy.core.interchange.imports import Imported
 from proxy.core.model.withheld import WITHHELD_HEADER
 from proxy.store.files import load_cassette, read_json_file
-from proxy.store.outputs import refuse_overwrite
 from proxy.store.saving import write_atomically
 from proxy.version import __version__
 
@@ -77,7 +77,15 @@ def _import(arguments: argparse.Namespace, items: Iterable[Imported], wanted: st
     from proxy.cli.inputs import checked_upstream, load_engine, redaction_from
 
     output: Path = arguments.output
-    refuse_overwrite(output, [arguments.source], "the imported cassette", arguments.force, any_file=True)
+    refuse_bad_output(
+        arguments,
+        output,
+        [arguments.source],
+        "the imported cassette",
+        arguments.force,
+        any_file=True,
+        create_folders=True,
+    )
     if arguments.origin:
         checked_upstream(arguments.origin, "import", "--origin")
     engine = load_engine(arguments)
@@ -97,7 +105,7 @@ def _import(arguments: argparse.Namespace, items: Iterable[Imported], wanted: st
 
 def run_export_har(arguments: argparse.Namespace) -> int:
     """`export-har CASSETTE -o FILE`."""
-    refuse_overwrite(arguments.output, [arguments.cassette], "the HAR file", arguments.force)
+    refuse_bad_output(arguments, arguments.output, [arguments.cassette], "the HAR file", arguments.force)
     cassette = load_cassette(arguments.cassette).cassette
     document = cassette_to_har(cassette, __version__)
     write_atomically(

@@ -86,6 +86,12 @@ def run(arguments: argparse.Namespace) -> int:
     from proxy.server.replay import create_replay_app
 
     paths = named_cassettes(arguments.cassette, arguments, "replay")
+    usage = getattr(arguments, "usage_report", None)
+    if usage is not None:
+        from proxy.cli.report_path import refuse_bad_output
+
+        folder = getattr(arguments, "cassette_dir", None)
+        refuse_bad_output(arguments, usage, [*paths, *([folder] if folder else [])], "the usage report")
     settings = replay_settings(
         ReplayRequest(
             cassette_dir=getattr(arguments, "cassette_dir", None),

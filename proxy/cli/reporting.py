@@ -98,12 +98,12 @@ def live_report(arguments: argparse.Namespace, name: str, inputs: Sequence[Path]
         return None
     from proxy.app.live_report import LiveReport
     from proxy.cli.inputs import load_engine
+    from proxy.cli.report_path import refuse_bad_output
     from proxy.core.rules.config import Baseline
-    from proxy.store.outputs import refuse_overwrite
     from proxy.store.rule_files import load_baseline
 
     if arguments.output is not None:
-        refuse_overwrite(arguments.output, inputs, "the report")
+        refuse_bad_output(arguments, arguments.output, inputs)
     engine = load_engine(arguments)
     baseline_path = engine.project.resolve(engine.project.config.baseline)
     baseline = load_baseline(baseline_path) if baseline_path else Baseline()

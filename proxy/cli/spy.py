@@ -31,7 +31,7 @@ def run(arguments: argparse.Namespace) -> int:
     from proxy.server.record import create_record_app
 
     settings = forwarding_settings(arguments, "spy")
-    report = live_report(arguments, settings.upstream, [])
+    report = live_report(arguments, settings.upstream, [])  # spy reads no cassette
     rules = len(settings.rules.rules) if settings.rules else 0
     upstream = settings.upstream
 

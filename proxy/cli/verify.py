@@ -91,15 +91,15 @@ def run(arguments: argparse.Namespace) -> int:
 
     from proxy.app.verify import VerifyOptions, update_cassettes, update_lines, verify
     from proxy.cli.inputs import checked_upstream, load_engine, redaction_from
+    from proxy.cli.report_path import refuse_bad_output
     from proxy.core.drift.verification import verify_json, verify_junit, verify_markdown, verify_text
     from proxy.store.files import cassette_paths, load_cassette
-    from proxy.store.outputs import refuse_overwrite
     from proxy.store.saving import write_atomically
 
     upstream = checked_upstream(arguments.upstream, "verify")
     files = cassette_paths(arguments.paths)
     if arguments.output is not None:
-        refuse_overwrite(arguments.output, files, "the report")
+        refuse_bad_output(arguments, arguments.output, files)
     engine = load_engine(arguments)
     policy = redaction_from(arguments, engine.project.redaction)
     cassettes = [(path, load_cassette(path).cassette) for path in files]

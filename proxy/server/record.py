@@ -204,6 +204,18 @@ class RecordProxy:
             log.info("%s", recording.findings.summary())  # one line for the session
         if settings.cassette is not None and cassette is None:
             log.info("nothing new recorded; %s left as it was", settings.cassette)
+        elif cassette is not None and recording.re_recorded is not None:
+            counted = recording.re_recorded
+            log.info(
+                "wrote %s: %d exchanges (%d kept unchanged, %d changed, %d new; %d answered from the "
+                "cassette)",
+                settings.cassette,
+                len(cassette.exchanges),
+                counted.unchanged,
+                counted.changed,
+                counted.new,
+                recording.replayed,
+            )
         elif cassette is not None:
             log.info(
                 "wrote %s: %d exchanges (%d new, %d answered from the cassette)",

@@ -177,6 +177,13 @@ def config_rule_folder(path: Path) -> Path | None:
     return path.parent / written if isinstance(written, str) else None
 
 
+def config_baseline(path: Path) -> Path | None:
+    """The baseline file a config file names (relative to the file)."""
+    document = _config_document(path)
+    written = document.get("baseline") if isinstance(document, dict) else None
+    return path.parent / written if isinstance(written, str) else None
+
+
 def load_baseline(path: Path) -> Baseline:
     """Read a baseline file of accepted findings; a missing one says how to write it."""
     if not path.exists() and not path.is_symlink():

@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -109,3 +110,15 @@ def test_docs_build_writes_the_site_into_a_folder(
     assert code == 0, err
     assert call[:5] == [f"cwd={checkout}", "build", "--strict", "--site-dir", str(checkout.parent / site)]
     assert call[5:] == list(arguments[1:])
+
+
+def test_a_port_in_use_is_one_line_and_exit_2_before_mkdocs_starts(checkout: Path) -> None:
+    """As every command says it: no mkdocs traceback ending in `Address already in use`."""
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        code, err, call = run_docs(checkout, "--port", str(port))
+    assert code == 2 and call == [], err
+    assert err.count("\n") == 1 and "Traceback" not in err, err
+    assert f"cannot listen on 127.0.0.1:{port}: Address already in use" in err, err

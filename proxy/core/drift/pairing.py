@@ -79,6 +79,35 @@ def pair_cassettes(
     return diff
 
 
+@dataclass(frozen=True, slots=True)
+class ReRecorded:
+    """A re-recording's exchanges, and how many of them were kept unchanged (their earlier entries,
+    byte for byte), changed (paired with an earlier recording, answered otherwise) or new."""
+
+    exchanges: tuple[Exchange, ...]
+    unchanged: int
+    changed: int
+    new: int
+
+
+def re_recorded(
+    before: Sequence[Exchange],
+    after: Sequence[Exchange],
+    policy: MatchPolicy | None = None,
+    origins: Origins = SAME,
+) -> ReRecorded:
+    """`keep_unchanged`, counted."""
+    kept = [origins.exchange(exchange) for exchange in after]
+    unchanged = changed = 0
+    for pair in pair_cassettes(before, kept, policy).pairs:
+        if is_drift(pair.differences):
+            changed += 1
+        else:
+            kept[pair.index_b] = before[pair.index_a]
+            unchanged += 1
+    return ReRecorded(tuple(kept), unchanged, changed, len(kept) - unchanged - changed)
+
+
 def keep_unchanged(
     before: Sequence[Exchange],
     after: Sequence[Exchange],
@@ -90,8 +119,4 @@ def keep_unchanged(
     changes no byte of the cassette, and a real change stands out in the diff. `origins`: where the
     earlier recording and this one were made; a new exchange is written at the earlier origin, so
     re-recording from another address of the same service changes only what the service changed."""
-    kept = [origins.exchange(exchange) for exchange in after]
-    for pair in pair_cassettes(before, kept, policy).pairs:
-        if not is_drift(pair.differences):
-            kept[pair.index_b] = before[pair.index_a]
-    return tuple(kept)
+    return re_recorded(before, after, policy, origins).exchanges

@@ -28,7 +28,18 @@ NAMES = [
     ("a-rather-long-cassette-name-for-the-nightly-staging-run.yaml", 60),
     ("\uff46\uff55\uff4c\uff4c.yaml", 13),  # fullwidth "full",
 ]
-HEADER = ["CASSETTE", "INDEX", "METHOD", "STATUS", "ERRORS", "WARNINGS", "INFO", "RECORDED", "PATH"]
+HEADER = [
+    "CASSETTE",
+    "INDEX",
+    "METHOD",
+    "STATUS",
+    "ERRORS",
+    "WARNINGS",
+    "INFO",
+    "RECORDED",
+    "CONFIRMED",
+    "PATH",
+]
 RIGHT = {"INDEX", "STATUS", "ERRORS", "WARNINGS", "INFO"}
 WIDE = set("商品カタログ🛒\uff46\uff55\uff4c")  # two terminal cells each; U+0301 (combining) takes none
 
@@ -104,7 +115,8 @@ def test_every_column_lines_up_and_the_counts_are_spelled_out(
     header = [
         name
         for name in HEADER
-        if (several or name != "CASSETTE") and ("--stale" in arguments or name != "RECORDED")
+        if (several or name != "CASSETTE")
+        and ("--stale" in arguments or name not in ("RECORDED", "CONFIRMED"))
     ]
     assert lines[0].split() == header and len(lines) == len(rows) + 1 and rows
     heads = spans(lines[0], header)
@@ -121,6 +133,7 @@ def test_every_column_lines_up_and_the_counts_are_spelled_out(
             "WARNINGS": row["warnings"],
             "INFO": row["info"],
             "RECORDED": row["recorded_at"] or "-",
+            "CONFIRMED": row["confirmed_at"] or "-",
             "PATH": f"{row['path']}?{row['query']}" if row["query"] else row["path"],
         }
         placed = spans(line, [str(values[name]) for name in header])

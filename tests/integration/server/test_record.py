@@ -424,3 +424,27 @@ async def test_new_episodes_from_another_address_of_the_service_keeps_the_casset
     assert links == [
         {"self": f"{first_url}{path}", "next": f"{first_url}/echo?page[offset]=1"} for path in ("/a", "/b")
     ]
+
+
+async def test_mode_all_says_how_many_were_kept_unchanged_changed_and_new(
+    upstream: Any, recorder: Recorder, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Re-recording's stop line tells an unchanged service (all kept byte for byte) from a changed one:
+    /gzip answers the same, /a counts its hits (a changed answer), /b was not recorded before."""
+    caplog.set_level("INFO", logger="proxy")
+
+    async def session(paths: tuple[str, ...]) -> None:
+        url, stop = await recorder(upstream[0], mode="all")
+        async with aiohttp.ClientSession() as client:
+            for path in paths:
+                async with client.get(f"{url}{path}") as answer:
+                    assert answer.status == 200
+        await stop()
+
+    await session(("/gzip", "/a"))
+    caplog.clear()
+    await session(("/gzip", "/a", "/b"))
+    assert "3 exchanges (1 kept unchanged, 1 changed, 1 new; 0 answered from the cassette)" in caplog.text
+    caplog.clear()
+    await session(("/gzip",))
+    assert "1 exchanges (1 kept unchanged, 0 changed, 0 new;" in caplog.text
