@@ -80,9 +80,11 @@ async def verify(
     async def resource(items: list[tuple[Verified, Exchange]], origins: Origins) -> None:
         async with gate:
             for result, recorded in items:  # in recorded order: a sequence replays as it happened
-                # the live answer as the cassette's origin would have written it: what --update writes
-                result.live = origins.exchange(await _live(recorded, send, policy, options.token))
-                result.differences = compare_exchanges(recorded, result.live)
+                # compared, checked and shown as the service sent it; its links read (and, for
+                # --update, written) at the cassette's origin
+                result.live = await _live(recorded, send, policy, options.token)
+                result.kept = origins.exchange(result.live)
+                result.differences = compare_exchanges(recorded, result.live, origins)
 
     batches: list[tuple[list[tuple[Verified, Exchange]], Origins]] = []
     for (number, _), items in groups.items():
@@ -157,7 +159,9 @@ def update_cassettes(cassettes: Sequence[tuple[Path, Cassette]], verification: V
     updated: list[Updated] = []
     for path, cassette in cassettes:
         mine = [result for result in verification.results if result.cassette == str(path)]
-        drifted = {result.index: result.live for result in mine if result.drifted and result.live is not None}
+        drifted = {
+            result.index: result.to_write for result in mine if result.drifted and result.to_write is not None
+        }
         unconfirmed = _not_confirmed(cassette, mine)
         with folder_lock(path):
             current = load_cassette(path).cassette

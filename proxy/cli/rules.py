@@ -34,7 +34,7 @@ def run(arguments: argparse.Namespace) -> int:
     """`rules`: every rule with its id, the severity in force and its documentation section."""
     from proxy.cli.inputs import load_engine
     from proxy.core.reports.rules_page import rule_detail, rules_markdown, rules_table
-    from proxy.core.rules.citation import docs_link
+    from proxy.core.rules.citation import rule_command
     from proxy.errors import UsageError
 
     engine = load_engine(arguments)
@@ -58,7 +58,7 @@ def run(arguments: argparse.Namespace) -> int:
                 "severity": severity_of[rule.id],
                 "default_severity": rule.severity,
                 "section": rule.section,
-                "docs": docs_link(rule.id),
+                "docs": rule_command(rule.id),
                 "sections": [
                     {"title": section.title, "requires": section.requires}
                     for section in ruleset.sections_of(rule)

@@ -23,6 +23,15 @@ ANOTHER_TOKEN = (
     f"give another with --token or ${TOKEN_VARIABLE}, or --client-id and --client-secret; "
     "no drift is reported"
 )
+EXIT_STATUS = """\
+Re-send recorded requests to the live service and report how its answers drifted.
+
+exit status: 0 when nothing breaking drifted (additive drift, data drift, volatile
+differences and findings of the rules on the live answers included); 1 on breaking drift
+(data drift too with --strict); with --update, 0 once the drifted answers are written;
+2 when the credentials were refused (with -o, a report saying so), the service could
+not be reached, or the input is unusable. Findings never change the exit status (to
+fail a job on what the live service answers, run a suite through `spy --fail-on error`)."""
 MAX_BODY = 50 * 1024 * 1024  # bytes of one live answer, as record's default
 
 
@@ -31,6 +40,7 @@ def add_to(commands: Any, common: argparse.ArgumentParser) -> None:
         "verify",
         parents=[common],
         help="re-send recorded requests to the live service and report drift (exit 1 on breaking drift)",
+        description=EXIT_STATUS,
     )
     verify.add_argument("paths", metavar="CASSETTE", type=Path, nargs="+", help="cassette files or folders")
     verify.add_argument("--upstream", metavar="URL", required=True, help="the live service to ask")
@@ -92,7 +102,13 @@ def run(arguments: argparse.Namespace) -> int:
     from proxy.app.verify import VerifyOptions, update_cassettes, update_lines, verify
     from proxy.cli.inputs import checked_upstream, load_engine, redaction_from
     from proxy.cli.report_path import refuse_bad_output
-    from proxy.core.drift.verification import verify_json, verify_junit, verify_markdown, verify_text
+    from proxy.core.drift.verification import (
+        refused_report,
+        verify_json,
+        verify_junit,
+        verify_markdown,
+        verify_text,
+    )
     from proxy.store.files import cassette_paths, load_cassette
     from proxy.store.saving import write_atomically
 
@@ -118,10 +134,16 @@ def run(arguments: argparse.Namespace) -> int:
         finally:
             pool.close()
 
-    verification = asyncio.run(verified())
-    refused = verification.refused()
-    if refused is not None:  # an expired secret is no change of the service: no report, no update
-        raise CredentialsRefused(f"the live service refused the token ({refused}); {ANOTHER_TOKEN}")
+    try:
+        verification = asyncio.run(verified())
+        refused = verification.refused()
+        if refused is not None:  # an expired secret is no change of the service: no drift, no update
+            raise CredentialsRefused(f"the live service refused the token ({refused}); {ANOTHER_TOKEN}")
+    except CredentialsRefused as error:
+        if arguments.output is not None:  # a job that uploads its report gets one saying why
+            document = KNOWN.scrub(refused_report(arguments.format, str(error)))
+            write_atomically(arguments.output, document, "the report")
+        raise
     verbose = arguments.verbose
     chunks = {
         "text": lambda: [verify_text(verification, verbose)],
@@ -148,6 +170,8 @@ async def _client_token(pool: Any, arguments: argparse.Namespace) -> str | None:
     import json
     from urllib.parse import urlencode
 
+    from proxy.core.drift.verification import answer_error, token_refusal
+
     if not arguments.client_id and not arguments.client_secret:
         return None
     if not (arguments.client_id and arguments.client_secret):
@@ -162,16 +186,19 @@ async def _client_token(pool: Any, arguments: argparse.Namespace) -> str | None:
     ).encode()
     headers = (("Content-Type", "application/x-www-form-urlencoded"), ("Accept", "application/json"))
     answer = await _send(pool, "POST", "/oauth/access_token", headers, form)
-    if answer.status in (401, 403):
+    error = answer_error(answer.body) if answer.status >= 400 else None
+    named = f"{answer.status} {error}" if error else str(answer.status)
+    if token_refusal(answer.status, error):
         raise CredentialsRefused(
-            f"the token endpoint refused the client credentials ({answer.status}); {ANOTHER_TOKEN}"
+            f"the token endpoint refused the client credentials ({named}); {ANOTHER_TOKEN}"
         )
     try:
         token = json.loads(answer.body)["access_token"]
     except (ValueError, KeyError, TypeError):
-        raise UsageError(f"the token endpoint answered {answer.status} without an access_token") from None
-    if not isinstance(token, str):
-        raise UsageError(f"the token endpoint answered {answer.status} without an access_token")
+        token = None
+    if not isinstance(token, str) or not token:
+        said = f" (error {error!r})" if error else ""
+        raise UsageError(f"the token endpoint answered {answer.status}{said} without an access_token")
     KNOWN.add((token,))
     return token
 

@@ -117,3 +117,31 @@ def test_check_and_replay_serve_the_shipped_cassettes_from_anywhere(installed: P
             process.terminate()
             process.communicate(timeout=30)
     assert process.returncode == 0
+
+
+def test_what_a_citation_points_at_opens_in_a_wheel_install(installed: Path, tmp_path: Path) -> None:
+    """Every rule's citation names `commerce-proxy rules RULE`, which the wheel install runs, printing
+    what each cited section requires; no citation names a repository path, and the shipped rule folder
+    a user copies cites no source document."""
+    listed = run(installed, tmp_path, "rules", "--format", "json")
+    assert listed.returncode == 0, listed.stderr
+    rules = json.loads(listed.stdout)["rules"]
+    assert rules and all(rule["docs"] == f"commerce-proxy rules {rule['id']}" for rule in rules)
+    for rule in rules:
+        shown = run(installed, tmp_path, *rule["docs"].split()[1:])
+        assert shown.returncode == 0 and "docs/rules.md" not in shown.stdout, shown.stderr
+        flat = " ".join(shown.stdout.split())
+        assert all(" ".join(section["requires"].split()) in flat for section in rule["sections"])
+    where = subprocess.run(
+        [str(installed / "bin" / "python"), "-c", "import proxy; print(proxy.__file__)"],
+        cwd=tmp_path,
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    package = Path(where.stdout.strip()).parent
+    assert ROOT not in package.parents
+    for path in (package / "_shipped" / "rules").rglob("*"):
+        if path.is_file():
+            text = path.read_text(encoding="utf-8")
+            assert "commerce-api.md" not in text and "api-notes.md" not in text, path

@@ -9,15 +9,17 @@
   request created, and an exchange's own recording time and duration.
 
 Each difference names its place with one dotted path: `status`, `headers.Content-Type`,
-`json.data[0].attributes.name`. A link that differs only in origin (the same service at another
-address) is no difference at all (`origins.py`). Pure: values in, differences out.
+`json.data[0].attributes.name`; a side the answer lacks is `ABSENT` (a JSON `null` is None), so a
+report can tell a missing field from a null one. A link that differs only in origin (the same service
+at another address) is no difference at all (`origins.py`), and a difference shows the live value as
+the service sent it. Pure: values in, differences out.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 from proxy.core.drift.origins import SAME, Origins
 from proxy.core.model.exchange import Body, Exchange, Response, header_value
@@ -26,26 +28,47 @@ Tier = Literal["breaking", "additive", "data", "volatile"]
 TIERS: tuple[Tier, ...] = ("breaking", "additive", "data", "volatile")
 # Field names whose values change on every call whatever the data: the service's clocks.
 VOLATILE_FIELDS = frozenset({"created_at", "updated_at", "expires", "timestamp", "date"})
-LOWER_BOUND_CAP = 10_000  # api-notes: lower_bound counts up to 10,000
+LOWER_BOUND_CAP = 10_000  # the documented cap of a lower_bound total
+
+
+class _Absent:
+    """The value of a side that lacks the field or header: not JSON's `null`, which is a value."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "ABSENT"
+
+    def __bool__(self) -> bool:
+        return False
+
+
+ABSENT: Final = _Absent()
 
 
 @dataclass(frozen=True, slots=True)
 class Difference:
-    """One place where the two answers differ, and how much it matters."""
+    """One place where the two answers differ, and how much it matters; `recorded` or `live` is
+    `ABSENT` where that answer lacks the place."""
 
     tier: Tier
     where: str
     recorded: Any
     live: Any
 
-    def to_json(self) -> dict[str, Any]:
-        return {"tier": self.tier, "where": self.where, "recorded": self.recorded, "live": self.live}
+    def to_json(self, recorded: str = "recorded", live: str = "live") -> dict[str, Any]:
+        """Its JSON item: an absent side has no key (`null` is a value the answer holds)."""
+        document: dict[str, Any] = {"tier": self.tier, "where": self.where}
+        for name, value in ((recorded, self.recorded), (live, self.live)):
+            if value is not ABSENT:
+                document[name] = value
+        return document
 
 
 def compare_exchanges(recorded: Exchange, live: Exchange, origins: Origins = SAME) -> list[Difference]:
     """The answers compared, then the exchange's own recording time and duration (always volatile);
-    the live answer's links at `origins.live` are read as at `origins.recorded` first."""
-    found = compare_responses(recorded.response, origins.response(live.response), created=_creates(recorded))
+    the live answer's links at `origins.live` are read as at `origins.recorded`, and shown as sent."""
+    found = compare_responses(recorded.response, live.response, _creates(recorded), origins)
     for where, old, new in (
         ("recorded_at", recorded.recorded_at, live.recorded_at),
         ("duration_ms", recorded.duration_ms, live.duration_ms),
@@ -55,15 +78,17 @@ def compare_exchanges(recorded: Exchange, live: Exchange, origins: Origins = SAM
     return found
 
 
-def compare_responses(recorded: Response, live: Response, created: bool = False) -> list[Difference]:
+def compare_responses(
+    recorded: Response, live: Response, created: bool = False, origins: Origins = SAME
+) -> list[Difference]:
     """Every difference between two answers; `created`: the request made a resource, whose generated
-    id is volatile."""
+    id is volatile; `origins`: where each answer came from, so a link that only moved is none."""
     found: list[Difference] = []
     if recorded.status != live.status:
         tier: Tier = "breaking" if recorded.status // 100 != live.status // 100 else "data"
         found.append(Difference(tier, "status", recorded.status, live.status))
     found.extend(_header_differences(recorded, live))
-    found.extend(_body_differences(recorded, live, created))
+    found.extend(_body_differences(recorded, live, created, origins))
     return found
 
 
@@ -102,21 +127,26 @@ def _media_type(response: Response) -> str | None:
 def _header_differences(recorded: Response, live: Response) -> Iterator[Difference]:
     old_type, new_type = _media_type(recorded), _media_type(live)
     if old_type != new_type:
-        yield Difference("breaking", "headers.Content-Type", old_type, new_type)
+        yield Difference("breaking", "headers.Content-Type", _present(old_type), _present(new_type))
     old_tag = header_value(recorded.headers, "ETag")
     new_tag = header_value(live.headers, "ETag")
     if old_tag != new_tag:
         yield _etag_difference(old_tag, new_tag, live)
     old_date, new_date = header_value(recorded.headers, "Date"), header_value(live.headers, "Date")
     if old_date != new_date:
-        yield Difference("volatile", "headers.Date", old_date, new_date)
+        yield Difference("volatile", "headers.Date", _present(old_date), _present(new_date))
+
+
+def _present(value: str | None) -> Any:
+    """A header's value, or ABSENT when the answer has none."""
+    return ABSENT if value is None else value
 
 
 def _etag_difference(old: str | None, new: str | None, live: Response) -> Difference:
     """A changed ETag is breaking when its form changed (present, weak), volatile when it still agrees
     with the live etag_id (the version moved, as documented), and data otherwise."""
     if old is None or new is None or old.startswith("W/") != new.startswith("W/"):
-        return Difference("breaking", "headers.ETag", old, new)
+        return Difference("breaking", "headers.ETag", _present(old), _present(new))
     etag_id = _dig(live.body.value if live.body.kind == "json" else None, ("data", "meta", "etag_id"))
     agrees = isinstance(etag_id, str) and new.removeprefix("W/").strip('"') == etag_id
     return Difference("volatile" if agrees else "data", "headers.ETag", old, new)
@@ -130,14 +160,19 @@ def _dig(document: Any, path: tuple[str, ...]) -> Any:
     return document
 
 
-def _body_differences(recorded: Response, live: Response, created: bool) -> Iterator[Difference]:
+def _body_differences(
+    recorded: Response, live: Response, created: bool, origins: Origins
+) -> Iterator[Difference]:
     old, new = recorded.body, live.body
     if old.kind == "json" and new.kind == "json":
-        yield from _json_differences("json", old.value, new.value, _Context(old.value, new.value, created))
+        context = _Context(old.value, new.value, created, origins)
+        yield from _json_differences("json", old.value, new.value, context)
         return
     if old.kind != new.kind:
         yield Difference("breaking", "body", _shown(old), _shown(new))
-    elif old.value != new.value:
+    elif old.value != new.value and not (
+        new.kind == "text" and isinstance(new.value, str) and origins.text(new.value) == old.value
+    ):
         yield Difference("data", "body", _shown(old), _shown(new))
 
 
@@ -153,6 +188,7 @@ class _Context:
     recorded: Any
     live: Any
     created: bool
+    origins: Origins = SAME
 
     def lower_bound_cap(self, old: Any, new: Any) -> bool:
         methods = {
@@ -168,12 +204,12 @@ def _json_differences(where: str, old: Any, new: Any, context: _Context) -> Iter
         for key, value in old.items():
             place = f"{where}.{key}"
             if key not in new:
-                yield Difference("breaking", place, value, None)
+                yield Difference("breaking", place, value, ABSENT)
             else:
                 yield from _json_differences(place, value, new[key], context)
         for key, value in new.items():
             if key not in old:
-                yield Difference("additive", f"{where}.{key}", None, value)
+                yield Difference("additive", f"{where}.{key}", ABSENT, value)
         return
     if isinstance(old, list) and isinstance(new, list):
         for index, (one, two) in enumerate(zip(old, new, strict=False)):
@@ -187,6 +223,8 @@ def _json_differences(where: str, old: Any, new: Any, context: _Context) -> Iter
         tier: Tier = "data" if "null" in (kind_old, kind_new) else "breaking"
         yield Difference(tier, where, old, new)
         return
+    if kind_new == "string" and context.origins.link(new) == old:
+        return  # a link that only moved origin
     yield Difference("volatile" if _volatile(where, old, new, context) else "data", where, old, new)
 
 

@@ -1,7 +1,9 @@
 """The origin an answer was recorded from is not part of its meaning: the same service at another
-address (a new sandbox port, staging instead of production) writes its links at that address. Before two
-answers are compared, and before a live answer joins a cassette, its absolute URLs at the live origin are
-moved to the cassette's (`upstream`), as replay moves them to its own; a URL at any other origin stays.
+address (a new sandbox port, staging instead of production) writes its links at that address. When two
+answers are compared, a live link is read as at the cassette's origin (`link`, `text`), but what a
+report shows is what the service sent; before a live answer joins a cassette, its absolute URLs at the
+live origin are moved to the cassette's (`upstream`), as replay moves them to its own. A URL at any
+other origin stays.
 """
 
 from __future__ import annotations
@@ -29,13 +31,28 @@ class Origins:
             return False
         return _base(self.recorded) != _base(self.live)
 
+    def link(self, value: str) -> str:
+        """One live JSON string as the recorded origin would have written it."""
+        if not self.moved or "://" not in value:
+            return value
+        return self._rewriter().url(value)
+
+    def text(self, value: str) -> str:
+        """A live text body with each absolute URL at the live origin moved to the recorded one."""
+        if not self.moved or "://" not in value:
+            return value
+        return _moved_text(self._rewriter(), value)
+
+    def _rewriter(self) -> OriginRewriter:
+        assert self.recorded is not None and self.live is not None
+        return OriginRewriter(self.live, self.recorded, keep_new_path=True)
+
     def response(self, response: Response) -> Response:
         """A live answer as the recorded origin would have written it: links in a JSON or text body and
         Location headers at the live origin moved to the recorded one."""
         if not self.moved:
             return response
-        assert self.recorded is not None and self.live is not None
-        rewriter = OriginRewriter(self.live, self.recorded, keep_new_path=True)
+        rewriter = self._rewriter()
         body = response.body
         if body.kind == "json":
             body = Body("json", rewriter.json(body.value), body.decoded_from)

@@ -5,7 +5,10 @@ Every value from a cassette or a file name goes through its format's function of
 
 Volatile differences are counted always and listed only when asked (`-v`): they change on every call.
 The same difference in every record of a list is one line (`json.data[*].attributes.name missing
-(12x)`), in text and Markdown; JSON keeps one item per difference, for tools.
+(12x)`), in text, Markdown and JUnit; JSON keeps one item per difference, for tools.
+
+A value is shown as JSON writes it (`null` for null, `""`, `0`, `false`, `[]`, `{}`); `missing` means
+the answer lacks the field or header, and in JSON the side it lacks has no key.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from proxy.core.drift.compare import Difference, Tier, shown, tiers_phrase
+from proxy.core.drift.compare import ABSENT, Difference, Tier, shown, tiers_phrase
 from proxy.core.drift.pairing import CassetteDiff
 from proxy.core.reports.escaping import json_text, markdown_code, visible
 
@@ -27,10 +30,7 @@ def diff_json(diff: CassetteDiff, verbose: bool = False) -> str:
             "index_a": pair.index_a,
             "index_b": pair.index_b,
             "request": pair.request,
-            "tier": difference.tier,
-            "where": difference.where,
-            "a": difference.recorded,
-            "b": difference.live,
+            **difference.to_json("a", "b"),
         }
         for pair in diff.pairs
         for difference in shown(pair.differences, verbose)
@@ -76,7 +76,9 @@ def summary(diff: CassetteDiff) -> str:
 
 
 def value_text(value: Any) -> str:
-    if value is None:
+    """A value as a report line shows it: `missing` for a side that lacks it, else JSON's spelling
+    (`null`, `false`, `[]`), a string quoted."""
+    if value is ABSENT:
         return "missing"
     text = json.dumps(value, ensure_ascii=False) if not isinstance(value, str) else repr(value)
     return text if len(text) <= 120 else text[:117] + "..."
@@ -122,9 +124,9 @@ def grouped(differences: Iterable[Difference]) -> list[Grouped]:
 def _change_kind(item: Difference) -> str:
     """What a difference says without the values a record has of its own: a field missing or added is
     that whatever its value; any other change is its values."""
-    if item.live is None and item.tier == "breaking":
+    if item.live is ABSENT and item.tier == "breaking":
         return "missing"
-    if item.recorded is None and item.tier == "additive":
+    if item.recorded is ABSENT and item.tier == "additive":
         return "added"
     return change(item)
 

@@ -4,16 +4,43 @@ and listed only when asked (`-v`)."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from proxy.core.drift.compare import Difference, Tier, is_drift, shown, tier_counts, tiers_phrase
-from proxy.core.drift.report import change, difference_line, difference_row, grouped, table_head
+from proxy.core.drift.report import difference_line, difference_row, grouped, table_head
 from proxy.core.model.exchange import Exchange
 from proxy.core.reports.escaping import json_text, markdown_code, visible, xml_attribute, xml_text
 from proxy.core.rules.findings import Finding
 
 REFUSALS = frozenset({401, 403})  # the service refuses the credentials: Unauthorized, Forbidden
+# RFC 6749 section 5.2: a token endpoint's 400 with these errors refuses the client or its grant.
+OAUTH_REFUSALS = frozenset({"invalid_client", "invalid_grant", "unauthorized_client"})
+
+
+def token_refusal(status: int, error: str | None) -> bool:
+    """Whether a token endpoint's answer refuses the credentials: 401, 403, or an OAuth refusal."""
+    return status in REFUSALS or (status == 400 and error in OAUTH_REFUSALS)
+
+
+def answer_error(body: bytes) -> str | None:
+    """What an error answer calls its error: OAuth's `error` (RFC 6749 section 5.2), else the first
+    `errors[].title` of a JSON:API answer; None when it names none."""
+    try:
+        document = json.loads(body)
+    except ValueError:
+        return None
+    if not isinstance(document, dict):
+        return None
+    error = document.get("error")
+    if isinstance(error, str) and error:
+        return error[:80]
+    errors = document.get("errors")
+    if isinstance(errors, list) and errors and isinstance(errors[0], dict):
+        title = errors[0].get("title")
+        return title[:80] if isinstance(title, str) and title else None
+    return None
 
 
 @dataclass(slots=True)
@@ -25,13 +52,19 @@ class Verified:
     index: int
     request: str
     differences: list[Difference] = field(default_factory=list)
-    live: Exchange | None = None
+    live: Exchange | None = None  # as the service sent it: what is compared, checked and shown
+    kept: Exchange | None = None  # the same at the cassette's origin: what `--update` writes
     skipped: str | None = None
     recorded_status: int | None = None
 
     @property
     def drifted(self) -> bool:
         return is_drift(self.differences)
+
+    @property
+    def to_write(self) -> Exchange | None:
+        """What `--update` writes: the live answer at the cassette's origin (as sent when none moved)."""
+        return self.kept if self.kept is not None else self.live
 
 
 @dataclass(slots=True)
@@ -78,10 +111,7 @@ def verify_json(verification: Verification, verbose: bool = False) -> str:
             "cassette": result.cassette,
             "index": result.index,
             "request": result.request,
-            "tier": item.tier,
-            "where": item.where,
-            "recorded": item.recorded,
-            "live": item.live,
+            **item.to_json(),
         }
         for result in verification.results
         for item in shown(result.differences, verbose)
@@ -164,6 +194,34 @@ def verify_junit(verification: Verification, strict: bool = False) -> Iterator[s
     yield "  </testsuite>\n</testsuites>\n"
 
 
+def refused_report(form: str, reason: str) -> str:
+    """The report, in the format asked for, of a run whose credentials the service refused (`reason`:
+    the line `verify` prints): no drift, so a job that uploads its report has one saying why."""
+    line = f"not verified: {reason}"
+    if form == "json":
+        document = {
+            "refused": reason,
+            "exchanges": 0,
+            "drift": [],
+            "counts": dict.fromkeys(("breaking", "additive", "data", "volatile"), 0),
+            "skipped": [],
+            "findings": [],
+        }
+        return json_text(document, indent=2) + "\n"
+    if form == "markdown":
+        return f"## ⛔ commerce-proxy verify\n\n{markdown_code(line)}\n"
+    if form == "junit":
+        return (
+            '<?xml version="1.0" encoding="utf-8"?>\n'
+            '<testsuites name="commerce-proxy" tests="1" failures="0" errors="1">\n'
+            '  <testsuite name="commerce-proxy verify" tests="1" failures="0" errors="1" skipped="0">\n'
+            '    <testcase classname="commerce-proxy" name="credentials">\n'
+            f'      <error type="credentials refused" message={xml_attribute(line)} />\n'
+            "    </testcase>\n  </testsuite>\n</testsuites>\n"
+        )
+    return visible(line) + "\n"
+
+
 def summary(verification: Verification) -> str:
     tiers = tiers_phrase(verification.counts())
     found = len(verification.findings)
@@ -181,5 +239,6 @@ def _finding_line(finding: Finding) -> str:
 
 
 def _lines(items: list[Difference]) -> str:
-    """The differences as XML character data, one line each."""
-    return "\n".join(xml_text(f"{item.tier} {item.where}: {change(item)}") for item in items)
+    """The differences as XML character data, one line each, the same difference in every record of a
+    list one line (`json.data[*].name missing (12x)`) as in the text report."""
+    return "\n".join(xml_text(difference_line(item).strip()) for item in grouped(items))

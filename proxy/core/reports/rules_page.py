@@ -11,9 +11,7 @@ import textwrap
 from collections import defaultdict
 
 from proxy.core.rules.citation import (
-    RULES_PAGE,
     cited_parts,
-    docs_link,
     rule_anchor,
     section_anchor,
     section_label,
@@ -42,7 +40,10 @@ def rules_table(rules: RuleSet, severity_of: dict[str, str]) -> str:
         lines += ["", "WHAT THE DOCUMENTATION REQUIRES"]
         for section in (section for section in rules.sections if section in cited):
             lines += ["", f"§ {section.title}", *_wrapped(section.requires)]
-    lines += ["", f"`commerce-proxy rules RULE` shows one rule in full; so does {RULES_PAGE} in the docs."]
+    lines += [
+        "",
+        "`commerce-proxy rules RULE` shows one rule in full; so does the docs site's All rules page.",
+    ]
     return "\n".join(lines) + "\n"
 
 
@@ -60,7 +61,7 @@ def rule_detail(rules: RuleSet, rule: Rule, severity: str) -> str:
         )
     if rule.example:
         lines += ["", "A violation reports:", *_wrapped(rule.example)]
-    lines += ["", f"In the docs: {docs_link(rule.id)}"]
+    lines += ["", "In the docs site: the All rules page, under this rule's id."]
     return "\n".join(lines) + "\n"
 
 

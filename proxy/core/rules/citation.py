@@ -1,7 +1,8 @@
 """Where a rule is written down, in the words every report shows a user: the documentation section(s) it
-enforces, by name, and where the user reads what they require: `commerce-proxy rules RULE` and the rule's
-entry on the rules page of the docs. Both come with the project, so no report points at a document a
-user does not have. One place builds the words; every report calls it. No I/O.
+enforces, by name, and where the user reads what they require: `commerce-proxy rules RULE`, which every
+install has (a pip-installed user has no checkout, so no report names a path of the repository). The
+docs site's rules page carries the same entries under `rule_anchor`, linked from the site itself. One
+place builds the words; every report calls it. No I/O.
 """
 
 from __future__ import annotations
@@ -33,8 +34,14 @@ def section_anchor(section_id: str) -> str:
 
 
 def docs_link(rule_id: str) -> str:
-    """`docs/rules.md#rule-pagination-links-prev`: the rule's entry in the docs."""
+    """`docs/rules.md#rule-pagination-links-prev`: the rule's entry in the docs site's source, for the
+    site's own pages; never shown by a report (see `rule_command`)."""
     return f"{RULES_PAGE}#{rule_anchor(rule_id)}"
+
+
+def rule_command(rule_id: str) -> str:
+    """`commerce-proxy rules pagination.links.prev`: where every install reads a rule in full."""
+    return f"commerce-proxy rules {rule_id}"
 
 
 def cited_parts(section: str) -> list[str]:
@@ -56,7 +63,7 @@ def section_label(section: str) -> str:
 
 def citation(rule_id: str, section: str) -> str:
     """What every report shows as a finding's documentation: the sections, then where to read them."""
-    return f"{section_label(section)} (more: commerce-proxy rules {rule_id}, {docs_link(rule_id)})"
+    return f"{section_label(section)} (more: {rule_command(rule_id)})"
 
 
 def sections_cited(section: str, known: Iterable[Titled]) -> list[Titled | None]:

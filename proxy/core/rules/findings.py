@@ -10,7 +10,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, fields
 from typing import Any, Literal, TypeAlias
 
-from proxy.core.rules.citation import citation, docs_link
+from proxy.core.rules.citation import citation, rule_command
 
 Severity: TypeAlias = Literal["error", "warning", "info"]
 # The `cassette` of findings on answers `replay --simulate` made up: no cassette holds them.
@@ -66,7 +66,7 @@ class Finding:
             "severity": self.severity,
             "message": self.message,
             "section": self.section,
-            "docs": docs_link(self.rule),
+            "docs": rule_command(self.rule),
             "citation": self.citation,
             "where": self.where,
             "expected": self.expected,

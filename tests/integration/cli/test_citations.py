@@ -80,8 +80,8 @@ def test_a_findings_citation_points_at_the_rules_page_and_a_summarized_section(
     shown = cited_in(name, reports[name], rule_id)
     assert shown, f"{name}: no citation shown for {rule_id}"
     assert set(shown) == {citation(rule_id, rule.section)}
-    assert docs_link(rule_id) in shown[0]
-    assert f'<a id="{rule_anchor(rule_id)}"></a>' in RULES_PAGE
+    assert f"commerce-proxy rules {rule_id})" in shown[0] and "docs/" not in shown[0]
+    assert f'<a id="{rule_anchor(rule_id)}"></a>' in RULES_PAGE  # the docs site's entry
     sections = sections_cited(rule.section, SHIPPED.sections)
     assert sections and None not in sections, (
         f"{rule.section!r} cites a section the project does not summarize"
@@ -92,12 +92,27 @@ def test_a_findings_citation_points_at_the_rules_page_and_a_summarized_section(
 
 
 @pytest.mark.parametrize("name", FORMATS)
-def test_no_report_names_a_source_document(reports: dict[str, str], name: str) -> None:
+def test_no_report_names_a_source_document_or_a_repository_path(reports: dict[str, str], name: str) -> None:
     for source in SOURCE_FILES:
         assert source not in reports[name]
+    assert "docs/rules.md" not in reports[name]  # a pip-installed user has no checkout
 
 
-def test_the_docs_link_is_a_page_of_the_docs_site() -> None:
+SHIPPED_FILES = sorted(
+    path.relative_to(shipped_dir("rules")).as_posix()
+    for path in shipped_dir("rules").rglob("*")
+    if path.is_file() and path.suffix in (".yaml", ".json", ".md")
+)
+
+
+@pytest.mark.parametrize("name", SHIPPED_FILES)
+def test_the_shipped_rules_folder_users_copy_cites_no_source_document(name: str) -> None:
+    text = (shipped_dir("rules") / name).read_text(encoding="utf-8")
+    for source in SOURCE_FILES:
+        assert source not in text, f"rules/{name} cites {source}, which a user does not have"
+
+
+def test_the_docs_sites_rules_page_is_a_page_of_the_site() -> None:
     page = docs_link("x.y").split("#")[0]
     assert (ROOT / page).is_file()
     assert "- All rules: rules.md" in (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
@@ -113,7 +128,7 @@ def test_rules_rule_shows_what_each_cited_section_requires(
     rule = SHIPPED.by_id[rule_id]
     for section in SHIPPED.sections_of(rule):
         assert section.requires in flat
-    assert docs_link(rule_id) in out
+    assert "docs/rules.md" not in out
     assert not any(source in out for source in SOURCE_FILES)
 
 
