@@ -104,7 +104,7 @@ def add_to(commands: Any, common: argparse.ArgumentParser) -> None:
         "--format",
         choices=("yaml", "json"),
         default="yaml",
-        help="yaml: as the cassette stores it (JSON bodies as JSON text); json: bodies parsed, with findings",
+        help="yaml: the exchange's lines as the cassette file holds them; json: bodies parsed, with findings",
     )
 
     grep = action("grep", "the exchanges an expression selects (exit 1 when none)", run_grep)

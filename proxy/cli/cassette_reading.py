@@ -26,6 +26,7 @@ from proxy.errors import RuleFileError, UsageError
 from proxy.store import clock
 from proxy.store.files import cassette_files, load_cassette
 from proxy.store.rule_files import Engine
+from proxy.store.stored_text import stored_exchange
 
 COUNTED = (("error", "errors"), ("warning", "warnings"), ("info", "info"))
 
@@ -102,8 +103,8 @@ def run_list(arguments: argparse.Namespace) -> int:
 
 
 def run_show(arguments: argparse.Namespace) -> int:
-    """`cassette show`: one exchange as its cassette stores it (JSON bodies as JSON text), then its findings
-    with their documentation sections."""
+    """`cassette show`: one exchange as its cassette file holds it (its own lines, hand edits and all),
+    then its findings with their documentation sections."""
     engine = engine_for(arguments)
     cassette = load_cassette(arguments.path).cassette
     [index] = checked_indexes(cassette, [arguments.index])
@@ -113,7 +114,12 @@ def run_show(arguments: argparse.Namespace) -> int:
         document["findings"] = [finding.to_json() for finding in mine]
         write_document(json_text(document, indent=2) + "\n")
         return 0
-    write_document(yaml_text(json_bodies_as_text(document)))
+    stored = stored_exchange(arguments.path, index)
+    if stored is None:  # not in the file yet: its recording's journal holds it
+        say("# not yet in the file (a recording's journal holds it): shown as it will be written")
+        write_document(yaml_text(json_bodies_as_text(document)))
+    else:  # the file's own lines, hand edits and all; a control character is shown as its escape
+        write_document(f"index: {index}\n" + "".join(visible(line) + "\n" for line in stored.splitlines()))
     say(f"# {len(mine)} finding(s)")
     for finding in mine:
         say(f"# {finding_line(finding)}")
