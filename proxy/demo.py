@@ -9,8 +9,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import signal
 import tempfile
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -184,11 +186,31 @@ async def start_sandbox_at_its_address(settings: SandboxSettings, cassette: Path
 
 def run_demo(cassette: Path | None, say: Callable[[str], None]) -> int:
     """The demo, into `cassette`, or into a temporary folder removed however the demo ends (done, an
-    error, Ctrl-C)."""
+    error, Ctrl-C, SIGTERM or SIGHUP)."""
     if cassette is not None:
         return asyncio.run(run_demo_session(cassette, say))
-    with tempfile.TemporaryDirectory(prefix="commerce-proxy-demo-") as folder:
+    with _stops_unwind(), tempfile.TemporaryDirectory(prefix="commerce-proxy-demo-") as folder:
         return asyncio.run(run_demo_session(Path(folder) / "demo.yaml", say, temporary=True))
+
+
+@contextlib.contextmanager
+def _stops_unwind() -> Iterator[None]:
+    """SIGTERM and SIGHUP (a job cancelled, a terminal closed) end the demo as Ctrl-C does, so the
+    temporary folder and every server go with it; their default action would end it on the spot."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def unwind(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    stops = (signal.SIGTERM, signal.SIGHUP)
+    before = {stop: signal.signal(stop, unwind) for stop in stops}
+    try:
+        yield
+    finally:
+        for stop, handler in before.items():
+            signal.signal(stop, handler)
 
 
 async def run_demo_session(path: Path, say: Callable[[str], None], temporary: bool = False) -> int:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import re
+import signal
 import subprocess
 import sys
 import tempfile
@@ -56,4 +57,34 @@ def test_demo_removes_its_folder_and_servers_when_it_fails_or_is_interrupted(
     with pytest.raises(ending):
         run_demo(None, say)
     assert seen[-1].startswith(at)
+    assert not [path.name for path in tmp_path.iterdir() if path.name.startswith("commerce-proxy-demo-")]
+
+
+@pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT])
+@pytest.mark.parametrize("at", ["record ", "replay "])
+def test_a_demo_stopped_by_a_signal_leaves_no_folder(tmp_path: Path, stop: signal.Signals, at: str) -> None:
+    """A cancelled job (SIGTERM), a closed terminal (SIGHUP) or Ctrl-C while the demo runs: it ends at
+    once, non-zero, and takes its temporary folder with it."""
+    demo = subprocess.Popen(
+        [sys.executable, "-u", "-m", "proxy", "demo"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        stdin=subprocess.DEVNULL,
+        text=True,
+        env={**os.environ, "TMPDIR": str(tmp_path)},
+    )
+    try:
+        assert demo.stdout is not None
+        for line in demo.stdout:  # the demo prints a line as each stage starts
+            if line.startswith(at):
+                demo.send_signal(stop)
+                break
+        code = demo.wait(timeout=60)
+    finally:
+        if demo.poll() is None:
+            demo.kill()
+            demo.wait()
+        if demo.stdout is not None:
+            demo.stdout.close()
+    assert code != 0
     assert not [path.name for path in tmp_path.iterdir() if path.name.startswith("commerce-proxy-demo-")]
