@@ -11,6 +11,7 @@ import signal
 from pathlib import Path
 
 import aiohttp
+import pytest
 
 from proxy.core.cassette.document import Cassette
 from proxy.store.files import read_cassette_file
@@ -195,6 +196,7 @@ async def test_connections_past_the_cap_are_refused_and_others_served_after() ->
     assert code == 0, err
 
 
+@pytest.mark.serial
 async def test_explaining_a_miss_does_not_hold_up_other_clients(tmp_path: Path) -> None:
     """An unmatched 1.7 MB JSON body against 2,000 recorded POSTs: the 404 names the closest ones, and a
     health check sent meanwhile is answered within 2 s (comparing every leaf with every candidate

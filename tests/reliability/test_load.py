@@ -38,6 +38,7 @@ def rss_mb(pid: int) -> float:
 
 
 @pytest.mark.long
+@pytest.mark.serial
 async def test_64_clients_lose_tear_and_repeat_nothing_and_memory_stays_flat(tmp_path: Path) -> None:
     """Lists with distinct pages and partial updates with distinct descriptions, from 64 clients at once;
     each recorded answer must belong to its own request, each acknowledged one be there exactly once."""

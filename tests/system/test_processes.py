@@ -52,6 +52,7 @@ async def test_signal_finishes_in_flight_writes_the_cassette_and_exits_0(
     assert not journal_path(cassette).exists()
 
 
+@pytest.mark.serial
 async def test_kill_9_under_load_loses_no_acknowledged_exchange(serve: Serve, tmp_path: Path) -> None:
     """64 clients, kill -9 after 1,000+ answers: `check` recovers every answered exchange."""
     upstream = await serve(create_upstream_app())

@@ -5,6 +5,8 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from tests.paths import ROOT
 
 
@@ -47,6 +49,7 @@ def test_re_recording_the_examples_from_an_unchanged_sandbox_changes_no_byte(tmp
     assert "replayed 18/18 requests offline" in again and "kept from the earlier recording" in again
 
 
+@pytest.mark.serial
 def test_scripts_bench_quick_runs_every_subject_and_writes_its_table(tmp_path: Path) -> None:
     """`scripts/bench --quick`: every peer measured, replay figures verified, loading and check timed.
 
@@ -54,8 +57,6 @@ def test_scripts_bench_quick_runs_every_subject_and_writes_its_table(tmp_path: P
     """
     import os
     import shutil
-
-    import pytest
 
     missing = [tool for tool in ("nginx", "wrk", "node", "npm", "java") if shutil.which(tool) is None]
     if missing:
