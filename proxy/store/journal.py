@@ -27,6 +27,7 @@ from proxy.core.model.domain import exchange_problem, upstream_problem
 from proxy.core.model.exchange import Exchange
 from proxy.errors import CassetteFormatError, JournalError, NotRecordable, UsageError
 from proxy.store import clock
+from proxy.store.derived import Derived
 from proxy.store.writing import open_folder, refuse_unwritable
 
 JOURNAL_SUFFIX = ".journal"
@@ -66,6 +67,11 @@ def journal_path(cassette: Path) -> Path:
     """Where the journal of a cassette lives: beside it, with `.journal` added (a cassette is never
     written through a symbolic link, so a recording names it by its own path)."""
     return cassette.with_name(cassette.name + JOURNAL_SUFFIX)
+
+
+def derived_files(cassette: Path) -> list[Derived]:
+    """The file this module keeps for `cassette`: its journal while (or after) it is recorded."""
+    return [Derived(journal_path(cassette), "recording journal")]
 
 
 def cassette_of(journal: Path) -> Path:

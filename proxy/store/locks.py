@@ -19,6 +19,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from proxy.errors import UsageError
+from proxy.store.derived import Derived
 
 # Each retry means another process took and released the lock meanwhile: bounded, never a livelock.
 MAX_ATTEMPTS = 10_000
@@ -29,6 +30,11 @@ def lock_path(cassette: Path) -> Path:
     """The lock file of `cassette`: in the temporary folder, named by the user and the absolute path."""
     key = hashlib.sha256(str(cassette.resolve()).encode()).hexdigest()[:24]
     return Path(tempfile.gettempdir()) / f"commerce-proxy-{os.geteuid()}-{key}.lock"
+
+
+def derived_files(cassette: Path) -> list[Derived]:
+    """The file this module keeps for `cassette`: its lock file while a session records it."""
+    return [Derived(lock_path(cassette), "lock file")]
 
 
 @contextmanager

@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from proxy.errors import UsageError
+from proxy.store import cache_paths
+from proxy.store.derived import Derived
 from proxy.store.files import CASSETTE_SUFFIXES, cassette_files
 from proxy.store.journal import open_regular_file
 from proxy.store.writing import open_folder, plain_name, refuse_unwritable
@@ -53,11 +55,46 @@ def refuse_overwrite(
                     f"{output}: is one of this command's inputs ({shown}{source}); {what} never "
                     "replaces an input: choose another file"
                 )
+    _refuse_derived(output, inputs, what)
     _refuse_unwritable_folder(output, what, create_folders)
     if output.exists() and not force and (any_file or is_cassette_file(output)):
         advice = "pass --force to replace it" if force is not None else "choose another file"
         kind = "cassette" if is_cassette_file(output) else "file"
         raise UsageError(f"{output}: is an existing {kind}; {what} would replace it: {advice}")
+
+
+def derived_files(cassette: Path) -> list[Derived]:
+    """Every file the tool keeps for `cassette` under a name derived from its path, as each store
+    module that keeps one names it."""
+    from proxy.store import journal, locks, writing
+
+    return [
+        *journal.derived_files(cassette),
+        *cache_paths.derived_files(cassette),
+        *locks.derived_files(cassette),
+        *writing.derived_files(cassette),
+    ]
+
+
+def _refuse_derived(output: Path, inputs: Iterable[Path | Input], what: str) -> None:
+    """`UsageError` when `output` names a file the tool keeps for one of the input cassettes (by the
+    name given and the name it leads to), or anything in a cassette folder's parse cache folder."""
+    found: list[tuple[str, Derived]] = []
+    for given in inputs:
+        item = given if isinstance(given, Input) else Input(given)
+        if item.role != "a cassette":
+            continue
+        if item.path.is_dir():  # its own cache folder, even before a cassette of it is cached
+            found.append(("the cassette folder's", cache_paths.folder_derived(item.path)))
+        for cassette in _files_of(item):
+            for spelling in dict.fromkeys([cassette, Path(os.path.realpath(cassette))]):
+                found += [(f"{spelling.name}'s", derived) for derived in derived_files(spelling)]
+    for owner, derived in sorted(found, key=lambda pair: pair[1].match == "folder"):  # exact first
+        if derived.covers(output):
+            raise UsageError(
+                f"{output}: is {owner} {derived.what}; {what} never replaces a file the tool keeps "
+                "for an input: choose another file"
+            )
 
 
 def _refuse_unwritable_folder(output: Path, what: str, create_folders: bool) -> None:

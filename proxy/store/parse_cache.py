@@ -38,25 +38,13 @@ from proxy.core.model.domain import exchange_fault, upstream_problem
 from proxy.core.model.exchange import BODY_KINDS, EMPTY_BODY, Body, Exchange, JSONFromText, Request, Response
 from proxy.errors import CommerceProxyError
 from proxy.store import clock
+from proxy.store.cache_paths import FOLDER_NAME, entry_path
 from proxy.store.writing import FOLDER_FLAGS, NewFile, open_folder, write_file
 from proxy.version import __version__
 
 log = logging.getLogger(__name__)
 
 SMALLEST_CACHED = 1024 * 1024  # bytes of YAML
-FOLDER_NAME = ".commerce-proxy-cache"
-
-
-def _entry(path: Path) -> Path | None:
-    """Where the entry for the cassette at `path` lives, or None when the cache is off."""
-    setting = os.environ.get("COMMERCE_PROXY_CACHE", "")
-    if setting.lower() == "off":
-        return None
-    if setting:
-        where = hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:16]
-        return Path(setting) / f"{where}-{path.name}.json"
-    return path.parent / FOLDER_NAME / f"{path.name}.json"
-
 
 _warned: set[str] = set()
 
@@ -242,7 +230,7 @@ def cached_exchanges(path: Path, state: os.stat_result | None) -> CachedExchange
     The file is not read when its stat matches the entry's and it last changed well before the entry
     was written; otherwise a matching stat is confirmed by the SHA-256 of the file's bytes.
     """
-    entry = _entry(path) if state is not None and state.st_size >= SMALLEST_CACHED else None
+    entry = entry_path(path) if state is not None and state.st_size >= SMALLEST_CACHED else None
     if entry is None or state is None:
         return None
     stream = _open_entry(entry)
@@ -321,7 +309,7 @@ class EntryWriter:
     @classmethod
     def start(cls, path: Path, state: os.stat_result | None) -> EntryWriter | None:
         """A writer for the cassette at `path` as it is now (`state`); None when it is not cached."""
-        entry = _entry(path) if state is not None and state.st_size >= SMALLEST_CACHED else None
+        entry = entry_path(path) if state is not None and state.st_size >= SMALLEST_CACHED else None
         if entry is None or state is None:
             return None
         folder = _open_cache_folder(entry.parent, create=True)

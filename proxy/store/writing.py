@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from proxy.errors import CommerceProxyError, UsageError
+from proxy.store.derived import Derived
 
 FOLDER_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 NEW_FILE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
@@ -138,8 +139,7 @@ class NewFile:
         self._folder = open_folder(path.parent, what, create_folders) if folder is None else os.dup(folder)
         try:
             refuse_unwritable(self._folder, self._name, path, what)
-            # the target's name as far as NAME_MAX leaves room: a file named near it can still be written
-            self._temporary = f".{self._name[:180]}.tmp-{secrets.token_hex(6)}"
+            self._temporary = temporary_prefix(path).name + secrets.token_hex(6)
             try:
                 descriptor = os.open(self._temporary, NEW_FILE_FLAGS, mode, dir_fd=self._folder)
             except OSError as error:
@@ -174,6 +174,26 @@ class NewFile:
             os.unlink(self._temporary, dir_fd=self._folder)
         os.close(self._folder)
         self._folder = -1
+
+
+def temporary_prefix(path: Path) -> Path:
+    """How the temporary files `NewFile` writes for `path` begin (a random part follows); the target's
+    name as far as NAME_MAX leaves room, so a file named near it can still be written."""
+    return path.with_name(f".{path.name[:180]}.tmp-")
+
+
+def locked_folder(path: Path) -> Path:
+    """The folder `folder_lock` locks for the cassette at `path`: the one it is in."""
+    return path.parent
+
+
+def derived_files(path: Path) -> list[Derived]:
+    """What this module keeps for a cassette: the temporary files it is written through, and its
+    folder, which every writer of the cassette locks (`folder_lock`)."""
+    return [
+        Derived(temporary_prefix(path), "temporary file (while it is written)", "prefix"),
+        Derived(locked_folder(path), "folder (every writer of it locks the folder)"),
+    ]
 
 
 def refuse_unwritable(folder: int, name: str, path: Path, what: str) -> None:
@@ -224,7 +244,7 @@ def folder_lock(path: Path, what: str = "the cassette") -> Iterator[None]:
     """Hold the lock of the folder `path` is in, which every writer of a cassette takes, until the
     block ends (waiting while another process or thread holds it; taken again in a block of the same
     thread, it is already held). Missing folders on the way are made."""
-    folder = open_folder(path.parent, what, create=True)
+    folder = open_folder(locked_folder(path), what, create=True)
     state = os.fstat(folder)
     key = (state.st_dev, state.st_ino)
     held: dict[tuple[int, int], int] = _held.__dict__.setdefault("counts", {})

@@ -186,12 +186,27 @@ def verify_junit(verification: Verification, strict: bool = False) -> Iterator[s
         if result.skipped is not None:
             yield f"      <skipped message={xml_attribute(result.skipped)} />\n"
         if bad:
-            message = xml_attribute(f"{len(bad)} difference(s): {bad[0].tier} {bad[0].where}")
+            message = xml_attribute(failure_message(bad, failing))
             yield f'      <failure type="drift" message={message}>{_lines(bad)}</failure>\n'
         if rest:
             yield f"      <system-out>{_lines(rest)}</system-out>\n"
         yield "    </testcase>\n"
     yield "  </testsuite>\n</testsuites>\n"
+
+
+MESSAGE_GROUPS = 3  # a failure's message names this many; its body lists them all
+
+
+def failure_message(bad: list[Difference], failing: tuple[Tier, ...]) -> str:
+    """A JUnit failure's one-line message, said as the text report and the failure's body say it:
+    `12 breaking: breaking json.data[*].name missing (12x)`, the counts of the summary, then the first
+    grouped differences (the same difference in every record of a list is one)."""
+    counts = tier_counts(bad)
+    phrase = ", ".join(f"{counts[tier]} {tier}" for tier in failing if counts[tier])
+    groups = grouped(bad)
+    said = [" ".join(difference_line(item).split(maxsplit=1)) for item in groups[:MESSAGE_GROUPS]]
+    more = len(groups) - MESSAGE_GROUPS
+    return f"{phrase}: {'; '.join(said)}" + (f"; and {more} more" if more > 0 else "")
 
 
 def refused_report(form: str, reason: str) -> str:

@@ -6,9 +6,11 @@ difference in every record of a list is one line."""
 from __future__ import annotations
 
 import json
+import re
 import threading
 import urllib.parse
 import urllib.request
+import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -263,3 +265,29 @@ def test_identical_differences_across_records_are_one_line_and_json_keeps_each(
     assert len(brands) <= per_exchange, out
     named = [item for item in json.loads(document)["drift"] if item["where"].endswith(".name")]
     assert len(named) >= 12 + 3 + 8  # JSON: one item per difference
+
+
+def test_a_junit_failure_message_says_the_grouped_differences_its_body_lists(
+    recorded: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The message CI boards show says what the failure's body and the text report say (`json.data[*]
+    .name missing (12x)`, never one record's `[0]`), under the count the summary gives."""
+    with Sandbox(("rename-field",)) as upstream:
+        code, out, _ = verify(capsys, recorded, upstream, *CREDENTIALS, "--format", "junit")
+        _, text, _ = verify(capsys, recorded, upstream, *CREDENTIALS)
+    assert code == 1
+    failures = list(ET.fromstring(out).iter("failure"))
+    assert failures
+    for failure in failures:
+        message = failure.get("message", "")
+        body = [" ".join(line.split()) for line in (failure.text or "").splitlines()]
+        counted, _, said = message.partition(": ")
+        assert said.split("; ")[:3] == body[:3], (message, body)
+        assert said.endswith(f"; and {len(body) - 3} more") == (len(body) > 3), (message, body)
+        total = sum(int(found.group(1)) if (found := re.search(r"\((\d+)x\)$", line)) else 1 for line in body)
+        assert counted == f"{total} breaking", (message, body)
+    brands = [item.get("message", "") for item in failures if ".name missing (12x)" in (item.text or "")]
+    assert brands, out
+    assert "breaking json.data[*].name missing (12x)" in brands[0], brands
+    assert "[0]" not in brands[0], brands
+    assert "json.data[*].name missing (12x)" in text, text
