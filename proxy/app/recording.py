@@ -99,6 +99,7 @@ class RecordingSession:
         self.kept: list[Exchange] | None = None  # a list: every exchange kept here too (an HTML report)
         self._said_withheld = False
         self._discarded = False
+        self._held = False  # written only once `approve` says so (the pytest plugin)
 
     def keep(self, exchange: Exchange) -> int:
         """Journal a redacted exchange before its answer goes out, so an acknowledged one survives;
@@ -154,6 +155,16 @@ class RecordingSession:
         (the pytest plugin, when a test failed while recording)."""
         self._discarded = True
 
+    def hold(self) -> None:
+        """Write nothing at finish unless `approve` is called first: a caller that judges how its run
+        ended (the pytest plugin) keeps a recording by a positive decision, so an interrupt or error
+        anywhere before that decision leaves the cassette as it was and removes the journal."""
+        self._held = True
+
+    def approve(self) -> None:
+        """The run that made this held recording ended well: finish writes it."""
+        self._held = False
+
     def finish(self) -> Cassette | None:
         """Write the cassette atomically in the journal's order and drop the journal.
 
@@ -162,7 +173,7 @@ class RecordingSession:
         """
         if self.journal is None or self.settings.cassette is None:
             return None  # spy: nothing to write
-        if self._discarded:
+        if self._discarded or self._held:
             self.journal.close(remove=True)
             remove_made_folders(self._made)
             return None

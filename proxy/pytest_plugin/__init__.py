@@ -38,7 +38,7 @@ from proxy.pytest_plugin.misses import MissReporter
 from proxy.pytest_plugin.modes import CI_MODE_VARIABLE, PLUGIN_MODES, ci_setting, effective_mode, under_ci
 from proxy.pytest_plugin.network import add_network_options, configure_network_guard
 from proxy.pytest_plugin.network import commerce_network_guard as commerce_network_guard
-from proxy.pytest_plugin.sandbox import add_sandbox_options, sandbox_upstream
+from proxy.pytest_plugin.sandbox import SANDBOX_OPTION, add_sandbox_options, sandbox_upstream
 from proxy.pytest_plugin.sandbox import commerce_sandbox as commerce_sandbox
 from proxy.pytest_plugin.sandbox import commerce_sandbox_settings as commerce_sandbox_settings
 from proxy.pytest_plugin.servers import pytest_configure_node as pytest_configure_node
@@ -152,6 +152,7 @@ def pytest_configure(config: pytest.Config) -> None:
         record_mode=mode,
         conformance=cast(Conformance, conformance or "warn"),
         upstream=upstream or None,
+        upstream_option=_upstream_option(config, upstream),
         sandbox=sandbox_upstream(config),
         match_on=match_on,
         ca_bundle=config.rootpath / ca_bundle if ca_bundle else None,
@@ -172,6 +173,13 @@ def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(Ledger(config, config.stash[STATE]), "commerce-proxy-ledger")
 
 
+def _upstream_option(config: pytest.Config, upstream: str) -> str:
+    """The upstream option a remedy names: the one this run used (none when the ini file gives it)."""
+    if sandbox_upstream(config):
+        return SANDBOX_OPTION
+    return "" if upstream and not config.getoption("commerce_upstream") else "--commerce-upstream URL"
+
+
 def _ini_choice(config: pytest.Config, name: str, choices: tuple[str, ...]) -> str | None:
     value = str(config.getini(name) or "").strip()
     if value and value not in choices:
@@ -182,6 +190,8 @@ def _ini_choice(config: pytest.Config, name: str, choices: tuple[str, ...]) -> s
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
+    if STATE in config.stash:
+        config.stash[STATE].stop_signals.restore()
     if STATE in config.stash and config.stash[STATE].live:
         log.warning("commerce-proxy: %d server(s) still running at exit", len(config.stash[STATE].live))
 

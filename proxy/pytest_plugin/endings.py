@@ -9,11 +9,18 @@ teardown has run: fixtures end last in first out, so one set up before `commerce
 run killed outright leaves its journal beside the cassette: the plugin never folds such a leftover
 in (locally or in CI) and never writes over it; replay serves the cassette as committed and recording
 stops with a one-line choice for the user.
+
+Keeping is a positive decision (`may_keep`), taken last: the run must be seen going well (the teardown
+ending the recording ran through, or the test loop ran to its end), not merely not seen failing. So an
+interrupt that lands anywhere before it (a second Ctrl-C while pytest reports the first, during a
+teardown, or during the discard itself) leaves the cassette as it was: the recording is held
+(`RecordingSession.hold`) and only `approve` lets it be written.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+import atexit
+from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -43,12 +50,28 @@ def mark_live(state: PluginState, why: str) -> None:
             served.why = why
 
 
+def may_keep(state: PluginState) -> bool:
+    """Whether the run is seen going well where a recording ends now: in a test's teardown that ran
+    through, or after the run's test loop ended normally (a fixture ending at the session's end)."""
+    return state.teardown_ran or state.loop_ran
+
+
 def end_after_teardown(state: PluginState, end: Callable[[], None]) -> None:
     """`end` a recording once the test's teardown is over (at once outside one: the session's end)."""
     if state.tearing_down:
         state.endings.append(end)
     else:
         end()
+
+
+def end_abandoned(state: PluginState) -> None:
+    """Recordings whose fixture never ended (a second interrupt skipped its teardown): each discarded,
+    its journal removed, when the run ends or, at the latest, when the process exits."""
+    for end in list(state.unended):
+        try:
+            end(abandoned=True)
+        except BaseException:  # the last resort at exit: the next recording ends still
+            continue
 
 
 def _end_recordings(state: PluginState) -> None:
@@ -70,6 +93,14 @@ class RunEndings:
 
     def __init__(self, state: PluginState) -> None:
         self.state = state
+        atexit.register(self.end_abandoned)  # a teardown an interrupt skipped: its journal goes still
+
+    def end_abandoned(self) -> None:
+        end_abandoned(self.state)
+
+    def pytest_unconfigure(self) -> None:
+        end_abandoned(self.state)
+        atexit.unregister(self.end_abandoned)
 
     def pytest_keyboard_interrupt(self, excinfo: Any) -> None:
         stopped = isinstance(excinfo.value, pytest.exit.Exception)
@@ -80,14 +111,28 @@ class RunEndings:
         """Every fixture's teardown runs in here: one that fails marks the recordings still live or
         waiting, which end only after the last fixture's teardown."""
         self.state.tearing_down = True
+        self.state.teardown_ran = False
         try:
-            return (yield)
+            result = yield
+            self.state.teardown_ran = True
+            return result
         except BaseException:
             mark_live(self.state, f"a fixture's teardown failed ({item.nodeid})")
             raise
         finally:
             self.state.tearing_down = False
-            _end_recordings(self.state)
+            try:
+                _end_recordings(self.state)
+            finally:
+                self.state.teardown_ran = False
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtestloop(self, session: pytest.Session) -> Generator[None, object, object]:
+        """The loop ran to its end (no interrupt, no stop): fixtures ending at the session's end may
+        keep their recordings."""
+        result = yield
+        self.state.loop_ran = not (session.shouldfail or session.shouldstop)
+        return result
 
     def pytest_internalerror(self) -> None:
         mark_live(self.state, "the run stopped on an internal error")

@@ -20,28 +20,35 @@ from proxy.pytest_plugin.exchanges import Exchanges
 from proxy.pytest_plugin.state import PluginState
 from proxy.server.watching import MISSED, Seen, Watch
 
-RECORD_IT = "`pytest --commerce-record-mode=once --commerce-upstream URL`"
-ADD_IT = "`pytest --commerce-record-mode=new_episodes --commerce-upstream URL`"
 DIFFERENCES_SHOWN = 5
 MISSES_SHOWN = 10
 
 
 class UnmatchedRequest(Exception):
-    """A request the test's commerce-proxy server had no recording for."""
+    """A request the test's commerce-proxy server had no recording for. Its first line names the
+    request and the cassette, and the short test summary shows that line alone (not this class's
+    qualified name, which would fill an 80-column line)."""
+
+
+def record_it(state: PluginState, mode: str) -> str:
+    """The command that records a miss: the record mode and the upstream option this run used
+    (--commerce-sandbox, --commerce-upstream URL, or none when the ini file names the upstream)."""
+    upstream = f" {state.upstream_option}" if state.upstream_option else ""
+    return f"`pytest --commerce-record-mode={mode}{upstream}`"
 
 
 @dataclass(slots=True)
 class Misses:
     """Explanations of the misses not yet reported, added from the servers' threads."""
 
-    pending: list[str] = field(default_factory=list)
+    pending: list[tuple[str, str]] = field(default_factory=list)  # (the request and cassette, all)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def add(self, text: str) -> None:
+    def add(self, miss: tuple[str, str]) -> None:
         with self.lock:
-            self.pending.append(text)
+            self.pending.append(miss)
 
-    def take(self) -> list[str]:
+    def take(self) -> list[tuple[str, str]]:
         with self.lock:
             taken, self.pending = self.pending, []
         return taken
@@ -64,12 +71,15 @@ def watcher(
     return watch
 
 
-def explain(seen: Seen, cassettes: list[str], remedy: str, absent: str | None) -> str:
-    """One miss: the request (redacted), then why nothing answered it and what would record it."""
-    lines = [f"{seen.shown.method} {seen.shown.target} matched no recording"]
+def explain(seen: Seen, cassettes: list[str], remedy: str, absent: str | None) -> tuple[str, str]:
+    """One miss: the request (redacted) and its cassette in a line, then the whole explanation: why
+    nothing answered it and what would record it."""
+    request = f"{seen.shown.method} {seen.shown.target}"
+    lines = [f"{request} matched no recording"]
     if absent is not None:
         lines.append(f"  {absent}")
-        return KNOWN.scrub("\n".join(lines))
+        return KNOWN.scrub(f"{request}: {absent.split(': ')[0]}"), KNOWN.scrub("\n".join(lines))
+    head = f"{request} matched no recording in {', '.join(cassettes) or '(no cassette)'}"
     lines.append(f"  cassette: {', '.join(cassettes) or '(none)'}")
     miss = seen.miss
     if miss is not None and miss.reason:
@@ -79,7 +89,7 @@ def explain(seen: Seen, cassettes: list[str], remedy: str, absent: str | None) -
     if not near:
         lines.append("  closest: none (the cassette holds no recording)")
     lines.append(f"  {remedy}")
-    return KNOWN.scrub("\n".join(lines))
+    return KNOWN.scrub(head), KNOWN.scrub("\n".join(lines))
 
 
 def _closest(near: NearMiss) -> str:
@@ -95,17 +105,18 @@ def _closest(near: NearMiss) -> str:
 
 def remedy(fixture: str, state: PluginState) -> str:
     """How the request would be recorded, by the fixture that served it and the record mode."""
+    add_it = record_it(state, "new_episodes")
     if fixture.startswith("commerce_replay"):
-        return f"commerce_replay only replays: record it with commerce_record and {ADD_IT}"
+        return f"commerce_replay only replays: record it with commerce_record and {add_it}"
     if state.record_mode == "none":
         where = f"without {state.ci}" if state.ci else "locally"
-        return f"record mode none replays only: record it {where} with {ADD_IT}"
-    return f"record mode {state.record_mode} does not add to an existing cassette: record it with {ADD_IT}"
+        return f"record mode none replays only: record it {where} with {add_it}"
+    return f"record mode {state.record_mode} does not add to an existing cassette: record it with {add_it}"
 
 
 def absent_cassette(fixture: str, missing: str, state: PluginState) -> str:
     """The explanation of every request sent to a fixture whose cassette does not exist."""
-    how = f"record it with {RECORD_IT}"
+    how = f"record it with {record_it(state, 'once')}"
     if fixture.startswith("commerce_replay"):
         how += " and the commerce_record fixture"
     elif state.ci and state.record_mode == "none":
@@ -113,10 +124,14 @@ def absent_cassette(fixture: str, missing: str, state: PluginState) -> str:
     return f"no cassette {missing}: {how}"
 
 
-def _failure(texts: list[str]) -> str:
+def _failure(misses: list[tuple[str, str]]) -> str:
+    """The failure's text: its first line (the short summary's) names the first request and its
+    cassette, and how many more there were; then each distinct miss explained."""
+    texts = [text for _, text in misses]
     counted = Counter(texts)
     total = len(texts)
-    head = f"commerce-proxy: {total} request{'s' if total > 1 else ''} matched no recording (answered 404):"
+    more = f", and {total - 1} more request{'s' if total > 2 else ''}" if total > 1 else ""
+    head = f"commerce-proxy: {misses[0][0]}{more} (answered 404):"
     blocks = [text + (f"  ({count}x)" if count > 1 else "") for text, count in counted.items()]
     shown = blocks[:MISSES_SHOWN]
     if len(blocks) > MISSES_SHOWN:
@@ -169,8 +184,11 @@ class MissReporter:
         its text, as pytest's own failures read (`FAILED id - commerce-proxy: 1 request ...`)."""
         report = yield
         error = call.excinfo.value if call.excinfo is not None else None
-        if isinstance(error, UnmatchedRequest) and not _in_test(error):
-            report.longrepr = explanation_only(item, str(error))
+        if isinstance(error, UnmatchedRequest):
+            if not _in_test(error):
+                report.longrepr = explanation_only(item, str(error))
+            elif (crash := getattr(report.longrepr, "reprcrash", None)) is not None:
+                crash.message = str(error)  # the short summary's line: no class name first
         return report
 
     @pytest.hookimpl(wrapper=True)

@@ -18,7 +18,13 @@ from proxy.core.replay.book import ReplayBook
 from proxy.core.rules.engine import Checker, LiveChecker
 from proxy.errors import CommerceProxyError
 from proxy.pytest_plugin.cassettes import Cassettes
-from proxy.pytest_plugin.endings import as_committed, end_after_teardown, leftover_choice, leftover_journal
+from proxy.pytest_plugin.endings import (
+    as_committed,
+    end_after_teardown,
+    leftover_choice,
+    leftover_journal,
+    may_keep,
+)
 from proxy.pytest_plugin.exchanges import CommerceServer, Exchanges
 from proxy.pytest_plugin.ledger import usage_note
 from proxy.pytest_plugin.misses import absent_cassette, remedy, watcher
@@ -170,18 +176,30 @@ def recording(request: pytest.FixtureRequest, cassettes: Cassettes) -> Iterator[
         if recording.live is not None:  # the plugin shows each finding once, in its summary
             recording.live.listeners.append(served.findings.extend)
             recording.live.logged = False
+        recording.hold()  # written only when `end` decides to keep it: any stop before leaves nothing
+        signals = state.stop_signals.take()  # SIGTERM and SIGHUP now end the run as Ctrl-C does
         address = stack.enter_context(_serving(state, served, lambda: app))
+        serving = stack.pop_all()  # ended by `end` alone: after the teardown, or when the run is abandoned
+
+        def end(abandoned: bool = False) -> None:
+            if end not in state.unended:
+                return  # ended already
+            state.unended.remove(end)
+            try:
+                with serving:  # the server stops (writing what was kept), then the lock is let go
+                    kept = state.failed_recordings == "keep" or (not served.failed and may_keep(state))
+                    if kept and not abandoned:
+                        recording.approve()  # the last step before the server stops and writes
+                    else:
+                        _note_discarded(state, served, cassette)
+            finally:
+                if signals:
+                    state.stop_signals.give_back()
+
+        state.unended.append(end)
         try:
             yield CommerceServer(address, exchanges)
         finally:
-            serving = stack.pop_all()  # still live, so a teardown failing after this one marks it
-
-            def end() -> None:
-                with serving:  # the server stops (writing what was kept), then the lock is let go
-                    if served.failed and state.failed_recordings == "discard":
-                        recording.discard()  # before the server stops: nothing of it is written
-                        _note_discarded(state, served, cassette)
-
             end_after_teardown(state, end)
 
 
@@ -189,8 +207,9 @@ def _note_discarded(state: PluginState, served: Served, cassette: Path) -> None:
     """A recording discarded, named in the run's summary (ledger.py) and the log."""
     existed = cassette.exists()
     shown = _shown_path(state, str(cassette))
-    state.discarded.append({"cassette": shown, "existed": existed, "why": served.why})
-    log.warning("%s %s: %s", shown, "left as it was" if existed else "not created", served.why)
+    why = served.why or "the run did not end well (interrupted)"
+    state.discarded.append({"cassette": shown, "existed": existed, "why": why})
+    log.warning("%s %s: %s", shown, "left as it was" if existed else "not created", why)
 
 
 def _no_upstream(state: PluginState, cassette: Path) -> str:

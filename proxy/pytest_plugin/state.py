@@ -14,6 +14,7 @@ import pytest
 from proxy.core.rules.config import Baseline
 from proxy.core.rules.findings import Finding
 from proxy.pytest_plugin.modes import PluginMode
+from proxy.pytest_plugin.signals import StopSignals
 from proxy.store.rule_files import Engine, load_baseline, load_project_rules
 
 Conformance = Literal["off", "warn", "strict"]
@@ -45,6 +46,7 @@ class PluginState:
     cassette_dir: Path | None
     rootpath: Path
     fresh: bool = False
+    upstream_option: str = "--commerce-upstream URL"  # how this run names its upstream, for remedies
     sandbox: bool = False  # --commerce-sandbox: the commerce_sandbox fixture is the upstream
     match_on: str | None = None  # --commerce-match-on: every test's, unless its marker says
     failed_recordings: str = "discard"
@@ -58,6 +60,10 @@ class PluginState:
     live: list[Served] = field(default_factory=list)
     tearing_down: bool = False  # inside a test's teardown: the recordings it ends wait for all of it
     endings: list[Callable[[], None]] = field(default_factory=list)  # the recordings waiting for it
+    unended: list[Callable[..., None]] = field(default_factory=list)  # each live recording's ending
+    teardown_ran: bool = False  # the teardown now ending recordings ran through (endings.may_keep)
+    loop_ran: bool = False  # the run's test loop ran to its end, no stop or interrupt (endings.may_keep)
+    stop_signals: StopSignals = field(default_factory=StopSignals)  # SIGTERM/SIGHUP while recording
     serials: Iterator[int] = field(default_factory=itertools.count)
     _engine: Engine | None = None
     _baseline: Baseline | None = None
