@@ -4,10 +4,11 @@ test used, and the recordings discarded.
 A cassette's use is counted over every fixture that served it (tests sharing it through a marker, a
 module's fixture) and every pytest-xdist worker: each process notes what its servers saw, a worker
 sends its notes to the controller when it finishes (xdist's `workeroutput`), and the controller
-alone judges and reports. Recordings never used are listed only when the run ran every test (no
-`-k`, `-m`, `--lf`, `--deselect`, node id, or early stop) and every test that used the cassette
-passed; otherwise the tests not run or stopped early may be the ones that use them, and they are
-only counted, not listed.
+alone judges and reports. Recordings never used are listed only when the run ran every test to a
+pass: no `-k`, `-m`, `--lf`, `--deselect`, file, node id or `--ignore` narrowing what was collected,
+no early stop, and no test using a commerce fixture skipped, failed or errored (a test skipped on
+this platform still needs its recordings on another). Otherwise the tests not run may be the ones
+that use them, and they are only counted, not listed.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from typing import Any
 import pytest
 
 from proxy.core.replay.usage import listed_unused
-from proxy.pytest_plugin.state import PluginState
+from proxy.pytest_plugin.state import COMMERCE_FIXTURES, PluginState
 
 USAGE_KEY = "commerce_usage"
 DISCARDED_KEY = "commerce_discarded"
@@ -95,12 +96,26 @@ def partial_run(config: pytest.Config, state: PluginState, session: pytest.Sessi
         ("--sw", getattr(option, "stepwise", False)),
         ("--deselect", getattr(option, "deselect", None)),
         ("a node id", any("::" in str(arg) for arg in config.args)),
+        ("--ignore", bool(getattr(option, "ignore", None) or getattr(option, "ignore_glob", None))),
+        ("files or folders named", _narrowed_by_arguments(config)),
         ("deselected tests", state.deselected),
+        (f"{state.not_passed} test(s) using a commerce fixture not passed", state.not_passed),
         ("an early stop", bool(session.shouldfail or session.shouldstop)),
         ("an interrupt", session.exitstatus == pytest.ExitCode.INTERRUPTED),
     ]
     named = [name for name, present in reasons if present]
     return ", ".join(named) or None
+
+
+def _narrowed_by_arguments(config: pytest.Config) -> bool:
+    """Whether paths on the command line collect less than a plain `pytest` would (the rootdir or
+    the ini's `testpaths`)."""
+    if config.args_source != pytest.Config.ArgsSource.ARGS:
+        return False
+    root = config.rootpath.resolve()
+    whole = {root, *((root / str(path)).resolve() for path in config.getini("testpaths"))}
+    named = {(config.invocation_params.dir / str(arg).split("::")[0]).resolve() for arg in config.args}
+    return not named <= whole
 
 
 class Ledger:
@@ -136,6 +151,8 @@ class Ledger:
             self.state.running = running
 
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> None:
+        if call.excinfo is not None and COMMERCE_FIXTURES & set(getattr(item, "fixturenames", ())):
+            self.state.not_passed += call.when in ("setup", "call")  # skipped, xfailed, failed, errored
         if call.when == "call":
             for served in self.state.live:
                 served.tests.add(item.nodeid)
@@ -147,6 +164,7 @@ class Ledger:
         self.state.usage.extend(output.get(USAGE_KEY, []))
         self.state.discarded.extend(output.get(DISCARDED_KEY, []))
         self.state.deselected = self.state.deselected or bool(output.get("commerce_deselected"))
+        self.state.not_passed += int(output.get("commerce_not_passed", 0))
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
@@ -156,6 +174,7 @@ class Ledger:
             workeroutput[USAGE_KEY] = list(self.state.usage)
             workeroutput[DISCARDED_KEY] = list(self.state.discarded)
             workeroutput["commerce_deselected"] = self.state.deselected
+            workeroutput["commerce_not_passed"] = self.state.not_passed
             return
         if self.state.unused == "ignore" or not self.state.usage:
             return

@@ -20,10 +20,8 @@ import pytest
 from proxy.pytest_plugin.network_core import ENVIRONMENT, activate, deactivate, environment_value
 from proxy.pytest_plugin.network_core import NetworkBlocked as NetworkBlocked
 from proxy.pytest_plugin.network_core import is_local as is_local
+from proxy.pytest_plugin.state import COMMERCE_FIXTURES
 
-COMMERCE_FIXTURES = frozenset(
-    {"commerce_replay", "commerce_record", "commerce_replay_module", "commerce_record_module"}
-)
 CASSETTE_MARKER = "commerce_cassette"  # the plugin's marker: a test with it uses the plugin too
 BLOCKING = pytest.StashKey[bool]()  # set by the plugin at configure: whether the guard is on
 BOOTSTRAP = Path(__file__).with_name("network_bootstrap")  # first on PYTHONPATH for the test's processes

@@ -19,6 +19,9 @@ from proxy.store.rule_files import Engine, load_baseline, load_project_rules
 
 Conformance = Literal["off", "warn", "strict"]
 CONFORMANCE: tuple[Conformance, ...] = get_args(Conformance)
+COMMERCE_FIXTURES = frozenset(  # the fixtures that serve cassettes
+    {"commerce_replay", "commerce_record", "commerce_replay_module", "commerce_record_module"}
+)
 
 
 @dataclass(slots=True)
@@ -56,6 +59,7 @@ class PluginState:
     usage: list[dict[str, Any]] = field(default_factory=list)  # each replay's use of its cassettes
     discarded: list[dict[str, Any]] = field(default_factory=list)  # each recording not written
     deselected: bool = False  # some collected tests were deselected: not a full run
+    not_passed: int = 0  # tests using a commerce fixture that were skipped, failed or errored
     running: str | None = None  # the node id of the test running now (None between tests)
     live: list[Served] = field(default_factory=list)
     tearing_down: bool = False  # inside a test's teardown: the recordings it ends wait for all of it

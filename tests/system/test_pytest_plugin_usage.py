@@ -63,6 +63,7 @@ def test_three(commerce_record_module):
 """
 
 STALE = """
+import os
 import pytest
 from fetch import fetch
 
@@ -73,28 +74,46 @@ def test_a(commerce_replay):
 
 def test_b(commerce_replay):
     fetch(commerce_replay, 2)
+
+@pytest.mark.skipif(os.environ.get("SKIP_C") == "1", reason="not on this platform")
+def test_c(commerce_replay):
+    fetch(commerce_replay, 0)
+
+@pytest.mark.xfail(os.environ.get("XFAIL_D") == "1", reason="known", strict=False)
+def test_d(commerce_replay):
+    fetch(commerce_replay, 1)
+    assert os.environ.get("XFAIL_D") != "1"
 """
 
 STALE_LINE = (
-    "cassettes/stale/catalog.yaml: 2 of 5 recordings never used by any of its 2 tests: "
+    "cassettes/stale/catalog.yaml: 2 of 5 recordings never used by any of its 4 tests: "
     "#3 GET /v2/files/3, #4 GET /v2/files/4"
 )
-# (arguments, whether the run is whole): a whole run lists the stale cassette once and nothing else;
-# any other run lists nothing (its tests not run may use them) and never fails for it.
+# (arguments, environment, whether the run is whole): a whole run lists the stale cassette once and
+# nothing else; any other run lists nothing (its tests not run, or not run to a pass, may use them)
+# and never fails for it.
 RUNS = {
-    "whole": ((), True),
-    "xdist": (("-n", "2"), True),
-    "xdist-loadfile": (("-n", "2", "--dist", "loadfile"), True),
-    "files": (("test_shared.py", "test_module.py", "test_stale.py"), True),
+    "whole": ((), {}, True),
+    "rootdir": ((".",), {}, True),
+    "xdist": (("-n", "2"), {}, True),
+    "xdist-loadfile": (("-n", "2", "--dist", "loadfile"), {}, True),
+    "files": (("test_shared.py", "test_module.py", "test_stale.py"), {}, False),
+    "one-file": (("test_stale.py",), {}, False),
+    "ignore": (("--ignore", "test_shared.py"), {}, False),
+    "ignore-glob": (("--ignore-glob", "*shared*"), {}, False),
+    "skipped": ((), {"SKIP_C": "1"}, False),
+    "xdist-skipped": (("-n", "2"), {"SKIP_C": "1"}, False),
+    "xfailed": ((), {"XFAIL_D": "1"}, False),
     "node-ids": (
         ("test_shared.py::test_wishlist", "test_module.py::test_two", "test_stale.py::test_a"),
+        {},
         False,
     ),
-    "keyword": (("-k", "not test_b and not test_brands"), False),
-    "marker": (("-m", "not slow"), False),
-    "deselect": (("--deselect", "test_module.py::test_three"), False),
-    "xdist-keyword": (("-n", "2", "-k", "not test_three"), False),
-    "last-failed": (("--lf",), False),
+    "keyword": (("-k", "not test_b and not test_brands"), {}, False),
+    "marker": (("-m", "not slow"), {}, False),
+    "deselect": (("--deselect", "test_module.py::test_three"), {}, False),
+    "xdist-keyword": (("-n", "2", "-k", "not test_three"), {}, False),
+    "last-failed": (("--lf",), {}, False),
 }
 
 
@@ -109,9 +128,11 @@ def shared_suite(suite: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pyt
 
 @pytest.mark.parametrize("run", sorted(RUNS))
 def test_unused_recordings_are_judged_per_cassette_over_the_whole_run(
-    shared_suite: pytest.Pytester, run: str
+    shared_suite: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, run: str
 ) -> None:
-    arguments, whole = RUNS[run]
+    arguments, environment, whole = RUNS[run]
+    for name, value in environment.items():
+        monkeypatch.setenv(name, value)
     result = shared_suite.runpytest_subprocess(
         "--commerce-unused=fail", "--commerce-conformance=off", *arguments
     )
@@ -133,7 +154,7 @@ def test_unused_recordings_are_listed_without_failing_the_run_by_default(
     shared_suite: pytest.Pytester,
 ) -> None:
     result = shared_suite.runpytest_subprocess("--commerce-conformance=off")
-    result.assert_outcomes(passed=7)
+    result.assert_outcomes(passed=9)
     assert result.ret == pytest.ExitCode.OK
     result.stdout.fnmatch_lines(
         ["*= commerce-proxy: recordings never used =*", STALE_LINE, "delete recordings no test needs with*"]
