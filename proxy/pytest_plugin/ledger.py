@@ -6,9 +6,10 @@ module's fixture) and every pytest-xdist worker: each process notes what its ser
 sends its notes to the controller when it finishes (xdist's `workeroutput`), and the controller
 alone judges and reports. Recordings never used are listed only when the run ran every test to a
 pass: no `-k`, `-m`, `--lf`, `--deselect`, file, node id or `--ignore` narrowing what was collected,
-no early stop, and no test using a commerce fixture skipped, failed or errored (a test skipped on
-this platform still needs its recordings on another). Otherwise the tests not run may be the ones
-that use them, and they are only counted, not listed.
+no early stop, and no test using a commerce fixture skipped or failing in its setup (a test skipped
+on this platform still needs its recordings on another); a cassette one of whose tests failed or
+xfailed is not judged. Otherwise the tests not run may be the ones that use them, and they are only
+counted, not listed.
 """
 
 from __future__ import annotations
@@ -99,7 +100,7 @@ def partial_run(config: pytest.Config, state: PluginState, session: pytest.Sessi
         ("--ignore", bool(getattr(option, "ignore", None) or getattr(option, "ignore_glob", None))),
         ("files or folders named", _narrowed_by_arguments(config)),
         ("deselected tests", state.deselected),
-        (f"{state.not_passed} test(s) using a commerce fixture not passed", state.not_passed),
+        (f"{state.not_passed} test(s) using a commerce fixture skipped or not set up", state.not_passed),
         ("an early stop", bool(session.shouldfail or session.shouldstop)),
         ("an interrupt", session.exitstatus == pytest.ExitCode.INTERRUPTED),
     ]
@@ -151,8 +152,10 @@ class Ledger:
             self.state.running = running
 
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> None:
-        if call.excinfo is not None and COMMERCE_FIXTURES & set(getattr(item, "fixturenames", ())):
-            self.state.not_passed += call.when in ("setup", "call")  # skipped, xfailed, failed, errored
+        if call.when == "setup" and call.excinfo is not None:
+            # Skipped (a skipif for another platform) or errored before its cassette was served: no
+            # note says which recordings it needs. A test that fails later is judged per cassette.
+            self.state.not_passed += bool(COMMERCE_FIXTURES & set(getattr(item, "fixturenames", ())))
         if call.when == "call":
             for served in self.state.live:
                 served.tests.add(item.nodeid)
