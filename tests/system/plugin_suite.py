@@ -14,10 +14,22 @@ from tests.conftest import ENTRY_CASSETTE, entry_cassette_with_wrong_etag
 
 ENTRY = "/v2/extensions/wishlists/5b0f6a52-3a8e-4f65-9d4c-0e6f1a2b3c4d"
 
-# What the inner suites' tests share: a urllib GET that reports where it went.
+# What the inner suites' tests share: a urllib GET that reports where it went, and a token from the
+# sandbox (the commerce_sandbox fixture's credentials) through the proxy at `base`.
 HELPERS = """
-import json, os, urllib.request, urllib.error
+import json, os, urllib.parse, urllib.request, urllib.error
 from pathlib import Path
+
+def token(base, sandbox):
+    form = urllib.parse.urlencode({
+        "grant_type": "client_credentials",
+        "client_id": sandbox.client_id,
+        "client_secret": sandbox.client_secret,
+    }).encode()
+    request = urllib.request.Request(base + "/oauth/access_token", data=form, method="POST")
+    request.add_header("Content-Type", "application/x-www-form-urlencoded")
+    with urllib.request.urlopen(request, timeout=10) as answer:
+        return json.loads(answer.read())["access_token"]
 
 def get(base, target, token="t"):
     request = urllib.request.Request(base + target, headers={"Authorization": f"Bearer {token}"})

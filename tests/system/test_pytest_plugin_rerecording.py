@@ -12,19 +12,8 @@ import pytest
 from tests.system.plugin_suite import ENTRY, put_cassette
 
 SUITE = f"""
-import json, os, urllib.parse, urllib.request
-from helpers import get
-
-def token(base, sandbox):
-    form = urllib.parse.urlencode({{
-        "grant_type": "client_credentials",
-        "client_id": sandbox.client_id,
-        "client_secret": sandbox.client_secret,
-    }}).encode()
-    request = urllib.request.Request(base + "/oauth/access_token", data=form, method="POST")
-    request.add_header("Content-Type", "application/x-www-form-urlencoded")
-    with urllib.request.urlopen(request, timeout=10) as answer:
-        return json.loads(answer.read())["access_token"]
+import os
+from helpers import get, token
 
 def test_reads(commerce_record, commerce_sandbox):
     bearer = token(commerce_record, commerce_sandbox)

@@ -12,19 +12,7 @@ import pytest
 from tests.system.plugin_suite import ENTRY
 
 SUITE = f"""
-import json, urllib.parse, urllib.request
-from helpers import get
-
-def token(base, sandbox):
-    form = urllib.parse.urlencode({{
-        "grant_type": "client_credentials",
-        "client_id": sandbox.client_id,
-        "client_secret": sandbox.client_secret,
-    }}).encode()
-    request = urllib.request.Request(base + "/oauth/access_token", data=form, method="POST")
-    request.add_header("Content-Type", "application/x-www-form-urlencoded")
-    with urllib.request.urlopen(request, timeout=10) as answer:
-        return json.loads(answer.read())["access_token"]
+from helpers import get, token
 
 def test_reads_an_entry(commerce_record, commerce_sandbox, request):
     assert commerce_record != commerce_sandbox  # through the proxy, not straight to the sandbox
