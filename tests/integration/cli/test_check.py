@@ -58,7 +58,10 @@ def test_json_report_has_the_documented_shape_and_exit_1(
         (2, "GET", "/v2/brands", "error"),
     ]
     assert all(set(finding) >= REQUIRED_KEYS for finding in report["findings"])
-    assert "expected 2 (floor(10 / 10) + 1), found 3" in current[0]["message"]
+    message = current[0]["message"]
+    assert "expected 2 (floor(10 / 10) + 1), as meta.page.offset 10" in message and message.endswith(
+        "found 3"
+    )
 
 
 def test_text_report_groups_by_rule_with_section_and_expected_found(
@@ -72,7 +75,8 @@ def test_text_report_groups_by_rule_with_section_and_expected_found(
     assert "documentation: § List endpoints that support pagination, rule 2; § Paginated list envelope" in out
     assert "(more: commerce-proxy rules pagination.page.current)" in out and "docs/rules.md" not in out
     assert "#1 GET /v2/products?page[limit]=10&page[offset]=10" in out
-    assert "meta.page.current: expected 2 (floor(10 / 10) + 1); found 3" in out
+    assert "meta.page.current: expected 2 (floor(10 / 10) + 1), as meta.page.offset 10" in out
+    assert " show; found 3" in out
 
 
 def test_junit_report_has_one_case_per_rule(project: Path, capsys: pytest.CaptureFixture[str]) -> None:

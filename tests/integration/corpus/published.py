@@ -486,9 +486,9 @@ CORPUS: dict[str, Published] = {
             (0, "pagination.results.total-method-consistent", "meta.results.total"),  # 1 record, short page
             (0, "pagination.links.prev", "links.prev"),  # a prev link on the first page
             (0, "pagination.links.next", "links.next"),  # a next link after a short page
-            *((0, "pagination.links.targets", f"links.{name}") for name in ("current", "first", "prev")),
+            *((0, "pagination.links.targets", f"links.{name}") for name in ("current", "first")),  # limit 50
             *((0, "pagination.links.targets", "links.last") for _ in range(2)),  # offset 600 and limit 50
-            *((0, "pagination.links.targets", "links.next") for _ in range(2)),  # offset 50 and limit 50
+            # the prev and next links are wrong by being there, not also by where they point
         ],
     ),
     "carts list: one page, the schema's examples": Published(

@@ -84,7 +84,8 @@ MUTATIONS: list[tuple[str, str, Any]] = [
     (ACCOUNTS, "pagination.page.limit-max", answer_with("meta.page.limit", 150)),
     (ACCOUNTS, "pagination.page.offset-requested", answer_with("meta.page.offset", 25)),
     (ACCOUNTS, "pagination.results.total-method-consistent", answer_with("meta.results.total", 5)),
-    (ACCOUNTS, "pagination.envelope.results", answer_with("meta.results", REMOVE)),
+    (ACCOUNTS, "pagination.envelope.results", answer_with("meta.results.total", REMOVE)),
+    (ACCOUNTS, "pagination.envelope.meta", answer_with("meta.results", REMOVE)),
     (
         ACCOUNTS,
         "pagination.links.next",

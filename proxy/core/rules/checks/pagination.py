@@ -8,13 +8,12 @@ whose numbers are not integers rather than guess.
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Iterator, Mapping
-from functools import lru_cache
-from typing import Any, NamedTuple
-from urllib.parse import unquote
+from typing import Any
 
 from proxy.core.rules.checks.context import CheckContext, dig, is_integer, record_value
+from proxy.core.rules.checks.envelope_facts import Verdict, verdict
+from proxy.core.rules.checks.page_view import LINK_NAMES, PageView, link_page, page_view
 from proxy.core.rules.checks.registry import check, integer_parameters, observer
 from proxy.core.rules.checks.requests import TOTAL_METHODS, filter_terms, requested_integer
 from proxy.core.rules.checks.session import DefaultPageLength
@@ -22,70 +21,25 @@ from proxy.core.rules.checks.timestamps import comparable
 from proxy.core.rules.endpoints import EndpointHit
 from proxy.core.rules.findings import Violation
 
-LINK_NAMES = ("current", "first", "last", "prev", "next")
 PAGINATED_LIST = "paginated-list"  # the endpoint group of rules/endpoints.yaml
 MAX_LIMIT = 100  # Limits: maximum page length
 
 
-class PageView(NamedTuple):
-    """The numbers of one paginated response, all integers (else there is no view). A named tuple:
-    one is built for every list page checked, in a fifth of a frozen dataclass's time."""
-
-    data: list[Any]
-    limit: int
-    offset: int
-    current: int
-    pages: int
-    total: int
-    method: str | None
-    links: dict[str, Any]
-
-    @property
-    def seen(self) -> int:
-        """Records up to the end of this page."""
-        return self.offset + len(self.data)
-
-    @property
-    def short(self) -> bool:
-        """Fewer records than the limit: nothing follows."""
-        return len(self.data) < self.limit
+def settled(context: CheckContext) -> Verdict | None:
+    """The page's single explanation when its stated numbers disagree (see `envelope_facts`): then the
+    checks of the envelope's arithmetic and links report only the values it blames."""
+    return verdict(context, _reported_against_request)
 
 
-def page_view(context: CheckContext) -> PageView | None:
-    """The envelope's numbers, or None when any is missing or not an integer (the shape reports that)."""
-    if "page" in context.memo:
-        remembered: PageView | None = context.memo["page"]
-        return remembered
-    body = context.response_json
-    meta: Any = body.get("meta") if isinstance(body, dict) else None
-    page: Any = meta.get("page") if isinstance(meta, dict) else None
-    results: Any = meta.get("results") if isinstance(meta, dict) else None
-    view: PageView | None = None
-    if isinstance(page, dict) and isinstance(results, dict):  # (so body is a dict too)
-        data, links = body.get("data"), body.get("links")
-        limit, offset, current, pages = (
-            page.get("limit"),
-            page.get("offset"),
-            page.get("current"),
-            page.get("total"),
-        )
-        total: Any = results.get("total")
-        method = results.get("total_method")
-        # `type(...) is int`: JSON integers are ints, never a subclass, and booleans are not integers here
-        if (
-            isinstance(data, list)
-            and isinstance(links, dict)
-            and type(limit) is int
-            and type(offset) is int
-            and type(current) is int
-            and type(pages) is int
-            and type(total) is int
-        ):
-            view = PageView(
-                data, limit, offset, current, pages, total, method if isinstance(method, str) else None, links
-            )
-    context.memo["page"] = view
-    return view
+def _reported_against_request(context: CheckContext, where: str) -> bool:
+    """Whether the check of `meta.page.offset` or `meta.page.limit` reports it (both judge it against
+    the request, not against the rest of the page)."""
+    limits = {"max": MAX_LIMIT}
+    if where == "meta.page.offset":
+        return any(True for _ in offset_as_requested(context, {}))
+    return any(True for _ in page_limit_max(context, limits)) or any(
+        True for _ in page_limit_as_requested(context, limits)
+    )
 
 
 @check("page_limit_max", integer_parameters("max"))
@@ -155,6 +109,10 @@ def remember_default_page_length(context: CheckContext) -> None:
 @check("data_within_limit")
 def data_within_limit(context: CheckContext, params: Mapping[str, Any]) -> Iterator[Violation]:
     """Spec, Paginated list envelope: `meta.page.limit` is the most records a page holds."""
+    found = settled(context)
+    if found is not None:
+        yield from found.violations("data_within_limit")
+        return
     view = page_view(context)
     if view is not None and len(view.data) > view.limit:
         yield Violation(
@@ -177,6 +135,10 @@ def offset_as_requested(context: CheckContext, params: Mapping[str, Any]) -> Ite
 @check("current_page")
 def current_page(context: CheckContext, params: Mapping[str, Any]) -> Iterator[Violation]:
     """Spec, Pagination rule 2: page N starts at offset (N-1)*L, so current = floor(offset / limit) + 1."""
+    found = settled(context)
+    if found is not None:
+        yield from found.violations("current_page")
+        return
     view = page_view(context)
     if view is None or view.limit < 1 or view.offset < 0:
         return
@@ -190,6 +152,10 @@ def current_page(context: CheckContext, params: Mapping[str, Any]) -> Iterator[V
 @check("page_total")
 def page_total(context: CheckContext, params: Mapping[str, Any]) -> Iterator[Violation]:
     """Spec, Paginated list envelope: the page count is ceil(results.total / limit) (0 or 1 when empty)."""
+    found = settled(context)
+    if found is not None:
+        yield from found.violations("page_total")
+        return
     view = page_view(context)
     if view is None or view.limit < 1:
         return
@@ -206,6 +172,9 @@ def page_total(context: CheckContext, params: Mapping[str, Any]) -> Iterator[Vio
 def current_within_total(context: CheckContext, params: Mapping[str, Any]) -> Iterator[Violation]:
     """Spec, Paginated list envelope: the current page is past the page count only when the offset is
     at or past the results."""
+    found = settled(context)
+    if found is not None:
+        return
     view = page_view(context)
     if view is not None and view.current > view.pages and view.offset < view.total:
         yield Violation(
@@ -218,6 +187,10 @@ def current_within_total(context: CheckContext, params: Mapping[str, Any]) -> It
 @check("results_all_not_below_total")
 def results_all_not_below_total(context: CheckContext, params: Mapping[str, Any]) -> Iterator[Violation]:
     """Spec, Paginated list envelope: `results.all` counts all results, so never fewer than `total`."""
+    found = settled(context)
+    if found is not None:
+        yield from found.violations("results_all_not_below_total")
+        return
     view = page_view(context)
     everything = dig(context.response_json, "meta", "results", "all")
     if view is not None and is_integer(everything) and everything < view.total:
@@ -230,13 +203,17 @@ def total_consistent_with_method(context: CheckContext, params: Mapping[str, Any
     `observed` one more than those seen when more exist and exactly those when none do. api-notes:
     `lower_bound` counts up to 10,000 (`lower_bound_cap`), so past that a total of exactly the cap is
     what the service reports, and the actual total is still at least it."""
+    found = settled(context)
+    if found is not None:
+        yield from found.violations("total_consistent_with_method")
+        return
     view = page_view(context)
     if view is None:
         return
     method = view.method or "exact"  # no total_method: the service does not support others
     where = "meta.results.total"
     if not view.data:
-        if view.offset == 0 and view.total != 0 and method != "lower_bound":
+        if view.offset == 0 and view.total != 0:
             yield Violation(where, f"0 ({method}: the first page is empty)", str(view.total))
         elif method == "exact" and view.offset < view.total:
             yield Violation(
@@ -254,6 +231,8 @@ def total_consistent_with_method(context: CheckContext, params: Mapping[str, Any
             yield Violation(
                 where, f"at least {view.seen} (lower_bound: records seen so far)", str(view.total)
             )
+        elif view.short and view.total > view.seen:  # the list ends here: the actual total is known
+            yield Violation(where, f"{view.seen} (lower_bound: this short page is the last)", str(view.total))
     elif method == "exact":
         if view.short and view.total != view.seen:
             yield Violation(where, f"{view.seen} (exact, and this short page is the last)", str(view.total))
@@ -277,10 +256,16 @@ def total_method_as_requested(context: CheckContext, params: Mapping[str, Any]) 
 @check("prev_link_presence")
 def prev_link_presence(context: CheckContext, params: Mapping[str, Any]) -> Iterator[Violation]:
     """Spec, Paginated list envelope: `links.prev` is null on the first page and only there."""
+    found = settled(context)
+    if found is not None:
+        yield from found.violations("prev_link_presence")
+        return
     view = page_view(context)
     if view is None:
         return
-    prev = view.links.get("prev")
+    if "prev" not in view.links:
+        return  # a missing key is the envelope's finding
+    prev = view.links["prev"]
     if view.offset == 0 and prev is not None:
         yield Violation("links.prev", "null (offset 0 is the first page)", repr(prev))
     elif view.offset > 0 and prev is None:
@@ -301,40 +286,31 @@ def records_follow(view: PageView) -> bool | None:
 def next_link_presence(context: CheckContext, params: Mapping[str, Any]) -> Iterator[Violation]:
     """Spec, Paginated list envelope: `links.next` is null exactly when no page follows (as an `exact`
     or `observed` total or a short page tells; a `lower_bound` total only says more exist)."""
+    found = settled(context)
+    if found is not None:
+        yield from found.violations("next_link_presence")
+        return
     view = page_view(context)
     if view is None:
         return
+    if "next" not in view.links:
+        return  # a missing key is the envelope's finding
     follows = records_follow(view)
-    following = view.links.get("next")
+    following = view.links["next"]
     if follows is True and following is None:
         yield Violation("links.next", f"a link (records follow offset {view.seen})", "null")
     elif follows is False and following is not None:
         yield Violation("links.next", "null (nothing follows this page)", repr(following))
 
 
-ENCODED_BRACKET = re.compile(r"%5[Bb]|%5[Dd]")
-
-
-@lru_cache(maxsize=4096)  # a walk's next link is the following page's current and prev links
-def _link_page(link: str) -> tuple[str | None, str | None]:
-    """A link's page[offset] and page[limit] values, brackets encoded or not (first value of each)."""
-    offset = limit = None
-    query = link.partition("?")[2].partition("#")[0]
-    for pair in query.split("&"):
-        name, _, value = pair.partition("=")
-        if "%" in name:
-            name = ENCODED_BRACKET.sub(lambda match: "[" if match[0][2] in "Bb" else "]", name)
-        if name == "page[offset]" and offset is None:
-            offset = unquote(value)
-        elif name == "page[limit]" and limit is None:
-            limit = unquote(value)
-    return offset, limit
-
-
 @check("link_targets")
 def link_targets(context: CheckContext, params: Mapping[str, Any]) -> Iterator[Violation]:
     """Spec, Pagination rule 2 and the envelope: each link's page[offset] and page[limit] name its page
     (query parameters compared as a set; absolute or relative links; a missing offset is 0)."""
+    found = settled(context)
+    if found is not None:
+        yield from found.violations("link_targets")
+        return
     view = page_view(context)
     if view is None or view.limit < 1:
         return
@@ -346,11 +322,14 @@ def link_targets(context: CheckContext, params: Mapping[str, Any]) -> Iterator[V
         "prev": max(view.offset - view.limit, 0),
         "next": view.offset + view.limit,
     }
+    nowhere = {"prev"} if view.offset == 0 else set()
+    if records_follow(view) is False:
+        nowhere.add("next")  # a link with no page to name is wrong by being there (links.prev, links.next)
     for name in LINK_NAMES:
         link = view.links.get(name)
-        if not isinstance(link, str):
+        if not isinstance(link, str) or name in nowhere:
             continue
-        offset, limit = _link_page(link)
+        offset, limit = link_page(link)
         if (offset or "0") != str(targets[name]):
             yield Violation(
                 f"links.{name}", f"page[offset]={targets[name]}", f"page[offset]={offset} in {link}"

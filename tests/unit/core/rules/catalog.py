@@ -42,10 +42,15 @@ PAST_THE_CAP: dict[str, object] = {
 }
 
 
-def page_with(place: str, value: object, **page: object) -> Exchange:
-    """The conformant page of /v2/products (or `page`'s), except one place."""
+def page_with(
+    place: str, value: object, changes: dict[str, object] | None = None, **page: object
+) -> Exchange:
+    """The conformant page of /v2/products (or `page`'s), except one place (and any other `changes`)."""
     query, body = list_page(**page)  # type: ignore[arg-type]
-    return list_read(query=query, body=changed(body, place, value))
+    body = changed(body, place, value)
+    for other, replacement in (changes or {}).items():
+        body = changed(body, other, replacement)
+    return list_read(query=query, body=body)
 
 
 def sorted_page(same_time: bool) -> Exchange:
@@ -275,7 +280,9 @@ FIXTURES: dict[str, tuple[list[Exchange], list[Exchange]]] = {
     "pagination.page.current": ([page_with("meta.page.current", 3)], [list_read()]),
     "pagination.page.total": ([page_with("meta.page.total", 3)], [list_read(offset=0, total=0), list_read()]),
     "pagination.page.current-past-total": (
-        [page_with("meta.page.total", 1)],
+        # the page count alone wrong is pagination.page.total's finding; with an offset the current page
+        # cannot be worked out from, this rule still holds the current page within the count
+        [page_with("meta.page.offset", -10, changes={"meta.page.total": 1})],
         [list_read(offset=40, total=35)],
     ),
     "pagination.results.total-method-consistent": (

@@ -262,7 +262,7 @@ def test_negative_link_offsets_on_an_empty_list_are_an_error_that_a_project_can_
     """api-notes: real traffic breaks the link rule on empty lists; a per-endpoint override silences it."""
     assert errors_in([NEGATIVE_OFFSET_EMPTY_LIST]) == [
         "pagination.links.targets: each link points at the page it names: links.last: "
-        "expected page[offset]=0, found page[offset]=-25 in /flows/empty-flow/entries?page[offset]=-25&page[limit]=25"
+        "expected page[offset]=0, as meta.results.total 0, meta.page.total 0 show, found page[offset]=-25 in /flows/empty-flow/entries?page[offset]=-25&page[limit]=25"
     ]
     lowered = RuleConfig(
         (

@@ -86,7 +86,8 @@ def test_message_names_place_expected_and_found(shipped_rules: RuleSet) -> None:
     (finding,) = [f for f in findings if f.rule == "pagination.page.current"]
     assert finding.message == (
         "the current page follows from offset and limit: meta.page.current: "
-        "expected 2 (floor(10 / 10) + 1), found 3"
+        "expected 2 (floor(10 / 10) + 1), as meta.page.offset 10, links.current page[offset]=10, "
+        "links.prev page[offset]=0 and 1 more show, found 3"
     )
     assert finding.section.startswith("List endpoints that support pagination, rule 2")
     assert (finding.method, finding.path, finding.exchange) == ("GET", "/v2/products", 0)
