@@ -33,6 +33,7 @@ from proxy.core.redaction.policy import (
     text_secret_spans,
 )
 from proxy.core.redaction.policy import configured_policy as configured_policy
+from proxy.core.rules.endpoints import routed_path
 
 
 def redact_exchange(
@@ -122,7 +123,7 @@ TOKEN_PATH = "/oauth/access_token"
 def is_token_request(request: Request) -> bool:
     """A request for an access token: its recorded answer holds `<redacted>`, so a recorder asks the
     live service every time instead of replaying it."""
-    return request.method == "POST" and request.path.rstrip("/") == TOKEN_PATH
+    return request.method == "POST" and routed_path(request.path) == TOKEN_PATH
 
 
 def placeholder_credential(request: Request, policy: RedactionPolicy) -> str | None:

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from proxy.core.rules.endpoints import EndpointPattern
+from proxy.core.rules.endpoints import EndpointPattern, routed_path
 from proxy.core.rules.findings import OFF, SEVERITIES, Finding, Setting
 from proxy.core.rules.freshness import Freshness, MaxAge
 from proxy.errors import RuleFileError
@@ -190,7 +190,8 @@ class Baseline:
         keys = set()
         for position, item in enumerate(accepted):
             try:
-                keys.add((str(item["rule"]), str(item["method"]), str(item["path"]), str(item["where"])))
+                path = routed_path(str(item["path"]))
+                keys.add((str(item["rule"]), str(item["method"]), path, str(item["where"])))
             except (KeyError, TypeError):
                 raise RuleFileError(
                     f"{source}: accepted[{position}]: expected rule, method, path and where"

@@ -1,6 +1,8 @@
 """Endpoint patterns ("GET /v2/extensions/{slug}/{id}") and the lookup that finds which ones a request hits.
 
 Rules name the endpoints they apply to by group; the project config names endpoints by pattern too.
+Every path is matched in its routed spelling (`routed_path`), so every spelling the service answers as
+one operation is judged as that operation.
 """
 
 from __future__ import annotations
@@ -11,6 +13,26 @@ from dataclasses import dataclass, field
 
 METHODS = frozenset({"GET", "PUT", "POST", "PATCH", "DELETE", "HEAD", "OPTIONS", "*"})
 PARAMETER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
+SLASHES = re.compile(r"//+")
+VERSION = re.compile(r"/[vV][0-9]+(?=/|$)")  # the version prefix, `/v2`
+
+
+def routed_path(path: str) -> str:
+    """The one spelling of a request path that stands for every spelling the service routes alike: the
+    query dropped, runs of slashes made one, no trailing slash, the version prefix in lower case
+    (`//V2/accounts/?page[limit]=25` is `/v2/accounts`). Every match of a path against an operation goes
+    through it, so a request gets the same endpoint groups and path parameters whichever way it is spelled.
+    """
+    path = path.partition("?")[0]
+    if "//" in path:
+        path = SLASHES.sub("/", path)
+    if path.endswith("/"):
+        path = path[:-1]
+    if not path.startswith("/"):
+        path = "/" + path
+    if path[1:2] == "V" and (version := VERSION.match(path)) is not None:
+        path = version[0].lower() + path[version.end() :]
+    return path
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,6 +53,9 @@ class EndpointPattern:
             raise ValueError(f"expected 'METHOD /path' with METHOD one of {', '.join(sorted(METHODS))}")
         if not template.startswith("/") or " " in template:
             raise ValueError(f"expected a path starting with '/' after the method, found {template!r}")
+        if "?" in template:
+            raise ValueError(f"expected a path without a query, found {template!r}")
+        template = routed_path(template)
         pieces = []
         position = 0
         for match in PARAMETER.finditer(template):
@@ -45,10 +70,10 @@ class EndpointPattern:
         return cls(method, template, regex)
 
     def match(self, method: str, path: str) -> dict[str, str] | None:
-        """The path parameters when this pattern covers the request, else None."""
+        """The path parameters when this pattern covers the request (in any spelling), else None."""
         if self.method != "*" and self.method != method:
             return None
-        found = self.regex.fullmatch(path)
+        found = self.regex.fullmatch(routed_path(path))
         return None if found is None else found.groupdict()
 
     def __str__(self) -> str:
@@ -83,13 +108,14 @@ class EndpointIndex:
         return hit
 
     def label(self, method: str, path: str) -> str:
-        """`METHOD /path/{param}`: the request's path with the values its endpoint captured named."""
+        """`METHOD /path/{param}`: the request's routed path with the values its endpoint captured named."""
         names = {value: name for name, value in self.lookup(method, path).params.items()}
         return f"{method} " + "/".join(
-            f"{{{names[part]}}}" if part in names else part for part in path.split("/")
+            f"{{{names[part]}}}" if part in names else part for part in routed_path(path).split("/")
         )
 
     def _lookup(self, method: str, path: str) -> EndpointHit:
+        path = routed_path(path)
         names = set()
         params: dict[str, str] = {}
         documented = False

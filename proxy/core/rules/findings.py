@@ -11,6 +11,7 @@ from dataclasses import dataclass, fields
 from typing import Any, Literal, TypeAlias
 
 from proxy.core.rules.citation import citation, rule_command
+from proxy.core.rules.endpoints import routed_path
 
 Severity: TypeAlias = Literal["error", "warning", "info"]
 # The `cassette` of findings on answers `replay --simulate` made up: no cassette holds them.
@@ -85,8 +86,9 @@ class Finding:
 
     @property
     def baseline_key(self) -> tuple[str, str, str, str]:
-        """What makes two findings 'the same' for a baseline: rule, request line without query, place."""
-        return (self.rule, self.method, self.path, self.where)
+        """What makes two findings 'the same' for a baseline: rule, request line without query (routed:
+        any spelling of the same request), place."""
+        return (self.rule, self.method, routed_path(self.path), self.where)
 
 
 _FIELDS = tuple(field.name for field in fields(Finding))  # what from_json reads

@@ -26,6 +26,7 @@ from proxy.core.replay.simulation.answers import (
     stamp_like,
 )
 from proxy.core.rules.checks.context import dig, is_integer
+from proxy.core.rules.endpoints import routed_path
 
 ENTRY_PATH = re.compile(r"^/v2/extensions/(?P<slug>[^/]+)/(?P<id>[^/]+)$")
 RESERVED = ("id", "type", "links", "meta")
@@ -44,7 +45,7 @@ class KnownEntry:
 
 def entry_key(request: Request) -> EntryKey | None:
     """(slug, entry id) of a request on `/v2/extensions/{slug}/{id}`, else None."""
-    found = ENTRY_PATH.match(unquote(request.path))
+    found = ENTRY_PATH.match(unquote(routed_path(request.path)))
     return (found["slug"], found["id"]) if found else None
 
 

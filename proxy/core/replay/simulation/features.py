@@ -16,6 +16,7 @@ from urllib.parse import unquote
 from proxy.core.model.exchange import Exchange, Request
 from proxy.core.replay.simulation.answers import Simulated, invalid, json_answer, not_json, stamp_like
 from proxy.core.rules.checks.context import dig
+from proxy.core.rules.endpoints import routed_path
 
 FEATURE_PATH = re.compile(r"^/v2/subscriptions/features/(?P<id>[^/]+)$")
 FEATURE_TYPE = "subscription_feature"
@@ -38,7 +39,7 @@ class KnownFeature:
 
 def feature_id(request: Request) -> str | None:
     """The feature a `PUT /v2/subscriptions/features/{id}` addresses, else None."""
-    found = FEATURE_PATH.match(unquote(request.path))
+    found = FEATURE_PATH.match(unquote(routed_path(request.path)))
     return found["id"] if found and request.method.upper() == "PUT" else None
 
 

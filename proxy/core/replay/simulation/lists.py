@@ -21,6 +21,7 @@ from proxy.core.model.exchange import Exchange, Request
 from proxy.core.model.integers import integer_parameter, significant_digits
 from proxy.core.rules.checks.context import dig, is_integer
 from proxy.core.rules.checks.requests import TOTAL_METHODS
+from proxy.core.rules.endpoints import routed_path
 
 PAGE_PARAMETERS = ("page[limit]", "page[offset]", "page[total_method]")
 MAX_LIMIT = 100  # Limits: maximum page length
@@ -72,7 +73,7 @@ def list_key(request: Request) -> ListKey:
     """Which list a request reads: its path and its query less the page parameters."""
     pairs = parse_qsl(request.query, keep_blank_values=True)
     rest = tuple(sorted((name, value) for name, value in pairs if name not in PAGE_PARAMETERS))
-    return unquote(request.path), rest
+    return unquote(routed_path(request.path)), rest
 
 
 def page_ask(request: Request) -> PageAsk | Refusal:
@@ -94,7 +95,7 @@ def page_ask(request: Request) -> PageAsk | Refusal:
         return Refusal(400, "page[limit]", f"page[limit] must be at least 1, found {limit}")
     if offset < 0:
         return Refusal(400, "page[offset]", f"page[offset] must not be negative, found {offset}")
-    if offset > OFFSET_LIMIT and unquote(request.path) in HARD_OFFSET_PATHS:
+    if offset > OFFSET_LIMIT and unquote(routed_path(request.path)) in HARD_OFFSET_PATHS:
         return Refusal(
             400,
             "page[offset]",
