@@ -228,3 +228,17 @@ def test_an_exchange_with_a_request_only_rule_is_not_judged_by_it(rules: RuleSet
     assert {finding.rule for finding in findings} >= {"auth.bearer.missing"}
     assert checker.verdict == Unjudged("error", FEATURE, 400, True)
     assert BEARER  # the conformant exchanges carry one
+
+
+def test_group_names_pass_the_redaction_book_in_every_format() -> None:
+    """A secret seen in traffic that looks like a word of a path is still never shown."""
+    from proxy.core.redaction.book import KNOWN
+    from proxy.core.reports.unjudged import group_lines, unjudged_json
+
+    secret = "averyprivatewordsecret"
+    KNOWN.add([secret])
+    tally = UnjudgedTally()
+    tally.add(Unjudged("undocumented", path_shape("GET", f"/v2/share/{secret}"), 200, False))
+    assert tally.groups  # the word was kept by the shape: the book must catch it
+    shown = " ".join(group_lines(tally)) + str(unjudged_json(tally))
+    assert secret not in shown and "/v2/share/" in shown
