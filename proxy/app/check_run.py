@@ -115,7 +115,9 @@ class CheckRun:
                 checker.check_into(streamed.exchanges, taken, progress.advance)
             else:  # a large cached cassette is checked on two cores
                 check_stream(checker, streamed.path, streamed.exchanges, progress.advance, taken)
-            results.append(CassetteResult(str(streamed.path), checker.checked, spool, taken.accepted))
+            results.append(
+                CassetteResult(str(streamed.path), checker.checked, spool, taken.accepted, checker.unjudged)
+            )
         off = frozenset(
             rule.id for rule in self.engine.ruleset.rules if not config.may_apply(rule.id, rule.severity)
         )

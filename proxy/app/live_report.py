@@ -4,8 +4,9 @@ the one `check` writes, and whether it fails the run (`--fail-on`).
 The live log behind `/_proxy/findings` keeps only the latest findings; a report holds all of them. So
 this listens to the session's checker (in this process or the check worker's child) and files each
 finding in a spool (on disk past a limit), leaving out what the project's baseline accepts, as `check`
-does. The report is read after the session's finish, which waits until the checker has answered for
-every exchange handed over: no finding of the run is left out.
+does; the checker counts the exchanges no rule about the answer judged. The report is read after the
+session's finish, which waits until the checker has answered for every exchange handed over: no
+finding of the run is left out.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from proxy.core.reports.formats import CassetteResult, Report
 from proxy.core.rules.config import Baseline, RuleConfig
 from proxy.core.rules.findings import Finding
 from proxy.core.rules.ruleset import RuleSet
+from proxy.core.rules.unjudged import UnjudgedTally
 from proxy.store.finding_spool import FindingSpool
 
 FailOn = Literal["error", "warning"]
@@ -73,7 +75,9 @@ class LiveReport:
     def report(self) -> Report:
         """Everything found so far; complete once the session has finished."""
         checked = self.session.checked if self.session is not None else 0
-        result = CassetteResult(self.name, checked, self.spool, self.accepted)
+        live = self.session.live if self.session is not None else None
+        unjudged = live.unjudged if live is not None else UnjudgedTally()
+        result = CassetteResult(self.name, checked, self.spool, self.accepted, unjudged)
         rules, config = self.ruleset.rules, self.config
         off = frozenset(rule.id for rule in rules if not config.may_apply(rule.id, rule.severity))
         return Report([result], rules, off)

@@ -10,7 +10,9 @@ child has answered for every exchange handed over. If the child dies, the exchan
 answered for are checked in the proxy's own process, and so is everything after (logged as a warning).
 
 Both pipes carry frames (a 4-byte length, then JSON): an exchange travels as its journal line, the
-very bytes `record` wrote to its journal. The proxy never blocks on a full pipe while it
+very bytes `record` wrote to its journal; an answer is `[sequence, findings, unjudged]`, the last the
+exchange's `Unjudged` verdict or null when a rule about the answer judged it (`answer_frame`,
+`read_answer`). The proxy never blocks on a full pipe while it
 could be reading answers, so the two processes cannot wait on each other: past BACKLOG_BYTES handed
 over and not yet taken, the proxy reads answers until the child catches up (the child sets the pace).
 """
@@ -38,6 +40,7 @@ from proxy.core.model.exchange import Exchange
 from proxy.core.reports.escaping import visible
 from proxy.core.rules.engine import Checker, LiveChecker, report_findings
 from proxy.core.rules.findings import Finding, FindingsLog
+from proxy.core.rules.unjudged import Unjudged, UnjudgedTally
 from proxy.store import clock
 from proxy.store.journal import journal_line, parse_json_line
 from proxy.store.rule_files import RuleSource
@@ -57,6 +60,7 @@ class CheckWorker:
         self.log = FindingsLog(kept)
         self.listeners: list[Callable[[list[Finding]], None]] = []
         self.logged = True
+        self.unjudged = UnjudgedTally()  # from the child's verdicts (or the take-over's checker)
         self._fallback = fallback
         self._local: LiveChecker | None = None
         self._unanswered: deque[tuple[int, Exchange]] = deque()
@@ -196,8 +200,7 @@ class CheckWorker:
             payload = bytes(self._incoming[FRAME.size : FRAME.size + size])
             del self._incoming[: FRAME.size + size]
             try:
-                sequence, documents = orjson.loads(payload)
-                findings = [Finding.from_json(document) for document in documents]
+                sequence, findings, verdict = read_answer(payload)
             except (ValueError, TypeError, KeyError) as error:
                 # An answer this process cannot read is a failed helper: its exchange is still
                 # unanswered, so the take-over checks it here and nothing is lost or waited for.
@@ -205,6 +208,8 @@ class CheckWorker:
                 return
             if self._unanswered and self._unanswered[0][0] == sequence:
                 self._unanswered.popleft()
+            if verdict is not None:
+                self.unjudged.add(verdict)
             report_findings(self, findings)
         if not self._unanswered and self._caught_up is not None:
             self._caught_up.set()
@@ -219,6 +224,7 @@ class CheckWorker:
         self._local.log = self.log
         self._local.listeners = self.listeners
         self._local.logged = self.logged
+        self._local.checker.unjudged = self.unjudged
         self._outgoing.clear()
         while self._unanswered:
             sequence, exchange = self._unanswered.popleft()
@@ -243,10 +249,23 @@ def serve_checks(source: RuleSource, inbox: BinaryIO, answers: BinaryIO) -> None
         message = parse_json_line(inbox.read(size))
         sequence = message["seq"]
         exchange = exchange_from_document(message["exchange"], ("exchange",), clock.now())
-        findings = [finding.to_json() for finding in checker.check(exchange, sequence)]
-        payload = orjson.dumps([sequence, findings])
+        findings = checker.check(exchange, sequence)
+        payload = answer_frame(sequence, findings, checker.verdict)
         answers.write(FRAME.pack(len(payload)) + payload)
         answers.flush()
+
+
+def answer_frame(sequence: int, findings: list[Finding], verdict: Unjudged | None) -> bytes:
+    """The child's answer for one exchange: its sequence, findings and unjudged verdict, as JSON."""
+    unjudged = verdict.to_json() if verdict is not None else None
+    return orjson.dumps([sequence, [finding.to_json() for finding in findings], unjudged])
+
+
+def read_answer(payload: bytes) -> tuple[int, list[Finding], Unjudged | None]:
+    """`answer_frame`'s inverse; raises ValueError, TypeError or KeyError on anything else."""
+    sequence, documents, unjudged = orjson.loads(payload)
+    findings = [Finding.from_json(document) for document in documents]
+    return sequence, findings, Unjudged.from_json(unjudged) if unjudged is not None else None
 
 
 def main() -> int:

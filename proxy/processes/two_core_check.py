@@ -6,8 +6,9 @@ them while this process checks the first. The stateful rules need the history be
 the child goes through those exchanges too and runs only the observers over them (what they keep does
 not depend on what the checks read, see `Session`). It reads only those an observer watches, judged
 from each line's request (4 to 5 us an exchange, against 15 to read it and 85 to check it). Its findings come
-back pickled through a temporary file this process made. If the child fails or hangs, this process,
-whose history is then exactly the child's starting point, checks the rest itself.
+back pickled through a temporary file this process made, then its count of the exchanges no rule about
+the answer judged. If the child fails or hangs, this process, whose history is then exactly the child's
+starting point, checks the rest itself.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from typing import BinaryIO
 from proxy.core.model.exchange import Exchange
 from proxy.core.rules.engine import PROGRESS_EVERY, Checker
 from proxy.core.rules.findings import Finding
+from proxy.core.rules.unjudged import UnjudgedTally
 from proxy.processes.forked import Forked
 from proxy.store.files import stream_history, warm_count
 
@@ -71,6 +73,7 @@ def check_stream(
             checker.checked, batches = theirs
             for _ in range(batches):
                 take(pickle.load(output))  # our own child's output, in a file we made
+            checker.unjudged.merge(pickle.load(output))
             return
         # The child failed: this process, having checked exactly the child's history, goes on from there.
         checker.checked = checked
@@ -83,11 +86,13 @@ def check_stream(
 def _check_from(checker: Checker, path: Path, split: int, shared: mmap.mmap, output: BinaryIO) -> None:
     """The child's work: observe the exchanges before `split` (those its observers watch: the others
     are passed over unread), check the rest, write its findings in pickled batches as they come (so
-    neither process holds them all), then a trailer: the count and the number of batches. The count
+    neither process holds them all), its tally of the exchanges it checked that no rule about the
+    answer judged, then a trailer: the count and the number of batches. The count
     falls short only when the cassette has no more than `split` exchanges, and then this process does
     not take the findings."""
     batch: list[Finding] = []
     batches = count = 0
+    checker.unjudged = UnjudgedTally()  # only what this child checks goes back
     for index, exchange in stream_history(path, split, checker.remembers):
         if index < split:
             checker.observe(exchange, index)
@@ -102,6 +107,7 @@ def _check_from(checker: Checker, path: Path, split: int, shared: mmap.mmap, out
     if batch:
         pickle.dump(batch, output, protocol=pickle.HIGHEST_PROTOCOL)
         batches += 1
+    pickle.dump(checker.unjudged, output, protocol=pickle.HIGHEST_PROTOCOL)
     output.write(TRAILER.pack(count, batches))
 
 

@@ -13,19 +13,23 @@ from dataclasses import dataclass, field
 
 from proxy.core.reports.escaping import html_text, json_text, markdown_code, visible, xml_attribute, xml_text
 from proxy.core.reports.finding_groups import FindingGroups
+from proxy.core.reports.unjudged import group_items, group_lines, headline, unjudged_json
 from proxy.core.rules.citation import citation
 from proxy.core.rules.findings import SEVERITIES, SEVERITY_ORDER, Finding, Severity, counts_phrase
 from proxy.core.rules.ruleset import Rule
+from proxy.core.rules.unjudged import UnjudgedTally, summed
 
 
 @dataclass(frozen=True, slots=True)
 class CassetteResult:
-    """One checked cassette: its name, size, new findings and how many the baseline accepted."""
+    """One checked cassette: its name, size, new findings, how many the baseline accepted, and the
+    exchanges no rule about the answer judged."""
 
     name: str
     exchanges: int
     findings: FindingGroups
     accepted: int = 0
+    unjudged: UnjudgedTally = field(default_factory=UnjudgedTally)
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +54,11 @@ class Report:
     @property
     def accepted(self) -> int:
         return sum(result.accepted for result in self.cassettes)
+
+    @property
+    def unjudged(self) -> UnjudgedTally:
+        """The exchanges no rule about the answer judged, over every cassette."""
+        return summed(result.unjudged for result in self.cassettes)
 
     @property
     def failed(self) -> bool:
@@ -118,6 +127,11 @@ def _text_lines(report: Report, per_rule: int, summary_only: bool) -> Iterator[s
     tail = f", {report.accepted} accepted by the baseline" if report.accepted else ""
     counted = f"checked {report.exchanges} exchanges in {len(report.cassettes)} cassette(s)"
     yield f"{counted}: {counts_phrase(report.counts())}{tail}"
+    unjudged = report.unjudged
+    if unjudged:
+        yield headline(unjudged, report.exchanges) + ("" if summary_only else ":")
+        if not summary_only:
+            yield from (f"  {line}" for line in group_lines(unjudged))
 
 
 def json_report(report: Report) -> Iterator[str]:
@@ -142,9 +156,11 @@ def json_report(report: Report) -> Iterator[str]:
                 "exchanges": result.exchanges,
                 "counts": result.findings.counts(),
                 "accepted_by_baseline": result.accepted,
+                "unjudged": result.unjudged.exchanges,
             }
             for result in report.cassettes
         ],
+        "unjudged": unjudged_json(report.unjudged),
     }
     yield json_text(rest, indent=2)[1:] + "\n"  # '\n  "counts": ...\n}'
 
@@ -163,6 +179,10 @@ def junit_report(report: Report) -> Iterator[str]:
         f'  <testsuite name="commerce-proxy conformance" tests="{tests}" failures="{failures}" '
         f'errors="0" skipped="{skipped}">\n'
     )
+    unjudged = report.unjudged
+    if unjudged:
+        lines = [headline(unjudged, report.exchanges) + ":", *group_lines(unjudged)]
+        yield f"    <system-out>{chr(10).join(xml_text(line) for line in lines)}</system-out>\n"
     for rule in rules:
         counts = per_rule.get(rule.id, Counter())
         errors, others = counts["error"], counts["warning"] + counts["info"]
@@ -225,6 +245,11 @@ def markdown_report(report: Report, endpoint_of: Callable[[Finding], str]) -> It
         + ", ".join(f"{markdown_code(result.name)} ({result.exchanges})" for result in report.cassettes)
         + "\n"
     )
+    unjudged = report.unjudged
+    if unjudged:
+        yield f"\n**{headline(unjudged, report.exchanges)}:**\n\n"
+        for name, what in group_items(unjudged):
+            yield f"- {markdown_code(name)}: {what}\n" if name is not None else f"- {what}\n"
     if not any(counts.values()):
         yield "\nNo findings.\n"
         return

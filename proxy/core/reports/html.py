@@ -19,6 +19,7 @@ from typing import Any
 from proxy.core.model.exchange import Body, Exchange
 from proxy.core.reports.escaping import json_text
 from proxy.core.reports.formats import Report
+from proxy.core.reports.unjudged import group_lines, headline
 from proxy.core.rules.citation import citation
 from proxy.core.rules.findings import SEVERITIES, SEVERITY_ORDER, Finding, severity_counts
 
@@ -128,6 +129,7 @@ def report_data(
             for result in report.cassettes
         ],
         "rules": rules,
+        "unjudged": _unjudged(report),
         "endpoints": [
             {
                 "endpoint": label,
@@ -136,6 +138,18 @@ def report_data(
             for label, tally in sorted(endpoints.items())
         ],
         "rows": rows,
+    }
+
+
+def _unjudged(report: Report) -> dict[str, Any]:
+    """What the page says of the exchanges no rule about the answer judged (nothing when none)."""
+    tally = report.unjudged
+    if not tally:
+        return {"exchanges": 0, "headline": "", "lines": []}
+    return {
+        "exchanges": tally.exchanges,
+        "headline": headline(tally, report.exchanges),
+        "lines": group_lines(tally),
     }
 
 

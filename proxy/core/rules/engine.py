@@ -18,8 +18,9 @@ from proxy.core.rules.checks.session import Session
 from proxy.core.rules.checks.shaped import shape_document
 from proxy.core.rules.config import RuleConfig
 from proxy.core.rules.endpoints import EndpointHit
-from proxy.core.rules.findings import Finding, FindingsLog, Violation
+from proxy.core.rules.findings import OFF, Finding, FindingsLog, Violation
 from proxy.core.rules.ruleset import Rule, RuleSet
+from proxy.core.rules.unjudged import Reason, Unjudged, UnjudgedTally, path_shape
 
 log = logging.getLogger(__name__)
 # Info findings (an undocumented endpoint...) are routine: `--quiet` hides them, not warnings or errors.
@@ -37,6 +38,7 @@ class Plan(NamedTuple):
     steps: tuple[Step, ...]
     quiet: tuple[Step, ...]
     shapes: tuple[tuple[str, str], ...]
+    judging: tuple[Rule, ...]  # the rules among the steps that judge the answer (see `answer_rule`)
 
 
 class Checker:
@@ -59,6 +61,11 @@ class Checker:
         self._needed = frozenset().union(*(spec.needs for spec in CHECKS.values()))
         self.checked = 0  # exchanges `check_all` went through (a stream's length is known at its end)
         self._active = {rule.id for rule in ruleset.rules if self.config.may_apply(rule.id, rule.severity)}
+        self.unjudged = UnjudgedTally()  # every checked exchange no rule about the answer judged
+        self.verdict: Unjudged | None = None  # the last checked exchange's
+        self._offs_by_endpoint = any(
+            override.endpoint is not None and override.severity == OFF for override in self.config.overrides
+        )
 
     def check(self, exchange: Exchange, index: int) -> list[Finding]:
         """The findings of one exchange; remembers what later exchanges are compared with."""
@@ -76,7 +83,48 @@ class Checker:
             if first is not None:
                 findings.extend(self._findings(rule, [first, *violations], exchange, index))
         self._remember(context)
+        self.verdict = self._unjudged(exchange, context.hit, plan)
+        if self.verdict is not None:
+            self.unjudged.add(self.verdict)
         return findings
+
+    def _unjudged(self, exchange: Exchange, hit: EndpointHit, plan: Plan) -> Unjudged | None:
+        """Why no rule about the answer judged this exchange, or None when one did. In order: an
+        operation the documentation does not describe (and no rule of the project names), an answer
+        no active answer rule looks at (an error, a redirect: most rules judge success answers only;
+        or every rule is turned off, everywhere or for this endpoint), a success answer whose body is
+        not JSON (the documented operations answer JSON). docs/checking.md says the same."""
+        request, status = exchange.request, exchange.response.status
+        if not hit.documented:
+            if plan.judging:
+                return None
+            known = not hit.groups.isdisjoint(self.ruleset.groups)
+            reason: Reason = "not-documented" if known else "undocumented"
+            return Unjudged(reason, path_shape(request.method, request.path), status, False)
+        success = 200 <= status < 300
+        if not plan.judging:
+            reason = "rules-off" if success else "error" if status >= 400 else "status"
+        elif self._offs_by_endpoint and all(
+            self.config.severity(rule.id, rule.severity, request.method, request.path) == OFF
+            for rule in plan.judging
+        ):
+            reason = "rules-off"
+        elif success and exchange.response.body.kind != "json":
+            reason = "not-json"
+        else:
+            return None
+        return Unjudged(reason, self.operation(request.method, request.path, hit), status, True)
+
+    def operation(self, method: str, path: str, hit: EndpointHit) -> str:
+        """How reports name the documented operation a request hit: its group's title and pattern
+        ("update a feature (PUT /v2/subscriptions/features/{feature_uuid})"), or the pattern alone."""
+        for name, group in self.ruleset.groups.items():
+            if name not in hit.groups or not group.documented:
+                continue
+            for pattern in group.patterns:
+                if pattern.match(method, path) is not None:
+                    return f"{group.title} ({pattern})" if group.title else str(pattern)
+        return path_shape(method, path)
 
     def observe(self, exchange: Exchange, index: int) -> None:
         """Remember what `check` would remember of this exchange, without checking it: a checker that
@@ -116,7 +164,8 @@ class Checker:
             shapes = [shape_document(rule.check, params) for rule, _, params in steps]
             quiet = tuple(step for step, shape in zip(steps, shapes, strict=True) if shape is None)
             documents = tuple(dict.fromkeys(shape for shape in shapes if shape is not None))
-            found = self._plans[key] = Plan(steps, quiet, documents)
+            judging = tuple(rule for rule, _, _ in steps if answer_rule(rule))
+            found = self._plans[key] = Plan(steps, quiet, documents, judging)
         return found
 
     def _findings(
@@ -170,6 +219,15 @@ class Checker:
                 progress(index + 1)
 
 
+def answer_rule(rule: Rule) -> bool:
+    """Whether a rule judges the service's answer: its check does (not only the request, the
+    recording, or a note of what cannot be checked), and a shape rule judges the response document."""
+    shape = shape_document(rule.check, rule.params)
+    if shape is not None:
+        return shape[1] == "response"
+    return CHECKS[rule.check].judges == "answer"
+
+
 class LiveChecker:
     """Checking traffic as it flows (record, spy, replay --check, the pytest plugin, the addon).
 
@@ -182,6 +240,11 @@ class LiveChecker:
         self.log = FindingsLog(kept)
         self.listeners: list[Callable[[list[Finding]], None]] = []
         self.logged = True  # one log line a finding; the pytest plugin shows them itself
+
+    @property
+    def unjudged(self) -> UnjudgedTally:
+        """The exchanges checked so far that no rule about the answer judged."""
+        return self.checker.unjudged
 
     def check(self, exchange: Exchange, sequence: int, encoded: bytes | None = None) -> list[Finding]:
         """Check one exchange (already redacted), report its findings and return them (`encoded`, its
@@ -200,6 +263,9 @@ class LiveChecking(Protocol):
     log: FindingsLog
     listeners: list[Callable[[list[Finding]], None]]
     logged: bool
+
+    @property
+    def unjudged(self) -> UnjudgedTally: ...
 
     def check(self, exchange: Exchange, sequence: int, encoded: bytes | None = None) -> list[Finding]: ...
 

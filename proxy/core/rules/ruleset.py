@@ -101,12 +101,14 @@ class Section:
 
 @dataclass(frozen=True, slots=True)
 class EndpointGroup:
-    """A named set of endpoint patterns; `documented` says whether the documentation describes them."""
+    """A named set of endpoint patterns; `documented` says whether the documentation describes them;
+    `title`, how reports name its operation ("update a feature"; a group without one, by its pattern)."""
 
     name: str
     patterns: tuple[EndpointPattern, ...]
     documented: bool
     source: str
+    title: str = ""
 
 
 class RuleSet:
@@ -249,8 +251,10 @@ def _section(document: Sourced) -> Section:
 def _endpoint_group(document: Sourced) -> EndpointGroup:
     data = document.data
     where = document.source
-    if not isinstance(data, Mapping) or set(data) - {"name", "endpoints", "documented"}:
-        raise RuleFileError(f"{where}: an endpoint group has name, endpoints and documented (optional)")
+    if not isinstance(data, Mapping) or set(data) - {"name", "endpoints", "documented", "title"}:
+        raise RuleFileError(
+            f"{where}: an endpoint group has name, endpoints, and documented and title (optional)"
+        )
     name = data.get("name")
     if not isinstance(name, str) or not name or " " in name:
         raise RuleFileError(f"{where}: endpoint group name: expected a word, found {name!r}")
@@ -260,13 +264,16 @@ def _endpoint_group(document: Sourced) -> EndpointGroup:
     documented = data.get("documented", True)
     if not isinstance(documented, bool):
         raise RuleFileError(f"{where}: endpoint group {name!r}: documented must be true or false")
+    title = data.get("title", "")
+    if not isinstance(title, str):
+        raise RuleFileError(f"{where}: endpoint group {name!r}: title must be a string")
     patterns = []
     for text in listed:
         try:
             patterns.append(EndpointPattern.parse(text))
         except ValueError as error:
             raise RuleFileError(f"{where}: endpoint group {name!r}: {text!r}: {error}") from None
-    return EndpointGroup(name, tuple(patterns), documented, where)
+    return EndpointGroup(name, tuple(patterns), documented, where, " ".join(title.split()))
 
 
 def _rule(document: Sourced, groups: Mapping[str, EndpointGroup], shapes: Mapping[str, Shape]) -> Rule:

@@ -24,6 +24,10 @@ document.getElementById("count-exchanges").textContent = data.exchanges;
 for (const severity of ["error", "warning", "info"]) {
   document.getElementById(`count-${severity}`).textContent = data.counts[severity];
 }
+if (data.unjudged.exchanges) {
+  document.getElementById("unjudged").append(element("p", {text: `${data.unjudged.headline}:`}),
+    element("ul", {}, ...data.unjudged.lines.map((line) => element("li", {text: line}))));
+}
 
 const ruleBody = document.querySelector("#by-rule tbody");
 for (const rule of data.rules) {

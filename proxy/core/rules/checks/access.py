@@ -14,7 +14,7 @@ from proxy.core.rules.checks.registry import check
 from proxy.core.rules.findings import Violation
 
 
-@check("bearer_token_sent")
+@check("bearer_token_sent", judges="request")
 def bearer_token_sent(context: CheckContext, params: Mapping[str, Any]) -> Iterator[Violation]:
     """Spec, Authentication: documented operations require `Authorization: Bearer <ACCESS_TOKEN>`
     (a token the cassette shows redacted still counts as sent)."""
@@ -25,14 +25,14 @@ def bearer_token_sent(context: CheckContext, params: Mapping[str, Any]) -> Itera
         )
 
 
-@check("undocumented_endpoint")
+@check("undocumented_endpoint", judges="note")
 def undocumented_endpoint(context: CheckContext, params: Mapping[str, Any]) -> Iterator[Violation]:
     """Spec, What the service does: only three operations are documented; others are not checked."""
     request = context.exchange.request
     yield Violation("request", "an operation the documentation describes", f"{request.method} {request.path}")
 
 
-@check("error_body")
+@check("error_body", judges="note")
 def error_body(context: CheckContext, params: Mapping[str, Any]) -> Iterator[Violation]:
     """Spec, Errors: not shown, so an error answer's body cannot be checked."""
     if context.status >= 400:

@@ -15,7 +15,7 @@ from proxy.core.rules.findings import Violation
 from proxy.core.rules.freshness import age_text
 
 
-@check("recorded_within_max_age")
+@check("recorded_within_max_age", judges="recording")
 def recorded_within_max_age(context: CheckContext, params: Mapping[str, Any]) -> Iterator[Violation]:
     """Project config, max_age: the exchange was recorded within the age the project accepts."""
     freshness = context.session.freshness

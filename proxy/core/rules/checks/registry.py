@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeAlias
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 from proxy.core.rules.findings import Violation
 
@@ -20,18 +20,22 @@ CheckFunction: TypeAlias = "Callable[[CheckContext, Mapping[str, Any]], Iterator
 ObserverFunction: TypeAlias = "Callable[[CheckContext], None]"
 RequestTest: TypeAlias = "Callable[[str, EndpointHit, str], bool]"  # method, endpoint hit, raw query
 NO_PARAMETERS: Mapping[str, Any] = {"type": "object", "additionalProperties": False}
+Judges: TypeAlias = Literal["answer", "request", "recording", "note"]
 
 
 @dataclass(frozen=True, slots=True)
 class CheckSpec:
-    """A check function, the schema its parameters must meet, its docstring's first line, and the query
-    parameters without any of which it finds nothing (`needs`; empty: it may find something anywhere)."""
+    """A check function, the schema its parameters must meet, its docstring's first line, the query
+    parameters without any of which it finds nothing (`needs`; empty: it may find something anywhere),
+    and what it judges (`judges`): the service's answer, or only the request, the recording, or nothing
+    (a note of what cannot be checked). Only an answer check makes an exchange "judged"."""
 
     name: str
     function: CheckFunction
     parameters: Mapping[str, Any]
     summary: str
     needs: frozenset[str] = frozenset()
+    judges: Judges = "answer"
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,16 +52,22 @@ OBSERVERS: list[Observer] = []
 
 
 def check(
-    name: str, parameters: Mapping[str, Any] | None = None, needs: tuple[str, ...] = ()
+    name: str,
+    parameters: Mapping[str, Any] | None = None,
+    needs: tuple[str, ...] = (),
+    judges: Judges = "answer",
 ) -> Callable[[CheckFunction], CheckFunction]:
     """Register a check under `name`; `parameters` is the JSON Schema of the rule's `params`. A check
-    that `needs` query parameters runs only on requests that send one of them (decoded names)."""
+    that `needs` query parameters runs only on requests that send one of them (decoded names); one
+    that `judges` anything but the answer does not count towards an exchange being judged."""
 
     def register(function: CheckFunction) -> CheckFunction:
         if name in CHECKS:
             raise RuntimeError(f"check {name!r} is registered twice")
         summary = (function.__doc__ or "").strip().splitlines()[0] if function.__doc__ else ""
-        CHECKS[name] = CheckSpec(name, function, parameters or NO_PARAMETERS, summary, frozenset(needs))
+        CHECKS[name] = CheckSpec(
+            name, function, parameters or NO_PARAMETERS, summary, frozenset(needs), judges
+        )
         return function
 
     return register

@@ -45,7 +45,7 @@ def filter_terms(text: str | None) -> list[tuple[str, str, str]]:
     return [(match[1], match[2], match[3]) for match in FILTER_TERM.finditer(text)]
 
 
-@check("page_parameters_integers", needs=("page[limit]", "page[offset]"))
+@check("page_parameters_integers", needs=("page[limit]", "page[offset]"), judges="request")
 def page_parameters_integers(context: CheckContext, params: Mapping[str, Any]) -> Iterator[Violation]:
     """Spec, Pagination rule 1: `page[limit]` and `page[offset]` must be integers."""
     for name in ("page[limit]", "page[offset]"):
@@ -53,7 +53,7 @@ def page_parameters_integers(context: CheckContext, params: Mapping[str, Any]) -
             yield Violation(f"query {name}", "an integer", repr(context.parameter(name)))
 
 
-@check("page_limit_requested_max", integer_parameters("max"), needs=("page[limit]",))
+@check("page_limit_requested_max", integer_parameters("max"), needs=("page[limit]",), judges="request")
 def page_limit_requested_max(context: CheckContext, params: Mapping[str, Any]) -> Iterator[Violation]:
     """Spec, Limits: the maximum page length is 100; more is refused or clamped."""
     limit = requested_integer(context, "page[limit]")
@@ -61,7 +61,7 @@ def page_limit_requested_max(context: CheckContext, params: Mapping[str, Any]) -
         yield Violation("query page[limit]", f"at most {params['max']}", str(limit))
 
 
-@check("offset_past_limit", integer_parameters("limit"), needs=("page[offset]",))
+@check("offset_past_limit", integer_parameters("limit"), needs=("page[offset]",), judges="request")
 def offset_past_limit(context: CheckContext, params: Mapping[str, Any]) -> Iterator[Violation]:
     """Spec, Limits: offsets past 10,000 records are refused on /v2/orders and /v2/files and perform
     badly elsewhere; sort and filter reach further records (Pagination rule 7)."""
@@ -72,7 +72,7 @@ def offset_past_limit(context: CheckContext, params: Mapping[str, Any]) -> Itera
         )
 
 
-@check("total_method_requested_value", needs=("page[total_method]",))
+@check("total_method_requested_value", needs=("page[total_method]",), judges="request")
 def total_method_requested_value(context: CheckContext, params: Mapping[str, Any]) -> Iterator[Violation]:
     """Spec, Pagination query parameters: `page[total_method]` is exact, lower_bound or observed."""
     method = context.parameter("page[total_method]")
@@ -90,7 +90,7 @@ def _sorted_values(context: CheckContext, attribute: str) -> list[Any]:
     return [record_value(record, attribute) for record in data] if isinstance(data, list) else []
 
 
-@check("walk_skips_shared_timestamps", needs=("sort",))
+@check("walk_skips_shared_timestamps", needs=("sort",), judges="request")
 def walk_skips_shared_timestamps(context: CheckContext, params: Mapping[str, Any]) -> Iterator[Violation]:
     """Spec, Pagination rule 8: records can share a timestamp, so a walk that filters `gt` the last value
     seen, when the last page ended on several records with that value, can skip the rest of them."""
