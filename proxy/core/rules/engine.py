@@ -135,12 +135,12 @@ class Checker:
         """Whether `observe` would do anything with an exchange of this request: one catching up can
         pass over the others without reading them."""
         hit = self.ruleset.index.lookup(method, path)
-        return any(watched.watches(method, hit, query) for watched in OBSERVERS)
+        return any(watched.watches(method, path, hit, query) for watched in OBSERVERS)
 
     def _remember(self, context: CheckContext) -> None:
         request = context.exchange.request
         for watched in OBSERVERS:
-            if watched.watches(request.method, context.hit, request.query):
+            if watched.watches(request.method, request.path, context.hit, request.query):
                 watched.remember(context)
 
     def _context(self, exchange: Exchange, index: int) -> CheckContext:

@@ -1,6 +1,9 @@
 """Checks of the custom API entry read: the weak ETag, its hash, and how it follows the entry's changes.
 
-Spec (`commerce-api.md`), "Get a custom API entry through the extensions endpoint", rules 1 and 2.
+Spec (`commerce-api.md`), "Get a custom API entry through the extensions endpoint", rules 1 and 2. The
+ETag history is learned from every answer that shows an entry (api-notes, Custom API entries, and the
+published commerce-extensions spec): its read, its update (`PUT`, with or without an ETag header), its
+create (`POST` to the slug) and the items of the entries list (`GET` of the slug), each keyed by slug and id.
 """
 
 from __future__ import annotations
@@ -13,25 +16,84 @@ from typing import Any
 
 from proxy.core.rules.checks.context import CheckContext, dig
 from proxy.core.rules.checks.registry import check, observer
-from proxy.core.rules.checks.session import EntryState
+from proxy.core.rules.checks.resources import Named, entry_named
+from proxy.core.rules.checks.session import EntryState, Shown
 from proxy.core.rules.endpoints import EndpointHit
 from proxy.core.rules.findings import Violation
 
 WEAK_ETAG = re.compile(r'W/"([^"]*)"')
-ENTRY_ID = "custom_api_entry_id"
 ETAGS_REMEMBERED = 64  # per entry
+FIELD = "\x1f"  # joins the keys of a field's path in a fingerprint (no JSON key of an entry holds it)
 
 
 def _etag_id(context: CheckContext) -> Any:
     return dig(context.response_json, "data", "meta", "etag_id")
 
 
-def _digest(context: CheckContext) -> str:
-    """A fingerprint of the representation: the JSON body with keys sorted, else the raw value."""
-    body = context.exchange.response.body
-    value = context.response_json if body.kind == "json" else body.value
-    text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(f"{body.kind}:{text}".encode()).hexdigest()
+def fingerprint(record: Any) -> dict[str, bytes]:
+    """Each field of an entry (a value that is not a non-empty object) by its path, as a short hash of
+    its JSON: enough to tell two representations apart field by field, kept in little memory. `links`
+    is left out: addresses, not the entry (a read by another id, relative or absolute, has other ones)."""
+    fields: dict[str, bytes] = {}
+    stack: list[tuple[str, Any]] = (
+        [(str(key), part) for key, part in record.items() if key != "links"]
+        if isinstance(record, dict)
+        else [("", record)]
+    )
+    while stack:
+        path, value = stack.pop()
+        if isinstance(value, dict) and value:
+            stack.extend((f"{path}{FIELD}{key}", part) for key, part in value.items())
+            continue
+        text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        fields[path] = hashlib.blake2b(text.encode(), digest_size=8).digest()
+    return fields
+
+
+def differ(before: Shown, after: Shown) -> bool:
+    """Whether two representations of one version of an entry disagree.
+
+    Two reads are compared whole. Otherwise one came from another operation (an update's or create's
+    answer, an item of the entries list), which may carry fewer fields than a read: only the fields
+    both show are compared, so a list item with fewer fields than the read that follows is no change.
+    """
+    if before.read and after.read:
+        return before.fields != after.fields
+    return any(after.fields.get(path, value) != value for path, value in before.fields.items())
+
+
+def _current(context: CheckContext) -> Shown:
+    """The representation this entry read shows: `data`, or the whole body when that is no object
+    (worked out once an exchange: both ETag history checks and the observer ask)."""
+    remembered: Shown | None = context.memo.get("entry")
+    if remembered is None:
+        body = context.exchange.response.body
+        record = dig(context.response_json, "data")
+        if not isinstance(record, dict):
+            record = {"": [body.kind, context.response_json if body.kind == "json" else body.value]}
+        remembered = context.memo["entry"] = Shown(fingerprint(record), True, context.index)
+    return remembered
+
+
+def _before(context: CheckContext) -> EntryState | None:
+    """The entry's last state shown, under the path's id or the id the answer gives (a path may name
+    an entry by another field's value: api-notes), whichever was shown last."""
+    named = entry_named(context.exchange.request.path)
+    if named is None or named.member is None:
+        return None
+    found = [
+        state
+        for state in (context.session.entries.get((named.scope, member)) for member in _ids(context, named))
+        if state is not None
+    ]
+    return max(found, key=lambda state: state.shown.exchange, default=None)
+
+
+def _ids(context: CheckContext, named: Named) -> tuple[str, ...]:
+    answered = dig(context.response_json, "data", "id")
+    if isinstance(answered, str) and answered and answered != named.member:
+        return (named.member or "", answered)
+    return (named.member or "",)
 
 
 @check("etag_present")
@@ -66,54 +128,111 @@ def etag_id_present(context: CheckContext, params: Mapping[str, Any]) -> Iterato
         yield Violation("data.meta.etag_id", "the hash the ETag carries", "absent")
 
 
+def _stuck(before: EntryState, etag: str, current: Shown) -> Shown | None:
+    """The representation shown under this same ETag, with no other version named since, that this
+    read differs from (the last one first), or None: the entry changed and its ETag did not."""
+    if before.etag != etag:
+        return None
+    for earlier in (before.shown, before.since):
+        if differ(earlier, current):
+            return earlier
+    return None
+
+
 @check("etag_changes_with_entry")
 def etag_changes_with_entry(context: CheckContext, params: Mapping[str, Any]) -> Iterator[Violation]:
-    """Spec, Get a custom API entry rule 1: when the entry changes, its ETag changes."""
-    before = context.session.entries.get(context.exchange.request.path)
+    """Spec, Get a custom API entry rule 1: when the entry changes, its ETag changes (compared with the
+    answers since the last one that named another version)."""
+    before = _before(context)
     etag = context.response_header("ETag")
-    if before is None or etag is None or before.etag != etag:
+    if before is None or etag is None:
         return
-    if before.digest != _digest(context):
+    stuck = _stuck(before, etag.strip(), _current(context))
+    if stuck is not None:
         yield Violation(
             "headers.ETag",
-            f"a new ETag: the entry differs from exchange {before.exchange}",
+            f"a new ETag: the entry differs from exchange {stuck.exchange}",
             f"the same ETag {etag}",
         )
 
 
 @check("etag_identifies_version")
 def etag_identifies_version(context: CheckContext, params: Mapping[str, Any]) -> Iterator[Violation]:
-    """Spec, Get a custom API entry rule 1: an ETag identifies one version, so it never comes back
-    with another representation (the last read is etag_changes_with_entry's)."""
-    before = context.session.entries.get(context.exchange.request.path)
+    """Spec, Get a custom API entry rule 1: an ETag identifies one version, so once another version was
+    named it never comes back with another representation (an ETag that never changed is
+    etag_changes_with_entry's)."""
+    before = _before(context)
     etag = context.response_header("ETag")
-    if before is None or etag is None or before.etag == etag:
+    if before is None or etag is None:
         return
-    earlier = before.digests_by_etag.get(etag)
-    if earlier is not None and earlier[0] != _digest(context):
+    etag, current = etag.strip(), _current(context)
+    earlier = before.by_etag.get(etag)
+    if earlier is None or (before.etag == etag and earlier.exchange >= before.since.exchange):
+        return  # never named, or named only since the last other version
+    if _stuck(before, etag, current) is None and differ(earlier, current):
         yield Violation(
             "headers.ETag",
-            f"the representation of exchange {earlier[1]}, which had this ETag",
+            f"the representation of exchange {earlier.exchange}, which had this ETag",
             f"{etag} on a different representation",
         )
 
 
-def _entry_read(method: str, hit: EndpointHit, query: str) -> bool:
-    return method == "GET" and ENTRY_ID in hit.params
+def _shows_entries(method: str, path: str, hit: EndpointHit, query: str) -> bool:
+    return method in ("GET", "PUT", "POST") and entry_named(path) is not None
 
 
-@observer(watches=_entry_read)
+@observer(watches=_shows_entries)
 def remember_entry(context: CheckContext) -> None:
-    """Keep each entry's last ETag and representation, and which representation each ETag named."""
-    if not context.succeeded:
+    """Keep each entry's last version and representation, from whichever answer showed it last: an
+    entry read or update (under the path's id, and the answered `data.id` when another), a create, or
+    each item of the entries list (under its `id`)."""
+    request = context.exchange.request
+    named = entry_named(request.path)
+    if named is None or not context.succeeded:
         return
-    path = context.exchange.request.path
-    etag = context.response_header("ETag")
-    digest = _digest(context)
-    before = context.session.entries.get(path)
-    by_etag = dict(before.digests_by_etag) if before else {}
+    if named.member is not None and request.method in ("GET", "PUT"):
+        read = request.method == "GET"
+        shown = (
+            _current(context) if read else _shown(dig(context.response_json, "data"), False, context.index)
+        )
+        if shown is not None:
+            etag = context.response_header("ETag")
+            version = etag.strip() if etag is not None else _etag_of(dig(context.response_json, "data"))
+            _learn(context, named.scope, _ids(context, named), version, shown)
+    elif named.member is None and request.method == "POST":
+        record = dig(context.response_json, "data")
+        shown = _shown(record, False, context.index)
+        etag = context.response_header("ETag")
+        if shown is not None and isinstance(record.get("id"), str):
+            _learn(context, named.scope, (record["id"],), etag.strip() if etag else _etag_of(record), shown)
+    elif named.member is None and request.method == "GET":
+        items = dig(context.response_json, "data")
+        for record in items if isinstance(items, list) else ():
+            shown = _shown(record, False, context.index)
+            if shown is not None and isinstance(record.get("id"), str):
+                _learn(context, named.scope, (record["id"],), _etag_of(record), shown)
+
+
+def _shown(record: Any, read: bool, index: int) -> Shown | None:
+    return Shown(fingerprint(record), read, index) if isinstance(record, dict) else None
+
+
+def _etag_of(record: Any) -> str | None:
+    """The version a representation without an ETag header names: `W/"<data.meta.etag_id>"`."""
+    etag_id = dig(record, "meta", "etag_id")
+    return f'W/"{etag_id}"' if isinstance(etag_id, str) and etag_id else None
+
+
+def _learn(context: CheckContext, slug: str, ids: tuple[str, ...], etag: str | None, shown: Shown) -> None:
+    memory = context.session.entries
+    earlier = [state for state in (memory.get((slug, member)) for member in ids) if state is not None]
+    before = max(earlier, key=lambda state: state.shown.exchange, default=None)
+    by_etag = dict(before.by_etag) if before else {}
     if etag is not None:
-        by_etag.setdefault(etag, (digest, context.index))
+        by_etag.setdefault(etag, shown)
         while len(by_etag) > ETAGS_REMEMBERED:
             del by_etag[next(iter(by_etag))]
-    context.session.entries.put(path, EntryState(etag, digest, context.index, by_etag))
+    since = before.since if before is not None and etag is not None and etag == before.etag else shown
+    state = EntryState(etag, shown, since, by_etag)
+    for member in ids:
+        memory.put((slug, member), state)

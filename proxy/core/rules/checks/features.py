@@ -1,7 +1,9 @@
 """Checks of the subscription feature update: identity, timestamps and the partial-update semantics.
 
 Spec (`commerce-api.md`), "Update a feature" rules 1-3 and "Resources and their fields > Feature".
-Update semantics compare a response with the last known state of the same feature in this session.
+Update semantics compare a response with the last state of the same feature any answer in this session
+showed: its read, its update, its create, or an item of the features list (the published subscriptions
+spec answers each of them with the Feature shape).
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from typing import Any
 
 from proxy.core.rules.checks.context import CheckContext, dig
 from proxy.core.rules.checks.registry import check, integer_parameters, observer
+from proxy.core.rules.checks.resources import feature_named
 from proxy.core.rules.checks.session import FeatureState
 from proxy.core.rules.checks.timestamps import timestamp_key
 from proxy.core.rules.endpoints import EndpointHit
@@ -21,9 +24,17 @@ FEATURE_ID = "feature_uuid"
 REMOVABLE = ("external_ref", "description")
 
 
-def _feature_key(context: CheckContext) -> str | None:
-    feature = context.hit.params.get(FEATURE_ID)
-    return feature.lower() if feature else None
+def _before(context: CheckContext) -> FeatureState | None:
+    """The last state shown of the feature the path names (whatever its spelling)."""
+    named = feature_named(context.exchange.request.path)
+    return context.session.features.get(named.member) if named and named.member else None
+
+
+def _compared(before: FeatureState, answered: dict[str, Any]) -> list[str]:
+    """The attributes an answer and the earlier state both show. A feature's own answer shows all its
+    attributes (one it lacks is absent); a list item may leave some out, so only those it shows count."""
+    names = (set(before.attributes) | set(answered)) if before.complete else set(before.attributes)
+    return sorted(names)
 
 
 def _sent_attributes(context: CheckContext) -> dict[str, Any] | None:
@@ -127,11 +138,10 @@ def update_null_removes(context: CheckContext, params: Mapping[str, Any]) -> Ite
 def update_keeps_other_attributes(context: CheckContext, params: Mapping[str, Any]) -> Iterator[Violation]:
     """Spec, Update a feature rule 1: attributes not sent keep the values they had before the update."""
     sent, answered = _sent_attributes(context), _answered_attributes(context)
-    key = _feature_key(context)
-    before = context.session.features.get(key) if key else None
+    before = _before(context)
     if sent is None or answered is None or before is None or not sent:
         return  # an empty update is empty_update_changes_nothing's
-    for name in sorted(set(before.attributes) | set(answered)):
+    for name in _compared(before, answered):
         if name in sent:
             continue
         old, new = before.attributes.get(name), answered.get(name)
@@ -147,33 +157,52 @@ def update_keeps_other_attributes(context: CheckContext, params: Mapping[str, An
 def empty_update_changes_nothing(context: CheckContext, params: Mapping[str, Any]) -> Iterator[Violation]:
     """Spec, Update a feature rule 2: with empty `attributes` the feature, `updated_at` included, stays."""
     sent, answered = _sent_attributes(context), _answered_attributes(context)
-    key = _feature_key(context)
-    before = context.session.features.get(key) if key else None
+    before = _before(context)
     if sent != {} or answered is None or before is None:
         return
-    for name in sorted(set(before.attributes) | set(answered)):
+    since = f"as at exchange {before.exchange}: empty update"
+    for name in _compared(before, answered):
         old, new = before.attributes.get(name), answered.get(name)
         if old != new:
-            yield Violation(f"data.attributes.{name}", f"{shown(old)} (empty update)", shown(new))
+            yield Violation(f"data.attributes.{name}", f"{shown(old)} ({since})", shown(new))
     updated = dig(context.response_json, "data", "meta", "timestamps", "updated_at")
-    if updated != before.updated_at:
+    if updated != before.updated_at and (before.complete or before.updated_at is not None):
         yield Violation(
-            "data.meta.timestamps.updated_at", f"{shown(before.updated_at)} (empty update)", shown(updated)
+            "data.meta.timestamps.updated_at", f"{shown(before.updated_at)} ({since})", shown(updated)
         )
 
 
-def _names_a_feature(method: str, hit: EndpointHit, query: str) -> bool:
-    return FEATURE_ID in hit.params
+def _shows_features(method: str, path: str, hit: EndpointHit, query: str) -> bool:
+    return method in ("GET", "PUT", "POST") and feature_named(path) is not None
 
 
-@observer(watches=_names_a_feature)
+@observer(watches=_shows_features)
 def remember_feature(context: CheckContext) -> None:
-    """Keep the state a successful feature response shows, for the next update of the same feature."""
-    key = _feature_key(context)
-    if key is None or not context.succeeded:  # (before the body: `observe` parses only what it needs)
+    """Keep the state each successful answer shows of a feature, for the next update of it: a read or
+    update (keyed on the path's id), a create (on `data.id`), or each item of the features list (on its
+    `id`, as an incomplete state)."""
+    request = context.exchange.request
+    named = feature_named(request.path)
+    if named is None or not context.succeeded:  # (before the body: `observe` parses only what it needs)
         return
-    answered = _answered_attributes(context)
-    if answered is None:
+    data = dig(context.response_json, "data")
+    if named.member is not None and request.method in ("GET", "PUT"):
+        _learn(context, named.member, data, complete=True)
+    elif named.member is None and request.method == "POST":
+        _learn(context, _id_of(data), data, complete=True)
+    elif named.member is None and request.method == "GET" and isinstance(data, list):
+        for record in data:
+            _learn(context, _id_of(record), record, complete=False)
+
+
+def _id_of(record: Any) -> str | None:
+    found = dig(record, "id")
+    return found.lower() if isinstance(found, str) and found else None
+
+
+def _learn(context: CheckContext, key: str | None, record: Any, complete: bool) -> None:
+    attributes = dig(record, "attributes")
+    if key is None or not isinstance(attributes, dict):
         return
-    updated = dig(context.response_json, "data", "meta", "timestamps", "updated_at")
-    context.session.features.put(key, FeatureState(dict(answered), updated, context.index))
+    updated = dig(record, "meta", "timestamps", "updated_at")
+    context.session.features.put(key, FeatureState(dict(attributes), updated, context.index, complete))

@@ -86,8 +86,16 @@ def page_limit_as_requested(context: CheckContext, params: Mapping[str, Any]) ->
         )
 
 
-def _unrequested_list_read(method: str, hit: EndpointHit, query: str) -> bool:
-    return method == "GET" and PAGINATED_LIST in hit.groups and "limit" not in query.lower()
+def _unrequested_list_read(method: str, path: str, hit: EndpointHit, query: str) -> bool:
+    # `page[limit]` as sent or percent-encoded (`page%5Blimit%5D`); a filter value with "limit" in it
+    # still leaves a list answered at the default length.
+    lowered = query.lower()
+    return (
+        method == "GET"
+        and PAGINATED_LIST in hit.groups
+        and "limit]" not in lowered
+        and "limit%5d" not in lowered
+    )
 
 
 @observer(watches=_unrequested_list_read)

@@ -18,7 +18,9 @@ if TYPE_CHECKING:
 
 CheckFunction: TypeAlias = "Callable[[CheckContext, Mapping[str, Any]], Iterator[Violation]]"  # yields
 ObserverFunction: TypeAlias = "Callable[[CheckContext], None]"
-RequestTest: TypeAlias = "Callable[[str, EndpointHit, str], bool]"  # method, endpoint hit, raw query
+RequestTest: TypeAlias = (
+    "Callable[[str, str, EndpointHit, str], bool]"  # method, path, endpoint hit, raw query
+)
 NO_PARAMETERS: Mapping[str, Any] = {"type": "object", "additionalProperties": False}
 Judges: TypeAlias = Literal["answer", "request", "recording", "note"]
 
@@ -75,8 +77,8 @@ def check(
 
 def observer(watches: RequestTest) -> Callable[[ObserverFunction], ObserverFunction]:
     """Register a function that updates the session after the checks of each exchange whose request
-    `watches` admits (from its method, endpoint and raw query: it must admit every one the function
-    might remember something of)."""
+    `watches` admits (from its method, path, endpoint and raw query: it must admit every one the
+    function might remember something of)."""
 
     def register(function: ObserverFunction) -> ObserverFunction:
         OBSERVERS.append(Observer(function, watches))

@@ -13,6 +13,7 @@ from typing import Any, Literal
 from proxy.core.model.integers import integer_parameter
 from proxy.core.rules.checks.context import CheckContext, dig, record_value
 from proxy.core.rules.checks.registry import check, integer_parameters, observer
+from proxy.core.rules.checks.resources import same_route
 from proxy.core.rules.checks.session import WalkState
 from proxy.core.rules.checks.timestamps import comparable, timestamp_key
 from proxy.core.rules.endpoints import EndpointHit
@@ -97,7 +98,7 @@ def walk_skips_shared_timestamps(context: CheckContext, params: Mapping[str, Any
     attribute = _sort_attribute(context)
     if attribute not in TIMESTAMP_ATTRIBUTES:
         return
-    walk = context.session.walks.get((context.exchange.request.path, attribute))
+    walk = context.session.walks.get((same_route(context.exchange.request.path), attribute))
     if walk is None or walk.sharing < 2:
         return
     for operator, filtered, text in filter_terms(context.parameter("filter")):
@@ -128,13 +129,14 @@ def page_within_one_timestamp(context: CheckContext, params: Mapping[str, Any]) 
         )
 
 
-def _may_sort(method: str, hit: EndpointHit, query: str) -> bool:
+def _may_sort(method: str, path: str, hit: EndpointHit, query: str) -> bool:
     return "sort" in query or "%" in query  # the name may come percent-encoded
 
 
 @observer(watches=_may_sort)
 def remember_walk(context: CheckContext) -> None:
-    """Keep where each sorted list's last page ended, and how many records shared that value."""
+    """Keep where each sorted list's last page ended, and how many records shared that value (keyed on
+    the list's path however it is spelled: a trailing slash is the same list)."""
     attribute = _sort_attribute(context)
     if attribute not in TIMESTAMP_ATTRIBUTES or not context.succeeded:
         return
@@ -142,5 +144,5 @@ def remember_walk(context: CheckContext) -> None:
     if not values or values[-1] is None:
         return
     sharing = sum(1 for value in values if value == values[-1])
-    key = (context.exchange.request.path, attribute)
+    key = (same_route(context.exchange.request.path), attribute)
     context.session.walks.put(key, WalkState(values[-1], sharing, context.index))

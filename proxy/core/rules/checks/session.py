@@ -41,21 +41,36 @@ class BoundedMemory(Generic[Key, Value]):
 
 @dataclass(frozen=True, slots=True)
 class FeatureState:
-    """The last known feature, from the last successful response about it."""
+    """The last known feature, from the last successful answer that showed it (its read, update, create
+    or a list item). `complete`: the answer was the feature itself, so an attribute it lacks is absent;
+    a list item may leave attributes out, so only those it shows are known."""
 
     attributes: dict[str, Any]
     updated_at: Any
+    exchange: int
+    complete: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class Shown:
+    """One representation of an entry: a fingerprint of each of its fields by path (see
+    `entries.fingerprint`), whether it was the entry read itself, and the exchange that showed it."""
+
+    fields: dict[str, bytes]
+    read: bool
     exchange: int
 
 
 @dataclass(frozen=True, slots=True)
 class EntryState:
-    """The last representation of an entry seen, and which ETag went with which representation."""
+    """The last representation of an entry seen, the version it named (its ETag, or `W/"<etag_id>"`),
+    the first representation of the answers since that named the same version (`since`: the entry must
+    not have changed from it), and which representation each version named first."""
 
     etag: str | None
-    digest: str
-    exchange: int
-    digests_by_etag: dict[str, tuple[str, int]]
+    shown: Shown
+    since: Shown
+    by_etag: dict[str, Shown]
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,7 +100,7 @@ class Session:
         self, capacity: int = 10_000, page_lengths: tuple[int, ...] = (), freshness: Freshness | None = None
     ) -> None:
         self.features: BoundedMemory[str, FeatureState] = BoundedMemory(capacity)
-        self.entries: BoundedMemory[str, EntryState] = BoundedMemory(capacity)
+        self.entries: BoundedMemory[tuple[str, str], EntryState] = BoundedMemory(capacity)  # slug, id
         self.walks: BoundedMemory[tuple[str, str], WalkState] = BoundedMemory(capacity)
         self.page_lengths = page_lengths
         self.default_page_length: DefaultPageLength | None = None
