@@ -382,6 +382,7 @@ def test_text_output_scales_and_the_other_formats_stay_complete(
     assert quiet == (
         "c.yaml: 12 exchanges: 0 errors, 0 warnings, 12 info\n"
         "checked 12 exchanges in 1 cassette(s): 0 errors, 0 warnings, 12 info\n"
+        "not judged: 12 of 12 exchanges (no rule about the answer could run on them)\n"
     )
     assert quiet_err == ""
     _, as_json, _ = run(capsys, "check", "c.yaml", "--format", "json", "-q")

@@ -13,10 +13,9 @@ from typing import Any, Literal
 from proxy.core.model.integers import integer_parameter
 from proxy.core.rules.checks.context import CheckContext, dig, record_value
 from proxy.core.rules.checks.registry import check, integer_parameters, observer
-from proxy.core.rules.checks.resources import same_route
 from proxy.core.rules.checks.session import WalkState
 from proxy.core.rules.checks.timestamps import comparable, timestamp_key
-from proxy.core.rules.endpoints import EndpointHit
+from proxy.core.rules.endpoints import EndpointHit, routed_path
 from proxy.core.rules.findings import Violation
 
 FILTER_TERM = re.compile(r"([a-z_]+)\(([^,()]+),([^()]*)\)")
@@ -98,7 +97,7 @@ def walk_skips_shared_timestamps(context: CheckContext, params: Mapping[str, Any
     attribute = _sort_attribute(context)
     if attribute not in TIMESTAMP_ATTRIBUTES:
         return
-    walk = context.session.walks.get((same_route(context.exchange.request.path), attribute))
+    walk = context.session.walks.get((routed_path(context.exchange.request.path), attribute))
     if walk is None or walk.sharing < 2:
         return
     for operator, filtered, text in filter_terms(context.parameter("filter")):
@@ -144,5 +143,5 @@ def remember_walk(context: CheckContext) -> None:
     if not values or values[-1] is None:
         return
     sharing = sum(1 for value in values if value == values[-1])
-    key = (same_route(context.exchange.request.path), attribute)
+    key = (routed_path(context.exchange.request.path), attribute)
     context.session.walks.put(key, WalkState(values[-1], sharing, context.index))

@@ -12,9 +12,10 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-FEATURES = re.compile(r"/+[vV]2/+subscriptions/+features(?:/+(?P<id>[^/]+))?/*")
-ENTRIES = re.compile(r"/+[vV]2/+extensions/+(?P<slug>[^/]+)(?:/+(?P<id>[^/]+))?/*")
-REPEATED_SLASHES = re.compile(r"//+")
+from proxy.core.rules.endpoints import routed_path
+
+FEATURES = re.compile(r"/v2/subscriptions/features(?:/(?P<id>[^/]+))?")  # matched in the routed spelling
+ENTRIES = re.compile(r"/v2/extensions/(?P<slug>[^/]+)(?:/(?P<id>[^/]+))?")
 
 
 class Named(NamedTuple):
@@ -27,7 +28,7 @@ class Named(NamedTuple):
 
 def feature_named(path: str) -> Named | None:
     """The features collection or one feature, when the path is one of theirs."""
-    found = FEATURES.fullmatch(path)
+    found = FEATURES.fullmatch(routed_path(path))
     if found is None:
         return None
     member = found["id"]
@@ -36,17 +37,5 @@ def feature_named(path: str) -> Named | None:
 
 def entry_named(path: str) -> Named | None:
     """A custom API's entries (its slug) or one entry (slug and id), when the path is one of theirs."""
-    found = ENTRIES.fullmatch(path)
+    found = ENTRIES.fullmatch(routed_path(path))
     return None if found is None else Named(found["slug"], found["id"])
-
-
-def same_route(path: str) -> str:
-    """The path a memory is keyed on: repeated slashes as one, no trailing slash, `/v2` in lower case
-    (spellings the service routes alike: the memory must not split on them)."""
-    if "//" in path:
-        path = REPEATED_SLASHES.sub("/", path)
-    if len(path) > 1 and path.endswith("/"):
-        path = path.rstrip("/") or "/"
-    if path.startswith("/V2"):
-        path = "/v2" + path[3:]
-    return path
