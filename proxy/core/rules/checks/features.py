@@ -47,12 +47,31 @@ def _answered_attributes(context: CheckContext) -> dict[str, Any] | None:
     return answered if isinstance(answered, dict) else None
 
 
+def _malformed(context: CheckContext, document: str, place: str) -> bool:
+    """Whether the value at `place` (or inside it) breaks its field's own documented shape. That shape's
+    rule reports the value; a rule comparing it with another value (what was sent, the path, the state
+    before) stays quiet, so one wrong value is one finding."""
+    shape = "feature" if document == "response" else "feature-update"
+    if shape not in context.shapes:
+        return False
+    inside = (f"{place}.", f"{place}[")
+    return any(
+        item.violation.where == place or item.violation.where.startswith(inside)
+        for item in context.shape_violations(shape, document)
+    )
+
+
 @check("feature_id_matches_path")
 def feature_id_matches_path(context: CheckContext, params: Mapping[str, Any]) -> Iterator[Violation]:
     """Spec, Update a feature: the feature returned is the one in the path (`data.id`, when present)."""
     returned = dig(context.response_json, "data", "id")
     wanted = context.hit.params.get(FEATURE_ID)
-    if isinstance(returned, str) and wanted and returned.lower() != wanted.lower():
+    if (
+        isinstance(returned, str)
+        and wanted
+        and returned.lower() != wanted.lower()
+        and not _malformed(context, "response", "data.id")
+    ):
         yield Violation("data.id", f"{wanted!r} (the path's feature_uuid)", repr(returned))
 
 
@@ -110,15 +129,17 @@ def update_applies_sent_attributes(context: CheckContext, params: Mapping[str, A
         if value is None:
             continue  # removal: update_null_removes
         found = answered.get(name)
+        place = f"data.attributes.{name}"
+        if _malformed(context, "request", place):
+            continue  # an invalid value sent is the payload's finding, and need not be applied
         if name == "configuration" and isinstance(value, dict) and isinstance(found, dict):
             # Extra configuration fields of the service's own are allowed (api-notes, Features).
             for key, part in value.items():
-                if found.get(key) != part:
-                    yield Violation(
-                        f"data.attributes.configuration.{key}", shown(part), shown(found.get(key))
-                    )
-        elif found != value:
-            yield Violation(f"data.attributes.{name}", f"{shown(value)} (as sent)", shown(found))
+                inner = f"{place}.{key}"
+                if found.get(key) != part and not _malformed(context, "response", inner):
+                    yield Violation(inner, shown(part), shown(found.get(key)))
+        elif found != value and not _malformed(context, "response", place):
+            yield Violation(place, f"{shown(value)} (as sent)", shown(found))
 
 
 @check("update_null_removes")
@@ -128,10 +149,14 @@ def update_null_removes(context: CheckContext, params: Mapping[str, Any]) -> Ite
     if sent is None or answered is None:
         return
     for name in REMOVABLE:
-        if name in sent and sent[name] is None and answered.get(name) is not None:
-            yield Violation(
-                f"data.attributes.{name}", "absent or null (null was sent)", shown(answered[name])
-            )
+        place = f"data.attributes.{name}"
+        if (
+            name in sent
+            and sent[name] is None
+            and answered.get(name) is not None
+            and not _malformed(context, "response", place)
+        ):
+            yield Violation(place, "absent or null (null was sent)", shown(answered[name]))
 
 
 @check("update_keeps_other_attributes")
@@ -145,7 +170,7 @@ def update_keeps_other_attributes(context: CheckContext, params: Mapping[str, An
         if name in sent:
             continue
         old, new = before.attributes.get(name), answered.get(name)
-        if old != new:
+        if old != new and not _malformed(context, "response", f"data.attributes.{name}"):
             yield Violation(
                 f"data.attributes.{name}",
                 f"{shown(old)} (unchanged since exchange {before.exchange}: not sent)",
@@ -163,10 +188,14 @@ def empty_update_changes_nothing(context: CheckContext, params: Mapping[str, Any
     since = f"as at exchange {before.exchange}: empty update"
     for name in _compared(before, answered):
         old, new = before.attributes.get(name), answered.get(name)
-        if old != new:
+        if old != new and not _malformed(context, "response", f"data.attributes.{name}"):
             yield Violation(f"data.attributes.{name}", f"{shown(old)} ({since})", shown(new))
     updated = dig(context.response_json, "data", "meta", "timestamps", "updated_at")
-    if updated != before.updated_at and (before.complete or before.updated_at is not None):
+    if (
+        updated != before.updated_at
+        and (before.complete or before.updated_at is not None)
+        and not _malformed(context, "response", "data.meta.timestamps.updated_at")
+    ):
         yield Violation(
             "data.meta.timestamps.updated_at", f"{shown(before.updated_at)} ({since})", shown(updated)
         )
