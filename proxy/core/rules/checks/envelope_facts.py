@@ -114,13 +114,9 @@ def verdict(context: CheckContext, reported: Callable[[CheckContext, str], bool]
 
 def _explain(view: PageView, stated_all: Any, filtered: bool) -> Verdict | None:
     everything = stated_all if is_integer(stated_all) else None
+    if _consistent(view, everything):
+        return None  # the common case, decided without building the witnesses
     witnesses = _witnesses(view, everything, filtered)
-    stated = Point(view.limit, view.offset, view.total, False)
-    if any(
-        _admissible(view, point) and all(w.holds(point) for w in witnesses)
-        for point in (stated, stated._replace(follows=True))
-    ):
-        return None  # the stated page is consistent: nothing to explain
     best: dict[frozenset[int], list[Point]] = {}
     fewest = len(witnesses) + 1
     for point in _candidates(view, everything):
@@ -137,6 +133,35 @@ def _explain(view: PageView, stated_all: Any, filtered: bool) -> Verdict | None:
     blamed = tuple(witnesses[i] for i in sorted(broken))
     others = tuple(w for i, w in enumerate(witnesses) if i not in broken and w.shows)
     return Verdict(blamed, tuple(points), others)
+
+
+def _consistent(view: PageView, everything: int | None) -> bool:
+    """Whether the page as stated agrees with itself: every witness `_witnesses` would build holds at
+    the stated page (with records following as `links.next` says, or either way without it)."""
+    limit, offset, total, links = view.limit, view.offset, view.total, view.links
+    if len(view.data) > limit or view.current != offset // limit + 1:
+        return False
+    if view.pages not in ((0, 1) if total == 0 else (math.ceil(total / limit),)):
+        return False
+    if everything is not None and everything < total:
+        return False
+    if "prev" in links and (links["prev"] is not None) != (offset > 0):
+        return False
+    following = (links["next"] is not None,) if "next" in links else (False, True)
+    for follows in following:
+        point = Point(limit, offset, total, follows)
+        if _admissible(view, point) and all(
+            _link_agrees(name, link, point) for name, link in links.items() if isinstance(link, str)
+        ):
+            return True
+    return False
+
+
+def _link_agrees(name: str, link: str, point: Point) -> bool:
+    if name not in LINK_NAMES or not _names_a_page(name, point):
+        return True
+    offset, limit = link_page(link)
+    return (offset or "0") == str(_link_target(name, point)) and (limit is None or limit == str(point.limit))
 
 
 def _admissible(view: PageView, point: Point) -> bool:
@@ -356,14 +381,15 @@ def _presence(
 
 def _link_target(name: str, point: Point) -> int:
     """The offset of the page a link names (Pagination rule 2)."""
-    last = max(_pages(point) - 1, 0) * point.limit
-    return {
-        "current": point.offset,
-        "first": 0,
-        "last": last,
-        "prev": max(point.offset - point.limit, 0),
-        "next": point.offset + point.limit,
-    }[name]
+    if name == "current":
+        return point.offset
+    if name == "next":
+        return point.offset + point.limit
+    if name == "prev":
+        return max(point.offset - point.limit, 0)
+    if name == "last":
+        return max(math.ceil(point.total / point.limit) - 1, 0) * point.limit
+    return 0  # first
 
 
 def _names_a_page(name: str, point: Point) -> bool:
