@@ -8,7 +8,7 @@ import pytest
 from proxy.core.rules.engine import Checker
 from proxy.store.rule_files import load_rules
 from proxy.store.shipped import shipped_dir
-from tests.integration.corpus.unseen import CORPUS
+from tests.integration.corpus.unseen_corpus import CORPUS, SOURCES
 
 RULES = load_rules(shipped_dir("rules"))
 
@@ -21,8 +21,9 @@ def test_unseen_traffic_gives_exactly_its_findings(name: str) -> None:
     assert sorted((f.exchange, f.rule, f.where) for f in found) == expected, example.source
 
 
-def test_the_corpus_has_four_sources_and_each_finding_a_class() -> None:
+def test_the_corpus_has_six_sources_80_exchanges_and_each_finding_a_class() -> None:
     sources = {example.source.split()[0] for example in CORPUS.values()}
-    assert sources == {"RB", "PH", "CLI", "JS"}
+    assert sources == SOURCES
+    assert sum(len(example.exchanges) for example in CORPUS.values()) >= 80
     kinds = {kind for example in CORPUS.values() for *_, kind in example.findings}
     assert kinds == {"true", "note"}

@@ -12,7 +12,7 @@ from proxy.cli.main import main
 from proxy.core.cassette.document import Cassette
 from proxy.core.interchange.har import cassette_to_har
 from proxy.version import __version__
-from tests.integration.corpus.unseen import CORPUS
+from tests.integration.corpus.unseen_corpus import CORPUS
 
 
 @pytest.mark.parametrize("name", sorted(CORPUS))
