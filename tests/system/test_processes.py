@@ -136,7 +136,9 @@ async def test_spy_in_front_of_a_broken_sandbox_prints_and_serves_findings() -> 
     lines = [line for line in err.splitlines() if line.startswith(prefix)]
     assert len(lines) == 1 and lines[0].startswith(f"{prefix}1 GET /v2/brands: ")
     # one wrong current page is one finding (the page count it exceeds is no second fact)
-    assert "commerce-proxy: checked 2 exchanges: 1 error, 0 warnings, 0 info (pagination.page.current 1x)" in err
+    assert (
+        "commerce-proxy: checked 2 exchanges: 1 error, 0 warnings, 0 info (pagination.page.current 1x)" in err
+    )
     assert token not in err
 
 
