@@ -9,7 +9,7 @@ import resource
 import socket
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 
 
 class Running:
@@ -97,3 +97,22 @@ def refusal_lines(*arguments: str) -> tuple[int, list[str], str]:
         check=False,
     )
     return done.returncode, done.stderr.splitlines(), done.stderr
+
+
+@contextlib.contextmanager
+def sandbox_process(*arguments: str) -> Iterator[str]:
+    """`commerce-proxy sandbox ARGS` on an ephemeral port of 127.0.0.1, for a module's tests: its URL."""
+    with subprocess.Popen(
+        [sys.executable, "-m", "proxy", "sandbox", "--port", "0", *arguments],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    ) as process:
+        try:
+            assert process.stdout is not None
+            line = process.stdout.readline()
+            assert "listening on http://127.0.0.1:" in line, line
+            yield line.split("listening on ", 1)[1].split()[0]
+        finally:
+            process.terminate()
+            process.wait(timeout=30)

@@ -7,8 +7,6 @@ from __future__ import annotations
 import itertools
 import json
 import signal
-import subprocess
-import sys
 import xml.etree.ElementTree as ElementTree
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,7 +17,7 @@ import pytest
 
 from proxy.store.files import read_cassette_file
 from tests.conftest import sandbox_token
-from tests.running import commerce_proxy, refusal_lines, stop_with
+from tests.running import commerce_proxy, refusal_lines, sandbox_process, stop_with
 
 # The sandbox breaks one error rule on the entry read; a page of 500 is a warning on the client's side.
 ENTRY = "/v2/extensions/wishlists/5b0f6a52-3a8e-4f65-9d4c-0e6f1a2b3c4d"
@@ -69,20 +67,8 @@ CASES = list(_cases())
 @pytest.fixture(scope="module")
 def sandbox() -> Iterator[str]:
     """`commerce-proxy sandbox` on an ephemeral port of 127.0.0.1, breaking the entry's ETag."""
-    with subprocess.Popen(
-        [sys.executable, "-m", "proxy", "sandbox", "--port", "0", "--break", ERROR_RULE],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-    ) as process:
-        try:
-            assert process.stdout is not None
-            line = process.stdout.readline()
-            assert "listening on http://127.0.0.1:" in line, line
-            yield line.split("listening on ", 1)[1].split()[0]
-        finally:
-            process.terminate()
-            process.wait(timeout=30)
+    with sandbox_process("--break", ERROR_RULE) as url:
+        yield url
 
 
 async def _send(base: str, targets: list[str]) -> None:

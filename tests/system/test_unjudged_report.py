@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import json
 import signal
-import subprocess
-import sys
 import xml.etree.ElementTree as ElementTree
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,7 +17,7 @@ from proxy.core.cassette.document import Cassette
 from proxy.core.model.exchange import Exchange
 from proxy.store.saving import save_cassette
 from tests.conftest import sandbox_token
-from tests.running import commerce_proxy, run_commerce_proxy, stop_with
+from tests.running import commerce_proxy, run_commerce_proxy, sandbox_process, stop_with
 from tests.unit.core.exchanges import error_document, exchange, feature_update, list_read
 from tests.unit.core.rules.test_unjudged import CASES, FEATURE
 
@@ -115,20 +113,8 @@ def test_check_counts_every_case_of_the_table(tmp_path: Path) -> None:
 @pytest.fixture(scope="module")
 def sandbox() -> Iterator[str]:
     """`commerce-proxy sandbox` on an ephemeral port of 127.0.0.1."""
-    with subprocess.Popen(
-        [sys.executable, "-m", "proxy", "sandbox", "--port", "0"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-    ) as process:
-        try:
-            assert process.stdout is not None
-            line = process.stdout.readline()
-            assert "listening on http://127.0.0.1:" in line, line
-            yield line.split("listening on ", 1)[1].split()[0]
-        finally:
-            process.terminate()
-            process.wait(timeout=30)
+    with sandbox_process() as url:
+        yield url
 
 
 async def _send(base: str) -> None:
