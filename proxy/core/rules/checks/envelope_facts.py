@@ -22,11 +22,18 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from proxy.core.rules.checks.context import CheckContext, dig, is_integer
-from proxy.core.rules.checks.page_view import LINK_NAMES, PageView, as_count, link_page, page_view
+from proxy.core.rules.checks.context import CheckContext, dig
+from proxy.core.rules.checks.page_view import (
+    LINK_NAMES,
+    PageView,
+    as_count,
+    link_page,
+    names_count,
+    page_view,
+    whole,
+)
 from proxy.core.rules.findings import Violation
 
-LOWER_BOUND_CAP = 10_000  # api-notes, Pagination: lower_bound counts up to 10,000
 UNBOUNDED = 2**62  # a total no stated value bounds from above
 AGAINST_REQUEST = ("meta.page.offset", "meta.page.limit")  # their checks compare them with the request
 NAMED_AT_MOST = 3  # agreeing values named in one expectation
@@ -45,6 +52,7 @@ class Point(NamedTuple):
     offset: int
     total: int  # as the page's total method reports it
     follows: bool  # records exist after this page
+    method: str  # the total method the page's numbers follow
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,7 +121,7 @@ def verdict(context: CheckContext, reported: Callable[[CheckContext, str], bool]
 
 
 def _explain(view: PageView, stated_all: Any, filtered: bool) -> Verdict | None:
-    everything = stated_all if is_integer(stated_all) else None
+    everything = whole(stated_all)
     if _consistent(view, everything):
         return None  # the common case, decided without building the witnesses
     witnesses = _witnesses(view, everything, filtered)
@@ -139,17 +147,22 @@ def _consistent(view: PageView, everything: int | None) -> bool:
     """Whether the page as stated agrees with itself: every witness `_witnesses` would build holds at
     the stated page (with records following as `links.next` says, or either way without it)."""
     limit, offset, total, links = view.limit, view.offset, view.total, view.links
-    if len(view.data) > limit or view.current != offset // limit + 1:
+    if total is None or len(view.data) > limit:
+        return False  # without a stated total, `_explain` works the total out
+    if view.current is not None and view.current != offset // limit + 1:
         return False
-    if view.pages not in ((0, 1) if total == 0 else (math.ceil(total / limit),)):
+    if view.pages is not None and view.pages not in ((0, 1) if total == 0 else (math.ceil(total / limit),)):
         return False
     if everything is not None and everything < total:
         return False
     if "prev" in links and (links["prev"] is not None) != (offset > 0):
         return False
     following = (links["next"] is not None,) if "next" in links else (False, True)
+    method = view.method or "exact"
     for follows in following:
-        point = Point(limit, offset, total, follows)
+        if follows and 0 < len(view.data) < limit:
+            continue  # a short page is the last
+        point = Point(limit, offset, total, follows, method)
         if _admissible(view, point) and all(
             _link_agrees(name, link, point) for name, link in links.items() if isinstance(link, str)
         ):
@@ -161,42 +174,45 @@ def _link_agrees(name: str, link: str, point: Point) -> bool:
     if name not in LINK_NAMES or not _names_a_page(name, point):
         return True
     offset, limit = link_page(link)
-    return (offset or "0") == str(_link_target(name, point)) and (limit is None or limit == str(point.limit))
+    return names_count(offset or "0", _link_target(name, point)) and (
+        limit is None or names_count(limit, point.limit)
+    )
 
 
 def _admissible(view: PageView, point: Point) -> bool:
-    """Whether the records on the page allow `point`, under the page's total method (rules 3-5)."""
-    limit, offset, total, follows = point
+    """Whether the records on the page allow `point`, under its total method (rules 3-5). A short page
+    followed by more records is left to its witness (`_witnesses`), the page's one doubtable fact."""
+    _, offset, total, follows, method = point
     count = len(view.data)
     seen = offset + count
-    if count < limit and follows:
-        return False  # a short page is the last
-    method = view.method or "exact"  # no total_method: the service supports no other
     if count == 0:
+        if follows:
+            return False  # nothing at this offset: nothing after it either
         if offset == 0:
             return total == 0  # an empty first page: the list is empty, whatever the method
-        return total <= offset if method == "exact" else True
+        return total <= offset if method in ("exact", "lower_bound") else True
     if method == "exact":
         return total > seen if follows else total == seen
     if method == "observed":
         return total == seen + (1 if follows else 0)
     if method == "lower_bound":
-        if total == LOWER_BOUND_CAP < seen:
-            return True  # it counts no further than the cap
-        if not follows:
-            return total == seen  # the list ends here: the actual total is `seen`, and at least `total`
-        return total >= seen
+        return follows or total <= seen  # the actual total is at least the reported one (rule 4)
     return True  # a method the documentation does not define: nothing follows from it
 
 
 def _candidates(view: PageView, everything: int | None) -> Iterator[Point]:
-    """Every page worth trying: each value any witness states, and the edges of what it allows."""
+    """Every page worth trying: each value any witness states, and the edges of what it allows; under
+    the stated total method and, when that is another, under `exact` (the method may be what is wrong)."""
     links = {name: link_page(link) for name, link in view.links.items() if isinstance(link, str)}
     limits = {view.limit} | {n for _, text in links.values() if (n := as_count(text)) is not None and n >= 1}
     offsets_stated = {name: as_count(offset) for name, (offset, _) in links.items()}
     count = len(view.data)
+    stated = view.method or "exact"
+    methods = (stated,) if stated == "exact" else (stated, "exact")
     for limit in sorted(limits):
-        offsets = {view.offset, 0, (view.current - 1) * limit}
+        offsets = {view.offset, 0}
+        if view.current is not None:
+            offsets.add((view.current - 1) * limit)
         if (current := offsets_stated.get("current")) is not None:
             offsets.add(current)
         if (previous := offsets_stated.get("prev")) is not None:
@@ -205,15 +221,19 @@ def _candidates(view: PageView, everything: int | None) -> Iterator[Point]:
             offsets.add(following - limit)
         for offset in sorted(o for o in offsets if o >= 0):
             seen = offset + count
-            totals = {view.total, seen, seen + 1, offset, 0, LOWER_BOUND_CAP, UNBOUNDED}
-            totals |= {(view.pages - 1) * limit + 1, view.pages * limit}
+            totals = {seen, seen + 1, offset, 0, UNBOUNDED}
+            if view.total is not None:
+                totals.add(view.total)
+            if view.pages is not None:
+                totals |= {(view.pages - 1) * limit + 1, view.pages * limit}
             if everything is not None:
                 totals.add(everything)
             if (last := offsets_stated.get("last")) is not None:
                 totals |= {last + 1, last + limit}
             for total in sorted(t for t in totals if t >= 0):
-                yield Point(limit, offset, total, False)
-                yield Point(limit, offset, total, True)
+                for method in methods:
+                    yield Point(limit, offset, total, False, method)
+                    yield Point(limit, offset, total, True, method)
 
 
 def _pages(point: Point) -> int:
@@ -235,16 +255,11 @@ def _witnesses(view: PageView, everything: int | None, filtered: bool) -> list[W
         first = points[0]
         seen = first.offset + len(view.data)
         if max(totals) == UNBOUNDED:
-            return f"at least {min(totals)} ({method}: {seen} seen so far)"
+            return f"at least {min(totals)} ({first.method}: {seen} seen so far)"
         # with no filter, the count of all results is the total, when the rest allow it
         shown = str(everything) if everything in totals and not filtered else _span(totals)
-        if len(view.data) < first.limit:
-            reason = "this short page is the last"
-        elif method == "lower_bound" and max(totals) == LOWER_BOUND_CAP < seen:
-            reason = f"it counts up to {LOWER_BOUND_CAP}"
-        else:
-            reason = f"{seen} seen so far"
-        return f"{shown} ({method}: {reason})"
+        reason = "this short page is the last" if len(view.data) < first.limit else f"{seen} seen so far"
+        return f"{shown} ({first.method}: {reason})"
 
     def pages_expected(points: tuple[Point, ...]) -> str:
         counts = sorted({_pages(p) for p in points})
@@ -255,36 +270,70 @@ def _witnesses(view: PageView, everything: int | None, filtered: bool) -> list[W
             return f"{_pages(p)} (ceil({p.total} / {p.limit}))"
         return f"{' or '.join(map(str, counts))} (a total of {_span([p.total for p in points])})"
 
-    witnesses = [
-        Witness(
-            "total_consistent_with_method",
-            "meta.results.total",
-            "total",
-            lambda p: p.total == total,
-            total_expected,
-            str(total),
-            f"meta.results.total {total}",
-        ),
-        Witness(
-            "page_total",
-            "meta.page.total",
-            "total",
-            lambda p: pages in ((0, 1) if p.total == 0 else (_pages(p),)),
-            pages_expected,
-            str(pages),
-            f"meta.page.total {pages}",
-        ),
-        Witness(
-            "current_page",
-            "meta.page.current",
-            "offset",
-            lambda p: current == p.offset // p.limit + 1,
-            lambda points: _distinct(
-                points, lambda p: f"{p.offset // p.limit + 1} (floor({p.offset} / {p.limit}) + 1)"
-            ),
-            str(current),
-            f"meta.page.current {current}",
-        ),
+    witnesses = []
+    if total is not None:
+        witnesses.append(
+            Witness(
+                "total_consistent_with_method",
+                "meta.results.total",
+                "total",
+                lambda p: p.total == total,
+                total_expected,
+                str(total),
+                f"meta.results.total {total}",
+            )
+        )
+    if method != "exact":
+        witnesses.append(
+            Witness(
+                "total_consistent_with_method",
+                "meta.results.total_method",
+                "total",
+                lambda p: p.method == method,
+                lambda points: "exact (the numbers follow an exact total)",
+                method,
+                "",
+            )
+        )
+    if pages is not None:
+        witnesses.append(
+            Witness(
+                "page_total",
+                "meta.page.total",
+                "total",
+                lambda p: pages in ((0, 1) if p.total == 0 else (_pages(p),)),
+                pages_expected,
+                str(pages),
+                f"meta.page.total {pages}",
+            )
+        )
+    if current is not None:
+        witnesses.append(
+            Witness(
+                "current_page",
+                "meta.page.current",
+                "offset",
+                lambda p: current == p.offset // p.limit + 1,
+                lambda points: _distinct(
+                    points, lambda p: f"{p.offset // p.limit + 1} (floor({p.offset} / {p.limit}) + 1)"
+                ),
+                str(current),
+                f"meta.page.current {current}",
+            )
+        )
+    if 0 < len(view.data) < limit:
+        witnesses.append(
+            Witness(
+                "total_consistent_with_method",
+                "data",
+                "follows",
+                lambda p: not p.follows or len(view.data) >= p.limit,
+                lambda points: f"{points[0].limit} records (records follow this page)",
+                f"{len(view.data)} records",
+                "",
+            )
+        )
+    witnesses += [
         Witness(
             "offset_as_requested",
             "meta.page.offset",
@@ -408,9 +457,11 @@ def _link_witnesses(name: str, link: str) -> list[Witness]:
             "link_targets",
             f"links.{name}",
             about,
-            lambda point: not _names_a_page(name, point) or stated_offset == str(_link_target(name, point)),
+            lambda point: (
+                not _names_a_page(name, point) or names_count(stated_offset, _link_target(name, point))
+            ),
             lambda points: _distinct(points, lambda p: f"page[offset]={_link_target(name, p)}"),
-            f"page[offset]={offset} in {link}",
+            stated_place("page[offset]", offset, link),
             f"links.{name} page[offset]={stated_offset}" if name != "first" else "",
         )
     ]
@@ -420,10 +471,15 @@ def _link_witnesses(name: str, link: str) -> list[Witness]:
                 "link_targets",
                 f"links.{name}",
                 "limit",
-                lambda point: not _names_a_page(name, point) or limit == str(point.limit),
+                lambda point: not _names_a_page(name, point) or names_count(limit, point.limit),
                 lambda points: _distinct(points, lambda p: f"page[limit]={p.limit}"),
-                f"page[limit]={limit} in {link}",
+                stated_place("page[limit]", limit, link),
                 f"the links' page[limit]={limit}",
             )
         )
     return found
+
+
+def stated_place(name: str, value: str | None, link: str) -> str:
+    """How a report quotes a link's page parameter: `page[offset]=25 in <link>`, or that it has none."""
+    return f"{name}={value} in {link}" if value is not None else f"no {name} in {link!r}"

@@ -17,15 +17,17 @@ LINK_NAMES = ("current", "first", "last", "prev", "next")
 
 
 class PageView(NamedTuple):
-    """The numbers of one paginated response, all integers (else there is no view). A named tuple:
-    one is built for every list page checked, in a fifth of a frozen dataclass's time."""
+    """The numbers of one paginated response. `data`, `links` (an object, maybe empty), `limit` and
+    `offset` are always there; `current`, `pages` and `total` are None when missing or not integers
+    (the `envelope` shape reports that), so the checks that do not read them still judge the page. A
+    named tuple: one is built for every list page checked, in a fifth of a frozen dataclass's time."""
 
     data: list[Any]
     limit: int
     offset: int
-    current: int
-    pages: int
-    total: int
+    current: int | None
+    pages: int | None
+    total: int | None
     method: str | None
     links: dict[str, Any]
 
@@ -40,8 +42,19 @@ class PageView(NamedTuple):
         return len(self.data) < self.limit
 
 
+def whole(value: Any) -> int | None:
+    """A JSON number that is an integer (`10` or `10.0`, as JSON Schema counts integers), else None:
+    booleans are not integers here."""
+    if type(value) is int:  # JSON integers are ints, never a subclass
+        return value
+    if type(value) is float and value.is_integer():
+        return int(value)
+    return None
+
+
 def page_view(context: CheckContext) -> PageView | None:
-    """The envelope's numbers, or None when any is missing or not an integer (the shape reports that)."""
+    """The envelope's numbers, or None without a data array, a page limit or an offset (the shape
+    reports what is missing)."""
     if "page" in context.memo:
         remembered: PageView | None = context.memo["page"]
         return remembered
@@ -50,28 +63,20 @@ def page_view(context: CheckContext) -> PageView | None:
     page: Any = meta.get("page") if isinstance(meta, dict) else None
     results: Any = meta.get("results") if isinstance(meta, dict) else None
     view: PageView | None = None
-    if isinstance(page, dict) and isinstance(results, dict):  # (so body is a dict too)
+    if isinstance(page, dict):  # (so body is a dict too)
         data, links = body.get("data"), body.get("links")
-        limit, offset, current, pages = (
-            page.get("limit"),
-            page.get("offset"),
-            page.get("current"),
-            page.get("total"),
-        )
-        total: Any = results.get("total")
-        method = results.get("total_method")
-        # `type(...) is int`: JSON integers are ints, never a subclass, and booleans are not integers here
-        if (
-            isinstance(data, list)
-            and isinstance(links, dict)
-            and type(limit) is int
-            and type(offset) is int
-            and type(current) is int
-            and type(pages) is int
-            and type(total) is int
-        ):
+        limit, offset = whole(page.get("limit")), whole(page.get("offset"))
+        if isinstance(data, list) and limit is not None and offset is not None:
+            method = results.get("total_method") if isinstance(results, dict) else None
             view = PageView(
-                data, limit, offset, current, pages, total, method if isinstance(method, str) else None, links
+                data,
+                limit,
+                offset,
+                whole(page.get("current")),
+                whole(page.get("total")),
+                whole(results.get("total")) if isinstance(results, dict) else None,
+                method if isinstance(method, str) else None,
+                links if isinstance(links, dict) else {},
             )
     context.memo["page"] = view
     return view
@@ -98,4 +103,9 @@ def link_page(link: str) -> tuple[str | None, str | None]:
 
 def as_count(text: str | None) -> int | None:
     """A link's page number as a count of records, when it is a plain non-negative integer."""
-    return int(text) if text is not None and text.isdigit() and len(text) < 19 else None
+    return int(text) if text is not None and text.isascii() and text.isdigit() and len(text) < 19 else None
+
+
+def names_count(text: str | None, number: int) -> bool:
+    """Whether a link's parameter value names this count (`010` names 10: the same integer)."""
+    return text is not None and (as_count(text) == number or text == str(number))

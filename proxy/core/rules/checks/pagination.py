@@ -12,8 +12,8 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from proxy.core.rules.checks.context import CheckContext, dig, is_integer, record_value
-from proxy.core.rules.checks.envelope_facts import Verdict, verdict
-from proxy.core.rules.checks.page_view import LINK_NAMES, PageView, link_page, page_view
+from proxy.core.rules.checks.envelope_facts import Verdict, stated_place, verdict
+from proxy.core.rules.checks.page_view import LINK_NAMES, PageView, link_page, names_count, page_view, whole
 from proxy.core.rules.checks.registry import check, integer_parameters, observer
 from proxy.core.rules.checks.requests import TOTAL_METHODS, filter_terms, requested_integer
 from proxy.core.rules.checks.session import DefaultPageLength
@@ -148,7 +148,7 @@ def current_page(context: CheckContext, params: Mapping[str, Any]) -> Iterator[V
         yield from found.violations("current_page")
         return
     view = page_view(context)
-    if view is None or view.limit < 1 or view.offset < 0:
+    if view is None or view.current is None or view.limit < 1 or view.offset < 0:
         return
     expected = view.offset // view.limit + 1
     if view.current != expected:
@@ -165,7 +165,7 @@ def page_total(context: CheckContext, params: Mapping[str, Any]) -> Iterator[Vio
         yield from found.violations("page_total")
         return
     view = page_view(context)
-    if view is None or view.limit < 1:
+    if view is None or view.pages is None or view.total is None or view.limit < 1:
         return
     expected = math.ceil(view.total / view.limit)
     allowed = {0, 1} if view.total == 0 else {expected}
@@ -184,7 +184,9 @@ def current_within_total(context: CheckContext, params: Mapping[str, Any]) -> It
     if found is not None:
         return
     view = page_view(context)
-    if view is not None and view.current > view.pages and view.offset < view.total:
+    if view is None or view.current is None or view.pages is None or view.total is None:
+        return
+    if view.current > view.pages and view.offset < view.total:
         yield Violation(
             "meta.page.current",
             f"at most meta.page.total {view.pages} (offset {view.offset} is within {view.total} results)",
@@ -200,30 +202,29 @@ def results_all_not_below_total(context: CheckContext, params: Mapping[str, Any]
         yield from found.violations("results_all_not_below_total")
         return
     view = page_view(context)
-    everything = dig(context.response_json, "meta", "results", "all")
-    if view is not None and is_integer(everything) and everything < view.total:
+    everything = whole(dig(context.response_json, "meta", "results", "all"))
+    if view is not None and view.total is not None and everything is not None and everything < view.total:
         yield Violation("meta.results.all", f"at least results.total {view.total}", str(everything))
 
 
-@check("total_consistent_with_method", integer_parameters("lower_bound_cap"))
+@check("total_consistent_with_method")
 def total_consistent_with_method(context: CheckContext, params: Mapping[str, Any]) -> Iterator[Violation]:
-    """Spec, Pagination rules 3-5: `exact` counts every result, `lower_bound` at least those seen,
-    `observed` one more than those seen when more exist and exactly those when none do. api-notes:
-    `lower_bound` counts up to 10,000 (`lower_bound_cap`), so past that a total of exactly the cap is
-    what the service reports, and the actual total is still at least it."""
+    """Spec, Pagination rules 3-5: `exact` counts every result, `observed` one more than those seen when
+    more exist and exactly those when none do, and `lower_bound` is at most the actual total, which a
+    page that shows the list's end makes known (a lower bound below the records seen is still one)."""
     found = settled(context)
     if found is not None:
         yield from found.violations("total_consistent_with_method")
         return
     view = page_view(context)
-    if view is None:
+    if view is None or view.total is None:
         return
     method = view.method or "exact"  # no total_method: the service does not support others
     where = "meta.results.total"
     if not view.data:
         if view.offset == 0 and view.total != 0:
             yield Violation(where, f"0 ({method}: the first page is empty)", str(view.total))
-        elif method == "exact" and view.offset < view.total:
+        elif method in ("exact", "lower_bound") and view.offset < view.total:
             yield Violation(
                 where, f"at most {view.offset} ({method}: nothing at offset {view.offset})", str(view.total)
             )
@@ -234,12 +235,7 @@ def total_consistent_with_method(context: CheckContext, params: Mapping[str, Any
             shown = " or ".join(str(value) for value in sorted(expected))
             yield Violation(where, f"{shown} (observed: {view.seen} seen so far)", str(view.total))
     elif method == "lower_bound":
-        capped = view.total == params["lower_bound_cap"] < view.seen
-        if view.total < view.seen and not capped:
-            yield Violation(
-                where, f"at least {view.seen} (lower_bound: records seen so far)", str(view.total)
-            )
-        elif view.short and view.total > view.seen:  # the list ends here: the actual total is known
+        if view.short and view.total > view.seen:  # the list ends here: the actual total is known
             yield Violation(where, f"{view.seen} (lower_bound: this short page is the last)", str(view.total))
     elif method == "exact":
         if view.short and view.total != view.seen:
@@ -284,6 +280,8 @@ def records_follow(view: PageView) -> bool | None:
     """Whether records follow this page, when the envelope says (None when it cannot know)."""
     if view.short:
         return False
+    if view.total is None:
+        return None
     method = view.method or "exact"
     if method in ("exact", "observed"):
         return view.total > view.seen
@@ -322,11 +320,12 @@ def link_targets(context: CheckContext, params: Mapping[str, Any]) -> Iterator[V
     view = page_view(context)
     if view is None or view.limit < 1:
         return
-    last = max(view.pages - 1, 0) * view.limit
+    # the last page follows from the total, as the page count does: both are judged against it
+    pages = math.ceil(view.total / view.limit) if view.total is not None else view.pages
     targets = {
         "current": view.offset,
         "first": 0,
-        "last": last,
+        "last": max(pages - 1, 0) * view.limit if pages is not None else None,
         "prev": max(view.offset - view.limit, 0),
         "next": view.offset + view.limit,
     }
@@ -334,16 +333,18 @@ def link_targets(context: CheckContext, params: Mapping[str, Any]) -> Iterator[V
     if records_follow(view) is False:
         nowhere.add("next")  # a link with no page to name is wrong by being there (links.prev, links.next)
     for name in LINK_NAMES:
-        link = view.links.get(name)
+        link, target = view.links.get(name), targets[name]
         if not isinstance(link, str) or name in nowhere:
             continue
         offset, limit = link_page(link)
-        if (offset or "0") != str(targets[name]):
+        if target is not None and not names_count(offset or "0", target):
             yield Violation(
-                f"links.{name}", f"page[offset]={targets[name]}", f"page[offset]={offset} in {link}"
+                f"links.{name}", f"page[offset]={target}", stated_place("page[offset]", offset, link)
             )
-        if limit is not None and limit != str(view.limit):
-            yield Violation(f"links.{name}", f"page[limit]={view.limit}", f"page[limit]={limit} in {link}")
+        if limit is not None and not names_count(limit, view.limit):
+            yield Violation(
+                f"links.{name}", f"page[limit]={view.limit}", stated_place("page[limit]", limit, link)
+            )
 
 
 @check("sort_honoured", needs=("sort",))

@@ -21,6 +21,7 @@ from tests.unit.core.exchanges import (
     exchange,
     feature_document,
     feature_update,
+    link,
     list_page,
     list_read,
     records,
@@ -289,13 +290,20 @@ FIXTURES: dict[str, tuple[list[Exchange], list[Exchange]]] = {
         [
             page_with("meta.results.total", 42, offset=30),
             page_with("meta.results.total", 12, offset=0, method="observed"),
-            # lower_bound below the records returned, and not the 10,000 cap: still an error
-            page_with("meta.results.total", 9000, **PAST_THE_CAP),
+            # a lower bound above the actual total the short last page shows (rule 4)
+            page_with("meta.results.total", 40, offset=30, method="lower_bound"),
         ],
         [
             list_read(offset=30),
             page_with("meta.results.total", 11, offset=0, method="observed"),
-            # api-notes: lower_bound counts up to 10,000, also on a page past it
+            # a lower bound below the records already returned is still a lower bound (rule 4), its
+            # page count and last page following it, as the page count is "based on the total method"
+            page_with(
+                "meta.results.total",
+                9000,
+                changes={"meta.page.total": 900, "links.last": link("/v2/products", 10, 8990)},
+                **PAST_THE_CAP,
+            ),
             page_with("meta.results.total", 10000, **PAST_THE_CAP),
         ],
     ),

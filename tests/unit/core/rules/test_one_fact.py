@@ -161,7 +161,7 @@ EXAMPLES: list[tuple[str, Callable[[Body], Body], list[tuple[str, str]], str]] =
             meta__results__all=61,
         ),
         [("pagination.results.total-method-consistent", "meta.results.total")],
-        "expected 60 (lower_bound: this short page is the last)",
+        "expected 51 to 60 (lower_bound: this short page is the last), as meta.page.total 3",
     ),
 ]
 
@@ -175,3 +175,173 @@ def test_the_finding_names_the_values_it_disagrees_with(
     [finding] = Checker(RULES).check_all([list_read(query=query, body=mutate(body))])
     assert [(finding.rule, finding.where)] == expected
     assert text in finding.message
+
+
+# --- siblings: numbers written as floats, a number missing, the method, a short page, link spellings -----
+
+
+NUMBERS = (
+    "meta.page.limit",
+    "meta.page.offset",
+    "meta.page.current",
+    "meta.page.total",
+    "meta.results.total",
+)
+
+
+def _get(body: Body, place: str) -> Any:
+    node: Any = body
+    for step in place.split("."):
+        node = node[step]
+    return node
+
+
+def sample_pages() -> Iterator[tuple[str, int, int, int, str | None]]:
+    """Every fourth conformant page of the table: enough variety, a tenth of the time."""
+    for number, page in enumerate(pages()):
+        if number % 4 == 0:
+            yield page
+
+
+def float_cases() -> Iterator[Any]:
+    for name, limit, offset, total, method in sample_pages():
+        query, body = list_page(limit=limit, offset=offset, total=total, method=method)
+        floated = body
+        for place in NUMBERS:
+            floated = changed(floated, place, float(_get(body, place)))
+        for what, rule, where, mutated in mutations(body, limit, offset, total, method):
+            if where in NUMBERS or what.startswith("no meta"):
+                continue
+            for place in NUMBERS:
+                mutated = changed(mutated, place, float(_get(mutated, place)))
+            yield pytest.param(query, floated, mutated, rule, where, id=f"{what}: {name}")
+
+
+@pytest.mark.parametrize(("query", "body", "mutated", "rule", "where"), list(float_cases()))
+def test_numbers_written_as_floats_are_judged_as_their_integers(
+    query: str, body: Body, mutated: Body, rule: str, where: str
+) -> None:
+    """`10.0` is the integer 10 to JSON Schema and to the envelope's shape rules; the arithmetic reads
+    it so too, instead of silently judging nothing."""
+    assert findings(query, body) == []
+    assert findings(query, mutated) == [(rule, where)]
+
+
+MISSING = {
+    "meta.page.current": "pagination.envelope.page",
+    "meta.page.total": "pagination.envelope.page",
+    "meta.results.total": "pagination.envelope.results",
+}
+
+
+def missing_cases() -> Iterator[Any]:
+    for name, limit, offset, total, method in sample_pages():
+        query, body = list_page(limit=limit, offset=offset, total=total, method=method)
+        for missing, envelope_rule in MISSING.items():
+            for what, rule, where, mutated in mutations(body, limit, offset, total, method):
+                if where == missing or what.startswith("no meta") or (what == "all" and "results" in missing):
+                    continue
+                yield pytest.param(
+                    query,
+                    changed(mutated, missing, REMOVE),
+                    [(envelope_rule, missing), (rule, where)],
+                    id=f"{what}, no {missing}: {name}",
+                )
+
+
+@pytest.mark.parametrize(("query", "mutated", "expected"), list(missing_cases()))
+def test_a_missing_number_silences_only_the_rules_that_read_it(
+    query: str, mutated: Body, expected: list[tuple[str, str]]
+) -> None:
+    """A key missing is the envelope rule's one finding; a wrong value elsewhere on the page is still
+    found, once, where it is."""
+    found = findings(query, mutated)
+    assert expected[0] in found
+    assert expected[1] in found or _undecidable_without(expected[0][1], expected[1]), found
+    assert len(found) <= 2, found
+
+
+def _undecidable_without(missing: str, finding: tuple[str, str]) -> bool:
+    """The facts that only the missing number could show wrong (nothing else on the page states it)."""
+    rule, where = finding
+    if missing == "meta.results.total":
+        return where in ("meta.page.total", "links.last") or rule == "pagination.links.next"
+    if missing == "meta.page.total":
+        return False
+    return False
+
+
+def test_when_two_explanations_tie_every_derived_value_is_judged_against_the_stated_total() -> None:
+    """With no single explanation, the page count, the last link and the next link are each judged
+    against the stated total: their expectations never contradict each other."""
+    query, body = list_page(limit=10, offset=30, total=40, method="exact")
+    body = changed(changed(body, "meta.page.total", 5), "links.next", link("/v2/products", 10, 40))
+    body = changed(body, "meta.results.all", REMOVE)  # (it would bound the total: one explanation)
+    found = Checker(RULES).check_all([list_read(query=query, body=body)])
+    assert sorted((f.rule, f.where, f.expected.split(",")[0]) for f in found) == [
+        ("pagination.links.next", "links.next", "null (nothing follows this page)"),
+        ("pagination.page.total", "meta.page.total", "4 (ceil(40 / 10))"),
+    ]
+    query, body = list_page(limit=10, offset=0, total=10, method="exact")
+    body = changed(changed(body, "meta.page.total", 4), "links.last", link("/v2/products", 10, 30))
+    body = changed(body, "meta.results.all", REMOVE)
+    found = Checker(RULES).check_all([list_read(query=query, body=body)])
+    assert sorted((f.rule, f.where, f.expected.split(",")[0]) for f in found) == [
+        ("pagination.links.targets", "links.last", "page[offset]=0"),
+        ("pagination.page.total", "meta.page.total", "1 (ceil(10 / 10))"),
+    ]
+
+
+def test_a_method_the_numbers_contradict_is_one_finding() -> None:
+    """An `observed` page whose total, page count and last link all state an exact total: the method is
+    the one value the others contradict."""
+    checked = 0
+    for _, limit, offset, total, _ in pages():
+        if offset + limit >= total or -(-(offset + limit + 1) // limit) == -(-total // limit):
+            continue  # an observed total would fit the page count and last link too: two explanations
+        query, body = list_page(limit=limit, offset=offset, total=total, method="observed")
+        assert findings(query, body) == [
+            ("pagination.results.total-method-consistent", "meta.results.total_method")
+        ], (limit, offset, total)
+        checked += 1
+    assert checked > 10
+
+
+def test_a_short_page_while_every_number_says_records_follow_is_one_finding() -> None:
+    checked = 0
+    for _, limit, offset, total, method in pages():
+        if method != "exact" or limit < 2 or offset + limit >= total:
+            continue
+        query, body = list_page(limit=limit, offset=offset, total=total, method=method)
+        for kept in (1, limit - 1):
+            short = changed(body, "data", body["data"][:kept])
+            assert findings(query, short) == [("pagination.results.total-method-consistent", "data")]
+            checked += 1
+    assert checked > 10
+
+
+def test_a_lower_bound_below_the_records_seen_is_still_a_lower_bound() -> None:
+    """Rule 4: the actual total is at least the reported value; a low bound is uninformative, not false.
+    Its page count and last link follow it (the page count is based on the total method)."""
+    for limit, offset, bound in ((10, 20, 5), (25, 100, 30), (10, 9900, 5000)):
+        query, body = list_page(limit=limit, offset=offset, total=offset + 3 * limit, method="lower_bound")
+        pages_count = -(-bound // limit)
+        body = changed(body, "meta.results.total", bound)
+        body = changed(body, "meta.results.all", REMOVE)
+        body = changed(body, "meta.page.total", pages_count)
+        body = changed(body, "links.last", link("/v2/products", limit, max(pages_count - 1, 0) * limit))
+        assert findings(query, body) == [], (limit, offset, bound)
+
+
+@pytest.mark.parametrize("zeros", [1, 2, 5])
+def test_a_link_number_with_leading_zeros_names_the_same_page(zeros: int) -> None:
+    for _, limit, offset, total, method in sample_pages():
+        query, body = list_page(limit=limit, offset=offset, total=total, method=method)
+        padded = body
+        for name, value in body["links"].items():
+            if isinstance(value, str):
+                value = value.replace("page[offset]=", "page[offset]=" + "0" * zeros)
+                padded = changed(
+                    padded, f"links.{name}", value.replace("page[limit]=", "page[limit]=" + "0" * zeros)
+                )
+        assert findings(query, padded) == [], padded["links"]
