@@ -112,7 +112,7 @@ NO_TOKEN = [
     (2, "auth.bearer.missing", "headers.Authorization"),
 ]
 MUTATIONS: list[tuple[str, str, Mutation, list[Finding]]] = [
-    ("feature", "PUT answer changes the tag it did not send (the GET showed it)", at(2, ("data.attributes.configuration.tag", "gold")), [(2, "feature.update.others-kept", "data.attributes.configuration")]),
+    ("feature", "PUT answer changes the tag it did not send (the GET showed it)", at(2, ("data.attributes.configuration.tag", "gold")), [(2, "feature.update.others-kept", "data.attributes.configuration.tag")]),
     ("feature", "PUT answer changes the name it did not send (the GET showed it)", at(2, ("data.attributes.name", "Premium")), [(2, "feature.update.others-kept", "data.attributes.name")]),
     ("feature", "PUT answer drops the external_ref the POST answer showed", lambda s: at(0, ("data.attributes.external_ref", "crm-7"))(at(1, ("data.attributes.external_ref", "crm-7"))(s)), [(2, "feature.update.others-kept", "data.attributes.external_ref")]),
     ("feature", "empty PUT moves updated_at (the GET showed it)", swap(2, lambda _: fe.put({}, {"data": fe.feature(LATER)})), [(2, "feature.update.empty-unchanged", "data.meta.timestamps.updated_at")]),

@@ -24,6 +24,8 @@ from proxy.core.rules.findings import Violation
 WEAK_ETAG = re.compile(r'W/"([^"]*)"')
 ETAGS_REMEMBERED = 64  # per entry
 FIELD = "\x1f"  # joins the keys of a field's path in a fingerprint (no JSON key of an entry holds it)
+OBJECT = b"{"  # an object's own entry in a fingerprint (a hash is 8 bytes, so none equals it)
+ETAG_ID = f"meta{FIELD}etag_id"
 
 
 def _etag_id(context: CheckContext) -> Any:
@@ -31,9 +33,14 @@ def _etag_id(context: CheckContext) -> Any:
 
 
 def fingerprint(record: Any) -> dict[str, bytes]:
-    """Each field of an entry (a value that is not a non-empty object) by its path, as a short hash of
-    its JSON: enough to tell two representations apart field by field, kept in little memory. `links`
-    is left out: addresses, not the entry (a read by another id, relative or absolute, has other ones)."""
+    """Each field of an entry by its path, as a short hash of its JSON (an object as OBJECT, its fields
+    under it): enough to tell two representations apart field by field, kept in little memory.
+
+    Left out: `links` (addresses, not the entry: a read by another id, relative or absolute, has other
+    ones) and `meta.etag_id` (the name of the version, not its content: an `etag_id` that disagrees
+    with the ETag is `etag_matches_etag_id`'s finding, and where an answer has no ETag it is the
+    version itself). `resource_version` and the timestamps count: the service changes them when the
+    entry changes (api-notes), so a new value under the same ETag is a change the ETag did not follow."""
     fields: dict[str, bytes] = {}
     stack: list[tuple[str, Any]] = (
         [(str(key), part) for key, part in record.items() if key != "links"]
@@ -42,7 +49,10 @@ def fingerprint(record: Any) -> dict[str, bytes]:
     )
     while stack:
         path, value = stack.pop()
-        if isinstance(value, dict) and value:
+        if path == ETAG_ID:
+            continue
+        if isinstance(value, dict):
+            fields[path] = OBJECT
             stack.extend((f"{path}{FIELD}{key}", part) for key, part in value.items())
             continue
         text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
@@ -50,16 +60,43 @@ def fingerprint(record: Any) -> dict[str, bytes]:
     return fields
 
 
-def differ(before: Shown, after: Shown) -> bool:
-    """Whether two representations of one version of an entry disagree.
+def changed_since(before: Shown, after: Shown) -> int | None:
+    """The exchange that showed a field of `before` which `after` shows with another value (the latest
+    such exchange), or None: the two are one version of the entry.
 
-    Two reads are compared whole. Otherwise one came from another operation (an update's or create's
-    answer, an item of the entries list), which may carry fewer fields than a read: only the fields
-    both show are compared, so a list item with fewer fields than the read that follows is no change.
+    Only the fields both representations carry are compared, whatever operations showed them: a field
+    one of them lacks is no evidence of a change, since the documented variations of one entry leave
+    fields out (the published read omits `meta.etag_id`, a list item carries fewer fields than a read,
+    an update's answer may too). An object shown in place of a value (or a value in place of an
+    object) is a change of that field; an object's own fields are compared one by one.
     """
-    if before.read and after.read:
-        return before.fields != after.fields
-    return any(after.fields.get(path, value) != value for path, value in before.fields.items())
+    found = [
+        before.shown_at(path)
+        for path, value in after.fields.items()
+        if before.fields.get(path, value) != value
+    ]
+    return max(found, default=None)
+
+
+def merged(base: Shown, newer: Shown) -> Shown:
+    """What is known of one version after `newer` was judged against `base`: every field `newer` shows,
+    and those only `base` showed (with the exchange that showed each), except fields under a place
+    `newer` shows as a value, not an object. The next answer is judged against all of it, so a fact
+    already reported (the entry changed under this ETag) is not reported again, while a field an
+    answer left out is still remembered."""
+    replaced = {path for path, value in newer.fields.items() if value != OBJECT}
+    earlier = {
+        path: base.shown_at(path)
+        for path in base.fields
+        if path not in newer.fields and not _under(path, replaced)
+    }
+    fields = {**{path: base.fields[path] for path in earlier}, **newer.fields}
+    return Shown(fields, newer.exchange, earlier)
+
+
+def _under(path: str, places: set[str]) -> bool:
+    keys = path.split(FIELD)
+    return any(FIELD.join(keys[:depth]) in places for depth in range(1, len(keys)))
 
 
 def _current(context: CheckContext) -> Shown:
@@ -71,7 +108,7 @@ def _current(context: CheckContext) -> Shown:
         record = dig(context.response_json, "data")
         if not isinstance(record, dict):
             record = {"": [body.kind, context.response_json if body.kind == "json" else body.value]}
-        remembered = context.memo["entry"] = Shown(fingerprint(record), True, context.index)
+        remembered = context.memo["entry"] = Shown(fingerprint(record), context.index)
     return remembered
 
 
@@ -128,14 +165,15 @@ def etag_id_present(context: CheckContext, params: Mapping[str, Any]) -> Iterato
         yield Violation("data.meta.etag_id", "the hash the ETag carries", "absent")
 
 
-def _stuck(before: EntryState, etag: str, current: Shown) -> Shown | None:
-    """The representation shown under this same ETag, with no other version named since, that this
-    read differs from (the last one first), or None: the entry changed and its ETag did not."""
+def _stuck(before: EntryState, etag: str, current: Shown) -> int | None:
+    """The exchange that showed, under this same ETag with no other version named since, a field this
+    read shows otherwise (the last answer first, then what the reads since remember), or None."""
     if before.etag != etag:
         return None
     for earlier in (before.shown, before.since):
-        if differ(earlier, current):
-            return earlier
+        exchange = changed_since(earlier, current)
+        if exchange is not None:
+            return exchange
     return None
 
 
@@ -151,7 +189,7 @@ def etag_changes_with_entry(context: CheckContext, params: Mapping[str, Any]) ->
     if stuck is not None:
         yield Violation(
             "headers.ETag",
-            f"a new ETag: the entry differs from exchange {stuck.exchange}",
+            f"a new ETag: the entry differs from exchange {stuck}",
             f"the same ETag {etag}",
         )
 
@@ -169,10 +207,11 @@ def etag_identifies_version(context: CheckContext, params: Mapping[str, Any]) ->
     earlier = before.by_etag.get(etag)
     if earlier is None or (before.etag == etag and earlier.exchange >= before.since.exchange):
         return  # never named, or named only since the last other version
-    if _stuck(before, etag, current) is None and differ(earlier, current):
+    exchange = changed_since(earlier, current) if _stuck(before, etag, current) is None else None
+    if exchange is not None:
         yield Violation(
             "headers.ETag",
-            f"the representation of exchange {earlier.exchange}, which had this ETag",
+            f"the representation of exchange {exchange}, which had this ETag",
             f"{etag} on a different representation",
         )
 
@@ -192,29 +231,27 @@ def remember_entry(context: CheckContext) -> None:
         return
     if named.member is not None and request.method in ("GET", "PUT"):
         read = request.method == "GET"
-        shown = (
-            _current(context) if read else _shown(dig(context.response_json, "data"), False, context.index)
-        )
+        shown = _current(context) if read else _shown(dig(context.response_json, "data"), context.index)
         if shown is not None:
             etag = context.response_header("ETag")
             version = etag.strip() if etag is not None else _etag_of(dig(context.response_json, "data"))
-            _learn(context, named.scope, _ids(context, named), version, shown)
+            _learn(context, named.scope, _ids(context, named), version, shown, judged=read)
     elif named.member is None and request.method == "POST":
         record = dig(context.response_json, "data")
-        shown = _shown(record, False, context.index)
+        shown = _shown(record, context.index)
         etag = context.response_header("ETag")
         if shown is not None and isinstance(record.get("id"), str):
             _learn(context, named.scope, (record["id"],), etag.strip() if etag else _etag_of(record), shown)
     elif named.member is None and request.method == "GET":
         items = dig(context.response_json, "data")
         for record in items if isinstance(items, list) else ():
-            shown = _shown(record, False, context.index)
+            shown = _shown(record, context.index)
             if shown is not None and isinstance(record.get("id"), str):
                 _learn(context, named.scope, (record["id"],), _etag_of(record), shown)
 
 
-def _shown(record: Any, read: bool, index: int) -> Shown | None:
-    return Shown(fingerprint(record), read, index) if isinstance(record, dict) else None
+def _shown(record: Any, index: int) -> Shown | None:
+    return Shown(fingerprint(record), index) if isinstance(record, dict) else None
 
 
 def _etag_of(record: Any) -> str | None:
@@ -223,16 +260,30 @@ def _etag_of(record: Any) -> str | None:
     return f'W/"{etag_id}"' if isinstance(etag_id, str) and etag_id else None
 
 
-def _learn(context: CheckContext, slug: str, ids: tuple[str, ...], etag: str | None, shown: Shown) -> None:
+def _learn(
+    context: CheckContext,
+    slug: str,
+    ids: tuple[str, ...],
+    etag: str | None,
+    shown: Shown,
+    judged: bool = False,
+) -> None:
+    """Remember `shown` as the entry's last answer. A read (`judged`: the ETag rules have just compared
+    it with what was remembered, and reported any change) becomes the baseline of its version, merged
+    with what was known of it: showing the same representation again under that ETag is then the fact
+    already reported, not a new one. Another answer is not judged, so the baseline stays until a read."""
     memory = context.session.entries
     earlier = [state for state in (memory.get((slug, member)) for member in ids) if state is not None]
     before = max(earlier, key=lambda state: state.shown.exchange, default=None)
     by_etag = dict(before.by_etag) if before else {}
     if etag is not None:
-        by_etag.setdefault(etag, shown)
+        named = by_etag.pop(etag, None)
+        by_etag[etag] = shown if named is None else merged(named, shown) if judged else named
         while len(by_etag) > ETAGS_REMEMBERED:
             del by_etag[next(iter(by_etag))]
-    since = before.since if before is not None and etag is not None and etag == before.etag else shown
+    since = shown
+    if before is not None and etag is not None and etag == before.etag:
+        since = merged(merged(before.since, before.shown), shown) if judged else before.since
     state = EntryState(etag, shown, since, by_etag)
     for member in ids:
         memory.put((slug, member), state)

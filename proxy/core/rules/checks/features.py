@@ -61,6 +61,28 @@ def _malformed(context: CheckContext, document: str, place: str) -> bool:
     )
 
 
+ABSENT = object()  # a key the object does not have (as null, a removed attribute, for equality)
+
+
+def _changes(place: str, old: Any, new: Any, keys_of_old: bool = False) -> Iterator[tuple[str, Any, Any]]:
+    """Each deepest place where `new` differs from `old`, with the two values there: objects are
+    compared key by key (on `old`'s keys alone with `keys_of_old`: extra fields of the service's own
+    are allowed in what it answers), arrays of one length item by item; absent equals null."""
+    if isinstance(old, dict) and isinstance(new, dict):
+        keys = list(old) if keys_of_old else [*old, *(key for key in new if key not in old)]
+        for key in keys:
+            yield from _changes(f"{place}.{key}", old.get(key, ABSENT), new.get(key, ABSENT), keys_of_old)
+    elif isinstance(old, list) and isinstance(new, list) and len(old) == len(new):
+        for index, (was, now) in enumerate(zip(old, new, strict=True)):
+            yield from _changes(f"{place}[{index}]", was, now, keys_of_old)
+    elif (None if old is ABSENT else old) != (None if new is ABSENT else new):
+        yield place, old, new
+
+
+def _value(value: Any) -> str:
+    return "absent" if value is ABSENT else shown(value)
+
+
 @check("feature_id_matches_path")
 def feature_id_matches_path(context: CheckContext, params: Mapping[str, Any]) -> Iterator[Violation]:
     """Spec, Update a feature: the feature returned is the one in the path (`data.id`, when present)."""
@@ -121,25 +143,22 @@ def success_status(context: CheckContext, params: Mapping[str, Any]) -> Iterator
 
 @check("update_applies_sent_attributes")
 def update_applies_sent_attributes(context: CheckContext, params: Mapping[str, Any]) -> Iterator[Violation]:
-    """Spec, Update a feature rule 1: every attribute sent comes back with the value sent."""
+    """Spec, Update a feature rule 1: every attribute sent comes back with the value sent (reported at
+    each deepest place that differs inside an object sent; extra fields of the service's own inside
+    it are allowed: api-notes, Features)."""
     sent, answered = _sent_attributes(context), _answered_attributes(context)
     if sent is None or answered is None:
         return
     for name, value in sent.items():
         if value is None:
             continue  # removal: update_null_removes
-        found = answered.get(name)
-        place = f"data.attributes.{name}"
-        if _malformed(context, "request", place):
+        if _malformed(context, "request", f"data.attributes.{name}"):
             continue  # an invalid value sent is the payload's finding, and need not be applied
-        if name == "configuration" and isinstance(value, dict) and isinstance(found, dict):
-            # Extra configuration fields of the service's own are allowed (api-notes, Features).
-            for key, part in value.items():
-                inner = f"{place}.{key}"
-                if found.get(key) != part and not _malformed(context, "response", inner):
-                    yield Violation(inner, shown(part), shown(found.get(key)))
-        elif found != value and not _malformed(context, "response", place):
-            yield Violation(place, f"{shown(value)} (as sent)", shown(found))
+        for place, wanted, found in _changes(
+            f"data.attributes.{name}", value, answered.get(name, ABSENT), True
+        ):
+            if not _malformed(context, "response", place):
+                yield Violation(place, f"{_value(wanted)} (as sent)", _value(found))
 
 
 @check("update_null_removes")
@@ -159,45 +178,49 @@ def update_null_removes(context: CheckContext, params: Mapping[str, Any]) -> Ite
             yield Violation(place, "absent or null (null was sent)", shown(answered[name]))
 
 
+def _changed_attributes(
+    before: FeatureState, answered: dict[str, Any], sent: Mapping[str, Any]
+) -> Iterator[tuple[str, Any, Any]]:
+    """Each deepest place where an attribute not sent differs from the state before (see `_compared`)."""
+    for name in _compared(before, answered):
+        if name not in sent:
+            was, now = before.attributes.get(name, ABSENT), answered.get(name, ABSENT)
+            yield from _changes(f"data.attributes.{name}", was, now)
+
+
 @check("update_keeps_other_attributes")
 def update_keeps_other_attributes(context: CheckContext, params: Mapping[str, Any]) -> Iterator[Violation]:
-    """Spec, Update a feature rule 1: attributes not sent keep the values they had before the update."""
+    """Spec, Update a feature rule 1: attributes not sent keep the values they had before the update
+    (each deepest place that changed is one finding, as for the attributes sent)."""
     sent, answered = _sent_attributes(context), _answered_attributes(context)
     before = _before(context)
     if sent is None or answered is None or before is None or not sent:
         return  # an empty update is empty_update_changes_nothing's
-    for name in _compared(before, answered):
-        if name in sent:
-            continue
-        old, new = before.attributes.get(name), answered.get(name)
-        if old != new and not _malformed(context, "response", f"data.attributes.{name}"):
-            yield Violation(
-                f"data.attributes.{name}",
-                f"{shown(old)} (unchanged since exchange {before.exchange}: not sent)",
-                shown(new),
-            )
+    since = f"unchanged since exchange {before.exchange}: not sent"
+    for place, old, new in _changed_attributes(before, answered, sent):
+        if not _malformed(context, "response", place):
+            yield Violation(place, f"{_value(old)} ({since})", _value(new))
 
 
 @check("empty_update_changes_nothing")
 def empty_update_changes_nothing(context: CheckContext, params: Mapping[str, Any]) -> Iterator[Violation]:
-    """Spec, Update a feature rule 2: with empty `attributes` the feature, `updated_at` included, stays."""
+    """Spec, Update a feature rule 2: with empty `attributes` the feature, `updated_at` included, stays.
+    The fact is one, the feature was updated: one finding naming every place that changed."""
     sent, answered = _sent_attributes(context), _answered_attributes(context)
     before = _before(context)
     if sent != {} or answered is None or before is None:
         return
-    since = f"as at exchange {before.exchange}: empty update"
-    for name in _compared(before, answered):
-        old, new = before.attributes.get(name), answered.get(name)
-        if old != new and not _malformed(context, "response", f"data.attributes.{name}"):
-            yield Violation(f"data.attributes.{name}", f"{shown(old)} ({since})", shown(new))
+    changes = list(_changed_attributes(before, answered, {}))
     updated = dig(context.response_json, "data", "meta", "timestamps", "updated_at")
-    if (
-        updated != before.updated_at
-        and (before.complete or before.updated_at is not None)
-        and not _malformed(context, "response", "data.meta.timestamps.updated_at")
-    ):
+    if updated != before.updated_at and (before.complete or before.updated_at is not None):
+        changes.append(("data.meta.timestamps.updated_at", before.updated_at, updated))
+    changes = [change for change in changes if not _malformed(context, "response", change[0])]
+    if changes:
         yield Violation(
-            "data.meta.timestamps.updated_at", f"{shown(before.updated_at)} ({since})", shown(updated)
+            ", ".join(place for place, _, _ in changes),
+            "; ".join(_value(old) for _, old, _ in changes)
+            + f" (as at exchange {before.exchange}: empty update)",
+            "; ".join(_value(new) for _, _, new in changes),
         )
 
 

@@ -6,7 +6,7 @@ Every memory is bounded (the entry stored longest ago goes first) so a proxy tha
 from __future__ import annotations
 
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
 from proxy.core.rules.freshness import Freshness
@@ -53,19 +53,24 @@ class FeatureState:
 
 @dataclass(frozen=True, slots=True)
 class Shown:
-    """One representation of an entry: a fingerprint of each of its fields by path (see
-    `entries.fingerprint`), whether it was the entry read itself, and the exchange that showed it."""
+    """What is known of one version of an entry: a fingerprint of each field by path (see
+    `entries.fingerprint`), the exchange that showed it last, and the exchange that showed each field
+    an earlier answer showed and the last one did not (`earlier`; see `entries.merged`)."""
 
     fields: dict[str, bytes]
-    read: bool
     exchange: int
+    earlier: dict[str, int] = field(default_factory=dict)
+
+    def shown_at(self, path: str) -> int:
+        return self.earlier.get(path, self.exchange)
 
 
 @dataclass(frozen=True, slots=True)
 class EntryState:
     """The last representation of an entry seen, the version it named (its ETag, or `W/"<etag_id>"`),
-    the first representation of the answers since that named the same version (`since`: the entry must
-    not have changed from it), and which representation each version named first."""
+    what the answers since that named the same version showed, up to and merged with the last read of
+    it (`since`: the entry must not have changed from it), and what each version was last shown to be
+    (by the first answer that named it, then by each read of it)."""
 
     etag: str | None
     shown: Shown

@@ -31,7 +31,11 @@ from tests.unit.core.exchanges import (
 
 BASE_FEATURE = feature_document()
 _, BASE_PAGE = list_page()
-EMPTY_UPDATE_LATER = changed(BASE_FEATURE, "data.meta.timestamps.updated_at", "2024-02-01T00:00:00.000Z")
+EMPTY_UPDATE_LATER = changed(
+    changed(BASE_FEATURE, "data.attributes.name", "Renamed"),
+    "data.meta.timestamps.updated_at",
+    "2024-02-01T00:00:00.000Z",
+)
 
 
 PAST_THE_CAP: dict[str, object] = {
@@ -190,7 +194,7 @@ FIXTURES: dict[str, tuple[list[Exchange], list[Exchange]]] = {
             feature_update(),
             feature_update(
                 sent=update_payload(name="Platinum"),
-                body=feature_document(name="Platinum", external_ref="crm-2"),
+                body=feature_document(name="Platinum", configuration={"type": "access", "tag": "silver"}),
             ),
         ],
         [

@@ -141,7 +141,9 @@ def test_a_features_own_answer_shows_every_attribute(shipped: RuleSet) -> None:
     shown = exchange("GET", FEATURE_PATH, body=SHOWN_FEATURE)
     judged = exchange("PUT", FEATURE_PATH, body=dropped, sent=update_payload(name="Platinum"))
     found = findings_of("feature.update.others-kept", [shown, judged], shipped)
-    assert [(finding.where, finding.found) for finding in found] == [("data.attributes.description", "null")]
+    assert [(finding.where, finding.found) for finding in found] == [
+        ("data.attributes.description", "absent")
+    ]
 
 
 # --- custom API entries -----------------------------------------------------------------------------------
