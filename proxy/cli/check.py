@@ -6,6 +6,7 @@ stdout carries only the report; progress, notes and the elapsed time go to stder
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 import time
 from pathlib import Path
@@ -99,7 +100,9 @@ def run(arguments: argparse.Namespace) -> int:
             count = write_baseline(arguments.write_baseline, checking.accepted_keys)
             say(f"commerce-proxy: wrote {arguments.write_baseline}: {count} accepted finding(s)", err=True)
             return 0
-        label = engine.ruleset.index.label
+        from proxy.core.rules.path_shapes import endpoint_label
+
+        label = functools.partial(endpoint_label, engine.ruleset.index)
         chunks = rendered(
             report, arguments.format, label, lambda: checking.exchanges, arguments.per_rule, arguments.quiet
         )

@@ -9,6 +9,7 @@ serve, log and exit as they always did.
 from __future__ import annotations
 
 import argparse
+import functools
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -138,10 +139,12 @@ def serve_reported(
             serve(server, arguments, announced)
         finally:
             if served and (arguments.format is not None or arguments.output is not None):
+                from proxy.core.rules.path_shapes import endpoint_label
+
                 chunks = rendered(
                     report.report(),
                     arguments.format or "text",
-                    report.ruleset.index.label,
+                    functools.partial(endpoint_label, report.ruleset.index),
                     lambda: report.exchanges,
                     arguments.per_rule,
                     arguments.quiet,

@@ -7,6 +7,7 @@ Pure rendering; the CLI decides where the text goes.
 from __future__ import annotations
 
 import itertools
+import operator
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -16,6 +17,7 @@ from proxy.core.reports.finding_groups import FindingGroups
 from proxy.core.reports.unjudged import group_items, group_lines, headline, unjudged_json
 from proxy.core.rules.citation import citation
 from proxy.core.rules.findings import SEVERITIES, SEVERITY_ORDER, Finding, Severity, counts_phrase
+from proxy.core.rules.path_shapes import folded_counts
 from proxy.core.rules.ruleset import Rule
 from proxy.core.rules.unjudged import UnjudgedTally, summed
 
@@ -229,6 +231,7 @@ def _line(finding: Finding) -> str:
 
 
 MARKDOWN_FINDINGS_SHOWN = 200  # a pull-request comment holds at most 65,536 characters
+MARKDOWN_ENDPOINTS_SHOWN = 50  # rows of the per-endpoint table, those of most findings
 
 
 def markdown_report(report: Report, endpoint_of: Callable[[Finding], str]) -> Iterator[str]:
@@ -262,9 +265,15 @@ def markdown_report(report: Report, endpoint_of: Callable[[Finding], str]) -> It
     for result in report.cassettes:
         for finding in result.findings:
             by_endpoint.setdefault(endpoint_of(finding), Counter())[finding.severity] += 1
+    by_endpoint = folded_counts(by_endpoint, operator.add)
     yield "\n### By endpoint\n\n| endpoint | errors | warnings | info |\n|---|---:|---:|---:|\n"
-    for endpoint, per in sorted(by_endpoint.items()):
+    rows = sorted(by_endpoint.items(), key=lambda item: (-item[1].total(), item[0]))
+    for endpoint, per in sorted(rows[:MARKDOWN_ENDPOINTS_SHOWN]):
         yield f"| {markdown_code(endpoint)} | {per['error']} | {per['warning']} | {per['info']} |\n"
+    if len(rows) > MARKDOWN_ENDPOINTS_SHOWN:
+        per = sum((per for _, per in rows[MARKDOWN_ENDPOINTS_SHOWN:]), Counter[Severity]())
+        more = f"and {len(rows) - MARKDOWN_ENDPOINTS_SHOWN} more"
+        yield f"| {more} | {per['error']} | {per['warning']} | {per['info']} |\n"
     yield "\n### Findings\n\n"
     by_name = sorted(report.cassettes, key=lambda result: result.name)
     ordered = (

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import html
 import json
+import operator
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -22,6 +23,7 @@ from proxy.core.reports.formats import Report
 from proxy.core.reports.unjudged import group_lines, headline
 from proxy.core.rules.citation import citation
 from proxy.core.rules.findings import SEVERITIES, SEVERITY_ORDER, Finding, severity_counts
+from proxy.core.rules.path_shapes import folded_counts, folded_names
 
 BODY_SHOWN = 64 * 1024  # characters of one body kept in the page; the rest is cut with a note
 
@@ -98,6 +100,10 @@ def report_data(
                     "findings": [finding.to_json() for finding in own],
                 }
             )
+    folded = folded_names(endpoints)
+    for row in rows:
+        row["endpoint"] = folded(row["endpoint"])
+    endpoints = folded_counts(endpoints, operator.add)
     totals = report.rule_totals()
     per_rule = {rule: count for rule, _, count in totals}
     # The severity in force (the project config may change a rule's), as the findings carry it.

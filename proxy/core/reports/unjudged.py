@@ -38,8 +38,9 @@ def group_items(tally: UnjudgedTally, shown: int = SHOWN_GROUPS) -> list[tuple[s
     hidden = ordered[shown:]
     more_exchanges = sum(group.exchanges for _, group in hidden) + tally.overflow
     if hidden or tally.overflow:
-        plus = "+" if tally.overflow_groups else ""
-        items.append((None, f"and {len(hidden)}{plus} more group(s), {more_exchanges} exchange(s)"))
+        groups = len(hidden) + tally.overflow_groups
+        plus = "" if tally.overflow_exact else "+"
+        items.append((None, f"and {groups}{plus} more group(s), {more_exchanges} exchange(s)"))
     return items
 
 

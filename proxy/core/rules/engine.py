@@ -19,8 +19,9 @@ from proxy.core.rules.checks.shaped import shape_document
 from proxy.core.rules.config import RuleConfig
 from proxy.core.rules.endpoints import EndpointHit
 from proxy.core.rules.findings import OFF, Finding, FindingsLog, Violation
+from proxy.core.rules.path_shapes import path_shape
 from proxy.core.rules.ruleset import Rule, RuleSet
-from proxy.core.rules.unjudged import Reason, Unjudged, UnjudgedTally, path_shape
+from proxy.core.rules.unjudged import Reason, Unjudged, UnjudgedTally
 
 log = logging.getLogger(__name__)
 # Info findings (an undocumented endpoint...) are routine: `--quiet` hides them, not warnings or errors.
@@ -39,6 +40,8 @@ class Plan(NamedTuple):
     quiet: tuple[Step, ...]
     shapes: tuple[tuple[str, str], ...]
     judging: tuple[Rule, ...]  # the rules among the steps that judge the answer (see `answer_rule`)
+    answering: frozenset[str]  # their ids
+    requesting: frozenset[str]  # the ids of the steps' rules that judge the request (`request_rule`)
 
 
 class Checker:
@@ -83,18 +86,29 @@ class Checker:
             if first is not None:
                 findings.extend(self._findings(rule, [first, *violations], exchange, index))
         self._remember(context)
-        self.verdict = self._unjudged(exchange, context.hit, plan)
+        reported = {finding.rule for finding in findings}
+        self.verdict = self._unjudged(exchange, context.hit, plan, reported)
         if self.verdict is not None:
             self.unjudged.add(self.verdict)
         return findings
 
-    def _unjudged(self, exchange: Exchange, hit: EndpointHit, plan: Plan) -> Unjudged | None:
-        """Why no rule about the answer judged this exchange, or None when one did. In order: an
-        operation the documentation does not describe (and no rule of the project names), an answer
-        no active answer rule looks at (an error, a redirect: most rules judge success answers only;
-        or every rule is turned off, everywhere or for this endpoint), a success answer whose body is
-        not JSON (the documented operations answer JSON). docs/checking.md says the same."""
+    def _unjudged(
+        self, exchange: Exchange, hit: EndpointHit, plan: Plan, reported: set[str]
+    ) -> Unjudged | None:
+        """Why no rule about the answer judged this exchange, or None when one did. Judged, whatever
+        else holds: an exchange a rule about the answer reported on, and a refusal (4xx) of a request
+        a rule about the request found breaking a documented rule (the refusal is what the
+        documentation expects). Else, in order: an operation the documentation does not describe (and
+        no rule of the project names), an answer no active answer rule looks at (an error, a redirect:
+        most rules judge success answers only; or every rule is turned off, everywhere or for this
+        endpoint), a success answer whose body is not JSON (the documented operations answer JSON).
+        docs/checking.md says the same."""
         request, status = exchange.request, exchange.response.status
+        if reported and (
+            not plan.answering.isdisjoint(reported)
+            or (400 <= status < 500 and not plan.requesting.isdisjoint(reported))
+        ):
+            return None
         if not hit.documented:
             if plan.judging:
                 return None
@@ -165,7 +179,9 @@ class Checker:
             quiet = tuple(step for step, shape in zip(steps, shapes, strict=True) if shape is None)
             documents = tuple(dict.fromkeys(shape for shape in shapes if shape is not None))
             judging = tuple(rule for rule, _, _ in steps if answer_rule(rule))
-            found = self._plans[key] = Plan(steps, quiet, documents, judging)
+            answering = frozenset(rule.id for rule in judging)
+            requesting = frozenset(rule.id for rule, _, _ in steps if request_rule(rule))
+            found = self._plans[key] = Plan(steps, quiet, documents, judging, answering, requesting)
         return found
 
     def _findings(
@@ -226,6 +242,16 @@ def answer_rule(rule: Rule) -> bool:
     if shape is not None:
         return shape[1] == "response"
     return CHECKS[rule.check].judges == "answer"
+
+
+def request_rule(rule: Rule) -> bool:
+    """Whether a rule judges the client's request against the documentation (the bearer token, the
+    page parameters, the update payload): a 4xx answer to a request it reported on is a refusal the
+    documentation expects, so that exchange was judged."""
+    shape = shape_document(rule.check, rule.params)
+    if shape is not None:
+        return shape[1] == "request"
+    return CHECKS[rule.check].judges == "request"
 
 
 class LiveChecker:

@@ -38,6 +38,7 @@ BUNDLED_META_SCHEMAS = frozenset(
     }
 )
 ROOT_PART = "shape"
+ROOT_PLACE = "$"  # where a violation of the whole document is
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,7 +115,7 @@ class Shape:
                 part = parent[MISSING_PART_KEY]  # the object's own rule says what it lacks
             elif isinstance(child, Mapping) and isinstance(child.get(PART_KEY), str):
                 part = child[PART_KEY]
-            where = f"{where}.{name}" if where != "$" else name
+            where = f"{where}.{name}" if where != ROOT_PLACE else name
             expected, found = "present (required)", "missing"
         return PartViolation(part, Violation(where=where, expected=expected, found=found))
 
@@ -202,7 +203,7 @@ def _place(path: Any) -> str:
     text = ""
     for step in path:
         text += f"[{step}]" if isinstance(step, int) else (f".{step}" if text else str(step))
-    return text or "$"
+    return text or ROOT_PLACE
 
 
 def _expected(error: ValidationError) -> str:

@@ -9,11 +9,12 @@ days: what falls past the bound is only counted). Pure: no I/O.
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias, cast
+
+from proxy.core.rules.path_shapes import Folding
 
 Reason: TypeAlias = Literal["error", "status", "not-json", "rules-off", "undocumented", "not-documented"]
 REASONS: tuple[Reason, ...] = ("error", "status", "not-json", "rules-off", "undocumented", "not-documented")
@@ -31,13 +32,7 @@ REASON_TEXT: Mapping[Reason, tuple[str, str]] = {  # one, several
 }
 STATUS_REASONS = frozenset({"error", "status"})
 MAX_GROUPS = 200  # path shapes and operations kept; past it, exchanges are counted as overflow
-ID = "{id}"
-_UUID = re.compile(r"[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}")
-_HEX = re.compile(r"(?=[^/]*[0-9])[0-9a-fA-F]{8,}")
-# A word of a path ("v2", "subscriptions", "access_token", "custom-api-2"): letters, joined by - _ or .,
-# at most two digits at its end, no longer than a word is; anything else is an id, a number or a token.
-_WORD = re.compile(r"[A-Za-z][a-z]*(?:[-_.][A-Za-z][a-z]*)*[0-9]{0,2}")
-LONGEST_WORD = 40
+DROPPED_NAMED = 10 * MAX_GROUPS  # names of groups past the bound remembered, to count them
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,24 +64,6 @@ class Unjudged:
         return cls(cast(Reason, reason), group, status, documented)
 
 
-def path_shape(method: str, path: str) -> str:
-    """`METHOD /path` with each segment that is not a word (an id, a UUID, a number, long hex, a
-    token) replaced by `{id}`: the group an undocumented exchange is counted in. No value seen in
-    traffic is kept but the words of its path."""
-    segments = []
-    for segment in path.split("/"):
-        if not segment or (
-            len(segment) <= LONGEST_WORD
-            and _WORD.fullmatch(segment)
-            and not _UUID.fullmatch(segment)
-            and not _HEX.fullmatch(segment)
-        ):
-            segments.append(segment)
-        else:
-            segments.append(ID)
-    return f"{method} {'/'.join(segments)}"
-
-
 @dataclass(slots=True)
 class Group:
     """One operation's or path shape's unjudged exchanges: how many for each reason, and the statuses
@@ -103,17 +80,27 @@ class Group:
 
 class UnjudgedTally:
     """The unjudged exchanges of a run, counted; at most `bound` groups are kept (documented operations,
-    which are few, first), the exchanges of any other only counted in `overflow`."""
+    which are few, before any other), the exchanges of any other only counted in `overflow`, and
+    the groups in `overflow_groups` (exactly while `overflow_exact`). Path shapes fold as `Folding`
+    says, so a parent path's many ids make one group."""
 
     def __init__(self, bound: int = MAX_GROUPS) -> None:
         self.bound = bound
         self.groups: dict[str, Group] = {}
         self.overflow = 0  # exchanges of groups past the bound
-        self.overflow_groups = False
+        self.folding = Folding()
+        self.dropped: set[str] = set()  # names of the groups past the bound, DROPPED_NAMED at most
+        self.dropped_unnamed = 0  # groups past the bound counted without a name (read from JSON)
+        self.overflow_exact = True  # False once a group past the bound could not be told from the others
 
     @property
     def exchanges(self) -> int:
         return sum(group.exchanges for group in self.groups.values()) + self.overflow
+
+    @property
+    def overflow_groups(self) -> int:
+        """How many groups fell past the bound (at least that many unless `overflow_exact`)."""
+        return len(self.dropped) + self.dropped_unnamed
 
     def __bool__(self) -> bool:
         return bool(self.groups) or self.overflow > 0
@@ -137,8 +124,13 @@ class UnjudgedTally:
                 continue
             group.reasons.update(theirs.reasons)
             group.statuses.update(theirs.statuses)
+        for name in other.dropped:
+            name, _ = self.folding.fold(name)
+            if name not in self.groups:
+                self._drop(name)
         self.overflow += other.overflow
-        self.overflow_groups = self.overflow_groups or other.overflow_groups
+        self.dropped_unnamed += other.dropped_unnamed
+        self.overflow_exact = self.overflow_exact and other.overflow_exact
 
     def ordered(self) -> list[tuple[str, Group]]:
         """Documented operations first, then the rest; most exchanges first, then by name."""
@@ -147,13 +139,53 @@ class UnjudgedTally:
         )
 
     def _group(self, name: str, documented: bool) -> Group | None:
+        if not documented:
+            name, folded = self.folding.fold(name)
+            if folded:
+                self._refold()
         group = self.groups.get(name)
         if group is None:
-            if len(self.groups) >= self.bound and not documented:
-                self.overflow_groups = True
+            if name in self.dropped:
                 return None
+            if len(self.groups) >= self.bound:
+                if not documented:
+                    self._drop(name)
+                    return None
+                self._make_room()
             group = self.groups[name] = Group(documented)
         return group
+
+    def _drop(self, name: str) -> None:
+        """Count a group past the bound (by its name, while few enough are remembered)."""
+        if name in self.dropped:
+            return
+        if len(self.dropped) < DROPPED_NAMED:
+            self.dropped.add(name)
+        else:
+            self.overflow_exact = False
+
+    def _make_room(self) -> None:
+        """Move the undocumented group of fewest exchanges past the bound: a documented one comes in."""
+        others = [(group.exchanges, name) for name, group in self.groups.items() if not group.documented]
+        if others:
+            _, name = min(others)
+            self.overflow += self.groups.pop(name).exchanges
+            self._drop(name)
+
+    def _refold(self) -> None:
+        """Rename the path shapes a new fold covers, adding together those that become one."""
+        groups: dict[str, Group] = {}
+        for name, group in self.groups.items():
+            key = name if group.documented else self.folding.refold(name)
+            kept = groups.get(key)
+            if kept is None:
+                groups[key] = group
+            else:
+                kept.reasons.update(group.reasons)
+                kept.statuses.update(group.statuses)
+        self.groups = groups
+        dropped = {self.folding.refold(name) for name in self.dropped}
+        self.dropped = dropped - set(groups)
 
     def to_json(self) -> dict[str, Any]:
         """The tally as JSON, the field `unjudged` of a JSON report: `from_json` reads it back."""
@@ -169,7 +201,11 @@ class UnjudgedTally:
                 }
                 for name, group in self.ordered()
             ],
-            "overflow": {"exchanges": self.overflow, "groups": self.overflow_groups},
+            "overflow": {
+                "exchanges": self.overflow,
+                "groups": self.overflow_groups,
+                "exact": self.overflow_exact,
+            },
         }
 
     @classmethod
@@ -187,8 +223,10 @@ class UnjudgedTally:
                     continue
                 group.reasons.update(reasons)
                 group.statuses.update({int(key): int(value) for key, value in item["statuses"].items()})
-            tally.overflow += int(document["overflow"]["exchanges"])
-            tally.overflow_groups = tally.overflow_groups or bool(document["overflow"]["groups"])
+            overflow = document["overflow"]
+            tally.overflow += int(overflow["exchanges"])
+            tally.dropped_unnamed += int(overflow["groups"])
+            tally.overflow_exact = tally.overflow_exact and bool(overflow["exact"])
         except (KeyError, TypeError, AttributeError) as error:
             raise ValueError(f"not an unjudged tally: {error!r}") from None
         return tally

@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from typing import Any, Generic, Literal, TypeVar
 from urllib.parse import unquote_plus
 
 from proxy.core.model.exchange import Exchange, fresh_value, header_value
 from proxy.core.rules.checks.session import Session
 from proxy.core.rules.endpoints import EndpointHit
-from proxy.core.rules.shapes import PartViolation, Shape
+from proxy.core.rules.shapes import ROOT_PLACE, PartViolation, Shape
 
 T = TypeVar("T")
+MEDIA_TYPE = re.compile(r"[a-z0-9][a-z0-9!#$&^_.+-]{0,63}/[a-z0-9][a-z0-9!#$&^_.+-]{0,63}")
 
 
 class memoised(Generic[T]):
@@ -105,8 +108,29 @@ class CheckContext:
         if found is None:
             value = self.request_json if document == "request" else self.response_json
             found = self.shapes[shape].violations(value)
+            message = self.exchange.request if document == "request" else self.exchange.response
+            if found and message.body.kind != "json":  # not `null`: say what came instead
+                said = body_description(message.body.kind, header_value(message.headers, "Content-Type"))
+                found = [
+                    PartViolation(item.part, replace(item.violation, found=said))
+                    if item.violation.where == ROOT_PLACE
+                    else item
+                    for item in found
+                ]
             self._shape_results[key] = found
         return found
+
+
+def body_description(kind: str, content_type: str | None) -> str:
+    """What a body that is not JSON is, for a finding's `found`: `no body`, `a text/html body`, `an
+    application/json body that is not valid JSON`."""
+    if kind == "empty":
+        return "no body"
+    media = (content_type or "").partition(";")[0].strip().lower()
+    if not MEDIA_TYPE.fullmatch(media):
+        media = "binary" if kind == "base64" else "text"
+    article = "an" if media[0] in "aeiou" else "a"
+    return f"{article} {media} body" + (" that is not valid JSON" if "json" in media else "")
 
 
 def dig(document: Any, *steps: str) -> Any:
