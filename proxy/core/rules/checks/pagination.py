@@ -12,7 +12,8 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from proxy.core.rules.checks.context import CheckContext, dig, is_integer, record_value
-from proxy.core.rules.checks.envelope_facts import Verdict, stated_place, verdict
+from proxy.core.rules.checks.envelope_facts import Verdict, verdict
+from proxy.core.rules.checks.envelope_witnesses import stated_place
 from proxy.core.rules.checks.page_view import LINK_NAMES, PageView, link_page, names_count, page_view, whole
 from proxy.core.rules.checks.registry import check, integer_parameters, observer
 from proxy.core.rules.checks.requests import TOTAL_METHODS, filter_terms, requested_integer
