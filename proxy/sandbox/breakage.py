@@ -91,14 +91,6 @@ def _no_next(document: Document, headers: Headers, asked: Asked) -> Any:
     return document
 
 
-def _current_past_total(document: Document, headers: Headers, asked: Asked) -> Any:
-    """No page count, and an offset no arithmetic can place: only the current page's bound is left
-    to judge (a page count alone wrong is pagination.page.total's)."""
-    document["meta"]["page"]["total"] = 0
-    document["meta"]["page"]["offset"] = -1
-    return document
-
-
 def _strong_etag(document: Document, headers: Headers, asked: Asked) -> Any:
     headers["ETag"] = headers["ETag"].removeprefix("W/")
     return document
@@ -171,7 +163,6 @@ LIST_REWRITES: dict[str, Rewrite] = {
     "pagination.page.offset-requested": _set("meta.page.offset", lambda offset: offset + 1),
     "pagination.page.current": _set("meta.page.current", lambda current: current + 1),
     "pagination.page.total": _set("meta.page.total", lambda pages: pages + 1),
-    "pagination.page.current-past-total": _current_past_total,
     "pagination.results.total-method-consistent": _total_below_seen,
     "pagination.links.prev": _wrong_prev,
     "pagination.links.next": _no_next,

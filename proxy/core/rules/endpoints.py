@@ -14,18 +14,28 @@ from dataclasses import dataclass, field
 METHODS = frozenset({"GET", "PUT", "POST", "PATCH", "DELETE", "HEAD", "OPTIONS", "*"})
 PARAMETER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 SLASHES = re.compile(r"//+")
+# RFC 3986 unreserved: ALPHA / DIGIT / "-" / "." / "_" / "~"; "/" and every other octet stay encoded
+ENCODED_UNRESERVED = re.compile(
+    r"%(4[1-9A-Fa-f]|5[0-9Aa]|6[1-9A-Fa-f]|7[0-9Aa]|3[0-9]|2[Dd]|2[Ee]|5[Ff]|7[Ee])"
+)
 VERSION = re.compile(r"/[vV][0-9]+(?=/|$)")  # the version prefix, `/v2`
 
 
 def routed_path(path: str) -> str:
     """The one spelling of a request path that stands for every spelling the service routes alike: the
-    query dropped, runs of slashes made one, no trailing slash, the version prefix in lower case
+    query dropped, unreserved characters percent-encoded decoded (RFC 3986 6.2.2.2: `%2D` is `-`), runs of
+    slashes made one, dot segments removed (`/v2/./accounts`), no trailing slash, the version prefix in
+    lower case
     (`//V2/accounts/?page[limit]=25` is `/v2/accounts`). Every match of a path against an operation goes
     through it, so a request gets the same endpoint groups and path parameters whichever way it is spelled.
     """
     path = path.partition("?")[0]
+    if "%" in path:
+        path = ENCODED_UNRESERVED.sub(lambda match: chr(int(match[1], 16)), path)
     if "//" in path:
         path = SLASHES.sub("/", path)
+    if "/." in path:
+        path = _without_dot_segments(path)
     if path.endswith("/"):
         path = path[:-1]
     if not path.startswith("/"):
@@ -33,6 +43,20 @@ def routed_path(path: str) -> str:
     if path[1:2] == "V" and (version := VERSION.match(path)) is not None:
         path = version[0].lower() + path[version.end() :]
     return path
+
+
+def _without_dot_segments(path: str) -> str:
+    """RFC 3986 5.2.4 on a path of single slashes: `.` segments go, `..` takes the one before with it."""
+    kept: list[str] = []
+    parts = path.split("/")
+    for part in parts[1:]:
+        if part == "..":
+            if kept:
+                kept.pop()
+        elif part != ".":
+            kept.append(part)
+    trailing = "/" if parts[-1] in (".", "..") else ""
+    return "/" + "/".join(kept) + trailing
 
 
 @dataclass(frozen=True, slots=True)

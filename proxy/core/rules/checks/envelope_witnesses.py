@@ -138,25 +138,31 @@ def build_witnesses(view: PageView, everything: int | None, filtered: bool) -> l
                 "",
             )
         )
+    if view.offset_stated:
+        witnesses.append(
+            Witness(
+                "offset_as_requested",
+                "meta.page.offset",
+                "offset",
+                lambda p: p.offset == view.offset,
+                lambda points: "",
+                str(view.offset),
+                f"meta.page.offset {view.offset}",
+            )
+        )
+    if view.limit_stated:
+        witnesses.append(
+            Witness(
+                "page_limit",
+                "meta.page.limit",
+                "limit",
+                lambda p: p.limit == limit,
+                lambda points: "",
+                str(limit),
+                f"meta.page.limit {limit}",
+            )
+        )
     witnesses += [
-        Witness(
-            "offset_as_requested",
-            "meta.page.offset",
-            "offset",
-            lambda p: p.offset == view.offset,
-            lambda points: "",
-            str(view.offset),
-            f"meta.page.offset {view.offset}",
-        ),
-        Witness(
-            "page_limit",
-            "meta.page.limit",
-            "limit",
-            lambda p: p.limit == limit,
-            lambda points: "",
-            str(limit),
-            f"meta.page.limit {limit}",
-        ),
         Witness(
             "data_within_limit",
             "data",

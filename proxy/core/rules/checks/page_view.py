@@ -11,6 +11,7 @@ from functools import lru_cache
 from typing import Any, NamedTuple
 from urllib.parse import unquote
 
+from proxy.core.model.integers import integer_parameter
 from proxy.core.rules.checks.context import CheckContext
 
 LINK_NAMES = ("current", "first", "last", "prev", "next")
@@ -30,6 +31,8 @@ class PageView(NamedTuple):
     total: int | None
     method: str | None
     links: dict[str, Any]
+    limit_stated: bool = True  # False: meta.page.limit was missing or unusable (see `page_view`)
+    offset_stated: bool = True
 
     @property
     def seen(self) -> int:
@@ -43,18 +46,23 @@ class PageView(NamedTuple):
 
 
 def whole(value: Any) -> int | None:
-    """A JSON number that is an integer (`10` or `10.0`, as JSON Schema counts integers), else None:
-    booleans are not integers here."""
-    if type(value) is int:  # JSON integers are ints, never a subclass
-        return value
-    if type(value) is float and value.is_integer():
+    """A JSON number that is an integer (`10`, `10.0`, `1E1`, as JSON Schema counts integers), else None:
+    booleans are not integers here. Numbers spelled otherwise than plainly are parsed to subclasses of
+    int and float (`json_text.SpelledInt`, `SpelledFloat`): the same numbers."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return int(value)
+    if isinstance(value, float) and value.is_integer():
         return int(value)
     return None
 
 
 def page_view(context: CheckContext) -> PageView | None:
-    """The envelope's numbers, or None without a data array, a page limit or an offset (the shape
-    reports what is missing)."""
+    """The envelope's numbers, or None without a data array or `meta.page`. A page limit or offset that
+    is missing or no usable number (the shape or its own rule reports it) is taken from what else states
+    it, the request's `page[limit]`/`page[offset]` or the current link, so the checks that do not judge
+    it still judge the rest of the page; `limit_stated`/`offset_stated` say which were the page's own."""
     if "page" in context.memo:
         remembered: PageView | None = context.memo["page"]
         return remembered
@@ -63,10 +71,20 @@ def page_view(context: CheckContext) -> PageView | None:
     page: Any = meta.get("page") if isinstance(meta, dict) else None
     results: Any = meta.get("results") if isinstance(meta, dict) else None
     view: PageView | None = None
-    if isinstance(page, dict):  # (so body is a dict too)
-        data, links = body.get("data"), body.get("links")
+    data = body.get("data") if isinstance(body, dict) else None
+    if isinstance(page, dict) and isinstance(data, list):
+        links = body.get("links")
+        links = links if isinstance(links, dict) else {}
         limit, offset = whole(page.get("limit")), whole(page.get("offset"))
-        if isinstance(data, list) and limit is not None and offset is not None:
+        limit_stated = limit is not None and limit >= 1
+        offset_stated = offset is not None and offset >= 0
+        current_link = links.get("current")
+        linked = link_page(current_link) if isinstance(current_link, str) else (None, None)
+        if not limit_stated:
+            limit = _first_count(_requested(context, "page[limit]", MAX_LIMIT), as_count(linked[1]), least=1)
+        if not offset_stated:
+            offset = _first_count(_requested(context, "page[offset]", None), as_count(linked[0]), 0, least=0)
+        if limit is not None and offset is not None:
             method = results.get("total_method") if isinstance(results, dict) else None
             view = PageView(
                 data,
@@ -76,10 +94,25 @@ def page_view(context: CheckContext) -> PageView | None:
                 whole(page.get("total")),
                 whole(results.get("total")) if isinstance(results, dict) else None,
                 method if isinstance(method, str) else None,
-                links if isinstance(links, dict) else {},
+                links,
+                limit_stated,
+                offset_stated,
             )
     context.memo["page"] = view
     return view
+
+
+MAX_LIMIT = 100  # Limits: a larger page[limit] is answered with 100 at most
+
+
+def _requested(context: CheckContext, name: str, most: int | None) -> int | None:
+    raw = context.parameter(name)
+    number = integer_parameter(raw) if raw is not None else None
+    return min(number, most) if number is not None and most is not None else number
+
+
+def _first_count(*candidates: int | None, least: int) -> int | None:
+    return next((number for number in candidates if number is not None and number >= least), None)
 
 
 ENCODED_BRACKET = re.compile(r"%5[Bb]|%5[Dd]")

@@ -46,9 +46,9 @@ def _reported_against_request(context: CheckContext, where: str) -> bool:
 @check("page_limit_max", integer_parameters("max"))
 def page_limit_max(context: CheckContext, params: Mapping[str, Any]) -> Iterator[Violation]:
     """Spec, Limits: a page holds at most 100 records (`meta.page.limit`)."""
-    view = page_view(context)
-    if view is not None and view.limit > params["max"]:
-        yield Violation("meta.page.limit", f"at most {params['max']}", str(view.limit))
+    limit = _stated(context, "limit")
+    if limit is not None and limit > params["max"]:
+        yield Violation("meta.page.limit", f"at most {params['max']}", str(limit))
 
 
 @check("page_limit_as_requested", integer_parameters("max"))
@@ -57,34 +57,36 @@ def page_limit_as_requested(context: CheckContext, params: Mapping[str, Any]) ->
     project's default page length. That default is set per project through the settings endpoint
     (not shown), so it is the config's `default_page_length` when stated, and otherwise the one the
     first list answered without `page[limit]` showed: later such answers must agree with it."""
-    view = page_view(context)
+    limit = _stated(context, "limit")
     requested = requested_integer(context, "page[limit]")
-    if view is None or requested == "invalid":
+    if limit is None or requested == "invalid":
         return
     if requested is not None:
-        if requested >= 1 and view.limit != min(requested, params["max"]):
+        if requested >= 1 and limit != min(requested, params["max"]):
             yield Violation(
-                "meta.page.limit",
-                f"{min(requested, params['max'])} (page[limit]={requested})",
-                str(view.limit),
+                "meta.page.limit", f"{min(requested, params['max'])} (page[limit]={requested})", str(limit)
             )
         return
     configured = context.session.page_lengths
     learned = context.session.default_page_length
-    if configured and view.limit not in configured:
+    if configured and limit not in configured:
         shown = " or ".join(str(value) for value in configured)
         yield Violation(
-            "meta.page.limit",
-            f"{shown} (the config's default_page_length: no page[limit] sent)",
-            str(view.limit),
+            "meta.page.limit", f"{shown} (the config's default_page_length: no page[limit] sent)", str(limit)
         )
-    elif not configured and learned is not None and view.limit != learned.limit:
+    elif not configured and learned is not None and limit != learned.limit:
         yield Violation(
             "meta.page.limit",
             f"{learned.limit} (the default page length shown at exchange {learned.exchange}: "
             "no page[limit] sent)",
-            str(view.limit),
+            str(limit),
         )
+
+
+def _stated(context: CheckContext, name: str) -> int | None:
+    """`meta.page.limit` or `meta.page.offset` as the page states it, when it is an integer at all (the
+    page view may have taken an unusable one from the request instead: its own rule still judges it)."""
+    return whole(dig(context.response_json, "meta", "page", name)) if page_view(context) is not None else None
 
 
 def _unrequested_list_read(method: str, path: str, hit: EndpointHit, query: str) -> bool:
@@ -109,6 +111,7 @@ def remember_default_page_length(context: CheckContext) -> None:
     view = page_view(context)
     if (
         view is not None
+        and view.limit_stated
         and requested_integer(context, "page[limit]") is None
         and 1 <= view.limit <= MAX_LIMIT
     ):
@@ -132,13 +135,13 @@ def data_within_limit(context: CheckContext, params: Mapping[str, Any]) -> Itera
 @check("offset_as_requested")
 def offset_as_requested(context: CheckContext, params: Mapping[str, Any]) -> Iterator[Violation]:
     """Spec, Pagination rule 2: `meta.page.offset` is the records skipped, as requested (0 when not)."""
-    view = page_view(context)
+    offset = _stated(context, "offset")
     requested = requested_integer(context, "page[offset]")
-    if view is None or requested == "invalid" or (requested is not None and requested < 0):
+    if offset is None or requested == "invalid" or (requested is not None and requested < 0):
         return
     expected = requested or 0
-    if view.offset != expected:
-        yield Violation("meta.page.offset", f"{expected} (page[offset] requested)", str(view.offset))
+    if offset != expected:
+        yield Violation("meta.page.offset", f"{expected} (page[offset] requested)", str(offset))
 
 
 @check("current_page")
@@ -175,24 +178,6 @@ def page_total(context: CheckContext, params: Mapping[str, Any]) -> Iterator[Vio
             "0 or 1 (no results)" if view.total == 0 else f"{expected} (ceil({view.total} / {view.limit}))"
         )
         yield Violation("meta.page.total", shown, str(view.pages))
-
-
-@check("current_within_total")
-def current_within_total(context: CheckContext, params: Mapping[str, Any]) -> Iterator[Violation]:
-    """Spec, Paginated list envelope: the current page is past the page count only when the offset is
-    at or past the results."""
-    found = settled(context)
-    if found is not None:
-        return
-    view = page_view(context)
-    if view is None or view.current is None or view.pages is None or view.total is None:
-        return
-    if view.current > view.pages and view.offset < view.total:
-        yield Violation(
-            "meta.page.current",
-            f"at most meta.page.total {view.pages} (offset {view.offset} is within {view.total} results)",
-            str(view.current),
-        )
 
 
 @check("results_all_not_below_total")

@@ -8,11 +8,16 @@ limit, a link there or not, a key missing).
 
 from __future__ import annotations
 
+import itertools
+import json
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from typing import Any
 
 import pytest
 
+from proxy.core.model.bodies import body_from_bytes
+from proxy.core.model.exchange import Exchange, Request, Response
 from proxy.core.rules.engine import Checker
 from proxy.core.rules.ruleset import RuleSet
 from proxy.store.rule_files import load_rules
@@ -231,21 +236,26 @@ MISSING = {
     "meta.page.current": "pagination.envelope.page",
     "meta.page.total": "pagination.envelope.page",
     "meta.results.total": "pagination.envelope.results",
+    "meta.page.limit": "pagination.envelope.page",
+    "meta.page.offset": "pagination.envelope.page",
 }
+UNUSABLE = (REMOVE, None, "ten")  # missing, null, a string: each the envelope rule's one finding
 
 
 def missing_cases() -> Iterator[Any]:
     for name, limit, offset, total, method in sample_pages():
         query, body = list_page(limit=limit, offset=offset, total=total, method=method)
-        for missing, envelope_rule in MISSING.items():
+        for (missing, envelope_rule), unusable in itertools.product(MISSING.items(), UNUSABLE):
             for what, rule, where, mutated in mutations(body, limit, offset, total, method):
                 if where == missing or what.startswith("no meta") or (what == "all" and "results" in missing):
                     continue
+                if unusable is not REMOVE and (len(name + what) % 3 or "limit" in what):
+                    continue  # a third of the table for null and strings (and no limit pairs)
                 yield pytest.param(
                     query,
-                    changed(mutated, missing, REMOVE),
+                    changed(mutated, missing, unusable),
                     [(envelope_rule, missing), (rule, where)],
-                    id=f"{what}, no {missing}: {name}",
+                    id=f"{what}, {missing}={'removed' if unusable is REMOVE else repr(unusable)}: {name}",
                 )
 
 
@@ -266,8 +276,6 @@ def _undecidable_without(missing: str, finding: tuple[str, str]) -> bool:
     rule, where = finding
     if missing == "meta.results.total":
         return where in ("meta.page.total", "links.last") or rule == "pagination.links.next"
-    if missing == "meta.page.total":
-        return False
     return False
 
 
@@ -345,3 +353,57 @@ def test_a_link_number_with_leading_zeros_names_the_same_page(zeros: int) -> Non
                     padded, f"links.{name}", value.replace("page[limit]=", "page[limit]=" + "0" * zeros)
                 )
         assert findings(query, padded) == [], padded["links"]
+
+
+SPELLINGS: list[Callable[[int], str]] = [
+    lambda number: f"{number}E0",
+    lambda number: f"{number}.00",
+    lambda number: f"{number * 10}e-1",
+    lambda number: f"{number}.0E+0",
+]
+
+
+def spelled(body: Body, place: str, spelling: Callable[[int], str]) -> Exchange:
+    """The page as JSON text, with the number at `place` written another way (as a client or service
+    may: JSON allows exponents and fractions of zero)."""
+    marker = 987654321
+    text = json.dumps(changed(body, place, marker)).replace(str(marker), spelling(_get(body, place)))
+    headers = (("Content-Type", "application/json"),)
+    return Exchange(
+        Request("GET", "/v2/products"), Response(200, headers, body_from_bytes(text.encode(), headers))
+    )
+
+
+def spelling_cases() -> Iterator[Any]:
+    for name, limit, offset, total, method in sample_pages():
+        query, body = list_page(limit=limit, offset=offset, total=total, method=method)
+        for place, (spelling_index, spelling) in itertools.product(NUMBERS, enumerate(SPELLINGS)):
+            yield pytest.param(query, body, place, spelling, id=f"{place} spelled {spelling_index}: {name}")
+
+
+@pytest.mark.parametrize(("query", "body", "place", "spelling"), list(spelling_cases()))
+def test_a_number_spelled_another_way_is_the_same_number(
+    query: str, body: Body, place: str, spelling: Callable[[int], str]
+) -> None:
+    """`5E0`, `5.00` and `50e-1` are 5: read so, never skipped (a wrong one is still found)."""
+    conformant = replace(spelled(body, place, spelling), request=replace(list_read(query=query).request))
+    assert [(f.rule, f.where) for f in Checker(RULES).check_all([conformant])] == []
+    wrong = changed(
+        body, place, _get(body, place) + 2 if place != "meta.page.limit" else _get(body, place) + 5
+    )
+    broken = replace(spelled(wrong, place, spelling), request=replace(list_read(query=query).request))
+    assert len(Checker(RULES).check_all([broken])) == 1
+
+
+@pytest.mark.parametrize("value", [-10, -1, 0])
+def test_an_unusable_limit_or_offset_is_its_own_rules_one_finding(value: int) -> None:
+    """A negative offset, or a limit below 1, is reported by the rule of that field; the rest of the
+    page is judged with the offset or limit the request and the links state."""
+    query, body = list_page(limit=10, offset=10, total=35)
+    if value < 0:
+        assert findings(query, changed(body, "meta.page.offset", value)) == [
+            ("pagination.page.offset-requested", "meta.page.offset")
+        ]
+    assert findings(query, changed(body, "meta.page.limit", value)) == [
+        ("pagination.page.limit-requested", "meta.page.limit")
+    ]

@@ -22,8 +22,9 @@ from proxy.store.shipped import shipped_dir
 
 RULES = load_rules(shipped_dir("rules"))
 PATTERNS = [(group.name, pattern) for group in RULES.groups.values() for pattern in group.patterns]
-# Path parameter values: a UUID, a slug, and values that spell like a version or a literal segment.
-VALUES = ("11111111-2222-3333-4444-555555555555", "wishlists", "V2", "entries", "a.b-c_d~1")
+# Path parameter values: a UUID, a slug, values that spell like a version or a literal segment, and one
+# holding an encoded `/` (reserved: it stays encoded, one segment).
+VALUES = ("11111111-2222-3333-4444-555555555555", "wishlists", "V2", "entries", "a.b-c_d~1", "a%2Fb")
 QUERIES = ("", "?page[limit]=25", "?page[offset]=0&page[limit]=25&filter=eq(name,x)")
 OTHER_METHODS = ("GET", "PUT", "POST", "PATCH", "DELETE")
 
@@ -46,6 +47,22 @@ def spellings(canonical: str) -> Iterator[str]:
             separators = ["//" if doubled in ("all", place) else "/" for place in range(len(parts) - 1)]
             body = parts[0] + "".join(sep + part for sep, part in zip(separators, parts[1:], strict=True))
             yield lead + body + trail
+
+
+def encoded_spellings(canonical: str) -> Iterator[str]:
+    """The spellings RFC 3986 makes equivalent: any unreserved character percent-encoded (upper- or
+    lower-case hex), a `.` segment anywhere, a segment undone by `..`, a `.` at the end."""
+    segments = canonical.strip("/").split("/")
+    for place, segment in enumerate(segments):
+        for index in range(len(segment)):
+            if not (segment[index].isascii() and (segment[index].isalnum() or segment[index] in "-._~")):
+                continue  # only unreserved characters mean the same encoded
+            for hexed in (f"%{ord(segment[index]):02X}", f"%{ord(segment[index]):02x}"):
+                changed = segment[:index] + hexed + segment[index + 1 :]
+                yield "/" + "/".join([*segments[:place], changed, *segments[place + 1 :]])
+        yield "/" + "/".join([*segments[:place], ".", *segments[place:]])
+        yield "/" + "/".join([*segments[:place], "elsewhere", "..", *segments[place:]])
+    yield canonical + "/."
 
 
 def method_of(pattern: EndpointPattern) -> str:
@@ -73,6 +90,10 @@ def test_every_spelling_of_an_endpoint_hits_what_its_canonical_spelling_hits(
             assert RULES.index.label(method, spelling) == label, spelling
             assert pattern.match(method, spelling) == pattern.match(method, canonical), spelling
             assert routed_path(spelling + query) == canonical, spelling + query
+        for spelling in encoded_spellings(canonical):
+            hit = RULES.index.lookup(method, spelling)
+            assert (hit.groups, hit.params) == (expected.groups, expected.params), spelling
+            assert routed_path(spelling) == canonical, spelling
 
 
 def near_misses(pattern: EndpointPattern) -> Iterator[str]:
