@@ -8,95 +8,31 @@ create (`POST` to the slug) and the items of the entries list (`GET` of the slug
 
 from __future__ import annotations
 
-import hashlib
-import json
 import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
 from proxy.core.rules.checks.context import CheckContext, dig
+from proxy.core.rules.checks.entry_versions import (
+    CHANGES,
+    IDENTIFIES,
+    PLACES_SHOWN,
+    Answer,
+    fingerprint,
+    stamps_of,
+    step,
+)
 from proxy.core.rules.checks.registry import check, observer
 from proxy.core.rules.checks.resources import Named, entry_named
-from proxy.core.rules.checks.session import EntryState, Shown
+from proxy.core.rules.checks.session import EntryState, Shown, Unreported
 from proxy.core.rules.endpoints import EndpointHit
 from proxy.core.rules.findings import Violation
 
 WEAK_ETAG = re.compile(r'W/"([^"]*)"')
-ETAGS_REMEMBERED = 64  # per entry
-FIELD = "\x1f"  # joins the keys of a field's path in a fingerprint (no JSON key of an entry holds it)
-OBJECT = b"{"  # an object's own entry in a fingerprint (a hash is 8 bytes, so none equals it)
-ETAG_ID = f"meta{FIELD}etag_id"
 
 
 def _etag_id(context: CheckContext) -> Any:
     return dig(context.response_json, "data", "meta", "etag_id")
-
-
-def fingerprint(record: Any) -> dict[str, bytes]:
-    """Each field of an entry by its path, as a short hash of its JSON (an object as OBJECT, its fields
-    under it): enough to tell two representations apart field by field, kept in little memory.
-
-    Left out: `links` (addresses, not the entry: a read by another id, relative or absolute, has other
-    ones) and `meta.etag_id` (the name of the version, not its content: an `etag_id` that disagrees
-    with the ETag is `etag_matches_etag_id`'s finding, and where an answer has no ETag it is the
-    version itself). `resource_version` and the timestamps count: the service changes them when the
-    entry changes (api-notes), so a new value under the same ETag is a change the ETag did not follow."""
-    fields: dict[str, bytes] = {}
-    stack: list[tuple[str, Any]] = (
-        [(str(key), part) for key, part in record.items() if key != "links"]
-        if isinstance(record, dict)
-        else [("", record)]
-    )
-    while stack:
-        path, value = stack.pop()
-        if path == ETAG_ID:
-            continue
-        if isinstance(value, dict):
-            fields[path] = OBJECT
-            stack.extend((f"{path}{FIELD}{key}", part) for key, part in value.items())
-            continue
-        text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-        fields[path] = hashlib.blake2b(text.encode(), digest_size=8).digest()
-    return fields
-
-
-def changed_since(before: Shown, after: Shown) -> int | None:
-    """The exchange that showed a field of `before` which `after` shows with another value (the latest
-    such exchange), or None: the two are one version of the entry.
-
-    Only the fields both representations carry are compared, whatever operations showed them: a field
-    one of them lacks is no evidence of a change, since the documented variations of one entry leave
-    fields out (the published read omits `meta.etag_id`, a list item carries fewer fields than a read,
-    an update's answer may too). An object shown in place of a value (or a value in place of an
-    object) is a change of that field; an object's own fields are compared one by one.
-    """
-    found = [
-        before.shown_at(path)
-        for path, value in after.fields.items()
-        if before.fields.get(path, value) != value
-    ]
-    return max(found, default=None)
-
-
-def merged(base: Shown, newer: Shown) -> Shown:
-    """What is known of one version after `newer` was judged against `base`: every field `newer` shows,
-    and those only `base` showed (with the exchange that showed each), except fields under a place
-    `newer` shows as a value, not an object. The next answer is judged against all of it, so a fact
-    already reported (the entry changed under this ETag) is not reported again, while a field an
-    answer left out is still remembered."""
-    replaced = {path for path, value in newer.fields.items() if value != OBJECT}
-    earlier = {
-        path: base.shown_at(path)
-        for path in base.fields
-        if path not in newer.fields and not _under(path, replaced)
-    }
-    fields = {**{path: base.fields[path] for path in earlier}, **newer.fields}
-    return Shown(fields, newer.exchange, earlier)
-
-
-def _under(path: str, places: set[str]) -> bool:
-    keys = path.split(FIELD)
-    return any(FIELD.join(keys[:depth]) in places for depth in range(1, len(keys)))
 
 
 def _current(context: CheckContext) -> Shown:
@@ -123,7 +59,7 @@ def _before(context: CheckContext) -> EntryState | None:
         for state in (context.session.entries.get((named.scope, member)) for member in _ids(context, named))
         if state is not None
     ]
-    return max(found, key=lambda state: state.shown.exchange, default=None)
+    return max(found, key=lambda state: state.exchange, default=None)
 
 
 def _ids(context: CheckContext, named: Named) -> tuple[str, ...]:
@@ -165,31 +101,37 @@ def etag_id_present(context: CheckContext, params: Mapping[str, Any]) -> Iterato
         yield Violation("data.meta.etag_id", "the hash the ETag carries", "absent")
 
 
-def _stuck(before: EntryState, etag: str, current: Shown) -> int | None:
-    """The exchange that showed, under this same ETag with no other version named since, a field this
-    read shows otherwise (the last answer first, then what the reads since remember), or None."""
-    if before.etag != etag:
-        return None
-    for earlier in (before.shown, before.since):
-        exchange = changed_since(earlier, current)
-        if exchange is not None:
-            return exchange
-    return None
+def _read(context: CheckContext) -> tuple[EntryState | None, dict[str, Unreported]]:
+    """The entry's state after this read, and the facts about its ETag the read shows (worked out once
+    an exchange: both ETag history checks and the observer ask)."""
+    remembered: tuple[EntryState | None, dict[str, Unreported]] | None = context.memo.get("entry-read")
+    if remembered is None:
+        etag = context.response_header("ETag")
+        version = etag.strip() if etag is not None else _etag_of(dig(context.response_json, "data"))
+        answer = Answer(
+            version, _current(context), etag is not None, stamps_of(dig(context.response_json, "data"))
+        )
+        remembered = context.memo["entry-read"] = step(_before(context), answer, context.index)
+    return remembered
+
+
+def _places(fact: Unreported) -> str:
+    shown = ", ".join(fact.places[:PLACES_SHOWN])
+    more = len(fact.places) - PLACES_SHOWN
+    return shown + (f" and {more} more" if more > 0 else "")
 
 
 @check("etag_changes_with_entry")
 def etag_changes_with_entry(context: CheckContext, params: Mapping[str, Any]) -> Iterator[Violation]:
     """Spec, Get a custom API entry rule 1: when the entry changes, its ETag changes (compared with the
-    answers since the last one that named another version)."""
-    before = _before(context)
+    representations every answer since the last one that named another version showed; each
+    representation an ETag is seen on is reported once)."""
     etag = context.response_header("ETag")
-    if before is None or etag is None:
-        return
-    stuck = _stuck(before, etag.strip(), _current(context))
-    if stuck is not None:
+    fact = _read(context)[1].get(CHANGES) if etag is not None else None
+    if etag is not None and fact is not None:
         yield Violation(
             "headers.ETag",
-            f"a new ETag: the entry differs from exchange {stuck}",
+            f"a new ETag: the entry differs from exchange {fact.other} at {_places(fact)}",
             f"the same ETag {etag}",
         )
 
@@ -199,20 +141,13 @@ def etag_identifies_version(context: CheckContext, params: Mapping[str, Any]) ->
     """Spec, Get a custom API entry rule 1: an ETag identifies one version, so once another version was
     named it never comes back with another representation (an ETag that never changed is
     etag_changes_with_entry's)."""
-    before = _before(context)
     etag = context.response_header("ETag")
-    if before is None or etag is None:
-        return
-    etag, current = etag.strip(), _current(context)
-    earlier = before.by_etag.get(etag)
-    if earlier is None or (before.etag == etag and earlier.exchange >= before.since.exchange):
-        return  # never named, or named only since the last other version
-    exchange = changed_since(earlier, current) if _stuck(before, etag, current) is None else None
-    if exchange is not None:
+    fact = _read(context)[1].get(IDENTIFIES) if etag is not None else None
+    if etag is not None and fact is not None:
         yield Violation(
             "headers.ETag",
-            f"the representation of exchange {exchange}, which had this ETag",
-            f"{etag} on a different representation",
+            f"the representation of exchange {fact.other}, which had this ETag (differs at {_places(fact)})",
+            f"{etag.strip()} on a different representation",
         )
 
 
@@ -229,29 +164,22 @@ def remember_entry(context: CheckContext) -> None:
     named = entry_named(request.path)
     if named is None or not context.succeeded:
         return
-    if named.member is not None and request.method in ("GET", "PUT"):
-        read = request.method == "GET"
-        shown = _current(context) if read else _shown(dig(context.response_json, "data"), context.index)
-        if shown is not None:
-            etag = context.response_header("ETag")
-            version = etag.strip() if etag is not None else _etag_of(dig(context.response_json, "data"))
-            _learn(context, named.scope, _ids(context, named), version, shown, judged=read)
+    if named.member is not None and request.method == "GET":
+        _keep(context, named.scope, _ids(context, named), _read(context)[0])
+    elif named.member is not None and request.method == "PUT":
+        record = dig(context.response_json, "data")
+        etag = context.response_header("ETag")
+        _learn(context, named.scope, _ids(context, named), etag.strip() if etag else _etag_of(record), record)
     elif named.member is None and request.method == "POST":
         record = dig(context.response_json, "data")
-        shown = _shown(record, context.index)
         etag = context.response_header("ETag")
-        if shown is not None and isinstance(record.get("id"), str):
-            _learn(context, named.scope, (record["id"],), etag.strip() if etag else _etag_of(record), shown)
+        if isinstance(record, dict) and isinstance(record.get("id"), str):
+            _learn(context, named.scope, (record["id"],), etag.strip() if etag else _etag_of(record), record)
     elif named.member is None and request.method == "GET":
         items = dig(context.response_json, "data")
         for record in items if isinstance(items, list) else ():
-            shown = _shown(record, context.index)
-            if shown is not None and isinstance(record.get("id"), str):
-                _learn(context, named.scope, (record["id"],), _etag_of(record), shown)
-
-
-def _shown(record: Any, index: int) -> Shown | None:
-    return Shown(fingerprint(record), index) if isinstance(record, dict) else None
+            if isinstance(record, dict) and isinstance(record.get("id"), str):
+                _learn(context, named.scope, (record["id"],), _etag_of(record), record)
 
 
 def _etag_of(record: Any) -> str | None:
@@ -260,30 +188,18 @@ def _etag_of(record: Any) -> str | None:
     return f'W/"{etag_id}"' if isinstance(etag_id, str) and etag_id else None
 
 
-def _learn(
-    context: CheckContext,
-    slug: str,
-    ids: tuple[str, ...],
-    etag: str | None,
-    shown: Shown,
-    judged: bool = False,
-) -> None:
-    """Remember `shown` as the entry's last answer. A read (`judged`: the ETag rules have just compared
-    it with what was remembered, and reported any change) becomes the baseline of its version, merged
-    with what was known of it: showing the same representation again under that ETag is then the fact
-    already reported, not a new one. Another answer is not judged, so the baseline stays until a read."""
+def _learn(context: CheckContext, slug: str, ids: tuple[str, ...], etag: str | None, record: Any) -> None:
+    """Learn from an answer the ETag rules do not judge (an update's answer, a create, a list item)."""
+    if not isinstance(record, dict):
+        return
     memory = context.session.entries
     earlier = [state for state in (memory.get((slug, member)) for member in ids) if state is not None]
-    before = max(earlier, key=lambda state: state.shown.exchange, default=None)
-    by_etag = dict(before.by_etag) if before else {}
-    if etag is not None:
-        named = by_etag.pop(etag, None)
-        by_etag[etag] = shown if named is None else merged(named, shown) if judged else named
-        while len(by_etag) > ETAGS_REMEMBERED:
-            del by_etag[next(iter(by_etag))]
-    since = shown
-    if before is not None and etag is not None and etag == before.etag:
-        since = merged(merged(before.since, before.shown), shown) if judged else before.since
-    state = EntryState(etag, shown, since, by_etag)
-    for member in ids:
-        memory.put((slug, member), state)
+    before = max(earlier, key=lambda state: state.exchange, default=None)
+    answer = Answer(etag, Shown(fingerprint(record), context.index), False, stamps_of(record))
+    _keep(context, slug, ids, step(before, answer, context.index)[0])
+
+
+def _keep(context: CheckContext, slug: str, ids: tuple[str, ...], state: EntryState | None) -> None:
+    if state is not None:
+        for member in ids:
+            context.session.entries.put((slug, member), state)

@@ -16,6 +16,7 @@ from proxy.core.rules.checks.registry import check, integer_parameters, observer
 from proxy.core.rules.checks.resources import feature_named
 from proxy.core.rules.checks.session import FeatureState
 from proxy.core.rules.checks.timestamps import timestamp_key
+from proxy.core.rules.checks.values import same_value
 from proxy.core.rules.endpoints import EndpointHit
 from proxy.core.rules.findings import Violation
 from proxy.core.rules.shapes import shown
@@ -67,7 +68,8 @@ ABSENT = object()  # a key the object does not have (as null, a removed attribut
 def _changes(place: str, old: Any, new: Any, keys_of_old: bool = False) -> Iterator[tuple[str, Any, Any]]:
     """Each deepest place where `new` differs from `old`, with the two values there: objects are
     compared key by key (on `old`'s keys alone with `keys_of_old`: extra fields of the service's own
-    are allowed in what it answers), arrays of one length item by item; absent equals null."""
+    are allowed in what it answers), arrays of one length item by item; absent equals null, and a
+    number equals the same number however spelled (`1`, `1.0`, `1E0`), never `true`."""
     if isinstance(old, dict) and isinstance(new, dict):
         keys = list(old) if keys_of_old else [*old, *(key for key in new if key not in old)]
         for key in keys:
@@ -75,7 +77,7 @@ def _changes(place: str, old: Any, new: Any, keys_of_old: bool = False) -> Itera
     elif isinstance(old, list) and isinstance(new, list) and len(old) == len(new):
         for index, (was, now) in enumerate(zip(old, new, strict=True)):
             yield from _changes(f"{place}[{index}]", was, now, keys_of_old)
-    elif (None if old is ABSENT else old) != (None if new is ABSENT else new):
+    elif not same_value(None if old is ABSENT else old, None if new is ABSENT else new):
         yield place, old, new
 
 
@@ -145,7 +147,9 @@ def success_status(context: CheckContext, params: Mapping[str, Any]) -> Iterator
 def update_applies_sent_attributes(context: CheckContext, params: Mapping[str, Any]) -> Iterator[Violation]:
     """Spec, Update a feature rule 1: every attribute sent comes back with the value sent (reported at
     each deepest place that differs inside an object sent; extra fields of the service's own inside
-    it are allowed: api-notes, Features)."""
+    it are allowed: api-notes, Features). A null sent is no value to echo: at the top it is a removal
+    (update_null_removes'), and inside an object (a configuration key) the documentation gives it no
+    meaning, so what comes back there is not judged."""
     sent, answered = _sent_attributes(context), _answered_attributes(context)
     if sent is None or answered is None:
         return
@@ -157,7 +161,7 @@ def update_applies_sent_attributes(context: CheckContext, params: Mapping[str, A
         for place, wanted, found in _changes(
             f"data.attributes.{name}", value, answered.get(name, ABSENT), True
         ):
-            if not _malformed(context, "response", place):
+            if wanted is not None and not _malformed(context, "response", place):
                 yield Violation(place, f"{_value(wanted)} (as sent)", _value(found))
 
 
@@ -196,10 +200,10 @@ def update_keeps_other_attributes(context: CheckContext, params: Mapping[str, An
     before = _before(context)
     if sent is None or answered is None or before is None or not sent:
         return  # an empty update is empty_update_changes_nothing's
-    since = f"unchanged since exchange {before.exchange}: not sent"
     for place, old, new in _changed_attributes(before, answered, sent):
         if not _malformed(context, "response", place):
-            yield Violation(place, f"{_value(old)} ({since})", _value(new))
+            since = before.attribute_shown_at(place.split(".")[2])
+            yield Violation(place, f"{_value(old)} (unchanged since exchange {since}: not sent)", _value(new))
 
 
 @check("empty_update_changes_nothing")
@@ -253,8 +257,27 @@ def _id_of(record: Any) -> str | None:
 
 
 def _learn(context: CheckContext, key: str | None, record: Any, complete: bool) -> None:
+    """Keep what `record` shows of the feature: a feature's own answer replaces the state (an attribute
+    it lacks is absent); a list item is merged into it (an attribute it does not show is unknown, and
+    keeps the value an earlier answer showed). A state older than the one known (an earlier
+    `updated_at`: the spec warns that a list may show records as they were) replaces nothing."""
     attributes = dig(record, "attributes")
     if key is None or not isinstance(attributes, dict):
         return
+    before = context.session.features.get(key)
     updated = dig(record, "meta", "timestamps", "updated_at")
-    context.session.features.put(key, FeatureState(dict(attributes), updated, context.index, complete))
+    if before is not None and _older(updated, before.updated_at):
+        return
+    shown_at = dict.fromkeys(attributes, context.index)
+    if before is not None and not complete:
+        attributes = {**before.attributes, **attributes}
+        shown_at = {**{name: before.attribute_shown_at(name) for name in before.attributes}, **shown_at}
+        complete = before.complete
+        updated = before.updated_at if updated is None else updated
+    state = FeatureState(dict(attributes), updated, context.index, complete, shown_at)
+    context.session.features.put(key, state)
+
+
+def _older(updated: Any, known: Any) -> bool:
+    mine, newest = timestamp_key(updated), timestamp_key(known)
+    return mine is not None and newest is not None and mine < newest

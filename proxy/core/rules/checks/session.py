@@ -41,19 +41,25 @@ class BoundedMemory(Generic[Key, Value]):
 
 @dataclass(frozen=True, slots=True)
 class FeatureState:
-    """The last known feature, from the last successful answer that showed it (its read, update, create
-    or a list item). `complete`: the answer was the feature itself, so an attribute it lacks is absent;
-    a list item may leave attributes out, so only those it shows are known."""
+    """What is known of a feature: each attribute some successful answer showed (its read, update or
+    create, or a list item), with the exchange that showed it last (`shown_at`), and the newest
+    `updated_at` shown. `complete`: a feature's own answer showed all its attributes, so one the state
+    lacks is absent; a list item may leave attributes out, so one it does not show is unknown (it is
+    merged into the state, never wipes it). `exchange`: the last answer learned from."""
 
     attributes: dict[str, Any]
     updated_at: Any
     exchange: int
     complete: bool = True
+    shown_at: dict[str, int] = field(default_factory=dict)
+
+    def attribute_shown_at(self, name: str) -> int:
+        return self.shown_at.get(name, self.exchange)
 
 
 @dataclass(frozen=True, slots=True)
 class Shown:
-    """What is known of one version of an entry: a fingerprint of each field by path (see
+    """What is known of one representation of an entry: a fingerprint of each field by path (see
     `entries.fingerprint`), the exchange that showed it last, and the exchange that showed each field
     an earlier answer showed and the last one did not (`earlier`; see `entries.merged`)."""
 
@@ -66,16 +72,37 @@ class Shown:
 
 
 @dataclass(frozen=True, slots=True)
+class Unreported:
+    """A fact of an ETag shown by an answer the ETag rules do not judge (an update's answer, a create,
+    a list item), left for the next read of the entry: which rule's (`changes` or `identifies`), and
+    the exchange and places of the representation it differs from."""
+
+    rule: str
+    other: int
+    places: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Version:
+    """The distinct representations one ETag was seen on (the one shown last, last; bounded), and the
+    fact about it not yet reported, if any."""
+
+    representations: tuple[Shown, ...]
+    unreported: Unreported | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class EntryState:
-    """The last representation of an entry seen, the version it named (its ETag, or `W/"<etag_id>"`),
-    what the answers since that named the same version showed, up to and merged with the last read of
-    it (`since`: the entry must not have changed from it), and what each version was last shown to be
-    (by the first answer that named it, then by each read of it)."""
+    """What is known of a custom API entry: the version the last answer named (its ETag, or
+    `W/"<etag_id>"`) and the exchange that began the run of answers naming it (`run`), the last
+    exchange learned from, the representations each version was seen on, and the newest `updated_at`
+    and `resource_version` shown (an answer older than them does not replace what is known)."""
 
     etag: str | None
-    shown: Shown
-    since: Shown
-    by_etag: dict[str, Shown]
+    run: int
+    exchange: int
+    versions: dict[str, Version]
+    newest: tuple[Any, Any] = (None, None)
 
 
 @dataclass(frozen=True, slots=True)

@@ -235,7 +235,11 @@ def test_an_etag_that_did_not_change_when_an_update_changed_the_entry(shipped: R
     old, renamed = entry_document(version=0), entry_document(name="Renamed", version=1)
     sequence = [read(old), with_etag(renamed, old), read(renamed, etag_of=old)]
     assert etag_history_findings(sequence, shipped) == [
-        ("entry.etag.changes-with-entry", 2, "a new ETag: the entry differs from exchange 0")
+        (
+            "entry.etag.changes-with-entry",
+            2,
+            "a new ETag: the entry differs from exchange 0 at data.meta.resource_version, data.name",
+        )
     ]
 
 
@@ -250,7 +254,12 @@ def test_an_etag_that_comes_back_for_another_version_after_updates(shipped: Rule
         read(two, etag_of=first),
     ]
     assert etag_history_findings(sequence, shipped) == [
-        ("entry.etag.identifies-version", 3, "the representation of exchange 0, which had this ETag")
+        (
+            "entry.etag.identifies-version",
+            3,
+            "the representation of exchange 0, which had this ETag"
+            " (differs at data.meta.resource_version, data.name)",
+        )
     ]
 
 

@@ -90,7 +90,11 @@ def test_a_field_left_out_is_no_change_and_hides_no_change(
         return
     shown_at = max(index for index in range(2) if name_shown[index])
     assert found == [
-        ("entry.etag.changes-with-entry", 2, f"a new ETag: the entry differs from exchange {shown_at}")
+        (
+            "entry.etag.changes-with-entry",
+            2,
+            f"a new ETag: the entry differs from exchange {shown_at} at data.name",
+        )
     ]
 
 
@@ -123,7 +127,7 @@ def test_a_read_with_more_fields_than_another_answer_is_no_change(
 def test_a_field_both_show_otherwise_is_a_change(place: str, other: Any, shipped: RuleSet) -> None:
     sequence = [read(entry()), read(changed(entry(), place, other))]
     assert history(sequence, shipped) == [
-        ("entry.etag.changes-with-entry", 1, "a new ETag: the entry differs from exchange 0")
+        ("entry.etag.changes-with-entry", 1, f"a new ETag: the entry differs from exchange 0 at {place}")
     ]
 
 
@@ -140,14 +144,21 @@ def test_an_etag_id_that_disagrees_with_the_etag_is_one_finding(shipped: RuleSet
 @pytest.mark.parametrize("polls", range(2, 7))
 def test_a_changed_entry_polled_under_its_stale_etag_is_one_finding(polls: int, shipped: RuleSet) -> None:
     """Read "My Wishlist" under ETag a, then `polls - 1` reads of "Other" under ETag a: the entry changed
-    once and its ETag did not, one finding; reading it back as it was is a new change, a new finding."""
+    once and its ETag did not, one finding; reading it back as it was is a representation that ETag was
+    already seen on (no new fact), while a third one is a new finding."""
     sequence = [read(entry())] + [read(entry("Other")) for _ in range(polls - 1)]
-    assert history(sequence, shipped) == [
-        ("entry.etag.changes-with-entry", 1, "a new ETag: the entry differs from exchange 0")
+    renamed = [
+        ("entry.etag.changes-with-entry", 1, "a new ETag: the entry differs from exchange 0 at data.name")
     ]
-    back = history([*sequence, read(entry())], shipped)
-    assert back[1:] == [
-        ("entry.etag.changes-with-entry", polls, f"a new ETag: the entry differs from exchange {polls - 1}")
+    assert history(sequence, shipped) == renamed
+    assert history([*sequence, read(entry())], shipped) == renamed
+    third = history([*sequence, read(entry()), read(entry("Third"))], shipped)
+    assert third[1:] == [
+        (
+            "entry.etag.changes-with-entry",
+            polls + 1,
+            f"a new ETag: the entry differs from exchange {polls} at data.name",
+        )
     ]
 
 
@@ -164,7 +175,7 @@ def test_an_etag_back_on_a_new_version_polled_is_one_finding(polls: int, via: st
         (
             "entry.etag.identifies-version",
             2 if via == "read" else 3,
-            "the representation of exchange 0, which had this ETag",
+            "the representation of exchange 0, which had this ETag (differs at data.name)",
         )
     ]
 
@@ -174,5 +185,5 @@ def test_a_field_only_an_earlier_read_showed_is_still_remembered(shipped: RuleSe
     change is from exchange 0 (the read that showed the name)."""
     sequence = [read(entry()), read(changed(entry(), "data.name", REMOVE)), read(entry("Renamed"))]
     assert history(sequence, shipped) == [
-        ("entry.etag.changes-with-entry", 2, "a new ETag: the entry differs from exchange 0")
+        ("entry.etag.changes-with-entry", 2, "a new ETag: the entry differs from exchange 0 at data.name")
     ]
