@@ -17,6 +17,7 @@ from typing import Protocol
 
 from proxy.core.cassette.document import Cassette
 from proxy.core.model.exchange import Exchange
+from proxy.core.redaction.redact import learn_secrets
 from proxy.core.reports.finding_groups import FindingGroups
 from proxy.core.reports.formats import CassetteResult, Report
 from proxy.core.rules.config import Baseline
@@ -104,6 +105,9 @@ class CheckRun:
                 progress.checking(0)  # how many is known only at the end
             for note in streamed.notes:
                 self.on_note(note)
+            # A credential the cassette holds (written by hand, or by another tool) is kept out of the
+            # report as `record` and `spy` keep theirs: the report is scrubbed by the book at writing.
+            exchanges = learn_secrets(streamed.exchanges, self.engine.project.redaction)
             spool = (
                 FindingGroups()
                 if self.keep_exchanges
@@ -112,9 +116,10 @@ class CheckRun:
             checker = Checker(self.engine.ruleset, config, cassette=str(streamed.path))
             taken = _Taken(spool, self.baseline, self.accepted_keys if self.accepting else None)
             if self.keep_exchanges:
-                checker.check_into(streamed.exchanges, taken, progress.advance)
-            else:  # a large cached cassette is checked on two cores
-                check_stream(checker, streamed.path, streamed.exchanges, progress.advance, taken)
+                checker.check_into(exchanges, taken, progress.advance)
+            else:  # a large cached cassette is checked on two cores (the child learns its own part)
+                policy = self.engine.project.redaction
+                check_stream(checker, streamed.path, exchanges, progress.advance, taken, policy)
             results.append(
                 CassetteResult(str(streamed.path), checker.checked, spool, taken.accepted, checker.unjudged)
             )

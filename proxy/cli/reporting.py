@@ -23,6 +23,9 @@ if TYPE_CHECKING:
     from proxy.server.record import RecordServer
 
 FORMATS = ("text", "json", "junit", "markdown", "html")
+# The placeholder as each format spells it where a value stands: XML escapes it, and the HTML page's
+# data is JSON inside <script> with every "<" escaped (see `proxy.core.reports.html`).
+PLACEHOLDERS = {"junit": "&lt;redacted&gt;", "html": "\\u003credacted\\u003e"}
 
 
 def add_format(command: argparse.ArgumentParser, default: str | None, html_help: str) -> None:
@@ -65,19 +68,44 @@ def rendered(
     summary_only: bool,
     title: str = "commerce-proxy check",
 ) -> Iterator[str]:
-    """The report's text in `format_name`; `exchanges` are asked for only by the HTML page."""
+    """The report's text in `format_name`, scrubbed by the book of secrets as it is when each piece is
+    written: findings, groups and exchanges kept from before a secret was learned are searched again
+    (`SecretBook.scrub_chunks`); `exchanges` are asked for only by the HTML page."""
+    from proxy.core.redaction.book import KNOWN
+
+    chunks = _unscrubbed(report, format_name, label, exchanges, per_rule, summary_only, title)
+    return KNOWN.scrub_chunks(chunks, placeholder_in(format_name))
+
+
+def placeholder_in(format_name: str) -> str:
+    """`<redacted>` as a report in `format_name` spells it where a secret was found."""
+    from proxy.core.redaction.policy import PLACEHOLDER
+
+    return PLACEHOLDERS.get(format_name, PLACEHOLDER)
+
+
+def _unscrubbed(
+    report: Report,
+    format_name: str,
+    label: Callable[[str, str], str],
+    exchanges: Callable[[], Sequence[Sequence[Exchange]]],
+    per_rule: int,
+    summary_only: bool,
+    title: str,
+) -> Iterator[str]:
     from proxy.core.reports.formats import json_report, junit_report, markdown_report, text_report
 
     if format_name == "text":  # for people: capped per rule, and only the counts with -q
-        return text_report(report, max(per_rule, 0), summary_only=summary_only)
-    if format_name == "markdown":
-        return markdown_report(report, lambda finding: label(finding.method, finding.path))
-    if format_name == "html":
+        yield from text_report(report, max(per_rule, 0), summary_only=summary_only)
+    elif format_name == "markdown":
+        yield from markdown_report(report, lambda finding: label(finding.method, finding.path))
+    elif format_name == "html":
         from proxy.core.reports.html import html_report
         from proxy.store.report_templates import page_template
 
-        return iter((html_report(report, exchanges(), label, page_template(), title),))
-    return {"json": json_report, "junit": junit_report}[format_name](report)
+        yield html_report(report, exchanges(), label, page_template(), title)
+    else:
+        yield from {"json": json_report, "junit": junit_report}[format_name](report)
 
 
 def write_report(chunks: Iterator[str], output: Path | None) -> None:

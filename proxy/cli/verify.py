@@ -10,6 +10,7 @@ from typing import Any
 
 from proxy.cli import options
 from proxy.cli.output import say, write_document
+from proxy.cli.reporting import placeholder_in
 from proxy.core.redaction.book import KNOWN
 from proxy.errors import UsageError
 
@@ -141,7 +142,9 @@ def run(arguments: argparse.Namespace) -> int:
             raise CredentialsRefused(f"the live service refused the token ({refused}); {ANOTHER_TOKEN}")
     except CredentialsRefused as error:
         if arguments.output is not None:  # a job that uploads its report gets one saying why
-            document = KNOWN.scrub(refused_report(arguments.format, str(error)))
+            document = KNOWN.scrub(
+                refused_report(arguments.format, str(error)), placeholder_in(arguments.format)
+            )
             write_atomically(arguments.output, document, "the report")
         raise
     verbose = arguments.verbose
@@ -151,7 +154,8 @@ def run(arguments: argparse.Namespace) -> int:
         "markdown": lambda: [verify_markdown(verification, verbose)],
         "junit": lambda: list(verify_junit(verification, arguments.strict)),
     }[arguments.format]()
-    report = KNOWN.scrub("".join(chunks))  # a live answer may echo the token or client secret
+    # a live answer may echo the token or client secret
+    report = KNOWN.scrub("".join(chunks), placeholder_in(arguments.format))
     if arguments.output is None:
         write_document(report)
     else:

@@ -23,6 +23,9 @@ from pathlib import Path
 from typing import BinaryIO
 
 from proxy.core.model.exchange import Exchange
+from proxy.core.redaction.book import KNOWN
+from proxy.core.redaction.echoes import secret_values
+from proxy.core.redaction.policy import RedactionPolicy
 from proxy.core.rules.engine import PROGRESS_EVERY, Checker
 from proxy.core.rules.findings import Finding
 from proxy.core.rules.unjudged import UnjudgedTally
@@ -43,16 +46,19 @@ def check_stream(
     exchanges: Iterator[Exchange],
     progress: Callable[[int], None],
     take: Callable[[list[Finding]], None],
+    policy: RedactionPolicy | None = None,
 ) -> None:
     """Check the cassette at `path`, whose exchanges `exchanges` streams, on two cores when it is large
-    and cached; its findings go to `take` in exchange order; `progress` hears how many are checked."""
+    and cached; its findings go to `take` in exchange order; `progress` hears how many are checked.
+    With `policy`, the child learns the secrets of the exchanges it reads and hands them back to this
+    process's book (`exchanges` is expected to teach this process those of its own part)."""
     count = warm_count(path)
     if count is None or count < SMALLEST_SPLIT:
         checker.check_into(exchanges, take, progress)
         return
     split = int(count * SHARE)
     shared = mmap.mmap(-1, COUNTER.size)  # the child's progress, written where this process reads it
-    child = Forked.start(lambda output: _check_from(checker, path, split, shared, output))
+    child = Forked.start(lambda output: _check_from(checker, path, split, shared, output, policy))
     if child is None:
         checker.check_into(exchanges, take, progress)
         return
@@ -74,6 +80,7 @@ def check_stream(
             for _ in range(batches):
                 take(pickle.load(output))  # our own child's output, in a file we made
             checker.unjudged.merge(pickle.load(output))
+            KNOWN.add(pickle.load(output))
             return
         # The child failed: this process, having checked exactly the child's history, goes on from there.
         checker.checked = checked
@@ -83,11 +90,18 @@ def check_stream(
         shared.close()
 
 
-def _check_from(checker: Checker, path: Path, split: int, shared: mmap.mmap, output: BinaryIO) -> None:
+def _check_from(
+    checker: Checker,
+    path: Path,
+    split: int,
+    shared: mmap.mmap,
+    output: BinaryIO,
+    policy: RedactionPolicy | None,
+) -> None:
     """The child's work: observe the exchanges before `split` (those its observers watch: the others
     are passed over unread), check the rest, write its findings in pickled batches as they come (so
     neither process holds them all), its tally of the exchanges it checked that no rule about the
-    answer judged, then a trailer: the count and the number of batches. The count
+    answer judged, the secrets it learned, then a trailer: the count and the number of batches. The count
     falls short only when the cassette has no more than `split` exchanges, and then this process does
     not take the findings."""
     batch: list[Finding] = []
@@ -97,6 +111,8 @@ def _check_from(checker: Checker, path: Path, split: int, shared: mmap.mmap, out
         if index < split:
             checker.observe(exchange, index)
         else:
+            if policy is not None:
+                KNOWN.add(secret_values(exchange.request, exchange.response, policy))
             batch.extend(checker.check(exchange, index))
             if len(batch) >= BATCH_FINDINGS:
                 pickle.dump(batch, output, protocol=pickle.HIGHEST_PROTOCOL)
@@ -108,6 +124,7 @@ def _check_from(checker: Checker, path: Path, split: int, shared: mmap.mmap, out
         pickle.dump(batch, output, protocol=pickle.HIGHEST_PROTOCOL)
         batches += 1
     pickle.dump(checker.unjudged, output, protocol=pickle.HIGHEST_PROTOCOL)
+    pickle.dump(sorted(KNOWN.values), output, protocol=pickle.HIGHEST_PROTOCOL)
     output.write(TRAILER.pack(count, batches))
 
 

@@ -2,10 +2,11 @@
 
 Redaction by name (`proxy.core.redaction.redact`) finds secret values where the policy names them; each
 value found is added to a `SecretBook`. Then everything written (a cassette or journal line, a log line,
-an admin or error answer, a report) is searched for each known value in any encoding of the family,
-by decoding the text rather than listing forms (`proxy.core.redaction.encodings.secret_spans`), and
-what is found is replaced by the placeholder. A secret named once is
-thus never written again in any form, wherever it echoes.
+an admin or error answer, a report, a cassette at its save) is searched, at the moment it is written,
+for each known value in any encoding of the family, by decoding the text rather than listing forms
+(`proxy.core.redaction.encodings.secret_spans`), and what is found is replaced by the placeholder. A
+secret named once is thus never written again in any form, wherever it echoes, even in what was made
+before it was learned (findings, report data, exchanges kept for the HTML page or the cassette).
 
 `KNOWN` is the process's book: values are only ever added to it, under a lock (the servers and a check
 worker's thread add to it), and reading it is a snapshot. Pure otherwise: no I/O.
@@ -15,7 +16,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 from proxy.core.redaction.encodings import secret_spans
 from proxy.core.redaction.policy import PLACEHOLDER
@@ -24,6 +25,7 @@ from proxy.core.redaction.policy import PLACEHOLDER
 MIN_SCRUBBED_LENGTH = 6
 LONG_SECRET = 16  # this long, a value is scrubbed even when it is plain words or a plain number
 MAX_KNOWN = 256  # a bound: a long session with a new token per request keeps the latest ones
+SCRUB_BATCH = 1 << 16  # characters of a document searched at once
 
 
 def credential_like(value: str) -> bool:
@@ -68,9 +70,25 @@ class SecretBook:
     def values(self) -> frozenset[str]:
         return self._frozen
 
-    def scrub(self, text: str) -> str:
-        """`text` with every known secret, in every encoding of the family, replaced."""
-        return scrub_text(text, self._frozen)
+    def scrub(self, text: str, placeholder: str = PLACEHOLDER) -> str:
+        """`text` with every known secret, in every encoding of the family, replaced (by `placeholder`,
+        spelled as the text's format needs it)."""
+        return scrub_text(text, self._frozen, placeholder)
+
+    def scrub_chunks(self, chunks: Iterable[str], placeholder: str = PLACEHOLDER) -> Iterator[str]:
+        """A document made piece by piece, scrubbed by the book as it is when each piece is written
+        (what was rendered before a secret was learned is searched again). Pieces are joined up to a
+        line's end before the search, so a value split between two pieces is still found whole."""
+        pending: list[str] = []
+        size = 0
+        for chunk in chunks:
+            pending.append(chunk)
+            size += len(chunk)
+            if size >= SCRUB_BATCH and chunk.endswith("\n"):
+                yield self.scrub("".join(pending), placeholder)
+                pending, size = [], 0
+        if pending:
+            yield self.scrub("".join(pending), placeholder)
 
     def scrub_bytes(self, data: bytes) -> bytes:
         """`data` scrubbed as `scrub` does, its bytes read one character a byte (UTF-8, UTF-16 and
@@ -81,13 +99,13 @@ class SecretBook:
 KNOWN = SecretBook()
 
 
-def scrub_text(text: str, values: frozenset[str]) -> str:
+def scrub_text(text: str, values: frozenset[str], placeholder: str = PLACEHOLDER) -> str:
     """`text` with each secret, in any encoding of the family, replaced (where spans overlap, the
     placeholder covers their union); the very same string when nothing is."""
     if not values or not text:
         return text
     spans = secret_spans(text, values)
-    return replace_spans(text, spans) if spans else text
+    return replace_spans(text, spans, placeholder) if spans else text
 
 
 def scrub_data(data: bytes, values: frozenset[str]) -> bytes:
@@ -98,7 +116,7 @@ def scrub_data(data: bytes, values: frozenset[str]) -> bytes:
     return data if scrubbed is text else scrubbed.encode("latin-1")
 
 
-def replace_spans(text: str, spans: list[tuple[int, int]]) -> str:
+def replace_spans(text: str, spans: list[tuple[int, int]], placeholder: str = PLACEHOLDER) -> str:
     """The text with each (sorted) span replaced by one placeholder a run of overlapping spans."""
     pieces: list[str] = []
     end = 0
@@ -106,7 +124,7 @@ def replace_spans(text: str, spans: list[tuple[int, int]]) -> str:
         if start < end:  # overlaps the span before: the placeholder grows to cover both
             end = max(end, stop)
             continue
-        pieces.extend((text[end:start], PLACEHOLDER))
+        pieces.extend((text[end:start], placeholder))
         end = stop
     pieces.append(text[end:])
     return "".join(pieces)

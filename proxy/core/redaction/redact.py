@@ -6,7 +6,7 @@ matches a recording whose secrets were redacted.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import replace
 from urllib.parse import parse_qsl, unquote_plus
 
@@ -54,6 +54,14 @@ def redact_exchange(
         exchange, _redact_named(request, policy, named[0]), redact_response(response, policy, named[1])
     )
     return scrub_exchange(redacted, values) if values else redacted
+
+
+def learn_secrets(exchanges: Iterable[Exchange], policy: RedactionPolicy) -> Iterator[Exchange]:
+    """The exchanges as they are, each one's secrets added to the `KNOWN` book as it passes: a command
+    that reads cassettes (`check`) keeps a credential written in one out of everything it writes."""
+    for exchange in exchanges:
+        KNOWN.add(secret_values(exchange.request, exchange.response, policy))
+        yield exchange
 
 
 def redact_request(request: Request, policy: RedactionPolicy, named: bool | None = None) -> Request:

@@ -189,3 +189,31 @@ def test_check_from_the_command_line_reports_the_same_on_two_cores(
     assert two == one
     assert two["exchanges"] == COUNT
     assert any(finding["exchange"] >= SPLIT for finding in two["findings"])
+
+
+def test_the_secrets_of_the_childs_part_reach_this_process(
+    rules: RuleSet, tmp_path: Path, forks: list[int]
+) -> None:
+    """A credential only the child reads (a bearer in the last part) joins this process's book, which
+    scrubs the report written here: `check` learns every secret of the cassettes it reads."""
+    from dataclasses import replace
+
+    from proxy.core.redaction.book import KNOWN
+    from proxy.core.redaction.policy import RedactionPolicy
+
+    secret = "childPartBearerTOKEN0123456789"
+    made = mixed_exchanges()
+    late = made[SPLIT + 4]
+    made[SPLIT + 4] = replace(
+        late, request=replace(late.request, headers=(("Authorization", f"Bearer {secret}"),))
+    )
+    path = tmp_path / "secret.yaml"
+    save_cassette(path, Cassette(tuple(made)))
+    tuple(stream_cassette(path).exchanges)  # warm: split between the two processes
+    checker = Checker(rules)
+    exchanges = stream_cassette(path).exchanges
+    two_core_check.check_stream(
+        checker, path, exchanges, lambda done: None, lambda found: None, RedactionPolicy()
+    )
+    assert len(forks) == 1 and checker.checked == COUNT
+    assert secret in KNOWN.values
