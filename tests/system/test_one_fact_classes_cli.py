@@ -116,3 +116,42 @@ def test_a_compared_value_its_own_rule_refuses_is_that_rules_finding_alone(tmp_p
         if INVALID_COMPARED[label][0] not in rules or not comparing.isdisjoint(rules):
             wrong.append(f"{label}: {rules}")
     assert wrong == []
+
+
+SLUGS = ("reviews", "wishlists", "wish_lists", "blue-shirts", "Reviews2", "x" * 50, "a")
+ENTRY = "5b0f6a52-3a8e-4f65-9d4c-0e6f1a2b3c4d"
+# operation on a slug the documentation does not describe: (method, path after the slug, its name)
+UNDOCUMENTED_UNDER_A_SLUG = (
+    ("GET", "", "GET /v2/extensions/{custom_api_slug}"),
+    ("POST", "", "POST /v2/extensions/{custom_api_slug}"),
+    ("PUT", f"/{ENTRY}", "PUT /v2/extensions/{custom_api_slug}/{custom_api_entry_id}"),
+    ("DELETE", "/42", "DELETE /v2/extensions/{custom_api_slug}/{custom_api_entry_id}"),
+    (
+        "GET",
+        f"/{ENTRY}/relationships",
+        "GET /v2/extensions/{custom_api_slug}/{custom_api_entry_id}/relationships",
+    ),
+)
+
+
+def test_operations_under_a_documented_slug_parameter_are_named_by_it(tmp_path: Path) -> None:
+    made = [
+        exchange(method, f"/v2/extensions/{slug}{rest}", body={"data": []})
+        for slug, (method, rest, _) in itertools.product(SLUGS, UNDOCUMENTED_UNDER_A_SLUG)
+    ]
+    made.append(exchange("GET", "/v2/flows/products/entries/7", body={"data": {}}))
+    recorded = cassette(tmp_path / "slugs.yaml", made)
+    document = json.loads(check(recorded, "json"))
+    groups = {item["group"]: item["exchanges"] for item in document["unjudged"]["groups"]}
+    expected = {name: len(SLUGS) for _, _, name in UNDOCUMENTED_UNDER_A_SLUG}
+    assert groups == {**expected, "GET /v2/flows/{slug}/entries/{id}": 1}
+    summary, tables = check(recorded, "markdown").split("### By rule", 1)
+    tables = tables.split("### Findings", 1)[0]  # findings show each path as recorded
+    for name in expected:
+        assert f"`{name}`" in summary and f"`{name}`" in tables
+    for slug in SLUGS:
+        assert f"/{slug}" not in summary + tables
+    html = check(recorded, "html")
+    data = json.loads(html.split('id="report-data">', 1)[1].split("</script>", 1)[0])
+    endpoints = {row["endpoint"]: row["exchanges"] for row in data["endpoints"]}
+    assert endpoints == {**expected, "GET /v2/flows/{slug}/entries/{id}": 1}
