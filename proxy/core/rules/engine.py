@@ -89,7 +89,7 @@ class Checker:
         reported = {finding.rule for finding in findings}
         self.verdict = self._unjudged(exchange, context.hit, plan, reported)
         if self.verdict is not None:
-            self.unjudged.add(self.verdict)
+            self.unjudged.add(self.verdict, exchange=index)
         return findings
 
     def _unjudged(
