@@ -114,6 +114,8 @@ class CheckRun:
                 else self._cleanup.enter_context(closing(FindingSpool()))
             )
             checker = Checker(self.engine.ruleset, config, cassette=str(streamed.path))
+            if self.keep_exchanges:  # the page marks each exchange no rule judged
+                checker.unjudged.mark_exchanges()
             taken = _Taken(spool, self.baseline, self.accepted_keys if self.accepting else None)
             if self.keep_exchanges:
                 checker.check_into(exchanges, taken, progress.advance)

@@ -64,6 +64,8 @@ class LiveReport:
             session.live.listeners.append(self._take)
         if self.keep_exchanges:
             session.kept = []
+            if session.live is not None:  # the page marks each exchange no rule judged
+                session.live.unjudged.mark_exchanges()
 
     def _take(self, findings: list[Finding]) -> None:
         for finding in findings:

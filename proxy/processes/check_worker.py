@@ -209,7 +209,7 @@ class CheckWorker:
             if self._unanswered and self._unanswered[0][0] == sequence:
                 self._unanswered.popleft()
             if verdict is not None:
-                self.unjudged.add(verdict)
+                self.unjudged.add(verdict, exchange=sequence)
             report_findings(self, findings)
         if not self._unanswered and self._caught_up is not None:
             self._caught_up.set()

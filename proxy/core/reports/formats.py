@@ -169,22 +169,28 @@ def json_report(report: Report) -> Iterator[str]:
 
 def junit_report(report: Report) -> Iterator[str]:
     """One test case per rule: it fails when the rule found an error, listing the exchanges; warnings
-    and info go to the case's system-out; rules turned off are skipped."""
+    and info go to the case's system-out; rules turned off are skipped. The exchanges no rule about the
+    answer judged are one more case, skipped (a CI board shows it grey, never as a pass), its
+    system-out naming them."""
     per_rule = report.severities_by_rule()
     rules = sorted(report.rules, key=lambda rule: rule.id)
-    tests = str(len(rules))
+    unjudged = report.unjudged
+    tests = str(len(rules) + (1 if unjudged else 0))
     failures = str(sum(1 for counts in per_rule.values() if counts["error"]))
-    skipped = str(sum(1 for rule in rules if rule.id in report.off))
+    skipped = str(sum(1 for rule in rules if rule.id in report.off) + (1 if unjudged else 0))
     yield '<?xml version="1.0" encoding="utf-8"?>\n'
     yield f'<testsuites name="commerce-proxy" tests="{tests}" failures="{failures}">\n'
     yield (
         f'  <testsuite name="commerce-proxy conformance" tests="{tests}" failures="{failures}" '
         f'errors="0" skipped="{skipped}">\n'
     )
-    unjudged = report.unjudged
     if unjudged:
-        lines = [headline(unjudged, report.exchanges) + ":", *group_lines(unjudged)]
-        yield f"    <system-out>{chr(10).join(xml_text(line) for line in lines)}</system-out>\n"
+        said = headline(unjudged, report.exchanges)
+        lines = [said + ":", *group_lines(unjudged)]
+        yield '    <testcase classname="commerce-proxy.coverage" name="not judged">\n'
+        yield f"      <skipped message={xml_attribute(said)} />\n"
+        yield f"      <system-out>{chr(10).join(xml_text(line) for line in lines)}</system-out>\n"
+        yield "    </testcase>\n"
     for rule in rules:
         counts = per_rule.get(rule.id, Counter())
         errors, others = counts["error"], counts["warning"] + counts["info"]
@@ -240,7 +246,10 @@ def markdown_report(report: Report, endpoint_of: Callable[[Finding], str]) -> It
     Every value from a cassette is a `markdown_code` span in Markdown, and `html_text` in the
     <details> blocks, which are raw HTML for every renderer (one block: no blank line inside)."""
     counts = report.counts()
-    mark = "❌" if counts["error"] else ("⚠️" if counts["warning"] else "✅")
+    unjudged = report.unjudged
+    # ⚪ when no exchange was judged: a report no rule could look at is never a pass.
+    nothing_judged = report.exchanges > 0 and unjudged.exchanges >= report.exchanges
+    mark = "❌" if counts["error"] else "⚠️" if counts["warning"] else "⚪" if nothing_judged else "✅"
     tail = f", {report.accepted} accepted by the baseline" if report.accepted else ""
     yield f"## {mark} commerce-proxy check: {counts_phrase(counts)}{tail}\n\n"
     yield (
@@ -248,7 +257,6 @@ def markdown_report(report: Report, endpoint_of: Callable[[Finding], str]) -> It
         + ", ".join(f"{markdown_code(result.name)} ({result.exchanges})" for result in report.cassettes)
         + "\n"
     )
-    unjudged = report.unjudged
     if unjudged:
         yield f"\n**{headline(unjudged, report.exchanges)}:**\n\n"
         for name, what in group_items(unjudged):

@@ -1,6 +1,7 @@
 """`check --format html`: one self-contained page (no network, no CDN) to look at a checked session.
 
-A timeline of exchanges marked pass/warn/fail, summaries per rule and per endpoint, and every exchange
+A timeline of exchanges marked pass/warn/fail, or not judged (no rule about the answer could run on
+it: grey, never green, with the reason on its row), summaries per rule and per endpoint, and every exchange
 expandable to its request, response and findings with their documentation sections. The data travels
 as one JSON document inside the page; a small script builds the rows, and an exchange's details only
 when it is opened, so a 50,000-exchange cassette still opens quickly. Pure: returns the text.
@@ -20,11 +21,12 @@ from typing import Any
 from proxy.core.model.exchange import Body, Exchange
 from proxy.core.reports.escaping import json_text
 from proxy.core.reports.formats import Report
-from proxy.core.reports.unjudged import group_lines, headline
+from proxy.core.reports.unjudged import group_lines, headline, verdict_text
 from proxy.core.rules.citation import citation
 from proxy.core.rules.findings import SEVERITIES, SEVERITY_ORDER, Finding, severity_counts
 from proxy.core.rules.path_shapes import folded_counts, folded_names
 
+MARKS = ("fail", "warn", "unjudged", "pass")  # each exchange has one, worst first
 BODY_SHOWN = 64 * 1024  # characters of one body kept in the page; the rest is cut with a note
 
 
@@ -67,13 +69,15 @@ def report_data(
     rows: list[dict[str, Any]] = []
     endpoints: dict[str, Counter[str]] = {}
     for number, (result, recorded) in enumerate(zip(report.cassettes, exchanges, strict=True)):
+        verdicts = result.unjudged.marks or {}
         found: dict[int, list[Finding]] = {}
         for finding in result.findings:
             found.setdefault(finding.exchange, []).append(finding)
         for index, exchange in enumerate(recorded):
             own = sorted(found.get(index, []), key=lambda item: SEVERITY_ORDER[item.severity])
             counts = severity_counts(own)
-            mark = "fail" if counts["error"] else "warn" if counts["warning"] else "pass"
+            verdict = verdicts.get(index)
+            mark = mark_of(counts["error"], counts["warning"], verdict is not None)
             request = exchange.request
             label = endpoint_of(request.method, request.path)
             tally = endpoints.setdefault(label, Counter())
@@ -98,6 +102,7 @@ def report_data(
                         **_body(exchange.response.body),
                     },
                     "findings": [finding.to_json() for finding in own],
+                    "unjudged": verdict_text(verdict) if verdict is not None else None,
                 }
             )
     folded = folded_names(endpoints)
@@ -139,12 +144,18 @@ def report_data(
         "endpoints": [
             {
                 "endpoint": label,
-                **{key: tally[key] for key in ("exchanges", "fail", "warn", "pass", *SEVERITIES)},
+                **{key: tally[key] for key in ("exchanges", *MARKS, *SEVERITIES)},
             }
             for label, tally in sorted(endpoints.items())
         ],
         "rows": rows,
     }
+
+
+def mark_of(errors: int, warnings: int, unjudged: bool) -> str:
+    """An exchange's mark: `fail` (an error), `warn` (a warning), `unjudged` (no rule about the answer
+    could run on it: not a pass), else `pass`."""
+    return "fail" if errors else "warn" if warnings else "unjudged" if unjudged else "pass"
 
 
 def _unjudged(report: Report) -> dict[str, Any]:

@@ -10,7 +10,15 @@ from __future__ import annotations
 from typing import Any
 
 from proxy.core.redaction.book import KNOWN
-from proxy.core.rules.unjudged import REASON_TEXT, Group, Reason, UnjudgedTally, reasons_phrase
+from proxy.core.rules.unjudged import (
+    REASON_TEXT,
+    STATUS_REASONS,
+    Group,
+    Reason,
+    Unjudged,
+    UnjudgedTally,
+    reasons_phrase,
+)
 
 SHOWN_GROUPS = 10
 ELSEWHERE: tuple[Reason, ...] = ("undocumented", "not-documented")  # the reasons of a path shape
@@ -49,6 +57,12 @@ def _phrase(group: Group) -> str:
         return reasons_phrase(group)
     why = ", ".join(REASON_TEXT[reason][0] for reason in ELSEWHERE if group.reasons[reason])
     return f"{group.exchanges} ({why})" if why else f"{group.exchanges} ({reasons_phrase(group)})"
+
+
+def verdict_text(verdict: Unjudged) -> str:
+    """One exchange's reason: `not judged: error answer (500)`, `not judged: undocumented operation`."""
+    text = f"not judged: {REASON_TEXT[verdict.reason][0]}"
+    return f"{text} ({verdict.status})" if verdict.reason in STATUS_REASONS else text
 
 
 def unjudged_json(tally: UnjudgedTally) -> dict[str, Any]:

@@ -119,6 +119,29 @@ class EndpointIndex:
     def __init__(self, groups: Iterable[tuple[str, tuple[EndpointPattern, ...], bool]]) -> None:
         self.groups = [(name, patterns, documented) for name, patterns, documented in groups]
         self._memo: dict[tuple[str, str], EndpointHit] = {}
+        # The documented templates' segments, each a literal or a parameter's name as `{name}`.
+        self._documented = tuple(
+            dict.fromkeys(
+                tuple(pattern.template.split("/"))
+                for _, patterns, documented in self.groups
+                if documented
+                for pattern in patterns
+            )
+        )
+
+    def parameters_at(self, segments: list[str]) -> dict[int, str]:
+        """`{name}` at each position of a routed path's segments where a documented template has a
+        parameter and every literal segment before it matches, of any method and however long the path:
+        `/v2/extensions/reviews/x/y` has `{custom_api_slug}` at 3 and `{custom_api_entry_id}` at 4."""
+        named: dict[int, str] = {}
+        for template in self._documented:
+            for position in range(1, min(len(template), len(segments))):
+                part = template[position]
+                if PARAMETER.fullmatch(part):
+                    named.setdefault(position, part)
+                elif part != segments[position]:
+                    break
+        return named
 
     def lookup(self, method: str, path: str) -> EndpointHit:
         """Every group whose patterns cover the request."""

@@ -89,7 +89,7 @@ class Checker:
         reported = {finding.rule for finding in findings}
         self.verdict = self._unjudged(exchange, context.hit, plan, reported)
         if self.verdict is not None:
-            self.unjudged.add(self.verdict)
+            self.unjudged.add(self.verdict, exchange=index)
         return findings
 
     def _unjudged(
@@ -114,7 +114,9 @@ class Checker:
                 return None
             known = not hit.groups.isdisjoint(self.ruleset.groups)
             reason: Reason = "not-documented" if known else "undocumented"
-            return Unjudged(reason, path_shape(request.method, request.path), status, False)
+            return Unjudged(
+                reason, path_shape(request.method, request.path, self.ruleset.index), status, False
+            )
         success = 200 <= status < 300
         if not plan.judging:
             reason = "rules-off" if success else "error" if status >= 400 else "status"
@@ -138,7 +140,7 @@ class Checker:
             for pattern in group.patterns:
                 if pattern.match(method, path) is not None:
                     return f"{group.title} ({pattern})" if group.title else str(pattern)
-        return path_shape(method, path)
+        return path_shape(method, path, self.ruleset.index)
 
     def observe(self, exchange: Exchange, index: int) -> None:
         """Remember what `check` would remember of this exchange, without checking it: a checker that

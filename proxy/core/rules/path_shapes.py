@@ -2,11 +2,13 @@
 endpoint group covers, bounded and with no value from traffic in it.
 
 Two lines of defence. `path_shape` takes the routed spelling (`routed_path`: `//V2/settings/` is
-`/v2/settings`) and makes `{id}` of every segment that is not a word the API's paths use (lower-case
-letters, perhaps joined by underscores, or a version `v2`): a number, a UUID, a slug (`shirt-aa`,
-`Blue_Shirt`), a token. Then `Folding` watches the names as they come: once one parent path has more
-than a few distinct literal children (`/v2/products/shirt`, `/v2/products/trousers`...), they are ids
-too and fold into `/v2/products/{id}`. Its memory is bounded. Pure: no I/O.
+`/v2/settings`), names by its parameter each segment where a documented pattern has one
+(`/v2/extensions/reviews` is `/v2/extensions/{custom_api_slug}`), and makes `{id}` of every other
+segment that is not a word the API's paths use (lower-case letters, perhaps joined by underscores, or
+a version `v2`): a number, a UUID, a slug (`shirt-aa`, `Blue_Shirt`), a token. Then `Folding` watches
+the names as they come: once one parent path has more than a few distinct literal children
+(`/v2/products/shirt`, `/v2/products/trousers`...), they are ids too and fold into
+`/v2/products/{id}`. Its memory is bounded. Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -32,11 +34,18 @@ def is_word(segment: str) -> bool:
     return len(segment) <= LONGEST_WORD and WORD.fullmatch(segment) is not None
 
 
-def path_shape(method: str, path: str) -> str:
-    """`METHOD /path/{id}`: the routed path with each segment that is not a word made `{id}`. No value
-    seen in traffic is kept but the words of its path."""
+def path_shape(method: str, path: str, index: EndpointIndex | None = None) -> str:
+    """`METHOD /path/{id}`: the routed path with each segment that is not a word made `{id}`, and each
+    segment where a documented pattern of `index` has a parameter (its literal segments before it
+    matching) named by it: `GET /v2/extensions/reviews` is `GET /v2/extensions/{custom_api_slug}`, as
+    `/v2/extensions/{custom_api_slug}/{custom_api_entry_id}` is documented. No value seen in traffic
+    is kept but the words of its path."""
     segments = routed_path(path).split("/")
-    return f"{method} " + "/".join(segment if not segment or is_word(segment) else ID for segment in segments)
+    named = index.parameters_at(segments) if index is not None else {}
+    return f"{method} " + "/".join(
+        named.get(position) or (segment if not segment or is_word(segment) else ID)
+        for position, segment in enumerate(segments)
+    )
 
 
 def endpoint_label(index: EndpointIndex, method: str, path: str) -> str:
@@ -44,7 +53,7 @@ def endpoint_label(index: EndpointIndex, method: str, path: str) -> str:
     (`index.label`) when an endpoint group covers it, else its path shape."""
     if index.lookup(method, path).groups:
         return index.label(method, path)
-    return path_shape(method, path)
+    return path_shape(method, path, index)
 
 
 class Folding:

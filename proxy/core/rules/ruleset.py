@@ -23,7 +23,7 @@ from proxy.core.rules.shapes import Shape
 from proxy.errors import RuleFileError
 
 RULE_ID = re.compile(r"[a-z0-9-]+(\.[a-z0-9-]+)+")
-RESPONSES = ("success", "failure", "any")
+RESPONSES = ("success", "failure", "not-success", "any")
 EVERY_EXCHANGE, DOCUMENTED, UNDOCUMENTED = "any", "documented", "undocumented"
 PLACEHOLDERS = frozenset({"where", "expected", "found"})
 RULE_KEYS = frozenset(
@@ -81,11 +81,15 @@ class Rule:
         return self.message.format(where=violation.where, expected=violation.expected, found=violation.found)
 
     def answers(self, status: int) -> bool:
-        """Whether the rule looks at a response with this status."""
+        """Whether the rule looks at a response with this status: `success` 2xx, `failure` an error
+        answer (4xx/5xx), `not-success` every other (1xx, 3xx, 4xx, 5xx: a refusal or a redirect of a
+        request the client should not have sent), `any` all."""
         if self.responses == "success":
             return 200 <= status < 300
         if self.responses == "failure":
             return status >= 400
+        if self.responses == "not-success":
+            return not 200 <= status < 300
         return True
 
 

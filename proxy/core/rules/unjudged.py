@@ -92,6 +92,9 @@ class UnjudgedTally:
         self.dropped: set[str] = set()  # names of the groups past the bound, DROPPED_NAMED at most
         self.dropped_unnamed = 0  # groups past the bound counted without a name (read from JSON)
         self.overflow_exact = True  # False once a group past the bound could not be told from the others
+        # Each exchange's verdict by its number, kept only for a report that shows every exchange (the
+        # HTML page, which holds them all anyway): `mark_exchanges`.
+        self.marks: dict[int, Unjudged] | None = None
 
     @property
     def exchanges(self) -> int:
@@ -105,8 +108,15 @@ class UnjudgedTally:
     def __bool__(self) -> bool:
         return bool(self.groups) or self.overflow > 0
 
-    def add(self, verdict: Unjudged, count: int = 1) -> None:
-        """Count one exchange's verdict."""
+    def mark_exchanges(self) -> None:
+        """From now on, keep each exchange's verdict by its number (`add`'s `exchange`) in `marks`."""
+        if self.marks is None:
+            self.marks = {}
+
+    def add(self, verdict: Unjudged, count: int = 1, exchange: int | None = None) -> None:
+        """Count one exchange's verdict (`exchange`: its number, kept while `marks` are)."""
+        if self.marks is not None and exchange is not None:
+            self.marks[exchange] = verdict
         group = self._group(verdict.group, verdict.documented)
         if group is None:
             self.overflow += count

@@ -10,9 +10,12 @@ const element = (tag, attributes, ...children) => {
 };
 const plural = (count, word) => `${count} ${word}${count === 1 ? "" : "s"}`;
 
-const verdict = data.failed ? "fail" : data.counts.warning ? "warn" : "pass";
+// Not judged when no exchange was: a page no rule could look at is never a PASS.
+const nothingJudged = data.exchanges > 0 && data.unjudged.exchanges >= data.exchanges;
+const verdict = data.failed ? "fail" : data.counts.warning ? "warn" : nothingJudged ? "unjudged" : "pass";
+const MARK_WORDS = {fail: "fail", warn: "warn", unjudged: "not judged", pass: "pass"};
 const verdictBadge = document.getElementById("verdict");
-verdictBadge.textContent = verdict.toUpperCase();
+verdictBadge.textContent = MARK_WORDS[verdict].toUpperCase();
 verdictBadge.classList.add(verdict);
 document.getElementById("headline").textContent = data.title;
 document.title = `${data.title}: ${plural(data.counts.error, "error")}, ${plural(data.counts.warning, "warning")}`;
@@ -21,6 +24,7 @@ document.getElementById("cassettes").textContent = data.cassettes.map((cassette)
   return `${cassette.path} (${plural(cassette.exchanges, "exchange")}${accepted})`;
 }).join(" \u00b7 ");
 document.getElementById("count-exchanges").textContent = data.exchanges;
+document.getElementById("count-unjudged").textContent = data.unjudged.exchanges;
 for (const severity of ["error", "warning", "info"]) {
   document.getElementById(`count-${severity}`).textContent = data.counts[severity];
 }
@@ -62,7 +66,7 @@ const endpointBody = document.querySelector("#by-endpoint tbody");
 for (const row of data.endpoints) {
   endpointBody.append(element("tr", {"data-endpoint": row.endpoint},
     element("td", {}, element("code", {text: row.endpoint})),
-    ...["exchanges", "fail", "warn", "error", "warning", "info"].map(
+    ...["exchanges", "fail", "warn", "unjudged", "error", "warning", "info"].map(
       (key) => element("td", {class: "n", text: String(row[key])}))));
 }
 
@@ -82,6 +86,7 @@ function fill(details, row) {
   body.append(element("div", {class: "parts"},
     part("Request", `${row.method} ${row.target}`, row.request),
     part("Response", `${row.status}${row.reason ? " " + row.reason : ""}`, row.response)));
+  if (row.unjudged) body.append(element("p", {class: "unjudged-reason", text: row.unjudged}));
   const findings = element("div", {class: "findings"},
     element("h3", {text: row.findings.length ? `Findings (${row.findings.length})` : "Findings: none"}));
   for (const finding of row.findings) {
@@ -97,7 +102,7 @@ function fill(details, row) {
 }
 
 const TICKS = 600;  // the most timeline marks: about one screen
-const MARK_ORDER = {fail: 0, warn: 1, pass: 2};
+const MARK_ORDER = {fail: 0, warn: 1, unjudged: 2, pass: 3};
 const ticks = [];
 const list = document.getElementById("exchanges");
 const timeline = document.getElementById("timeline");
@@ -107,10 +112,11 @@ data.rows.forEach((row, position) => {
   const id = `exchange-${row.cassette}-${row.index}`;
   const counts = {error: 0, warning: 0, info: 0};
   for (const finding of row.findings) counts[finding.severity] += 1;
-  const found = row.findings.length ? Object.entries(counts).filter(([, n]) => n).map(([s, n]) => `${n} ${s}`).join(", ") : "";
+  const found = [row.findings.length ? Object.entries(counts).filter(([, n]) => n).map(([s, n]) => `${n} ${s}`).join(", ") : "",
+    row.unjudged || ""].filter(Boolean).join("; ");
   const details = element("details", {class: `exchange ${row.mark}`, id, "data-mark": row.mark},
     element("summary", {},
-      element("span", {class: `mark ${row.mark}`, title: row.mark}),
+      element("span", {class: `mark ${row.mark}`, title: MARK_WORDS[row.mark]}),
       element("span", {class: "index", text: `#${row.index}`}),
       element("span", {class: "method", text: row.method}),
       element("span", {class: "target", text: row.target}),
@@ -140,9 +146,9 @@ data.rows.forEach((row, position) => {
     tick.button.className = `tick ${row.mark}`;
     tick.button.dataset.target = id;
     tick.button.title = `#${row.index} ${row.method} ${row.target} \u2192 ${row.status}${found ? " (" + found + ")" : ""}${many}`;
-    tick.button.setAttribute("aria-label", `exchange ${row.index}: ${row.mark}`);
+    tick.button.setAttribute("aria-label", `exchange ${row.index}: ${MARK_WORDS[row.mark]}`);
   }
-  rowsShown.push({details, row, text: `${row.method} ${row.target} ${row.status} ${row.endpoint} ${row.findings.map((f) => f.rule).join(" ")}`.toLowerCase()});
+  rowsShown.push({details, row, text: `${row.method} ${row.target} ${row.status} ${row.endpoint} ${row.findings.map((f) => f.rule).join(" ")} ${row.unjudged || ""}`.toLowerCase()});
 });
 
 for (const tick of ticks) {
@@ -159,7 +165,8 @@ function applyFilter() {
   const wanted = search.value.trim().toLowerCase();
   let count = 0;
   for (const {details, row, text} of rowsShown) {
-    const byMark = show === "all" || row.mark === "fail" || (show === "warn" && row.mark === "warn");
+    const byMark = show === "unjudged" ? Boolean(row.unjudged)
+      : show === "all" || row.mark === "fail" || (show === "warn" && row.mark === "warn");
     const byRule = !ruleFilter || row.findings.some((finding) => finding.rule === ruleFilter);
     const visible = byMark && byRule && (!wanted || text.includes(wanted));
     details.hidden = !visible;

@@ -56,10 +56,12 @@ def page_limit_as_requested(context: CheckContext, params: Mapping[str, Any]) ->
     """Spec, Limits: `meta.page.limit` is the requested `page[limit]` (clamped to 100), or else the
     project's default page length. That default is set per project through the settings endpoint
     (not shown), so it is the config's `default_page_length` when stated, and otherwise the one the
-    first list answered without `page[limit]` showed: later such answers must agree with it."""
+    first list answered without `page[limit]` showed: later such answers must agree with it. A limit
+    above the maximum is `page_limit_max`'s finding alone: a value is compared only once its own rule
+    accepts it."""
     limit = _stated(context, "limit")
     requested = requested_integer(context, "page[limit]")
-    if limit is None or requested == "invalid":
+    if limit is None or requested == "invalid" or limit > params["max"]:
         return
     if requested is not None:
         if requested >= 1 and limit != min(requested, params["max"]):
@@ -232,10 +234,14 @@ def total_consistent_with_method(context: CheckContext, params: Mapping[str, Any
 
 @check("total_method_as_requested", needs=("page[total_method]",))
 def total_method_as_requested(context: CheckContext, params: Mapping[str, Any]) -> Iterator[Violation]:
-    """Spec, Pagination rule 6: the service may answer with another total method; the client must check."""
+    """Spec, Pagination rule 6: the service may answer with another total method; the client must check.
+    Only a documented method on both sides is compared: a method that is none is the request's
+    (`total_method_requested_value`) or the envelope's (`total_method`) finding alone."""
     view = page_view(context)
     requested = context.parameter("page[total_method]")
-    if view is not None and requested in TOTAL_METHODS and view.method and view.method != requested:
+    if view is None or requested not in TOTAL_METHODS or view.method not in TOTAL_METHODS:
+        return
+    if view.method != requested:
         yield Violation(
             "meta.results.total_method",
             f"{requested} (requested; the client must read the method used)",

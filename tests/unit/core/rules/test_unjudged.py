@@ -87,7 +87,7 @@ def _cases() -> list[Case]:
         cases.append(Case(f"undocumented-{path}-{status}", made, ("undocumented", group, status)))
     for method in ("DELETE", "POST"):
         made = exchange(method, f"{FEATURE_PATH}", status=204)
-        shape = f"{method} /v2/subscriptions/features/{{id}}"
+        shape = f"{method} /v2/subscriptions/features/{{feature_uuid}}"  # the documented PUT's name
         cases.append(Case(f"undocumented-{method}-feature", made, ("undocumented", shape, 204)))
     for status in (200, 401):
         made = exchange("POST", "/oauth/access_token", status=status, body={"access_token": "<redacted>"})
