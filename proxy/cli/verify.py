@@ -180,7 +180,9 @@ async def _client_token(pool: Any, arguments: argparse.Namespace) -> str | None:
         return None
     if not (arguments.client_id and arguments.client_secret):
         raise UsageError("--client-id and --client-secret go together")
-    KNOWN.add((arguments.client_id, arguments.client_secret))  # never written, even when echoed
+    # the secret is never written, even when echoed; the client id is an identifier recordings keep
+    # (record's redaction keeps it too), so an update rewrites no token request for it
+    KNOWN.add((arguments.client_secret,))
     form = urlencode(
         {
             "grant_type": "client_credentials",
