@@ -82,8 +82,11 @@ class Verdict:
             yield Violation(witness.where, expected, witness.found)
 
 
+AGREED = Verdict((), (), ())  # a page whose stated values all agree: nothing to report, nothing to redo
+
+
 def verdict(context: CheckContext, reported: Callable[[CheckContext, str], bool]) -> Verdict | None:
-    """The page's single explanation, or None (no disagreement, or more than one explanation). A blamed
+    """The page's single explanation (`AGREED` when its values all agree), or None (more than one). A blamed
     `meta.page.offset` or `meta.page.limit` is judged against the request by its own check, so an
     explanation blaming one that `reported` says its check does not report is no explanation."""
     if "facts" in context.memo:
@@ -106,7 +109,7 @@ def verdict(context: CheckContext, reported: Callable[[CheckContext, str], bool]
 def _explain(view: PageView, stated_all: Any, filtered: bool) -> Verdict | None:
     everything = whole(stated_all)
     if _consistent(view, everything):
-        return None  # the common case, decided without building the witnesses
+        return AGREED  # the common case, decided without building the witnesses
     witnesses = build_witnesses(view, everything, filtered)
     best: dict[frozenset[int], list[Point]] = {}
     fewest = len(witnesses) + 1

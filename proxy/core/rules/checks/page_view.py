@@ -134,6 +134,7 @@ def link_page(link: str) -> tuple[str | None, str | None]:
     return offset, limit
 
 
+@lru_cache(maxsize=4096)  # the links of a walk repeat their numbers
 def as_count(text: str | None) -> int | None:
     """A link's page number as a count of records, when it is a plain non-negative integer."""
     return int(text) if text is not None and text.isascii() and text.isdigit() and len(text) < 19 else None
@@ -141,4 +142,4 @@ def as_count(text: str | None) -> int | None:
 
 def names_count(text: str | None, number: int) -> bool:
     """Whether a link's parameter value names this count (`010` names 10: the same integer)."""
-    return text is not None and (as_count(text) == number or text == str(number))
+    return text is not None and as_count(text) == number
