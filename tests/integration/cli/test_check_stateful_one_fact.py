@@ -79,7 +79,7 @@ def test_the_stateful_rules_report_each_fact_once_at_its_place(tmp_path: Path) -
             "entry.etag.changes-with-entry",
             "headers.ETag",
             "a new ETag: the entry differs from exchange 2 at data.name",
-            f"the same ETag {ETAG}",
+            f"the same ETag {ETAG!r}",
         ),
         (
             7,

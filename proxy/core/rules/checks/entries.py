@@ -27,12 +27,23 @@ from proxy.core.rules.checks.resources import Named, entry_named
 from proxy.core.rules.checks.session import EntryState, Shown, Unreported
 from proxy.core.rules.endpoints import EndpointHit
 from proxy.core.rules.findings import Violation
+from proxy.core.rules.shapes import shown
 
 WEAK_ETAG = re.compile(r'W/"([^"]*)"')
 
 
-def _etag_id(context: CheckContext) -> Any:
-    return dig(context.response_json, "data", "meta", "etag_id")
+def _etag_id(context: CheckContext) -> str | None:
+    """`data.meta.etag_id` when it is a hash string (anything else cannot be compared with an ETag)."""
+    value = dig(context.response_json, "data", "meta", "etag_id")
+    return value if isinstance(value, str) else None
+
+
+def _etag_broken(context: CheckContext, etag: str) -> bool:
+    """Whether the ETag breaks rule 2 (not weak, or not the entry's `etag_id`): that is its own rules'
+    finding, and the history rules do not compare a value already shown wrong (one fact, one finding)."""
+    weak = WEAK_ETAG.fullmatch(etag.strip())
+    etag_id = _etag_id(context)
+    return weak is None or (etag_id is not None and weak[1] != etag_id)
 
 
 def _current(context: CheckContext) -> Shown:
@@ -97,7 +108,14 @@ def etag_matches_etag_id(context: CheckContext, params: Mapping[str, Any]) -> It
 @check("etag_id_present")
 def etag_id_present(context: CheckContext, params: Mapping[str, Any]) -> Iterator[Violation]:
     """api-notes, Custom API entries: without `data.meta.etag_id` the ETag's hash cannot be verified."""
-    if context.response_header("ETag") is not None and _etag_id(context) is None:
+    if context.response_header("ETag") is None or _etag_id(context) is not None:
+        return
+    meta = dig(context.response_json, "data", "meta")
+    if isinstance(meta, dict) and "etag_id" in meta:
+        yield Violation(
+            "data.meta.etag_id", "the hash the ETag carries", f"{shown(meta['etag_id'])}, no hash string"
+        )
+    else:
         yield Violation("data.meta.etag_id", "the hash the ETag carries", "absent")
 
 
@@ -128,11 +146,11 @@ def etag_changes_with_entry(context: CheckContext, params: Mapping[str, Any]) ->
     representation an ETag is seen on is reported once)."""
     etag = context.response_header("ETag")
     fact = _read(context)[1].get(CHANGES) if etag is not None else None
-    if etag is not None and fact is not None:
+    if etag is not None and fact is not None and not _etag_broken(context, etag):
         yield Violation(
             "headers.ETag",
             f"a new ETag: the entry differs from exchange {fact.other} at {_places(fact)}",
-            f"the same ETag {etag}",
+            f"the same ETag {etag.strip()!r}",
         )
 
 
@@ -143,11 +161,11 @@ def etag_identifies_version(context: CheckContext, params: Mapping[str, Any]) ->
     etag_changes_with_entry's)."""
     etag = context.response_header("ETag")
     fact = _read(context)[1].get(IDENTIFIES) if etag is not None else None
-    if etag is not None and fact is not None:
+    if etag is not None and fact is not None and not _etag_broken(context, etag):
         yield Violation(
             "headers.ETag",
             f"the representation of exchange {fact.other}, which had this ETag (differs at {_places(fact)})",
-            f"{etag.strip()} on a different representation",
+            f"{etag.strip()!r} on a different representation",
         )
 
 

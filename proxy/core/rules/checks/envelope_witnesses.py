@@ -66,7 +66,8 @@ def build_witnesses(view: PageView, everything: int | None, filtered: bool) -> l
         reason = "this short page is the last" if len(view.data) < first.limit else f"{seen} seen so far"
         return f"{shown} ({first.method}: {reason})"
 
-    def pages_expected(points: tuple[Point, ...]) -> str:
+    def pages_expected(every: tuple[Point, ...]) -> str:
+        points = tuple(point for point in every if point.total < UNBOUNDED) or every
         counts = sorted({pages_of(p) for p in points})
         if all(p.total == 0 for p in points):
             return "0 or 1 (no results)"
@@ -198,7 +199,10 @@ def build_witnesses(view: PageView, everything: int | None, filtered: bool) -> l
 
 
 def _distinct(points: tuple[Point, ...], render: Callable[[Point], str]) -> str:
-    return " or ".join(dict.fromkeys(render(point) for point in points))
+    """Each different expectation the pages allow (pages with a total no value bounds left out: they
+    name no page a reader could look for)."""
+    bounded = [point for point in points if point.total < UNBOUNDED] or points
+    return " or ".join(dict.fromkeys(render(point) for point in bounded))
 
 
 def _prev_holds(point: Point, present: bool) -> bool:

@@ -221,6 +221,13 @@ def with_etag(document: dict[str, Any], etag_of: dict[str, Any]) -> Exchange:
     return exchange("PUT", ENTRY_PATH, body=document, response_headers=weak(etag_of))
 
 
+def stale(document: dict[str, Any], earlier: dict[str, Any]) -> dict[str, Any]:
+    """The document with the earlier one's etag_id: a service that kept both its ETag and etag_id."""
+    kept = copy.deepcopy(document)
+    kept["data"]["meta"]["etag_id"] = earlier["data"]["meta"]["etag_id"]
+    return kept
+
+
 def etag_history_findings(sequence: list[Exchange], ruleset: RuleSet) -> list[tuple[str, int, str]]:
     return [
         (finding.rule, finding.exchange, finding.expected)
@@ -233,6 +240,7 @@ def test_an_etag_that_did_not_change_when_an_update_changed_the_entry(shipped: R
     """The update's answer shows the new version under the old ETag; the read after it shows the same:
     the entry changed since exchange 0 and its ETag did not (one finding, on the read)."""
     old, renamed = entry_document(version=0), entry_document(name="Renamed", version=1)
+    renamed = stale(renamed, old)  # the service kept its etag_id too (else the ETag is matches-etag-id's)
     sequence = [read(old), with_etag(renamed, old), read(renamed, etag_of=old)]
     assert etag_history_findings(sequence, shipped) == [
         (
@@ -247,6 +255,7 @@ def test_an_etag_that_comes_back_for_another_version_after_updates(shipped: Rule
     """Version 0's ETag, then version 1's, then version 2 shown by its update under version 0's ETag
     and read so: that ETag named another version at exchange 0."""
     first, two = entry_document(version=0), entry_document(name="Two", version=2)
+    two = stale(two, first)
     sequence = [
         read(first),
         with_etag(entry_document(name="One", version=1), entry_document(version=1)),

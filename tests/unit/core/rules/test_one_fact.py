@@ -407,3 +407,22 @@ def test_an_unusable_limit_or_offset_is_its_own_rules_one_finding(value: int) ->
     assert findings(query, changed(body, "meta.page.limit", value)) == [
         ("pagination.page.limit-requested", "meta.page.limit")
     ]
+
+
+def test_a_page_holding_more_records_than_its_limit_is_that_one_fact() -> None:
+    """Records past the limit are data-within-limit's finding alone: the total, the page count and the
+    links, which agree among themselves, are not blamed for them."""
+    checked = 0
+    for _, limit, offset, total, method in sample_pages():
+        query, body = list_page(limit=limit, offset=offset, total=total, method=method)
+        if not body["data"]:
+            continue
+        for extra in (1, limit, 3 * limit + 7, 500):
+            record = body["data"][-1]
+            overfull = changed(body, "data", body["data"] + [record] * (limit - len(body["data"]) + extra))
+            assert findings(query, overfull) == [("pagination.page.data-within-limit", "data")], (
+                limit,
+                extra,
+            )
+            checked += 1
+    assert checked > 40

@@ -18,7 +18,15 @@ from proxy.core.rules.engine import Checker
 from proxy.core.rules.ruleset import RuleSet
 from proxy.store.rule_files import load_rules
 from proxy.store.shipped import shipped_dir
-from tests.unit.core.exchanges import ENTRY_PATH, JSON_TYPE, REMOVE, changed, entry_document, exchange
+from tests.unit.core.exchanges import (
+    ENTRY_PATH,
+    JSON_TYPE,
+    REMOVE,
+    changed,
+    entry_document,
+    entry_read,
+    exchange,
+)
 
 HISTORY = ("entry.etag.changes-with-entry", "entry.etag.identifies-version")
 ETAG_A = 'W/"' + "a" * 64 + '"'
@@ -187,3 +195,35 @@ def test_a_field_only_an_earlier_read_showed_is_still_remembered(shipped: RuleSe
     assert history(sequence, shipped) == [
         ("entry.etag.changes-with-entry", 2, "a new ETag: the entry differs from exchange 0 at data.name")
     ]
+
+
+@pytest.mark.parametrize("reads_after", [1, 2, 4])
+def test_a_stale_etag_after_an_update_is_one_finding_per_read(reads_after: int) -> None:
+    """After an update, reads that send the pre-update ETag on the new body (whose etag_id is right):
+    the ETag contradicts the body's etag_id, which is matches-etag-id's finding; the history rules do
+    not report the same wrong value again."""
+    old, new = "a" * 64, "b" * 64
+    first = changed(entry_document(), "data.meta.etag_id", old)
+    updated = changed(changed(first, "data.name", "Renamed"), "data.meta.etag_id", new)
+    exchanges = [
+        entry_read(first, etag=f'W/"{old}"'),
+        exchange("PUT", ENTRY_PATH, body=updated, response_headers=(*JSON_TYPE, ("ETag", f'W/"{new}"'))),
+        *(entry_read(updated, etag=f'W/"{old}"') for _ in range(reads_after)),
+    ]
+    found = [
+        (f.exchange, f.rule)
+        for f in Checker(load_rules(shipped_dir("rules"))).check_all(exchanges)
+        if f.severity != "info"
+    ]
+    assert found == [(index, "entry.etag.matches-etag-id") for index in range(2, 2 + reads_after)]
+
+
+@pytest.mark.parametrize("etag_id", [123, {"a": 1}, None, ["x"]])
+def test_an_etag_id_that_is_no_hash_string_is_noted_and_never_compared(etag_id: object) -> None:
+    document = changed(entry_document(), "data.meta.etag_id", etag_id)
+    found = [
+        (f.rule, f.found)
+        for f in Checker(load_rules(shipped_dir("rules"))).check_all([entry_read(document, etag='W/"123"')])
+    ]
+    assert [rule for rule, _ in found] == ["entry.etag-id.absent"]
+    assert "no hash string" in found[0][1]

@@ -87,7 +87,7 @@ def test_message_names_place_expected_and_found(shipped_rules: RuleSet) -> None:
     assert finding.message == (
         "the current page follows from offset and limit: meta.page.current: "
         "expected 2 (floor(10 / 10) + 1), as meta.page.offset 10, links.current page[offset]=10, "
-        "links.prev page[offset]=0 and 1 more show, found 3"
+        "links.prev page[offset]=0, links.next page[offset]=20 show, found 3"
     )
     assert finding.section.startswith("List endpoints that support pagination, rule 2")
     assert (finding.method, finding.path, finding.exchange) == ("GET", "/v2/products", 0)
