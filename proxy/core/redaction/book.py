@@ -78,13 +78,18 @@ class SecretBook:
     def scrub_chunks(self, chunks: Iterable[str], placeholder: str = PLACEHOLDER) -> Iterator[str]:
         """A document made piece by piece, scrubbed by the book as it is when each piece is written
         (what was rendered before a secret was learned is searched again). Pieces are joined up to a
-        line's end before the search, so a value split between two pieces is still found whole."""
+        line's end (or, past four batches, the end of a JSON or HTML value) before the search, so a value
+        split between two pieces is still found whole, and memory stays bounded."""
         pending: list[str] = []
         size = 0
         for chunk in chunks:
             pending.append(chunk)
             size += len(chunk)
-            if size >= SCRUB_BATCH and chunk.endswith("\n"):
+            # a line's end, or (a document without them, as JSON) the end of a whole value: a finding,
+            # a record or a tag; never inside a string, so no value is split
+            if size >= SCRUB_BATCH and (
+                chunk.endswith("\n") or (size >= 4 * SCRUB_BATCH and chunk[-1:] in ",}]>")
+            ):
                 yield self.scrub("".join(pending), placeholder)
                 pending, size = [], 0
         if pending:
