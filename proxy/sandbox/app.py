@@ -107,6 +107,16 @@ def broken_answer(
     return json_answer(200, document, headers)
 
 
+def _shown_etag(request: web.Request, entry: Any) -> str | None:
+    """The ETag a read of the entry shows now (a broken one under `--break`): a client's If-Match
+    naming it is the current version as far as the client can know."""
+    headers = {"ETag": etag_of(entry)}
+    rewrite = rewrite_for("entry", request.app[STATE].settings.broken or ())
+    if rewrite is not None:
+        rewrite(copy.deepcopy({"data": entry}), headers, Asked({}, None))
+    return headers.get("ETag")
+
+
 def json_answer(status: int, document: Any, headers: dict[str, str] | None = None) -> web.Response:
     """A JSON answer the way the service writes it."""
     return web.Response(
@@ -225,7 +235,7 @@ async def put_entry(request: web.Request) -> web.Response:
     if entry is None:
         return error_answer(404, "Not Found", "no such custom API entry")
     expected = request.headers.get("If-Match")
-    if expected is not None and expected != etag_of(entry):
+    if expected is not None and expected not in (etag_of(entry), _shown_etag(request, entry)):
         return error_answer(
             412,
             "Precondition Failed",

@@ -107,13 +107,15 @@ def _no_etag(document: Document, headers: Headers, asked: Asked) -> Any:
 
 
 def _etag_of(version_key: Callable[[int], int]) -> Rewrite:
-    """An ETag header made from the entry id and a key of its resource_version (the body is left true,
-    so clients can still send its etag_id in If-Match)."""
+    """An ETag header, and the body's etag_id with it, made from the entry id and a key of its
+    resource_version: a service whose version tag does not follow the entry (were the body's etag_id
+    left true, the header would contradict it: entry.etag.matches-etag-id's finding, not these)."""
 
     def rewrite(document: Document, headers: Headers, asked: Asked) -> Any:
         version = document["data"]["meta"].get("resource_version", 0)
         tag = hashlib.sha256(f"{document['data'].get('id')}:{version_key(version)}".encode()).hexdigest()
         headers["ETag"] = f'W/"{tag}"'
+        document["data"]["meta"]["etag_id"] = tag
         return document
 
     return rewrite

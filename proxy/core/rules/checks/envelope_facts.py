@@ -34,6 +34,7 @@ from proxy.core.rules.checks.envelope_witnesses import (
 from proxy.core.rules.checks.page_view import (
     LINK_NAMES,
     PageView,
+    addresses_list,
     as_count,
     link_page,
     names_count,
@@ -150,15 +151,19 @@ def _consistent(view: PageView, everything: int | None) -> bool:
             continue  # a short page is the last
         point = Point(limit, offset, total, follows, method)
         if _admissible(view, point) and all(
-            _link_agrees(name, link, point) for name, link in links.items() if isinstance(link, str)
+            _link_agrees(name, link, point, view.listed)
+            for name, link in links.items()
+            if isinstance(link, str)
         ):
             return True
     return False
 
 
-def _link_agrees(name: str, link: str, point: Point) -> bool:
+def _link_agrees(name: str, link: str, point: Point, listed: str) -> bool:
     if name not in LINK_NAMES or not names_a_page(name, point):
         return True
+    if not addresses_list(link, listed):
+        return False
     offset, limit = link_page(link)
     return names_count(offset or "0", link_target(name, point)) and (
         limit is None or names_count(limit, point.limit)

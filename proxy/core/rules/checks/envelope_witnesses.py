@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from proxy.core.rules.checks.page_view import LINK_NAMES, PageView, link_page, names_count
+from proxy.core.rules.checks.page_view import LINK_NAMES, PageView, addresses_list, link_page, names_count
 
 UNBOUNDED = 2**62  # a total no stated value bounds from above
 
@@ -194,7 +194,7 @@ def build_witnesses(view: PageView, everything: int | None, filtered: bool) -> l
     for name in LINK_NAMES:
         link = view.links.get(name)
         if isinstance(link, str):
-            witnesses.extend(_link_witnesses(name, link))
+            witnesses.extend(_link_witnesses(name, link, view.listed))
     return witnesses
 
 
@@ -262,8 +262,21 @@ def names_a_page(name: str, point: Point) -> bool:
     return not ((name == "prev" and point.offset == 0) or (name == "next" and not point.follows))
 
 
-def _link_witnesses(name: str, link: str) -> list[Witness]:
-    """A link's page[offset] and page[limit] (a missing offset is 0, a missing limit states nothing)."""
+def _link_witnesses(name: str, link: str, listed: str) -> list[Witness]:
+    """A link's page[offset] and page[limit] (a missing offset is 0, a missing limit states nothing);
+    a link to another list is wrong by where it leads, whatever page of it it names."""
+    if not addresses_list(link, listed):
+        return [
+            Witness(
+                "link_targets",
+                f"links.{name}",
+                "offset",
+                lambda point: not names_a_page(name, point),
+                lambda points: f"an address of {listed}",
+                link,
+                "",
+            )
+        ]
     offset, limit = link_page(link)
     about = "total" if name == "last" else "offset"
     stated_offset = offset or "0"

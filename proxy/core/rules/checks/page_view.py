@@ -9,10 +9,11 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 from typing import Any, NamedTuple
-from urllib.parse import unquote
+from urllib.parse import unquote, urlsplit
 
 from proxy.core.model.integers import integer_parameter
 from proxy.core.rules.checks.context import CheckContext
+from proxy.core.rules.endpoints import routed_path
 
 LINK_NAMES = ("current", "first", "last", "prev", "next")
 
@@ -33,6 +34,7 @@ class PageView(NamedTuple):
     links: dict[str, Any]
     limit_stated: bool = True  # False: meta.page.limit was missing or unusable (see `page_view`)
     offset_stated: bool = True
+    listed: str = ""  # the list the request read, in its routed spelling (`routed_path`)
 
     @property
     def seen(self) -> int:
@@ -97,6 +99,7 @@ def page_view(context: CheckContext) -> PageView | None:
                 links,
                 limit_stated,
                 offset_stated,
+                routed_path(context.exchange.request.path),
             )
     context.memo["page"] = view
     return view
@@ -143,3 +146,24 @@ def as_count(text: str | None) -> int | None:
 def names_count(text: str | None, number: int) -> bool:
     """Whether a link's parameter value names this count (`010` names 10: the same integer)."""
     return text is not None and as_count(text) == number
+
+
+VERSION_PREFIX = re.compile(r"^/[vV][0-9]+(?=/|$)")
+
+
+@lru_cache(maxsize=4096)
+def addresses_list(link: str, listed: str) -> bool:
+    """Whether a link is an address of the list the request read: http(s) or relative, its path the
+    list's in any spelling the service routes alike, with or without the version prefix (the custom
+    API examples link without `/v2`) or a base path before it; a link of a query alone is the same list.
+    Another host is no defect (a recording's origin is not the service's)."""
+    try:
+        parts = urlsplit(link)
+    except ValueError:
+        return False
+    if parts.scheme and parts.scheme.lower() not in ("http", "https"):
+        return False
+    if not parts.path:
+        return True
+    path = routed_path(parts.path)
+    return path == listed or path.endswith(VERSION_PREFIX.sub("", listed) or "/")

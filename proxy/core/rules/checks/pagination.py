@@ -14,7 +14,15 @@ from typing import Any
 from proxy.core.rules.checks.context import CheckContext, dig, is_integer, record_value
 from proxy.core.rules.checks.envelope_facts import Verdict, verdict
 from proxy.core.rules.checks.envelope_witnesses import stated_place
-from proxy.core.rules.checks.page_view import LINK_NAMES, PageView, link_page, names_count, page_view, whole
+from proxy.core.rules.checks.page_view import (
+    LINK_NAMES,
+    PageView,
+    addresses_list,
+    link_page,
+    names_count,
+    page_view,
+    whole,
+)
 from proxy.core.rules.checks.registry import check, integer_parameters, observer
 from proxy.core.rules.checks.requests import TOTAL_METHODS, filter_terms, requested_integer
 from proxy.core.rules.checks.session import DefaultPageLength
@@ -328,6 +336,9 @@ def link_targets(context: CheckContext, params: Mapping[str, Any]) -> Iterator[V
         link, target = view.links.get(name), targets[name]
         if not isinstance(link, str) or name in nowhere:
             continue
+        if not addresses_list(link, view.listed):
+            yield Violation(f"links.{name}", f"an address of {view.listed}", link)
+            continue  # a link to another list names no page of this one
         offset, limit = link_page(link)
         if target is not None and not names_count(offset or "0", target):
             yield Violation(

@@ -426,3 +426,45 @@ def test_a_page_holding_more_records_than_its_limit_is_that_one_fact() -> None:
             )
             checked += 1
     assert checked > 40
+
+
+def address_cases() -> Iterator[Any]:
+    for name, limit, offset, total, method in sample_pages():
+        query, body = list_page(limit=limit, offset=offset, total=total, method=method)
+        for link_name, value in body["links"].items():
+            if not isinstance(value, str):
+                continue
+            tail = value.split("/v2/products", 1)[1]
+            for elsewhere in (
+                "https://useast.api.elasticpath.com/v2/brands",
+                "/v2/products/extra",
+                "mailto:x@y",
+            ):
+                yield pytest.param(
+                    query,
+                    changed(body, f"links.{link_name}", elsewhere + tail),
+                    [("pagination.links.targets", f"links.{link_name}")],
+                    id=f"{link_name} to {elsewhere}: {name}",
+                )
+            for same in (
+                "https://another.host/v2/products",
+                "/products",
+                "/api/v2/products/",
+                "//x/V2//products",
+            ):
+                yield pytest.param(
+                    query,
+                    changed(body, f"links.{link_name}", same + tail),
+                    [],
+                    id=f"{link_name} as {same}: {name}",
+                )
+
+
+@pytest.mark.parametrize(("query", "body", "expected"), list(address_cases()))
+def test_a_link_to_another_list_is_one_finding_and_another_spelling_of_this_one_none(
+    query: str, body: Body, expected: list[tuple[str, str]]
+) -> None:
+    """A link is the address of a page of this list (any host, with or without the version prefix or a
+    base path, any spelling the service routes alike); one to another list, or no http address at all,
+    is wrong by where it leads, and its page numbers are not judged besides."""
+    assert findings(query, body) == expected
