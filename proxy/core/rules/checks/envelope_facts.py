@@ -10,9 +10,10 @@ agreeing on one page; when that set is the only smallest one, each rule reports 
 against the page the rest agree on, naming them. When there is no single explanation, `verdict` is None
 and each rule judges alone, from the values as stated.
 
-The records on the page are the one thing never doubted: a short page is the last, so the actual total
-is then known (and a `lower_bound` total above it breaks "the actual total is at least the reported
-value", rule 4).
+The records on the page are doubted in two ways only: a short page while every number says records
+follow is a witness of its own, and records past the limit are data-within-limit's finding and tell
+nothing else. Otherwise a short page is the last, so the actual total is then known (and a `lower_bound`
+total above it breaks "the actual total is at least the reported value", rule 4).
 """
 
 from __future__ import annotations
@@ -196,7 +197,9 @@ def _admissible(view: PageView, point: Point) -> bool:
 def _candidates(view: PageView, everything: int | None) -> Iterator[Point]:
     """Every page worth trying: each value any witness states, and the edges of what it allows; under
     the stated total method and, when that is another, under `exact` (the method may be what is wrong)."""
-    links = {name: link_page(link) for name, link in view.links.items() if isinstance(link, str)}
+    links = {  # the five documented links only: other keys state nothing (and may be many)
+        name: link_page(link) for name in LINK_NAMES if isinstance(link := view.links.get(name), str)
+    }
     limits = {view.limit} | {n for _, text in links.values() if (n := as_count(text)) is not None and n >= 1}
     offsets_stated = {name: as_count(offset) for name, (offset, _) in links.items()}
     count = len(view.data)
