@@ -11,8 +11,8 @@ from functools import lru_cache
 from typing import Any, NamedTuple
 from urllib.parse import unquote, urlsplit
 
-from proxy.core.model.integers import integer_parameter
 from proxy.core.rules.checks.context import CheckContext
+from proxy.core.rules.checks.requests import requested_integer
 from proxy.core.rules.endpoints import routed_path
 
 LINK_NAMES = ("current", "first", "last", "prev", "next")
@@ -105,13 +105,15 @@ def page_view(context: CheckContext) -> PageView | None:
     return view
 
 
-MAX_LIMIT = 100  # Limits: a larger page[limit] is answered with 100 at most
+MAX_LIMIT = 100  # Limits: the maximum page length; a larger page[limit] is answered with 100 at most
 
 
 def _requested(context: CheckContext, name: str, most: int | None) -> int | None:
-    raw = context.parameter(name)
-    number = integer_parameter(raw) if raw is not None else None
-    return min(number, most) if number is not None and most is not None else number
+    """A page parameter as sent, when an integer (capped at `most`), read once with the checks' own."""
+    number = requested_integer(context, name)
+    if not isinstance(number, int):
+        return None
+    return min(number, most) if most is not None else number
 
 
 def _first_count(*candidates: int | None, least: int) -> int | None:

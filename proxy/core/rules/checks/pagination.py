@@ -16,6 +16,7 @@ from proxy.core.rules.checks.envelope_facts import Verdict, verdict
 from proxy.core.rules.checks.envelope_witnesses import stated_place
 from proxy.core.rules.checks.page_view import (
     LINK_NAMES,
+    MAX_LIMIT,
     PageView,
     addresses_list,
     link_page,
@@ -31,7 +32,6 @@ from proxy.core.rules.endpoints import EndpointHit
 from proxy.core.rules.findings import Violation
 
 PAGINATED_LIST = "paginated-list"  # the endpoint group of rules/endpoints.yaml
-MAX_LIMIT = 100  # Limits: maximum page length
 
 
 def settled(context: CheckContext) -> Verdict | None:
