@@ -86,7 +86,7 @@ def run(arguments: argparse.Namespace) -> int:
 
 def _compare(arguments: argparse.Namespace, a: Path, b: Path, label_a: str, label_b: str) -> int:
     from proxy.app.cassette_diff import diff_cassettes
-    from proxy.core.drift.report import diff_json, diff_markdown, diff_text
+    from proxy.core.reports.cassette_diff import diff_json, diff_markdown, diff_text
 
     diff = diff_cassettes(a, b, load_engine(arguments).project.match)
     if arguments.git or arguments.format == "text":

@@ -103,7 +103,7 @@ def run(arguments: argparse.Namespace) -> int:
     from proxy.app.verify import VerifyOptions, update_cassettes, update_lines, verify
     from proxy.cli.inputs import checked_upstream, load_engine, redaction_from
     from proxy.cli.report_path import refuse_bad_output
-    from proxy.core.drift.verification import (
+    from proxy.core.reports.verification import (
         refused_report,
         verify_json,
         verify_junit,

@@ -105,16 +105,6 @@ def tier_counts(differences: Iterable[Difference]) -> dict[Tier, int]:
     return counted
 
 
-def tiers_phrase(counts: dict[Tier, int]) -> str:
-    """`1 breaking, 0 additive, 2 data, 14 volatile`."""
-    return ", ".join(f"{counts[tier]} {tier}" for tier in TIERS)
-
-
-def shown(differences: Iterable[Difference], verbose: bool) -> list[Difference]:
-    """What a report lists: volatile differences only when asked (they change on every call)."""
-    return [item for item in differences if verbose or item.tier != "volatile"]
-
-
 def _creates(exchange: Exchange) -> bool:
     return exchange.request.method.upper() == "POST" and exchange.response.status == 201
 

@@ -22,17 +22,10 @@ from markdown_it import MarkdownIt
 
 from proxy.core.drift.compare import Difference
 from proxy.core.drift.pairing import CassetteDiff, Pair, Unpaired
-from proxy.core.drift.report import diff_json, diff_markdown, diff_text
-from proxy.core.drift.verification import (
-    Verification,
-    Verified,
-    verify_json,
-    verify_junit,
-    verify_markdown,
-    verify_text,
-)
+from proxy.core.drift.verification import Verification, Verified
 from proxy.core.model.exchange import Body
 from proxy.core.replay.usage import usage_summary
+from proxy.core.reports.cassette_diff import diff_json, diff_markdown, diff_text
 from proxy.core.reports.escaping import markdown_code, visible
 from proxy.core.reports.finding_groups import FindingGroups
 from proxy.core.reports.formats import (
@@ -44,6 +37,7 @@ from proxy.core.reports.formats import (
     text_report,
 )
 from proxy.core.reports.html import html_report, report_data
+from proxy.core.reports.verification import verify_json, verify_junit, verify_markdown, verify_text
 from proxy.core.rules.findings import SEVERITIES, Finding
 from proxy.core.rules.ruleset import Rule
 from proxy.store.report_templates import page_template
@@ -277,13 +271,18 @@ def _label(method: str, path: str) -> str:
 
 @st.composite
 def cassette_diffs(draw: st.DrawFn) -> CassetteDiff:
-    def difference() -> Difference:
+    def difference(where: str) -> Difference:
         values = st.one_of(HOSTILE, st.none(), st.integers(), st.dictionaries(HOSTILE, HOSTILE, max_size=2))
         tier = draw(st.sampled_from(("breaking", "additive", "data", "volatile")))
-        return Difference(tier, draw(HOSTILE), draw(values), draw(values))
+        return Difference(tier, where, draw(values), draw(values))
 
+    # one difference per place of an answer, as a comparison gives them: places that differ only in a
+    # list index are one place of every record, which the reports rightly show as one line
+    places = st.lists(
+        HOSTILE, min_size=1, max_size=3, unique_by=lambda where: re.sub(r"\[[0-9]+\]", "[*]", where)
+    )
     pairs = [
-        Pair(index, index, draw(HOSTILE), [difference() for _ in range(draw(st.integers(1, 3)))])
+        Pair(index, index, draw(HOSTILE), [difference(where) for where in draw(places)])
         for index in range(draw(st.integers(0, 3)))
     ]
     added = [Unpaired(index, draw(HOSTILE)) for index in range(draw(st.integers(0, 2)))]
