@@ -25,7 +25,6 @@ from proxy.core.rules.unjudged import UnjudgedTally
 from proxy.store.finding_spool import FindingSpool
 
 FailOn = Literal["error", "warning"]
-FAIL_ON: tuple[FailOn, ...] = ("error", "warning")
 
 
 class LiveReport:

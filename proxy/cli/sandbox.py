@@ -79,8 +79,3 @@ def run(arguments: argparse.Namespace) -> int:
         )
 
     return serve(create_sandbox_app(settings), arguments, ready)
-
-
-def _listed(given: list[str]) -> list[str]:
-    """A repeatable option's values, each also a comma-separated list."""
-    return [item.strip() for value in given for item in value.split(",") if item.strip()]

@@ -33,7 +33,6 @@ differences and findings of the rules on the live answers included); 1 on breaki
 2 when the credentials were refused (with -o, a report saying so), the service could
 not be reached, or the input is unusable. Findings never change the exit status (to
 fail a job on what the live service answers, run a suite through `spy --fail-on error`)."""
-MAX_BODY = 50 * 1024 * 1024  # bytes of one live answer, as record's default
 
 
 def add_to(commands: Any, common: argparse.ArgumentParser) -> None:

@@ -27,7 +27,6 @@ class Mode:
 
     mode: PluginMode
     overruled: str | None = None
-    opted_in: bool = False  # CI's own variable chose it
 
 
 CI_VARIABLE = "CI"
@@ -56,4 +55,4 @@ def effective_mode(asked: str | None, environ: Mapping[str, str]) -> Mode:
             f"{CI_MODE_VARIABLE}={given!r}: expected one of {', '.join(CI_MODES)} (a CI run never records)"
         )
     mode: PluginMode = opt_in or "none"
-    return Mode(mode, asked if asked not in (None, mode) else None, bool(opt_in))
+    return Mode(mode, asked if asked not in (None, mode) else None)

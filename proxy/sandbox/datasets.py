@@ -70,11 +70,6 @@ def make_records(kind: str, count: int, record_type: str, seed: int) -> list[dic
     return records
 
 
-def list_names() -> list[str]:
-    """Every list path below /v2 the sandbox serves."""
-    return [*LIST_SIZES, *(f"flows/{slug}/entries" for slug in FLOW_SIZES)]
-
-
 # The documentation names the inventory list "inventory"; the real service serves /v2/inventories
 # (inventories.yaml): the documentation is silent on the path's spelling, so the sandbox answers both.
 LIST_ALIASES: dict[str, str] = {"inventories": "inventory"}

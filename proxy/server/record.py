@@ -47,16 +47,6 @@ OFF_LOOP_BYTES = 256 * 1024
 NOT_FORWARDED = frozenset({"host", "content-length"})
 
 
-class UpstreamFailure(Exception):
-    """The upstream could not give a complete answer; carries the status the client gets."""
-
-    def __init__(self, status: int, title: str, detail: str) -> None:
-        super().__init__(detail)
-        self.status = status
-        self.title = title
-        self.detail = detail
-
-
 @dataclass
 class RecordServer(WireServer):
     """The wire server that forwards and records; `recording` is its session (findings, exchanges)."""

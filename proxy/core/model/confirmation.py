@@ -56,16 +56,6 @@ def day_of(seconds: float) -> str:
     return f"{year:04d}-{month:02d}-{day:02d}"
 
 
-def last_confirmed(recorded_at: str | None, confirmed_at: str | None) -> float | None:
-    """When an exchange was last known true: the later of its recording and its cassette's
-    confirmation (seconds since the epoch); None when it has no `recorded_at` (its age is unknown)."""
-    recorded = timestamp_seconds(recorded_at) if isinstance(recorded_at, str) else None
-    if recorded is None:
-        return None
-    confirmed = confirmed_seconds(confirmed_at)
-    return recorded if confirmed is None else max(recorded, confirmed)
-
-
 def confirmation(exchanges: Iterable[Exchange], now: float) -> str | None:
     """The `confirmed_at` a cassette gets when all of `exchanges` were confirmed `now`: today, when some
     exchange was recorded on an earlier day; None when every one was recorded today (or is undated),

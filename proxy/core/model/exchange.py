@@ -7,7 +7,7 @@ base64 (see `proxy.core.model.bodies`).
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Literal, TypeAlias
 
 from proxy.core.model.json_text import JSONValue as JSONValue
@@ -166,8 +166,3 @@ def with_header(headers: Headers, name: str, value: str) -> Headers:
     if not placed:
         result.append((name, value))
     return tuple(result)
-
-
-def with_response(exchange: Exchange, response: Response) -> Exchange:
-    """The exchange with another response."""
-    return replace(exchange, response=response)

@@ -15,18 +15,18 @@ _TOKEN = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
 # A target (path and query) as it goes on the request line: no spaces, no control characters (C0, DEL,
 # C1); a character past ASCII must also be printable (`target_fine`): no U+2028, no-break space, format
 # character or lone surrogate, which a terminal, a log or a client would show or read as something else.
-TARGET_FORBIDDEN = _TARGET_FORBIDDEN = re.compile(r"[\x00-\x20\x7f-\x9f]")
+_TARGET_FORBIDDEN = re.compile(r"[\x00-\x20\x7f-\x9f]")
 # A header value or reason phrase is what RFC 9110 5.5 allows on the wire, sent one byte a character:
 # HTAB, SP, VCHAR and obs-text (bytes 0x80-0xFF, stored one character a byte: a UTF-8 value such as a
 # file name with "€" is bytes 0xE2 0x82 0xAC, so every one of them is kept and sent back as it came; a
 # report shows them escaped). CR, LF, NUL and the other C0 controls would end or break the line it stands
 # on; a character past Latin-1 cannot be sent as one byte, so it would not go out as it reads.
-FIELD_TEXT_FORBIDDEN = _LINE_BREAKING = re.compile(r"[^\t\x20-\x7e\x80-\xff]")
+FIELD_TEXT_FORBIDDEN = re.compile(r"[^\t\x20-\x7e\x80-\xff]")
 _FIELD_TEXT = "CR, LF or NUL, another control character (but tab) or one past Latin-1"
 
 
 def target_fine(text: str) -> bool:
-    """Whether a path or query may stand on a request line (see TARGET_FORBIDDEN)."""
+    """Whether a path or query may stand on a request line (see _TARGET_FORBIDDEN)."""
     return _TARGET_FORBIDDEN.search(text) is None and (text.isascii() or text.isprintable())
 
 
@@ -59,7 +59,7 @@ def _target_characters(text: str, what: str) -> str | None:
 
 def reason_problem(reason: str) -> str | None:
     """A reason phrase stands on the status line: the characters of a header value (RFC 9112 4)."""
-    bad = _LINE_BREAKING.search(reason)
+    bad = FIELD_TEXT_FORBIDDEN.search(reason)
     if bad:
         return f"a reason phrase cannot hold {_FIELD_TEXT}: found U+{ord(bad.group()):04X} in {reason[:60]!r}"
     return None
@@ -69,7 +69,7 @@ def header_problem(name: str, value: str) -> str | None:
     """A header name is a token; its value holds tab, printable ASCII and obs-text (bytes 0x80-0xFF)."""
     if not _TOKEN.fullmatch(name):
         return f"expected a header name (a token), found {name[:40]!r}"
-    bad = _LINE_BREAKING.search(value)
+    bad = FIELD_TEXT_FORBIDDEN.search(value)
     if bad:
         found = f"U+{ord(bad.group()):04X} in {value[:60]!r}"
         return f"header {name} cannot hold {_FIELD_TEXT} in its value: found {found}"
@@ -87,7 +87,7 @@ def headers_problem(headers: Sequence[tuple[str, str]]) -> str | None:
     # journal writer asks this of every recorded exchange).
     names = ":".join(name for name, _ in headers)  # a name holding ":" would read as two: counted
     names_fine = names.count(":") == len(headers) - 1 and _TOKENS.fullmatch(names) is not None
-    if names_fine and not _LINE_BREAKING.search("\t".join(value for _, value in headers)):
+    if names_fine and not FIELD_TEXT_FORBIDDEN.search("\t".join(value for _, value in headers)):
         return None
     for name, value in headers:
         problem = header_problem(name, value)

@@ -95,11 +95,6 @@ class SecretBook:
         if pending:
             yield self.scrub("".join(pending), placeholder)
 
-    def scrub_bytes(self, data: bytes) -> bytes:
-        """`data` scrubbed as `scrub` does, its bytes read one character a byte (UTF-8, UTF-16 and
-        Latin-1 forms are all in the family)."""
-        return scrub_data(data, self._frozen)
-
 
 KNOWN = SecretBook()
 
@@ -111,14 +106,6 @@ def scrub_text(text: str, values: frozenset[str], placeholder: str = PLACEHOLDER
         return text
     spans = secret_spans(text, values)
     return replace_spans(text, spans, placeholder) if spans else text
-
-
-def scrub_data(data: bytes, values: frozenset[str]) -> bytes:
-    if not values or not data:
-        return data
-    text = data.decode("latin-1")
-    scrubbed = scrub_text(text, values)
-    return data if scrubbed is text else scrubbed.encode("latin-1")
 
 
 def replace_spans(text: str, spans: list[tuple[int, int]], placeholder: str = PLACEHOLDER) -> str:

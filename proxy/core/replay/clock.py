@@ -13,7 +13,6 @@ from typing import Any
 from proxy.core.model.exchange import Exchange, Headers
 from proxy.core.redaction.redact import is_token_request
 
-TIMES = ("now", "recorded")
 EXPIRES = re.compile(rb'("expires"\s*:\s*)(-?[0-9]+)(?![0-9.eE])')
 
 

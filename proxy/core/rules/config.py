@@ -44,10 +44,10 @@ class SeverityOverride:
 
 @dataclass(frozen=True, slots=True)
 class RuleConfig:
-    """Overrides in the order written, plus where the rule folder and baseline file are (as written)."""
+    """Overrides in the order written, plus where the baseline file is (as written). The `rules` setting
+    is only checked here: the store reads the rule folder it names before the rules are known."""
 
     overrides: tuple[SeverityOverride, ...] = ()
-    rules_folder: str | None = None
     baseline: str | None = None
     source: str = "defaults"
     default_page_lengths: tuple[int, ...] = ()  # the project's, set through the settings endpoint
@@ -127,7 +127,7 @@ class RuleConfig:
         lengths = _page_lengths(document.get("default_page_length"), f"{source}: default_page_length")
         written = document.get("max_age")
         max_age = MaxAge.parse(written, f"{source}: max_age") if written is not None else None
-        return cls(tuple(overrides), paths["rules"], paths["baseline"], source, lengths, max_age)
+        return cls(tuple(overrides), paths["baseline"], source, lengths, max_age)
 
 
 def _page_lengths(value: Any, where: str) -> tuple[int, ...]:
