@@ -1,6 +1,6 @@
 """A recording session: settings, the cassette it adds to, its crash-safe journal, live checking.
 
-No network: the adapters (`record`'s aiohttp proxy, the mitmproxy addon) hand it exchanges as they
+No network: the adapters (`record`'s proxy on the wire server, the mitmproxy addon) hand it exchanges as they
 complete; it redacts, journals, checks, and writes the cassette atomically when the session ends.
 """
 
@@ -67,7 +67,7 @@ class RecordSettings:
 class RecordingSession:
     """A recording in progress: the base it adds to, the journal, and what arrived so far.
 
-    Shared by `record` (aiohttp) and the mitmproxy addon, so both redact, journal and check alike.
+    Shared by `record` (`server/record.py`) and the mitmproxy addon, so both redact, journal and check alike.
     """
 
     def __init__(self, settings: RecordSettings, live: LiveChecking | None = None) -> None:

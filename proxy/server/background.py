@@ -1,4 +1,5 @@
-"""An aiohttp app served from a thread of its own, for callers that are not async (the pytest plugin).
+"""A server (the record or replay wire server, or the sandbox's aiohttp app) served from a thread of its
+own, for callers that are not async (the pytest plugin).
 
 The server gets its own event loop, so a synchronous test (requests, urllib) and an async test (whose
 loop is pytest-asyncio's) reach it alike, and neither test's loop has to run it.
