@@ -31,19 +31,21 @@ class Body:
 
 
 EMPTY_BODY = Body()
-_VALUE_SLOT = Body.__dict__["value"]  # the slot behind Body.value, which JSONFromText reads through
-_UNPARSED = object()
+_UNPARSED = object()  # a JSONFromText's document before its first use
 
 
 class JSONFromText(Body):
     """A JSON body parsed from its text on first use: a cassette loaded from its parse cache holds
     thousands of bodies, and replaying or checking one part of it should not pay for building them all.
 
-    It equals the `Body` of the same value; `dataclasses.replace` gives one without text (`source_text`
-    None) holding the new value.
+    A value like any `Body`: it equals, and hashes as, the `Body` of the same kind, value and coding
+    (so it is exactly as hashable as that `Body`: not when its value is an object or an array).
+    `dataclasses.replace` gives one without text (`source_text` None) holding the new value.
     """
 
-    __slots__ = ("_text",)
+    __slots__ = ("_document", "_text")
+    _text: str | None  # the JSON text; None once `dataclasses.replace` made it
+    _document: JSONValue | object  # its parsed value, or _UNPARSED until first used
 
     def __init__(
         self,
@@ -53,27 +55,29 @@ class JSONFromText(Body):
         *,
         text: str | None = None,
     ) -> None:
+        # Body is frozen: its fields are set once, here, as its own generated __init__ sets them.
+        # Body's `value` slot stays unused: the property below stands in its place.
         object.__setattr__(self, "kind", kind)
         object.__setattr__(self, "decoded_from", decoded_from)
         object.__setattr__(self, "_text", text)
-        _VALUE_SLOT.__set__(self, value)
-
-    _text: str | None  # None once `dataclasses.replace` made it: its value is then the parsed one
+        object.__setattr__(self, "_document", value)
 
     @property
     def value(self) -> JSONValue:
-        parsed = _VALUE_SLOT.__get__(self)
-        if parsed is _UNPARSED:
-            parsed = parse_json(self._text or "null")
-            _VALUE_SLOT.__set__(self, parsed)
-        return parsed  # type: ignore[no-any-return]
+        if self._document is _UNPARSED:
+            object.__setattr__(self, "_document", parse_json(self._text or "null"))
+        return self._document  # type: ignore[return-value]
+
+    def _key(self) -> tuple[BodyKind, JSONValue, str | None]:
+        return (self.kind, self.value, self.decoded_from)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Body):
             return NotImplemented
-        return (self.kind, self.value, self.decoded_from) == (other.kind, other.value, other.decoded_from)
+        return self._key() == (other.kind, other.value, other.decoded_from)
 
-    __hash__ = None  # type: ignore[assignment]
+    def __hash__(self) -> int:
+        return hash(self._key())  # as Body's own (frozen dataclass) hash: equal bodies hash alike
 
     def __repr__(self) -> str:
         return f"JSONFromText(kind={self.kind!r}, value={self.value!r}, decoded_from={self.decoded_from!r})"
@@ -121,7 +125,7 @@ class Exchange:
 def fresh_value(body: Body) -> JSONValue:
     """A body's value, parsed for this use only when it has not been parsed yet: a check reads each
     exchange once, and keeping 50,000 parsed documents would cost memory and garbage collection."""
-    if isinstance(body, JSONFromText) and _VALUE_SLOT.__get__(body) is _UNPARSED:
+    if isinstance(body, JSONFromText) and body._document is _UNPARSED:
         return parse_json(body._text or "null")
     return body.value
 

@@ -105,6 +105,18 @@ def test_fresh_value_parses_for_one_use_and_keeps_nothing() -> None:
     assert fresh_value(lazy) is kept  # once parsed for good, that document is the one given
 
 
+def test_a_lazily_parsed_body_hashes_as_the_body_it_equals() -> None:
+    """A body read from its text is a value like any other: equal bodies hash alike, so a set or a dict
+    key holds one of them, and one is exactly as hashable as the other (an object is not)."""
+    for text, value in (("1", 1), ('"a"', "a"), ("null", None), ("true", True)):
+        lazy, built = JSONFromText(text=text), Body("json", value)
+        assert lazy == built and built == lazy and hash(lazy) == hash(built)
+        assert len({lazy, built}) == 1 and {built: "kept"}[lazy] == "kept"
+    for body in (JSONFromText(text='{"a": 1}'), Body("json", {"a": 1})):
+        with pytest.raises(TypeError):
+            hash(body)
+
+
 def test_gzip_and_deflate_are_decoded_and_noted() -> None:
     """Compressed bodies are stored decoded, with the encoding they had."""
     for encoding, data in (("gzip", gzip.compress(b'{"a":1}')), ("deflate", zlib.compress(b'{"a":1}'))):
