@@ -22,8 +22,9 @@ import logging
 from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from enum import Enum
 from http import HTTPStatus
-from typing import Any, cast
+from typing import Any, Final, cast
 
 import httptools
 
@@ -116,8 +117,14 @@ class Trickle:
     pieces: int = 10
 
 
-DROP = object()  # a handler's answer that closes the connection without a reply
-Reply = Outgoing | Trickle | object
+class Drop(Enum):
+    """A handler's answer that closes the connection without a reply: its one member, `DROP`."""
+
+    DROP = "drop"
+
+
+DROP: Final = Drop.DROP
+Reply = Outgoing | Trickle | Drop  # what a handler answers: mypy refuses anything else
 Handler = Callable[[Incoming], Reply | Awaitable[Reply]]
 
 
