@@ -29,5 +29,27 @@ class UsageError(CommerceProxyError):
     """The command line asked for something that cannot be done (a mode that would lose data...)."""
 
 
+class SettingError(UsageError):
+    """One setting's value is unusable, said in the core's words: `setting` is its name in the Python
+    API (`latency`, `fault`, `match_on`, `match_ignore_json`, `origin`). An adapter says it with its own
+    spelling of the setting (`--latency`, `--commerce-match-on`) through `named`."""
+
+    def __init__(self, setting: str, problem: str, value: str | None = None) -> None:
+        self.setting = setting
+        self.problem = problem
+        self.value = value
+        super().__init__(self._said(setting))
+
+    def _said(self, name: str) -> str:
+        return (
+            f"{name} {self.value!r}: {self.problem}" if self.value is not None else f"{name}: {self.problem}"
+        )
+
+    def named(self, spellings: dict[str, str]) -> UsageError:
+        """The same error with the setting spelled as the adapter's user wrote it (unchanged when
+        `spellings` has no entry for it)."""
+        return UsageError(self._said(spellings.get(self.setting, self.setting)))
+
+
 class RuleFileError(CommerceProxyError):
     """A rule file, shape schema, project config or baseline is unusable: unknown check, bad parameter..."""

@@ -14,11 +14,11 @@ from collections.abc import Sequence
 from proxy.cli import cassette, check, demo, interchange, record, replay, rules, sandbox, spy, verify
 from proxy.cli.cassette_diff import git_driver_argv
 from proxy.cli.help import finish_help
-from proxy.cli.options import OneLineParser, common_options
+from proxy.cli.options import FLAGS, OneLineParser, common_options
 from proxy.cli.output import say
 from proxy.core.redaction.book import KNOWN, ScrubbingFilter
 from proxy.core.reports.escaping import visible
-from proxy.errors import CommerceProxyError
+from proxy.errors import CommerceProxyError, SettingError
 from proxy.version import __version__
 
 COMMANDS = (record, spy, replay, check, verify, rules, sandbox, demo, cassette, interchange)
@@ -39,7 +39,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(arguments.run(arguments))
     except CommerceProxyError as error:
-        say(f"commerce-proxy: error: {KNOWN.scrub(str(error))}", err=True)
+        said = error.named(FLAGS) if isinstance(error, SettingError) else error  # the core's words, our flags
+        say(f"commerce-proxy: error: {KNOWN.scrub(str(said))}", err=True)
         return 2
     except BrokenPipeError:  # the reader left (`| head`): not an error of ours, nothing more to say
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

@@ -9,6 +9,15 @@ from typing import NoReturn
 
 from proxy.cli.output import say
 
+# How the command line spells the settings the core names in its errors (`proxy.errors.SettingError`).
+FLAGS = {
+    "latency": "--latency",
+    "fault": "--fault",
+    "match_on": "--match-on",
+    "match_ignore_json": "--match-ignore-json",
+    "origin": "--origin",
+}
+
 
 class OneLineParser(argparse.ArgumentParser):
     """argparse, but a usage error is one line (what is wrong, and where to read more) and exit 2."""

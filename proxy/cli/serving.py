@@ -31,6 +31,6 @@ def serve(app: Servable, arguments: argparse.Namespace, ready: Callable[[str], s
 
         app.head_seconds = arguments.head_timeout
         app.max_connections = arguments.max_connections
-        app.hosts = HostPolicy.of(arguments.allow_host)
+        app.hosts = HostPolicy.of(arguments.allow_host, allowing="--allow-host NAME")
     run_served(serve_until_stopped(app, arguments.host, arguments.port, lambda url: announce(ready(url))))
     return 0

@@ -25,8 +25,8 @@ from typing import cast
 import pytest
 
 from proxy.core.replay.matching import MatchPolicy
-from proxy.errors import CommerceProxyError
-from proxy.pytest_plugin.cassettes import MARKER, cassette_name_of, cassettes_for
+from proxy.errors import CommerceProxyError, SettingError
+from proxy.pytest_plugin.cassettes import MARKER, OPTION_SPELLINGS, cassette_name_of, cassettes_for
 from proxy.pytest_plugin.endings import RunEndings
 from proxy.pytest_plugin.exchanges import CommerceServer as CommerceServer
 from proxy.pytest_plugin.exchanges import SentRequest as SentRequest
@@ -139,9 +139,10 @@ def pytest_configure(config: pytest.Config) -> None:
     mode = chosen.mode
     match_on = config.getoption("commerce_match_on") or str(config.getini("commerce_match_on") or "") or None
     try:
-        MatchPolicy.parse(match_on, option="--commerce-match-on")
+        MatchPolicy.parse(match_on)
     except CommerceProxyError as error:
-        raise pytest.UsageError(str(error)) from None
+        said = error.named(OPTION_SPELLINGS) if isinstance(error, SettingError) else error
+        raise pytest.UsageError(str(said)) from None
     conformance = config.getoption("commerce_conformance") or _ini_choice(
         config, "commerce_conformance", CONFORMANCE
     )

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from proxy.core.replay.matching import MatchPolicy
-from proxy.errors import CommerceProxyError
+from proxy.errors import CommerceProxyError, SettingError
 from proxy.pytest_plugin.network import CASSETTE_MARKER
 from proxy.pytest_plugin.state import STATE, fail
 
@@ -22,6 +22,10 @@ UNSAFE_IN_NAMES = re.compile(r"[^A-Za-z0-9_.\-\[\]]")
 NAME = r"[A-Za-z_][A-Za-z0-9_]*"
 PLAIN_ID = re.compile(rf"{NAME}(?:::{NAME})*(?:\[[a-z0-9_.\-]*\])?")
 LONGEST_FILE_NAME = 150  # bytes: room for .yaml and .journal below the usual 255 of one file name
+
+# How the plugin spells the settings the core names in its errors (`proxy.errors.SettingError`), besides
+# the marker's keywords, which are the core's own names.
+OPTION_SPELLINGS = {"match_on": "--commerce-match-on"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,9 +100,9 @@ def cassettes_for(request: pytest.FixtureRequest, folder: Path, default_name: st
             ",".join(_names(marked)) if marked is not None else match_on,
             _names(options.get("ignore_query", ())),
             _names(options.get("match_ignore_json", ())),
-            option="match_on" if marked is not None else "--commerce-match-on",
         )
-    except CommerceProxyError as error:
-        fail(f"{where}: {error}")
+    except CommerceProxyError as error:  # a setting as the marker's keyword, or as the option it came from
+        said = error.named(OPTION_SPELLINGS) if isinstance(error, SettingError) and marked is None else error
+        fail(f"{where}: {said}")
     paths = tuple(folder / Path(arg) for arg in args) or (folder / f"{default_name}.yaml",)
     return Cassettes(paths, bool(options.get("simulate")), match)

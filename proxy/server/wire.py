@@ -21,7 +21,7 @@ import json
 import logging
 from collections import deque
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import Enum
 from http import HTTPStatus
 from typing import Any, Final, cast
@@ -167,7 +167,7 @@ class WireServer:
     async def start(self, host: str, port: int) -> int:
         """Bind and serve; returns the port bound (port 0 picks a free one)."""
         loop = asyncio.get_running_loop()
-        self.hosts = HostPolicy(self.hosts.allowed | HostPolicy.of((), host).allowed)
+        self.hosts = replace(self.hosts, allowed=self.hosts.allowed | HostPolicy.of((), host).allowed)
         self._server = await loop.create_server(lambda: _Connection(self), host, port, reuse_address=True)
         self.bound = True
         self._sweeper = loop.create_task(self._sweep())

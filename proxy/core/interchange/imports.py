@@ -15,7 +15,7 @@ from proxy.core.cassette.document import Cassette
 from proxy.core.model.domain import exchange_problem
 from proxy.core.model.exchange import Exchange
 from proxy.core.model.links import origin_of
-from proxy.errors import CassetteFormatError
+from proxy.errors import CassetteFormatError, SettingError
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,8 +56,8 @@ def assemble(
             raise CassetteFormatError(f"{source}: no exchanges with {origin} (origins in the file: {found})")
     elif len(counts) > 1:
         listed = ", ".join(f"{name} ({count})" for name, count in counts.most_common())
-        raise CassetteFormatError(
-            f"{source}: exchanges with {len(counts)} origins ({listed}): pick one with --origin URL"
+        raise SettingError(
+            "origin", f"{source} has exchanges with {len(counts)} origins ({listed}): pick one"
         )
     elif not counts:
         raise CassetteFormatError(f"{source}: no HTTP exchanges with a response in the file")

@@ -70,17 +70,22 @@ def _canonical(name: str) -> str:
 @dataclass(frozen=True, slots=True)
 class HostPolicy:
     """The host names a server answers to besides loopback: the address it is bound to, and the names
-    the user allows (--allow-host). The address a connection reached us at is allowed as well."""
+    the user allows. The address a connection reached us at is allowed as well. `allowing` is how the
+    user who started the server allows another name, in that adapter's words (`--allow-host NAME`), for
+    a refusal to say; None when there is no such way."""
 
     allowed: frozenset[str] = frozenset()
+    allowing: str | None = None
 
     @classmethod
-    def of(cls, names: tuple[str, ...] | list[str] = (), bound: str | None = None) -> HostPolicy:
-        """From --allow-host names (already checked with `host_name`) and the bound address."""
+    def of(
+        cls, names: tuple[str, ...] | list[str] = (), bound: str | None = None, allowing: str | None = None
+    ) -> HostPolicy:
+        """From the allowed names (already checked with `host_name`) and the bound address."""
         given = {_canonical(name.strip().lower().strip("[]")) for name in names}
         if bound and bound not in ("0.0.0.0", "::", ""):
             given.add(_canonical(bound.strip().lower().strip("[]")))
-        return cls(frozenset(given))
+        return cls(frozenset(given), allowing)
 
     def refusal(self, headers: Headers, reached_at: str | None) -> HostRefusal | None:
         """Why a request with these headers is not ours to answer, or None. A request without a Host
@@ -99,7 +104,8 @@ class HostPolicy:
             421,
             f"Host {values[0][:SHOWN]!r} does not name this machine: this server answers to localhost, "
             "127.0.0.1, [::1] and the address it listens on (a web page on another site must not "
-            "drive it); start it with --allow-host NAME to answer to another name",
+            "drive it)"
+            + (f"; start it with {self.allowing} to answer to another name" if self.allowing else ""),
         )
 
     def page_refusal(self, headers: Headers, reached_at: str | None) -> HostRefusal | None:
@@ -114,7 +120,8 @@ class HostPolicy:
             return HostRefusal(
                 403,
                 f"a page at Origin {origin[:SHOWN]!r} may not use this server: it "
-                "answers pages on this machine only (--allow-host NAME allows another)",
+                "answers pages on this machine only"
+                + (f" ({self.allowing} allows another)" if self.allowing else ""),
             )
         site = next(
             (value.strip().lower() for name, value in headers if name.lower() == "sec-fetch-site"), ""

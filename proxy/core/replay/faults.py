@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from urllib.parse import unquote
 
-from proxy.errors import UsageError
+from proxy.errors import SettingError
 
 FAULT_KINDS = ("429", "500", "503", "drop", "slow")
 FAULT_TITLES = {429: "Too Many Requests", 500: "Internal Server Error", 503: "Service Unavailable"}
@@ -37,9 +37,11 @@ class Latency:
         try:
             value = float(number)
         except ValueError:
-            raise UsageError(f"--latency: expected recorded, none or milliseconds, found {text!r}") from None
+            raise SettingError(
+                "latency", f"expected recorded, none or milliseconds, found {text!r}"
+            ) from None
         if not 0 <= value <= 600_000:
-            raise UsageError(f"--latency: {text!r} is outside 0 to 600000 ms")
+            raise SettingError("latency", f"{text!r} is outside 0 to 600000 ms")
         return cls("fixed", value)
 
     def seconds(self, recorded_ms: float | None) -> float:
@@ -72,9 +74,7 @@ class Fault:
         kind, _, rest = text.strip().partition(":")
         share_text, _, matcher = rest.partition(":")
         if kind not in FAULT_KINDS:
-            raise UsageError(
-                f"--fault {text!r}: kind must be one of {', '.join(FAULT_KINDS)}, found {kind!r}"
-            )
+            raise SettingError("fault", f"kind must be one of {', '.join(FAULT_KINDS)}, found {kind!r}", text)
         share = _share(share_text, text)
         method: str | None = None
         path_glob: str | None = None
@@ -83,12 +83,12 @@ class Fault:
             first, _, second = matcher.partition(" ")
             if second:
                 if not METHOD.match(first):
-                    raise UsageError(f"--fault {text!r}: matcher must be 'METHOD /path-glob' or '/path-glob'")
+                    raise SettingError("fault", "matcher must be 'METHOD /path-glob' or '/path-glob'", text)
                 method, path_glob = first.upper(), second.strip()
             else:
                 path_glob = first
             if not path_glob.startswith("/"):
-                raise UsageError(f"--fault {text!r}: the path glob must start with '/', found {path_glob!r}")
+                raise SettingError("fault", f"the path glob must start with '/', found {path_glob!r}", text)
         return cls(kind, share, method, path_glob, text.strip())
 
     def selects(self, method: str, path: str) -> bool:
@@ -103,9 +103,9 @@ def _share(text: str, whole: str) -> float:
     try:
         value = float(cleaned.removesuffix("%")) / (100 if cleaned.endswith("%") else 1)
     except ValueError:
-        raise UsageError(f"--fault {whole!r}: share must be like 0.1 or 10%, found {text!r}") from None
+        raise SettingError("fault", f"share must be like 0.1 or 10%, found {text!r}", whole) from None
     if not 0 <= value <= 1:
-        raise UsageError(f"--fault {whole!r}: share must be between 0 and 1 (0% and 100%), found {text!r}")
+        raise SettingError("fault", f"share must be between 0 and 1 (0% and 100%), found {text!r}", whole)
     return value
 
 

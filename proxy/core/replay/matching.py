@@ -19,7 +19,7 @@ from urllib.parse import parse_qsl, unquote
 from proxy.core.model.bodies import is_form_type
 from proxy.core.model.exchange import JSONValue, Request, header_value
 from proxy.core.redaction.policy import name_lists
-from proxy.errors import RuleFileError, UsageError
+from proxy.errors import RuleFileError, SettingError
 
 MATCH_FIELDS = ("method", "path", "query", "body")
 RequestKey = tuple[Hashable, ...]
@@ -47,27 +47,27 @@ class MatchPolicy:
         match_on: str | None,
         ignore_query: Iterable[str] = (),
         ignore_json: Iterable[str] = (),
-        option: str = "--match-on",
     ) -> MatchPolicy:
         """Build from `method,path,header:If-None-Match` style text. The fields it names replace the
         default (as vcrpy's match_on does), but a `header:NAME` entry only adds to the fields in force:
         `header:If-None-Match` alone is the four fields and that header, never a match on the header
-        alone (which would answer any request with any recording). Unknown fields and nameless headers
-        are a usage error."""
+        alone (which would answer any request with any recording). Unknown fields, nameless headers and
+        malformed JSON paths are a `SettingError` of `match_on` or `match_ignore_json`."""
         fields = frozenset(MATCH_FIELDS)
         headers: tuple[str, ...] = ()
         if match_on:
             parts = [part.strip() for part in match_on.split(",") if part.strip()]
             named = [part for part in parts if part[: len(HEADER_PREFIX)].lower() == HEADER_PREFIX]
-            headers = _header_names(named, option)
+            headers = _header_names(named)
             fields = frozenset(parts) - set(named) or fields
             unknown = sorted(fields - set(MATCH_FIELDS))
             if unknown:
-                raise UsageError(
-                    f"{option}: unknown field {unknown[0]!r}; expected some of {', '.join(MATCH_FIELDS)} "
-                    "or header:NAME"
+                raise SettingError(
+                    "match_on",
+                    f"unknown field {unknown[0]!r}; expected some of {', '.join(MATCH_FIELDS)} "
+                    "or header:NAME",
                 )
-        paths = frozenset(json_path(written, "--match-ignore-json", UsageError) for written in ignore_json)
+        paths = frozenset(_ignored_json_path(written) for written in ignore_json)
         return cls(on=fields, ignore_query=frozenset(ignore_query), ignore_json=paths, headers=headers)
 
     def joined(self, other: MatchPolicy) -> MatchPolicy:
@@ -79,24 +79,32 @@ class MatchPolicy:
         )
 
 
-def _header_names(written: list[str], option: str) -> tuple[str, ...]:
+def _header_names(written: list[str]) -> tuple[str, ...]:
     """The names of `header:NAME` entries, each once whatever its case; a nameless one is refused."""
     names: dict[str, str] = {}
     for part in written:
         name = part[len(HEADER_PREFIX) :].strip()
         if not HEADER_NAME.fullmatch(name):
-            raise UsageError(
-                f"{option}: {part!r} names no header; write header:NAME, e.g. header:If-None-Match"
+            raise SettingError(
+                "match_on", f"{part!r} names no header; write header:NAME, e.g. header:If-None-Match"
             )
         names.setdefault(name.lower(), name)
     return tuple(names.values())
 
 
-def json_path(written: str, where: str, error: type[Exception]) -> JSONPath:
-    """`data.meta.request_id` as its keys; an empty key anywhere is refused, naming the option."""
+def json_path(written: str) -> JSONPath | None:
+    """`data.meta.request_id` as its keys; None when a key anywhere is empty (see `NOT_A_PATH`)."""
     keys = tuple(written.split(".")) if isinstance(written, str) else ()
-    if not keys or not all(keys):
-        raise error(f"{where}: {written!r} is not a dotted JSON path, e.g. data.meta.request_id")
+    return keys if keys and all(keys) else None
+
+
+NOT_A_PATH = "{!r} is not a dotted JSON path, e.g. data.meta.request_id"
+
+
+def _ignored_json_path(written: str) -> JSONPath:
+    keys = json_path(written)
+    if keys is None:
+        raise SettingError("match_ignore_json", NOT_A_PATH.format(written))
     return keys
 
 
@@ -105,10 +113,13 @@ def configured_matching(document: Any, source: str) -> MatchPolicy:
     if document is None:
         return MatchPolicy()
     lists = name_lists(document, "match", MATCH_SETTINGS, source)
-    paths = frozenset(
-        json_path(written, f"{source}: match.ignore_json", RuleFileError) for written in lists["ignore_json"]
-    )
-    return MatchPolicy(ignore_query=frozenset(lists["ignore_query"]), ignore_json=paths)
+    paths = set()
+    for written in lists["ignore_json"]:
+        keys = json_path(written)
+        if keys is None:
+            raise RuleFileError(f"{source}: match.ignore_json: {NOT_A_PATH.format(written)}")
+        paths.add(keys)
+    return MatchPolicy(ignore_query=frozenset(lists["ignore_query"]), ignore_json=frozenset(paths))
 
 
 @dataclass(frozen=True, slots=True)

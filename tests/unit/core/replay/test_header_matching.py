@@ -66,7 +66,7 @@ def test_a_header_with_no_usable_name_is_one_line(written: str) -> None:
     with pytest.raises(UsageError) as raised:
         MatchPolicy.parse(f"method,path,{written}")
     assert "\n" not in str(raised.value)
-    assert "--match-on" in str(raised.value) and "header:NAME" in str(raised.value)
+    assert "match_on" in str(raised.value) and "header:NAME" in str(raised.value)
 
 
 def test_a_miss_names_the_header_expected_and_found() -> None:

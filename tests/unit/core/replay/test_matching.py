@@ -97,6 +97,6 @@ def test_a_malformed_ignored_json_path_is_a_usage_error() -> None:
         try:
             MatchPolicy.parse(None, (), [written])
         except Exception as error:
-            assert "--match-ignore-json" in str(error) and repr(written) in str(error)
+            assert "match_ignore_json" in str(error) and repr(written) in str(error)
         else:
             raise AssertionError(f"expected a usage error for {written!r}")
