@@ -3,9 +3,11 @@ recording before anything is written, saved, and checked against the rules."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from proxy.app.check_run import check_cassette
 from proxy.app.editing import redacted
@@ -15,8 +17,9 @@ from proxy.core.model.withheld import withheld_in
 from proxy.core.redaction.policy import RedactionPolicy
 from proxy.core.rules.findings import Severity, severity_counts
 from proxy.store import clock
+from proxy.store.files import load_cassette, read_json_file
 from proxy.store.rule_files import Engine
-from proxy.store.saving import save_cassette
+from proxy.store.saving import save_cassette, write_atomically
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,3 +47,19 @@ def import_cassette(
     reasons = [reason for exchange in cassette.exchanges if (reason := withheld_in(exchange))]
     counts = severity_counts(check_cassette(engine, cassette, str(output)))
     return Imports(cassette, sum(result.other_origins.values()), reasons, counts)
+
+
+def read_har(source: Path) -> Any:
+    """A HAR file's JSON document (a one-line error naming the file when it is not JSON)."""
+    return read_json_file(source, "HAR file")
+
+
+def export_har(cassette: Path, output: Path) -> int:
+    """The cassette written to `output` as a HAR 1.2 file; how many exchanges it holds."""
+    from proxy.core.interchange.har import cassette_to_har
+    from proxy.version import __version__
+
+    read = load_cassette(cassette).cassette
+    document = cassette_to_har(read, __version__)
+    write_atomically(output, json.dumps(document, indent=2, ensure_ascii=False) + "\n", "the HAR file")
+    return len(read.exchanges)

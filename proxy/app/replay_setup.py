@@ -1,17 +1,28 @@
 """Replay set-up: the cassettes loaded and indexed, and the options a replay server runs with, checked
-before anything is served. Used by `replay`, `record --mode none` and the pytest plugin's replay."""
+before anything is served. Used by `replay`, `record --mode none`, the pytest plugin's replay, and the
+replay server's books of the cassettes requests name by header."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import json
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
+from proxy.app.command_inputs import ExtraRedaction, Reads, RuleChoice, named_cassettes
+from proxy.core.redaction.book import KNOWN
 from proxy.core.redaction.policy import RedactionPolicy
 from proxy.core.replay.book import ReplayBook
 from proxy.core.replay.faults import Fault, Latency
 from proxy.core.replay.matching import MatchPolicy
+from proxy.core.rules.engine import LiveChecker
 from proxy.errors import UsageError
-from proxy.store.files import Loaded, load_cassettes
+from proxy.store.cassette_names import resolve_cassette_name
+from proxy.store.clock import now_stamp
+from proxy.store.files import Loaded, load_cassette, load_cassettes
+from proxy.store.saving import write_atomically
+
+SLOW_BODY_MS = 3000.0  # how long a `slow` fault's body takes, unless told
 
 
 def build_book(
@@ -19,53 +30,111 @@ def build_book(
 ) -> tuple[ReplayBook, list[Loaded]]:
     """Load the cassettes and index them for replay."""
     loaded = load_cassettes(paths)
-    book = ReplayBook.build(
-        [(str(one.path), one.cassette) for one in loaded], policy, redaction, simulate=simulate
-    )
+    return _book([(str(one.path), one) for one in loaded], policy, redaction, simulate), loaded
+
+
+def named_cassette(folder: Path, name: str) -> Path:
+    """The file a request's X-Commerce-Cassette NAME means in `folder` (refused outside it)."""
+    return resolve_cassette_name(folder, name)
+
+
+def named_book(folder: Path, path: Path, name: str, like: ReplayBook) -> tuple[ReplayBook, Loaded]:
+    """The book of the one cassette `path` (found by `named_cassette`), matched, redacted and
+    simulated as the default book `like`, called by the name the request gave."""
+    loaded = load_cassette(path)
+    label = str(folder / path.relative_to(folder.resolve()))
+    book = _book([(label, loaded)], like.policy, like.redaction, like.simulate)
+    book.label = name
     return book, loaded
+
+
+def _book(
+    labelled: list[tuple[str, Loaded]], policy: MatchPolicy, redaction: RedactionPolicy, simulate: bool
+) -> ReplayBook:
+    return ReplayBook.build(
+        [(label, one.cassette) for label, one in labelled], policy, redaction, simulate=simulate
+    )
 
 
 @dataclass(frozen=True, slots=True)
 class ReplayOptions:
-    """What `replay` is told besides its cassettes: the header's folder, timing, faults, usage file."""
+    """What replay is told besides its cassettes: the header's folder, timing, faults, usage file, and
+    how token answers are dated; each default is written here once."""
 
-    folder: Path | None = None
+    folder: Path | None = None  # where X-Commerce-Cassette looks (None: the first cassette folder)
     latency: Latency = field(default_factory=Latency)
     faults: tuple[Fault, ...] = ()
     fault_seed: int = 0
-    slow_body_ms: float = 3000.0
+    slow_body_ms: float = SLOW_BODY_MS
     usage_report: Path | None = None
     time: str = "now"  # now: a token answer's expires and Date moved to now; recorded: kept
 
 
 @dataclass(frozen=True, slots=True)
 class ReplayRequest:
-    """What a user asked of replay's timing, faults and reports, as given."""
+    """What `replay` (or `record --mode none`) was asked, built once by its parser."""
 
-    cassette_dir: Path | None = None
-    latency: str = "none"
-    faults: tuple[str, ...] = ()
-    fault_seed: int = 0
-    slow_body_ms: float = 3000.0
-    usage_report: Path | None = None
-    time: str = "now"
+    cassettes: tuple[Path, ...] = ()
+    examples: bool = False
+    options: ReplayOptions = field(default_factory=ReplayOptions)
+    simulate: bool = False
+    check: bool = False
+    match: MatchPolicy = field(default_factory=MatchPolicy)  # joined with the config's `match` table
+    redact: ExtraRedaction = field(default_factory=ExtraRedaction)  # added to the config's `redact` table
+    rules: RuleChoice = field(default_factory=RuleChoice)
 
 
-def replay_settings(asked: ReplayRequest, paths: list[Path]) -> ReplayOptions:
-    """Cassette folder, timing, faults and usage report, checked before serving."""
-    folder = asked.cassette_dir
+@dataclass(frozen=True, slots=True)
+class Replay:
+    """A replay ready to serve: its book, the cassettes read, its options, and its live checker."""
+
+    book: ReplayBook
+    loaded: list[Loaded]
+    options: ReplayOptions
+    live: LiveChecker | None
+
+
+def prepare_replay(asked: ReplayRequest) -> Replay:
+    """Everything checked and loaded before serving: the cassettes, where the usage report may go,
+    the folder and options, the rules, the book."""
+    paths = named_cassettes(asked.cassettes, asked.examples, "replay", asked.options.folder)
+    options = asked.options
+    if options.usage_report is not None:
+        folder = options.folder
+        reads = Reads((*paths, *([folder] if folder else [])), asked.rules)
+        reads.refuse_bad_output(options.usage_report, "the usage report")
+    options = replay_settings(options, paths)
+    engine = asked.rules.load()
+    match = asked.match.joined(engine.project.match)
+    book, loaded = build_book(paths, match, asked.redact.over(engine.project.redaction), asked.simulate)
+    live = None
+    if asked.check:
+        from proxy.core.rules.engine import Checker
+
+        live = LiveChecker(Checker(engine.ruleset, engine.project.config))
+    return Replay(book, loaded, options, live)
+
+
+def replay_settings(asked: ReplayOptions, paths: list[Path]) -> ReplayOptions:
+    """The cassette folder and the slow body's time checked; no folder named: the first folder among
+    the cassettes."""
+    folder = asked.folder
     if folder is not None and not folder.is_dir():
         raise UsageError(f"--cassette-dir {folder}: not a folder")
     if folder is None:
         folder = next((path for path in paths if path.is_dir()), None)
     if not 0 <= asked.slow_body_ms <= 600_000:
         raise UsageError(f"--slow-body-ms {asked.slow_body_ms:g}: must be 0 to 600000")
-    return ReplayOptions(
-        folder=folder,
-        latency=Latency.parse(asked.latency),
-        faults=tuple(Fault.parse(text) for text in asked.faults),
-        fault_seed=asked.fault_seed,
-        slow_body_ms=asked.slow_body_ms,
-        usage_report=asked.usage_report,
-        time=asked.time,
-    )
+    return replace(asked, folder=folder)
+
+
+def write_usage_report(target: Path, report: dict[str, Any]) -> None:
+    """The usage report as JSON, scrubbed (a missed request may echo a token), through the one file
+    writer."""
+    text = KNOWN.scrub(json.dumps(report, indent=2))
+    write_atomically(target, text + "\n", "the usage report")
+
+
+def replay_clock() -> str:
+    """Now, as a replay dates what it answers (the one clock: `COMMERCE_PROXY_NOW` sets it)."""
+    return now_stamp()

@@ -31,7 +31,7 @@ from proxy.core.rules.findings import Finding
 from proxy.errors import UsageError
 from proxy.store import clock
 from proxy.store.clock import now_stamp
-from proxy.store.files import load_cassette
+from proxy.store.files import cassette_paths, load_cassette
 from proxy.store.rule_files import Engine
 from proxy.store.saving import save_cassette
 from proxy.store.writing import folder_lock
@@ -217,3 +217,13 @@ def update_lines(updated: Updated) -> list[str]:
             f"{updated.unconfirmed}"
         )
     return lines
+
+
+def cassette_files(paths: Sequence[Path]) -> list[Path]:
+    """Every cassette file the paths name (files or folders), before any is read."""
+    return cassette_paths(list(paths))
+
+
+def read_cassettes(files: Sequence[Path]) -> list[tuple[Path, Cassette]]:
+    """Each file's cassette, as verified and updated."""
+    return [(path, load_cassette(path).cassette) for path in files]

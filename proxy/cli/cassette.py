@@ -8,50 +8,17 @@ exit 2 (raised as `CommerceProxyError`, printed by `proxy.cli.main`).
 from __future__ import annotations
 
 import argparse
-import contextlib
-import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from proxy.app import editing as session
-from proxy.app.check_run import check_cassette
+from proxy.app import cassette_edits as edits
 from proxy.cli import cassette_diff, options
-from proxy.cli.cassette_reading import (
-    engine_for,
-    files_in,
-    finding_line,
-    per_exchange,
-    run_grep,
-    run_list,
-    run_show,
-    selected,
-    selection_of,
-)
-from proxy.cli.inputs import checked_upstream, redaction_from
+from proxy.cli.cassette_reading import finding_line, run_grep, run_list, run_show, selection_of
+from proxy.cli.inputs import checked_upstream, extra_redaction, rule_choice
 from proxy.cli.output import say
-from proxy.core.cassette.document import Cassette, dump_cassette, exchange_to_document, with_current_header
-from proxy.core.editing.edits import (
-    FIELDS_HELP,
-    checked_indexes,
-    delete_exchanges,
-    fix_etags,
-    keep_exchanges,
-    merge_cassettes,
-    parse_value,
-    rehost_cassette,
-    set_field,
-    split_cassette,
-    unset_field,
-)
+from proxy.core.editing.edits import FIELDS_HELP, parse_value
 from proxy.core.editing.selection import FIELDS_HELP as SELECTION_FIELDS
-from proxy.core.redaction.redact import RedactionPolicy
-from proxy.core.rules.findings import Finding
-from proxy.errors import UsageError
-from proxy.store import clock
-from proxy.store.files import Editable, load_cassette, load_for_edit
-from proxy.store.saving import save_cassette
-from proxy.store.writing import folder_lock
 
 
 def add_to(commands: Any, common: argparse.ArgumentParser) -> None:
@@ -75,7 +42,7 @@ def add_to(commands: Any, common: argparse.ArgumentParser) -> None:
         return parser
 
     def edit(name: str, help_text: str, run: Callable[[argparse.Namespace], int]) -> argparse.ArgumentParser:
-        parser = action(name, help_text, _under_lock(run))
+        parser = action(name, help_text, run)
         parser.add_argument("--dry-run", action="store_true", help="show what would change; write nothing")
         parser.add_argument("--no-check", action="store_true", help="do not re-check the result")
         parser.add_argument(
@@ -186,57 +153,25 @@ def add_to(commands: Any, common: argparse.ArgumentParser) -> None:
 # ------------------------------------------------------------------------------------------- editing
 
 
-def _under_lock(run: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
-    """An edit of PATH in place, run under the lock every writer of the cassette takes: it reads the
-    cassette, edits and saves it with no other edit or recording's save in between."""
-
-    def locked(arguments: argparse.Namespace) -> int:
-        path = getattr(arguments, "path", None)
-        if path is None or arguments.dry_run or not path.parent.is_dir():
-            return run(arguments)  # no cassette to edit in place; its own error says why
-        with folder_lock(path):
-            return run(arguments)
-
-    return locked
-
-
-def _policy(arguments: argparse.Namespace, engine: Any) -> RedactionPolicy:
-    if hasattr(arguments, "redact_header"):
-        return redaction_from(arguments, engine.project.redaction)
-    return engine.project.redaction  # type: ignore[no-any-return]
-
-
-def _editable(arguments: argparse.Namespace, path: Path) -> Editable:
-    return session.editable(path, arguments.drop_comments)
-
-
-def _write(
-    arguments: argparse.Namespace,
-    engine: Any,
-    outputs: Sequence[tuple[Path, Cassette]],
-    originals: Sequence[tuple[Path, Cassette]],
-    summary: str,
-    redacted_already: bool = False,
-    before: Sequence[Finding] | None = None,
-) -> int:
-    """Redact, write atomically (unless --dry-run), re-check, show what the edit added; 1 if errors.
-
-    The originals' findings (`before`, unless the caller already has them) are worked out only when
-    the result is re-checked, so --no-check runs no rule at all.
-    """
-    written = session.save_edit(
-        engine,
-        _policy(arguments, engine),
-        outputs,
+def _options(arguments: argparse.Namespace) -> edits.EditOptions:
+    """What every edit's arguments say about the rules and how to write (`redact`'s names too)."""
+    return edits.EditOptions(
+        rules=rule_choice(arguments),
         dry_run=arguments.dry_run,
-        redacted_already=redacted_already,
+        no_check=arguments.no_check,
+        drop_comments=arguments.drop_comments,
+        extra_redaction=extra_redaction(arguments) if hasattr(arguments, "redact_header") else None,
     )
-    say(("would: " if arguments.dry_run else "") + summary)
-    if arguments.no_check:
+
+
+def _shown(arguments: argparse.Namespace, edited: edits.Edited) -> int:
+    """The edit's summary, then what the re-check found; 1 if the edit added an error."""
+    say(("would: " if arguments.dry_run else "") + edited.summary)
+    result = edited.recheck
+    if result is None:
         return 0
-    result = session.recheck(engine, written, originals, before)
     for finding in result.added:
-        where = f"{finding.cassette} " if len(written) > 1 else ""
+        where = f"{finding.cassette} " if edited.written > 1 else ""
         say(f"new {where}{finding_line(finding)}")
     say(
         f"re-checked against {result.rules} rules: {len(result.added)} new finding(s), "
@@ -247,165 +182,76 @@ def _write(
 
 def run_delete(arguments: argparse.Namespace) -> int:
     """`cassette delete`: remove exchanges by index."""
-    engine = engine_for(arguments)
-    editable = _editable(arguments, arguments.path)
-    indexes = checked_indexes(editable.cassette, arguments.indexes)
-    edited = delete_exchanges(editable.cassette, indexes)
-    summary = f"{arguments.path}: deleted {len(set(indexes))} exchange(s); {len(edited.exchanges)} left"
-    return _write(
-        arguments, engine, [(arguments.path, edited)], [(arguments.path, editable.cassette)], summary
-    )
+    request = edits.DeleteRequest(arguments.path, tuple(arguments.indexes), _options(arguments))
+    return _shown(arguments, edits.delete(request))
 
 
 def run_keep(arguments: argparse.Namespace) -> int:
     """`cassette keep --where EXPR`: keep only what the expression selects."""
-    selection = selection_of(arguments.where, "--where")
-    engine = engine_for(arguments)
-    editable = _editable(arguments, arguments.path)
-    before = (
-        check_cassette(engine, editable.cassette, str(arguments.path)) if selection.uses_findings else None
-    )
-    picked = set(selected(selection, editable.cassette, per_exchange(before or [])))
-    edited = keep_exchanges(editable.cassette, lambda index, _: index in picked)
-    total = len(editable.cassette.exchanges)
-    summary = f"{arguments.path}: kept {len(edited.exchanges)} of {total} exchange(s)"
-    originals = [(arguments.path, editable.cassette)]
-    return _write(arguments, engine, [(arguments.path, edited)], originals, summary, before=before)
+    request = edits.KeepRequest(arguments.path, selection_of(arguments.where, "--where"), _options(arguments))
+    return _shown(arguments, edits.keep(request))
 
 
 def run_merge(arguments: argparse.Namespace) -> int:
     """`cassette merge A B... -o OUT`: by recording time, exact repeats dropped."""
-    engine = engine_for(arguments)
-    output = arguments.output
-    inputs = [path.resolve() for path in arguments.paths]
-    if output.exists() and output.resolve() not in inputs and not arguments.force:
-        raise UsageError(f"{output} exists and is not one of the inputs: pass --force to replace it")
-    loaded = [(path, load_cassette(path).cassette) for path in arguments.paths]
-    merged, dropped = merge_cassettes([(str(path), cassette) for path, cassette in loaded])
-    summary = (
-        f"{output}: merged {len(loaded)} cassette(s) into {len(merged.exchanges)} exchange(s); "
-        f"{dropped} exact repeat(s) dropped"
+    request = edits.MergeRequest(
+        tuple(arguments.paths), arguments.output, arguments.force, _options(arguments)
     )
-    return _write(arguments, engine, [(output, merged)], loaded, summary)
+    return _shown(arguments, edits.merge(request))
 
 
 def run_split(arguments: argparse.Namespace) -> int:
     """`cassette split --by path|status -o DIR`: one cassette per group, order kept."""
-    engine = engine_for(arguments)
-    cassette = load_cassette(arguments.path).cassette
-    parts = split_cassette(cassette, arguments.by)
-    outputs = [(arguments.output / f"{name}.yaml", part) for name, part in parts.items()]
-    existing = [str(path) for path, _ in outputs if path.exists()]
-    if existing and not arguments.force:
-        raise UsageError(f"{existing[0]} exists ({len(existing)} of the outputs do): pass --force to replace")
-    summary = f"{arguments.output}: split {arguments.path} by {arguments.by} into {len(outputs)} cassette(s)"
-    return _write(arguments, engine, outputs, [(arguments.path, cassette)], summary)
+    request = edits.SplitRequest(
+        arguments.path, arguments.by, arguments.output, arguments.force, _options(arguments)
+    )
+    return _shown(arguments, edits.split(request))
 
 
 def run_redact(arguments: argparse.Namespace) -> int:
     """`cassette redact`: the default, configured and named secrets replaced by the placeholder."""
-    engine = engine_for(arguments)
-    editable = _editable(arguments, arguments.path)
-    policy = _policy(arguments, engine)
-    cleaned = session.redacted(editable.cassette, policy)
-    changed = sum(
-        exchange_to_document(old) != exchange_to_document(new)
-        for old, new in zip(editable.cassette.exchanges, cleaned.exchanges, strict=True)
-    )
-    summary = f"{arguments.path}: redacted {changed} exchange(s)"
-    originals = [(arguments.path, editable.cassette)]
-    return _write(arguments, engine, [(arguments.path, cleaned)], originals, summary, redacted_already=True)
-
-
-def _edit_one(arguments: argparse.Namespace, change: Callable[[Any], Any], what: str) -> int:
-    engine = engine_for(arguments)
-    editable = _editable(arguments, arguments.path)
-    [index] = checked_indexes(editable.cassette, [arguments.index])
-    exchanges = list(editable.cassette.exchanges)
-    exchanges[index] = change(exchanges[index])
-    edited = Cassette(tuple(exchanges), editable.cassette.upstream, editable.cassette.confirmed_at)
-    originals = [(arguments.path, editable.cassette)]
-    return _write(
-        arguments, engine, [(arguments.path, edited)], originals, f"{arguments.path}: #{index}: {what}"
-    )
+    return _shown(arguments, edits.redact(edits.CassetteRequest(arguments.path, _options(arguments))))
 
 
 def run_set(arguments: argparse.Namespace) -> int:
     """`cassette set PATH INDEX FIELD VALUE`."""
     value = parse_value(arguments.value, arguments.string)
-    return _edit_one(
-        arguments,
-        lambda exchange: set_field(exchange, arguments.field, value, clock.now()),
-        f"set {arguments.field} to {json.dumps(value, ensure_ascii=False)}",
+    request = edits.FieldRequest(
+        arguments.path, arguments.index, arguments.field, value, options=_options(arguments)
     )
+    return _shown(arguments, edits.change_field(request))
 
 
 def run_unset(arguments: argparse.Namespace) -> int:
     """`cassette unset PATH INDEX FIELD`."""
-    return _edit_one(
-        arguments, lambda exchange: unset_field(exchange, arguments.field), f"removed {arguments.field}"
+    request = edits.FieldRequest(
+        arguments.path, arguments.index, arguments.field, unset=True, options=_options(arguments)
     )
+    return _shown(arguments, edits.change_field(request))
 
 
 def run_rehost(arguments: argparse.Namespace) -> int:
     """`cassette rehost PATH --to URL`."""
-
     target = checked_upstream(arguments.to, "rehost", "--to")
-    engine = engine_for(arguments)
-    editable = _editable(arguments, arguments.path)
-    moved, changed = rehost_cassette(editable.cassette, target)
-    old = editable.cassette.upstream
-    summary = f"{arguments.path}: moved from {old} to {target}; {changed} exchange(s) changed"
-    return _write(
-        arguments, engine, [(arguments.path, moved)], [(arguments.path, editable.cassette)], summary
-    )
+    request = edits.CassetteRequest(arguments.path, _options(arguments), to=target)
+    return _shown(arguments, edits.rehost(request))
 
 
 def run_fix_etag(arguments: argparse.Namespace) -> int:
     """`cassette fix-etag`: the ETag/etag_id agreement repaired on purpose."""
-    engine = engine_for(arguments)
-    editable = _editable(arguments, arguments.path)
-    fixed_cassette, fixed = fix_etags(editable.cassette)
-    listed = ", ".join(f"#{index}" for index in fixed) or "none needed it"
-    summary = f"{arguments.path}: set ETag from etag_id on {len(fixed)} exchange(s) ({listed})"
-    return _write(
-        arguments, engine, [(arguments.path, fixed_cassette)], [(arguments.path, editable.cassette)], summary
-    )
+    return _shown(arguments, edits.fix_etag(edits.CassetteRequest(arguments.path, _options(arguments))))
 
 
 def run_fmt(arguments: argparse.Namespace) -> int:
     """`cassette fmt`: the normal layout (what a clean recording writes); --check lists files off it."""
-    engine = engine_for(arguments)
-    policy = engine.project.redaction
-    unformatted: list[Path] = []
-    for given in arguments.paths:
-        for path in files_in(given):
-            # read, reformatted and saved with no other write in between
-            with contextlib.nullcontext() if arguments.check else folder_lock(path):
-                if not _reformat(arguments, path, policy):
-                    continue
-            unformatted.append(path)
+    from proxy.app.cassette_format import FormatRequest, format_cassettes
+
+    request = FormatRequest(
+        tuple(arguments.paths), arguments.check, arguments.drop_comments, rule_choice(arguments)
+    )
+    unformatted = format_cassettes(request, say)
     if arguments.check:
         if unformatted:
             say(f"{len(unformatted)} file(s) not in the normal layout", err=True)
         return 1 if unformatted else 0
     return 0
-
-
-def _reformat(arguments: argparse.Namespace, path: Path, policy: RedactionPolicy) -> bool:
-    """Whether the file was off the normal layout (rewritten unless --check)."""
-    editable = load_for_edit(path)
-    cassette = session.redacted(editable.cassette, policy)
-    if dump_cassette(cassette) == with_current_header(editable.text):
-        return False
-    if arguments.check:
-        say(f"{path}: not in the normal layout (run `commerce-proxy cassette fmt {path}`)")
-        return True
-    if editable.comment_line is not None and not arguments.drop_comments:
-        raise UsageError(
-            f"{path}:{editable.comment_line}: has a hand-written comment that fmt would drop; "
-            "move it out or pass --drop-comments"
-        )
-    save_cassette(path, cassette)
-    say(f"{path}: reformatted")
-    return True

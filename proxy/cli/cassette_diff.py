@@ -10,7 +10,7 @@ from typing import Any
 
 from proxy.cli import options
 from proxy.cli.inputs import load_engine
-from proxy.cli.output import say, write_document
+from proxy.cli.output import say
 from proxy.errors import CommerceProxyError, UsageError
 
 # git's external diff gets: path old-file old-hex old-mode new-file new-hex new-mode, then new-path
@@ -63,9 +63,10 @@ def run(arguments: argparse.Namespace) -> int:
             raise UsageError(f"cassette diff compares two cassettes, A and B; got {len(paths)}")
         a, b = paths
         if arguments.output is not None:
-            from proxy.cli.report_path import refuse_bad_output
+            from proxy.app.command_inputs import Reads
+            from proxy.cli.inputs import rule_choice
 
-            refuse_bad_output(arguments, arguments.output, [a, b], "the diff")
+            Reads((a, b), rule_choice(arguments)).refuse_bad_output(arguments.output, "the diff")
         return _compare(arguments, a, b, str(a), str(b))
     if arguments.output is not None:
         raise UsageError("--git prints the diff for git: -o is not taken with it")
@@ -86,6 +87,8 @@ def run(arguments: argparse.Namespace) -> int:
 
 def _compare(arguments: argparse.Namespace, a: Path, b: Path, label_a: str, label_b: str) -> int:
     from proxy.app.cassette_diff import diff_cassettes
+    from proxy.app.report_writing import write_report
+    from proxy.cli.reporting import shown
     from proxy.core.reports.cassette_diff import diff_json, diff_markdown, diff_text
 
     diff = diff_cassettes(a, b, load_engine(arguments).project.match)
@@ -95,11 +98,5 @@ def _compare(arguments: argparse.Namespace, a: Path, b: Path, label_a: str, labe
         text = diff_markdown(diff, label_a, label_b, arguments.verbose)
     else:
         text = diff_json(diff, arguments.verbose)
-    if arguments.output is None:
-        write_document(text)
-    else:
-        from proxy.store.saving import write_atomically
-
-        write_atomically(arguments.output, text, "the diff")
-        say(f"commerce-proxy: wrote {arguments.output}", err=True)
+    write_report([text], arguments.output, shown(), "the diff")
     return 1 if diff.drifted else 0

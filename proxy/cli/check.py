@@ -6,16 +6,15 @@ stdout carries only the report; progress, notes and the elapsed time go to stder
 from __future__ import annotations
 
 import argparse
-import functools
-import sys
-import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from proxy.cli import options
-from proxy.cli.output import say
-from proxy.cli.reporting import add_format, rendered, write_report
-from proxy.errors import UsageError
+from proxy.cli.inputs import rule_choice
+from proxy.cli.reporting import add_format, report_request, shown
+
+if TYPE_CHECKING:
+    from proxy.app.check_command import CheckRequest
 
 
 def add_to(commands: Any, common: argparse.ArgumentParser) -> None:
@@ -62,60 +61,21 @@ def add_to(commands: Any, common: argparse.ArgumentParser) -> None:
 def run(arguments: argparse.Namespace) -> int:
     """`check`: exit 1 when an error is found, 0 otherwise. The rules engine is imported only here, so
     it costs the other commands' start nothing."""
-    from proxy.app.check_run import CheckRun
-    from proxy.cli.inputs import load_engine, named_cassettes
-    from proxy.cli.progress import Progress
-    from proxy.cli.report_path import refuse_bad_output
-    from proxy.core.rules.config import Baseline
-    from proxy.store.files import cassette_paths
-    from proxy.store.rule_files import load_baseline, write_baseline
+    from proxy.app.check_command import run_check
 
-    started = time.monotonic()
-    inputs = named_cassettes(arguments.paths, arguments, "check")
-    if arguments.output is not None:
-        refuse_bad_output(arguments, arguments.output, inputs, "the report", arguments.force)
-    if arguments.write_baseline is not None:  # the baseline the config names is the one to rewrite
-        refuse_bad_output(
-            arguments, arguments.write_baseline, inputs, "the baseline", arguments.force, baseline=False
-        )
-        if arguments.output is not None and _same_name(arguments.output, arguments.write_baseline):
-            raise UsageError(f"{arguments.output}: -o and --write-baseline name the same file")
-    engine = load_engine(arguments)
-    config = engine.project.config
-    baseline_path = (
-        None if arguments.write_baseline else arguments.baseline or engine.project.resolve(config.baseline)
+    return run_check(request_of(arguments), shown(arguments.quiet))
+
+
+def request_of(arguments: argparse.Namespace) -> CheckRequest:
+    """The typed request `check`'s arguments make, built once."""
+    from proxy.app.check_command import CheckRequest
+
+    return CheckRequest(
+        paths=tuple(arguments.paths),
+        examples=arguments.examples,
+        report=report_request(arguments),
+        force=arguments.force,
+        baseline=arguments.baseline,
+        write_baseline=arguments.write_baseline,
+        rules=rule_choice(arguments),
     )
-    baseline = load_baseline(baseline_path) if baseline_path else Baseline()
-    with CheckRun(
-        engine,
-        baseline,
-        keep_exchanges=arguments.format == "html",
-        accepting=bool(arguments.write_baseline),
-        on_note=lambda note: say(f"commerce-proxy: {note}", err=True),
-    ) as checking:
-        files = cassette_paths(inputs)
-        with Progress(len(files), sys.stderr, wanted=not arguments.quiet) as progress:
-            report = checking.check(files, progress)
-        if arguments.write_baseline:
-            count = write_baseline(arguments.write_baseline, checking.accepted_keys)
-            say(f"commerce-proxy: wrote {arguments.write_baseline}: {count} accepted finding(s)", err=True)
-            return 0
-        from proxy.core.rules.path_shapes import endpoint_label
-
-        label = functools.partial(endpoint_label, engine.ruleset.index)
-        chunks = rendered(
-            report, arguments.format, label, lambda: checking.exchanges, arguments.per_rule, arguments.quiet
-        )
-        write_report(chunks, arguments.output)
-        if not arguments.quiet:
-            say(
-                f"commerce-proxy: checked {report.exchanges} exchanges in {time.monotonic() - started:.1f} s",
-                err=True,
-            )
-        return 1 if report.failed else 0
-
-
-def _same_name(one: Path, other: Path) -> bool:
-    import os
-
-    return os.path.realpath(one) == os.path.realpath(other)

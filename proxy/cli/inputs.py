@@ -8,57 +8,57 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Sequence
-from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
+from proxy.app.command_inputs import ExtraRedaction, RuleChoice
 from proxy.cli.output import say
 from proxy.core.redaction.redact import RedactionPolicy
 from proxy.core.replay.matching import MatchPolicy
 from proxy.errors import UsageError
-from proxy.store.files import Loaded, Streamed
-from proxy.store.rule_files import Engine, RuleSource
-from proxy.store.shipped import shipped_dir
 
 if TYPE_CHECKING:
     from proxy.app.recording import RecordSettings
+    from proxy.store.rule_files import Engine, RuleSource
 
 
 def redaction_from(
     arguments: argparse.Namespace, configured: RedactionPolicy | None = None
 ) -> RedactionPolicy:
     """The default redaction policy, plus the project config's `redact` table, plus the command line."""
-    return (configured or RedactionPolicy()).extended(
-        headers=arguments.redact_header,
-        query=arguments.redact_query,
-        form_fields=arguments.redact_form,
-        json_paths=arguments.redact_json_path,
+    return extra_redaction(arguments).over(configured)
+
+
+def extra_redaction(arguments: argparse.Namespace) -> ExtraRedaction:
+    """`--redact-header`, `--redact-query`, `--redact-form` and `--redact-json-path`, as given."""
+    return ExtraRedaction(
+        tuple(arguments.redact_header),
+        tuple(arguments.redact_query),
+        tuple(arguments.redact_form),
+        tuple(arguments.redact_json_path),
     )
 
 
 def matching_from(arguments: argparse.Namespace, configured: MatchPolicy) -> MatchPolicy:
     """The command line's matching, ignoring what the project config's `match` table ignores too."""
-    return MatchPolicy.parse(arguments.match_on, arguments.ignore_query, arguments.match_ignore_json).joined(
-        configured
-    )
+    return command_matching(arguments).joined(configured)
 
 
-def show_notes(loaded: Sequence[Loaded | Streamed]) -> None:
+def command_matching(arguments: argparse.Namespace) -> MatchPolicy:
+    """`--match-on`, `--ignore-query` and `--match-ignore-json`, as given."""
+    return MatchPolicy.parse(arguments.match_on, arguments.ignore_query, arguments.match_ignore_json)
+
+
+class Noted(Protocol):
+    """Something read with notes for the user (a journal folded in, a cache rebuilt)."""
+
+    @property
+    def notes(self) -> Sequence[str]: ...
+
+
+def show_notes(loaded: Sequence[Noted]) -> None:
     for one in loaded:
         for note in one.notes:
             say(f"commerce-proxy: {note}", err=True)
-
-
-def named_cassettes(given: list[Path] | None, arguments: argparse.Namespace, command: str) -> list[Path]:
-    """The cassettes a command was told to use: never the shipped examples unless `--examples` says so,
-    so a suite cannot pass against example data. `replay --cassette-dir DIR` alone serves only what
-    requests name with X-Commerce-Cassette."""
-    paths = list(given or [])
-    if getattr(arguments, "examples", False):
-        paths.append(shipped_dir("cassettes"))
-    if not paths and getattr(arguments, "cassette_dir", None) is None:
-        how = "--cassette PATH (repeatable) or --cassette-dir DIR" if command == "replay" else "PATH..."
-        raise UsageError(f"{command}: no cassettes named: give {how}, or --examples for the shipped examples")
-    return paths
 
 
 def checked_upstream(upstream: str | None, command: str, option: str = "--upstream") -> str:
@@ -89,16 +89,17 @@ def upstream_authorization(upstream: str) -> str | None:
 
 def load_engine(arguments: argparse.Namespace) -> Engine:
     """The rules and the project config, as the command line and the config name them."""
-    return rule_source(arguments).load()
+    return rule_choice(arguments).load()
+
+
+def rule_choice(arguments: argparse.Namespace) -> RuleChoice:
+    """`--config` and `--rules`, as given."""
+    return RuleChoice(arguments.config, arguments.rules)
 
 
 def rule_source(arguments: argparse.Namespace) -> RuleSource:
     """Where the command line's rules come from, as absolute paths another process can load too."""
-
-    def absolute(path: Path | None) -> Path | None:
-        return path.absolute() if path is not None else None
-
-    return RuleSource(absolute(arguments.config), absolute(arguments.rules), Path.cwd())
+    return rule_choice(arguments).source()
 
 
 def forwarding_settings(arguments: argparse.Namespace, command: str) -> RecordSettings:

@@ -7,20 +7,16 @@ Imports are redacted like a recording before anything is written, and checked ag
 from __future__ import annotations
 
 import argparse
-import json
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from proxy.app.command_inputs import Reads
 from proxy.cli import options
 from proxy.cli.output import say
-from proxy.cli.report_path import refuse_bad_output
-from proxy.core.interchange.har import cassette_to_har, exchanges_from_har, har_upstream
+from proxy.core.interchange.har import exchanges_from_har, har_upstream
 from proxy.core.interchange.imports import Imported
 from proxy.core.model.withheld import WITHHELD_HEADER
-from proxy.store.files import load_cassette, read_json_file
-from proxy.store.saving import write_atomically
-from proxy.version import __version__
 
 
 def add_to(commands: Any, common: argparse.ArgumentParser) -> None:
@@ -60,7 +56,9 @@ def add_to(commands: Any, common: argparse.ArgumentParser) -> None:
 
 def run_import_har(arguments: argparse.Namespace) -> int:
     """`import-har FILE -o CASSETTE`."""
-    document = read_json_file(arguments.source, "HAR file")
+    from proxy.app.importing import read_har
+
+    document = read_har(arguments.source)
     wanted = arguments.origin or har_upstream(document)
     return _import(arguments, exchanges_from_har(document, str(arguments.source)), wanted)
 
@@ -74,13 +72,11 @@ def run_import_mitm(arguments: argparse.Namespace) -> int:
 
 def _import(arguments: argparse.Namespace, items: Iterable[Imported], wanted: str | None) -> int:
     from proxy.app.importing import import_cassette
-    from proxy.cli.inputs import checked_upstream, load_engine, redaction_from
+    from proxy.cli.inputs import checked_upstream, load_engine, redaction_from, rule_choice
 
     output: Path = arguments.output
-    refuse_bad_output(
-        arguments,
+    Reads((arguments.source,), rule_choice(arguments)).refuse_bad_output(
         output,
-        [arguments.source],
         "the imported cassette",
         arguments.force,
         any_file=True,
@@ -105,14 +101,9 @@ def _import(arguments: argparse.Namespace, items: Iterable[Imported], wanted: st
 
 def run_export_har(arguments: argparse.Namespace) -> int:
     """`export-har CASSETTE -o FILE`."""
-    refuse_bad_output(arguments, arguments.output, [arguments.cassette], "the HAR file", arguments.force)
-    cassette = load_cassette(arguments.cassette).cassette
-    document = cassette_to_har(cassette, __version__)
-    write_atomically(
-        arguments.output, json.dumps(document, indent=2, ensure_ascii=False) + "\n", "the HAR file"
-    )
-    say(
-        f"{arguments.output}: exported {len(cassette.exchanges)} exchange(s) from {arguments.cassette} "
-        "(HAR 1.2)"
-    )
+    from proxy.app.importing import export_har
+
+    Reads((arguments.cassette,)).refuse_bad_output(arguments.output, "the HAR file", arguments.force)
+    count = export_har(arguments.cassette, arguments.output)
+    say(f"{arguments.output}: exported {count} exchange(s) from {arguments.cassette} (HAR 1.2)")
     return 0

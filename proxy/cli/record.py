@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from proxy.cli import options
 from proxy.cli.inputs import forwarding_settings
 from proxy.cli.reporting import add_live_report, live_report, serve_reported
+
+if TYPE_CHECKING:
+    from proxy.app.replay_setup import ReplayRequest
 
 
 def add_to(commands: Any, common: argparse.ArgumentParser) -> None:
@@ -53,7 +56,7 @@ def run(arguments: argparse.Namespace) -> int:
         if arguments.format or arguments.output or arguments.fail_on:
             raise UsageError("record --mode none replays: --format, -o and --fail-on report a recording")
 
-        return replay.run(argparse.Namespace(**{**vars(arguments), "cassette": [arguments.cassette]}))
+        return replay.serve_replay(replaying(arguments), arguments)
     from dataclasses import replace
 
     from proxy.core.rules.config import RuleConfig
@@ -82,3 +85,18 @@ def run(arguments: argparse.Namespace) -> int:
 
     server = create_record_app(settings)
     return serve_reported(server, arguments, ready, report, "commerce-proxy record")
+
+
+def replaying(arguments: argparse.Namespace) -> ReplayRequest:
+    """`record --mode none`'s typed replay request: its one cassette, replayed with the record
+    command's matching, redaction and rules, checked unless told `--no-check`."""
+    from proxy.app.replay_setup import ReplayRequest
+    from proxy.cli.inputs import command_matching, extra_redaction, rule_choice
+
+    return ReplayRequest(
+        cassettes=(arguments.cassette,),
+        check=not arguments.no_check,
+        match=command_matching(arguments),
+        redact=extra_redaction(arguments),
+        rules=rule_choice(arguments),
+    )

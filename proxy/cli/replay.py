@@ -1,14 +1,17 @@
-"""`replay`: serve cassettes offline as a fake backend."""
+"""`replay`: serve cassettes offline as a fake backend; `record --mode none` serves through here too."""
 
 from __future__ import annotations
 
 import argparse
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from proxy.app.replay_setup import SLOW_BODY_MS, ReplayOptions, ReplayRequest
 from proxy.cli import options
-from proxy.cli.inputs import load_engine, matching_from, named_cassettes, redaction_from, show_notes
+from proxy.cli.inputs import command_matching, extra_redaction, rule_choice, show_notes
 from proxy.cli.serving import serve
+from proxy.core.replay.faults import Fault, Latency
 
 
 def add_to(commands: Any, common: argparse.ArgumentParser) -> None:
@@ -58,7 +61,7 @@ def add_to(commands: Any, common: argparse.ArgumentParser) -> None:
     )
     replay.add_argument("--fault-seed", type=int, default=0, metavar="N", help="which requests faults hit")
     replay.add_argument(
-        "--slow-body-ms", type=float, default=3000.0, metavar="MS", help="how long a slow body takes"
+        "--slow-body-ms", type=float, default=SLOW_BODY_MS, metavar="MS", help="how long a slow body takes"
     )
     replay.add_argument(
         "--usage-report",
@@ -81,50 +84,47 @@ def add_to(commands: Any, common: argparse.ArgumentParser) -> None:
 
 
 def run(arguments: argparse.Namespace) -> int:
-    """`replay` (and `record --mode none`): serve cassettes until stopped."""
-    from proxy.app.replay_setup import ReplayRequest, build_book, replay_settings
+    """`replay`: serve cassettes until stopped."""
+    return serve_replay(request_of(arguments, arguments.cassette or ()), arguments)
+
+
+def request_of(arguments: argparse.Namespace, cassettes: Iterable[Path]) -> ReplayRequest:
+    """The typed request `replay`'s arguments make, built once."""
+    return ReplayRequest(
+        cassettes=tuple(cassettes),
+        examples=arguments.examples,
+        options=ReplayOptions(
+            folder=arguments.cassette_dir,
+            latency=Latency.parse(arguments.latency),
+            faults=tuple(Fault.parse(text) for text in arguments.fault),
+            fault_seed=arguments.fault_seed,
+            slow_body_ms=arguments.slow_body_ms,
+            usage_report=arguments.usage_report,
+            time=arguments.time,
+        ),
+        simulate=arguments.simulate,
+        check=arguments.check,
+        match=command_matching(arguments),
+        redact=extra_redaction(arguments),
+        rules=rule_choice(arguments),
+    )
+
+
+def serve_replay(asked: ReplayRequest, arguments: argparse.Namespace) -> int:
+    """Serve the replay `asked` for (by `replay`, or `record --mode none`) with the command line's
+    serving options until stopped."""
+    from proxy.app.replay_setup import prepare_replay
     from proxy.server.replay import create_replay_app
 
-    paths = named_cassettes(arguments.cassette, arguments, "replay")
-    usage = getattr(arguments, "usage_report", None)
-    if usage is not None:
-        from proxy.cli.report_path import refuse_bad_output
-
-        folder = getattr(arguments, "cassette_dir", None)
-        refuse_bad_output(arguments, usage, [*paths, *([folder] if folder else [])], "the usage report")
-    settings = replay_settings(
-        ReplayRequest(
-            cassette_dir=getattr(arguments, "cassette_dir", None),
-            latency=getattr(arguments, "latency", "none"),
-            faults=tuple(getattr(arguments, "fault", ())),
-            fault_seed=getattr(arguments, "fault_seed", 0),
-            slow_body_ms=getattr(arguments, "slow_body_ms", 3000.0),
-            usage_report=getattr(arguments, "usage_report", None),
-            time=getattr(arguments, "time", "now"),
-        ),
-        paths,
-    )
-    engine = load_engine(arguments)
-    book, loaded = build_book(
-        paths,
-        matching_from(arguments, engine.project.match),
-        redaction_from(arguments, engine.project.redaction),
-        simulate=getattr(arguments, "simulate", False),
-    )
-    show_notes(loaded)
-    # `record --mode none` replays, and checks unless told --no-check, as record itself does.
-    checking = getattr(arguments, "check", False) or not getattr(arguments, "no_check", True)
-    live = None
-    if checking:
-        from proxy.core.rules.engine import Checker, LiveChecker
-
-        live = LiveChecker(Checker(engine.ruleset, engine.project.config))
+    replay = prepare_replay(asked)
+    show_notes(replay.loaded)
+    book, live = replay.book, replay.live
 
     def ready(url: str) -> str:
         checked = f", checking against the rules (findings at {url}/_proxy/findings)" if live else ""
         return (
             f"commerce-proxy replay: listening on {url} "
-            f"({len(book.recordings)} exchanges from {len(loaded)} cassette(s){checked})"
+            f"({len(book.recordings)} exchanges from {len(replay.loaded)} cassette(s){checked})"
         )
 
-    return serve(create_replay_app(book, settings, live), arguments, ready)
+    return serve(create_replay_app(book, replay.options, live), arguments, ready)

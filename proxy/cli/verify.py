@@ -8,9 +8,9 @@ import os
 from pathlib import Path
 from typing import Any
 
+from proxy.app.report_writing import placeholder_in
 from proxy.cli import options
 from proxy.cli.output import say, write_document
-from proxy.cli.reporting import placeholder_in
 from proxy.core.redaction.book import KNOWN
 from proxy.errors import UsageError
 
@@ -99,9 +99,17 @@ def run(arguments: argparse.Namespace) -> int:
     it refused (`Verification.refused`)."""
     import asyncio
 
-    from proxy.app.verify import VerifyOptions, update_cassettes, update_lines, verify
-    from proxy.cli.inputs import checked_upstream, load_engine, redaction_from
-    from proxy.cli.report_path import refuse_bad_output
+    from proxy.app.command_inputs import Reads
+    from proxy.app.report_writing import save_document
+    from proxy.app.verify import (
+        VerifyOptions,
+        cassette_files,
+        read_cassettes,
+        update_cassettes,
+        update_lines,
+        verify,
+    )
+    from proxy.cli.inputs import checked_upstream, load_engine, redaction_from, rule_choice
     from proxy.core.reports.verification import (
         refused_report,
         verify_json,
@@ -109,16 +117,15 @@ def run(arguments: argparse.Namespace) -> int:
         verify_markdown,
         verify_text,
     )
-    from proxy.store.files import cassette_paths, load_cassette
-    from proxy.store.saving import write_atomically
 
     upstream = checked_upstream(arguments.upstream, "verify")
-    files = cassette_paths(arguments.paths)
+    files = cassette_files(arguments.paths)
     if arguments.output is not None:
-        refuse_bad_output(arguments, arguments.output, files)
+        reads = Reads(tuple(files), rule_choice(arguments), ca_bundle=arguments.ca_bundle)
+        reads.refuse_bad_output(arguments.output)
     engine = load_engine(arguments)
     policy = redaction_from(arguments, engine.project.redaction)
-    cassettes = [(path, load_cassette(path).cassette) for path in files]
+    cassettes = read_cassettes(files)
 
     async def verified() -> Any:
         from proxy.server.upstream import UpstreamPool
@@ -144,7 +151,7 @@ def run(arguments: argparse.Namespace) -> int:
             document = KNOWN.scrub(
                 refused_report(arguments.format, str(error)), placeholder_in(arguments.format)
             )
-            write_atomically(arguments.output, document, "the report")
+            save_document(arguments.output, document)
         raise
     verbose = arguments.verbose
     chunks = {
@@ -158,7 +165,7 @@ def run(arguments: argparse.Namespace) -> int:
     if arguments.output is None:
         write_document(report)
     else:
-        write_atomically(arguments.output, report, "the report")
+        save_document(arguments.output, report)
         say(f"commerce-proxy: wrote {arguments.output}", err=True)
     if arguments.update:
         for updated in update_cassettes(cassettes, verification):

@@ -7,11 +7,9 @@ import asyncio
 import logging
 from pathlib import Path
 
-from proxy.app.replay_setup import ReplayOptions
+from proxy.app.replay_setup import ReplayOptions, named_book, named_cassette
 from proxy.core.replay.book import ReplayBook
 from proxy.errors import CommerceProxyError
-from proxy.store.cassette_names import resolve_cassette_name
-from proxy.store.files import load_cassette
 
 log = logging.getLogger(__name__)
 CASSETTE_HEADER = "X-Commerce-Cassette"
@@ -35,27 +33,17 @@ class Library:
                 f"{CASSETTE_HEADER} needs a cassette folder: start replay with --cassette-dir DIR "
                 "(or a folder as --cassette)"
             )
-        path = resolve_cassette_name(self.options.folder, name)
+        folder = self.options.folder
+        path = named_cassette(folder, name)
         async with self._loading:
-            book = self.chosen.get(path)
-            if book is None:
-                loaded = await asyncio.to_thread(load_cassette, path)
-                for note in loaded.notes:
-                    log.warning("%s", note)
-                book = ReplayBook.build(
-                    [
-                        (
-                            str(self.options.folder / path.relative_to(self.options.folder.resolve())),
-                            loaded.cassette,
-                        )
-                    ],
-                    self.default.policy,
-                    self.default.redaction,
-                    simulate=self.default.simulate,
-                )
-                book.label = name
-                self.chosen[path] = book
-        return book
+            kept = self.chosen.get(path)
+            if kept is not None:
+                return kept
+            book, loaded = await asyncio.to_thread(named_book, folder, path, name, self.default)
+            for note in loaded.notes:
+                log.warning("%s", note)
+            self.chosen[path] = book
+            return book
 
     def books(self) -> list[ReplayBook]:
         """Every book in use, the default first."""

@@ -9,17 +9,15 @@ served (recorded or simulated) is checked with the request that got it.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import time
 from collections.abc import Awaitable
 from dataclasses import replace
 
-from proxy.app.replay_setup import ReplayOptions
+from proxy.app.replay_setup import ReplayOptions, replay_clock, write_usage_report
 from proxy.core.model.bodies import error_document
 from proxy.core.model.exchange import Exchange, Request
 from proxy.core.model.links import origin_of
-from proxy.core.redaction.book import KNOWN
 from proxy.core.redaction.redact import redact_exchange
 from proxy.core.replay.book import Answer, Miss, Recording, ReplayBook
 from proxy.core.replay.clock import moves_to_now, token_answer_now
@@ -49,8 +47,6 @@ from proxy.server.wire import (
     WireServer,
     json_answer,
 )
-from proxy.store.clock import now_stamp
-from proxy.store.saving import write_atomically
 
 log = logging.getLogger(__name__)
 MAX_REQUEST_BYTES = 50 * 1024 * 1024
@@ -68,7 +64,7 @@ def respond(
 ) -> tuple[Outgoing, float | None, Recording | None, Answer | Simulated | Miss]:
     """The recorded or simulated answer (or the 404 of a miss), the recorded upstream time, the
     recording that answered (None when simulated or missed), and the book's verdict."""
-    result = book.respond(core, now_stamp())
+    result = book.respond(core, replay_clock())
     if isinstance(result, Answer):
         recording = result.recording
         return serve_answer(result, cache, origin), recording.exchange.duration_ms, recording, result
@@ -179,7 +175,7 @@ class Replayer:
             return
         # A recorded answer is as old as its recording, or its cassette's last confirmation (what the
         # max_age rule judges); a simulated one, new.
-        recorded_at = recording.exchange.recorded_at if recording is not None else now_stamp()
+        recorded_at = recording.exchange.recorded_at if recording is not None else replay_clock()
         confirmed_at = recording.exchange.confirmed_at if recording is not None else None
         served = Exchange(core, core_response(answer), recorded_at, confirmed_at=confirmed_at)
         exchange = redact_exchange(served, chosen.redaction)
@@ -200,8 +196,7 @@ class Replayer:
         target = self.options.usage_report
         if target is not None:
             try:
-                text = KNOWN.scrub(json.dumps(report, indent=2))  # a missed request may echo a token
-                write_atomically(target, text + "\n", "the usage report")
+                write_usage_report(target, report)
             except CommerceProxyError as error:
                 log.error("%s", error)
             else:

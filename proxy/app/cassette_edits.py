@@ -1,0 +1,281 @@
+"""The `cassette` edits as use cases: from the typed request its parser built, each reads the cassette
+(under the lock every writer takes, when it edits in place), edits it with a pure edit of
+`proxy.core.editing`, redacts and writes the result atomically and re-checks it (`proxy.app.editing`).
+The adapter only shows the summary and the findings the edit added."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from proxy.app import editing as session
+from proxy.app.cassette_reading import per_exchange, selected
+from proxy.app.check_run import check_cassette
+from proxy.app.command_inputs import ExtraRedaction, RuleChoice
+from proxy.core.cassette.document import Cassette, exchange_to_document
+from proxy.core.editing.edits import (
+    SplitBy,
+    checked_indexes,
+    delete_exchanges,
+    fix_etags,
+    keep_exchanges,
+    merge_cassettes,
+    rehost_cassette,
+    set_field,
+    split_cassette,
+    unset_field,
+)
+from proxy.core.editing.selection import Selection
+from proxy.core.model.exchange import Exchange, JSONValue
+from proxy.core.redaction.redact import RedactionPolicy
+from proxy.core.rules.findings import Finding
+from proxy.errors import UsageError
+from proxy.store import clock
+from proxy.store.files import load_cassette
+from proxy.store.rule_files import Engine
+from proxy.store.writing import folder_lock
+
+Named = session.Named
+
+
+@dataclass(frozen=True, slots=True)
+class EditOptions:
+    """What every edit takes: the rules it is re-checked against, and how it writes."""
+
+    rules: RuleChoice = field(default_factory=RuleChoice)
+    dry_run: bool = False  # work out and re-check the result; write nothing
+    no_check: bool = False  # do not re-check the result (no rule runs at all)
+    drop_comments: bool = False  # rewrite even a cassette with hand-written comments
+    extra_redaction: ExtraRedaction | None = None  # `redact`'s names, on top of the project's
+
+
+@dataclass(frozen=True, slots=True)
+class Edited:
+    """What an edit did: one line saying so, how many cassettes it wrote, and (unless told not to
+    re-check) the findings it added and removed."""
+
+    summary: str
+    written: int
+    recheck: session.Recheck | None
+
+
+@dataclass(frozen=True, slots=True)
+class DeleteRequest:
+    path: Path
+    indexes: tuple[str, ...]  # as given: 0 the first, -1 the last
+    options: EditOptions = field(default_factory=EditOptions)
+
+
+@dataclass(frozen=True, slots=True)
+class KeepRequest:
+    path: Path
+    where: Selection
+    options: EditOptions = field(default_factory=EditOptions)
+
+
+@dataclass(frozen=True, slots=True)
+class MergeRequest:
+    paths: tuple[Path, ...]
+    output: Path
+    force: bool = False  # replace OUT even when it is not one of the inputs
+    options: EditOptions = field(default_factory=EditOptions)
+
+
+@dataclass(frozen=True, slots=True)
+class SplitRequest:
+    path: Path
+    by: SplitBy
+    output: Path  # the folder for the parts
+    force: bool = False  # replace cassettes already there
+    options: EditOptions = field(default_factory=EditOptions)
+
+
+@dataclass(frozen=True, slots=True)
+class FieldRequest:
+    """`set` (with a value) or `unset` (value None and `unset`) one field of one exchange."""
+
+    path: Path
+    index: str
+    name: str  # the field: a header, a JSON body field... (`proxy.core.editing.edits.FIELDS_HELP`)
+    value: JSONValue = None
+    unset: bool = False
+    options: EditOptions = field(default_factory=EditOptions)
+
+
+@dataclass(frozen=True, slots=True)
+class CassetteRequest:
+    """An edit of a whole cassette in place that takes nothing else (`redact`, `fix-etag`); `rehost`
+    takes its checked upstream URL too."""
+
+    path: Path
+    options: EditOptions = field(default_factory=EditOptions)
+    to: str = ""
+
+
+def delete(request: DeleteRequest) -> Edited:
+    """`cassette delete`: remove exchanges by index."""
+    with _in_place(request.path, request.options):
+        engine, original = _read(request.path, request.options)
+        indexes = checked_indexes(original, request.indexes)
+        edited = delete_exchanges(original, indexes)
+        summary = f"{request.path}: deleted {len(set(indexes))} exchange(s); {len(edited.exchanges)} left"
+        return _write(request.options, engine, [(request.path, edited)], [(request.path, original)], summary)
+
+
+def keep(request: KeepRequest) -> Edited:
+    """`cassette keep --where EXPR`: keep only what the expression selects."""
+    with _in_place(request.path, request.options):
+        engine, original = _read(request.path, request.options)
+        where = request.where
+        before = check_cassette(engine, original, str(request.path)) if where.uses_findings else None
+        picked = set(selected(where, original, per_exchange(before or [])))
+        edited = keep_exchanges(original, lambda index, _: index in picked)
+        summary = f"{request.path}: kept {len(edited.exchanges)} of {len(original.exchanges)} exchange(s)"
+        originals = [(request.path, original)]
+        return _write(request.options, engine, [(request.path, edited)], originals, summary, before=before)
+
+
+def merge(request: MergeRequest) -> Edited:
+    """`cassette merge A B... -o OUT`: by recording time, exact repeats dropped; OUT is replaced only
+    when it is one of the inputs, or with `force`."""
+    engine = request.options.rules.load()
+    output = request.output
+    inputs = [path.resolve() for path in request.paths]
+    if output.exists() and output.resolve() not in inputs and not request.force:
+        raise UsageError(f"{output} exists and is not one of the inputs: pass --force to replace it")
+    loaded = [(path, load_cassette(path).cassette) for path in request.paths]
+    merged, dropped = merge_cassettes([(str(path), cassette) for path, cassette in loaded])
+    summary = (
+        f"{output}: merged {len(loaded)} cassette(s) into {len(merged.exchanges)} exchange(s); "
+        f"{dropped} exact repeat(s) dropped"
+    )
+    return _write(request.options, engine, [(output, merged)], loaded, summary)
+
+
+def split(request: SplitRequest) -> Edited:
+    """`cassette split --by path|status -o DIR`: one cassette per group, order kept; a part already in
+    DIR is replaced only with `force`."""
+    with _in_place(request.path, request.options):
+        engine = request.options.rules.load()
+        cassette = load_cassette(request.path).cassette
+        parts = split_cassette(cassette, request.by)
+        outputs = [(request.output / f"{name}.yaml", part) for name, part in parts.items()]
+        existing = [str(path) for path, _ in outputs if path.exists()]
+        if existing and not request.force:
+            raise UsageError(
+                f"{existing[0]} exists ({len(existing)} of the outputs do): pass --force to replace"
+            )
+        summary = f"{request.output}: split {request.path} by {request.by} into {len(outputs)} cassette(s)"
+        return _write(request.options, engine, outputs, [(request.path, cassette)], summary)
+
+
+def redact(request: CassetteRequest) -> Edited:
+    """`cassette redact`: the default, configured and named secrets replaced by the placeholder."""
+    with _in_place(request.path, request.options):
+        engine, original = _read(request.path, request.options)
+        cleaned = session.redacted(original, _policy(request.options, engine))
+        changed = sum(
+            exchange_to_document(old) != exchange_to_document(new)
+            for old, new in zip(original.exchanges, cleaned.exchanges, strict=True)
+        )
+        summary = f"{request.path}: redacted {changed} exchange(s)"
+        originals = [(request.path, original)]
+        return _write(
+            request.options, engine, [(request.path, cleaned)], originals, summary, redacted_already=True
+        )
+
+
+def change_field(request: FieldRequest) -> Edited:
+    """`cassette set PATH INDEX FIELD VALUE` and `cassette unset PATH INDEX FIELD`."""
+    if request.unset:
+        what = f"removed {request.name}"
+    else:
+        what = f"set {request.name} to {json.dumps(request.value, ensure_ascii=False)}"
+
+    def change(exchange: Exchange) -> Exchange:
+        if request.unset:
+            return unset_field(exchange, request.name)
+        return set_field(exchange, request.name, request.value, clock.now())
+
+    with _in_place(request.path, request.options):
+        engine, original = _read(request.path, request.options)
+        [index] = checked_indexes(original, [request.index])
+        exchanges = list(original.exchanges)
+        exchanges[index] = change(exchanges[index])
+        edited = Cassette(tuple(exchanges), original.upstream, original.confirmed_at)
+        summary = f"{request.path}: #{index}: {what}"
+        return _write(request.options, engine, [(request.path, edited)], [(request.path, original)], summary)
+
+
+def rehost(request: CassetteRequest) -> Edited:
+    """`cassette rehost PATH --to URL` (the URL already checked by the adapter)."""
+    with _in_place(request.path, request.options):
+        engine, original = _read(request.path, request.options)
+        moved, changed = rehost_cassette(original, request.to)
+        summary = (
+            f"{request.path}: moved from {original.upstream} to {request.to}; {changed} exchange(s) changed"
+        )
+        return _write(request.options, engine, [(request.path, moved)], [(request.path, original)], summary)
+
+
+def fix_etag(request: CassetteRequest) -> Edited:
+    """`cassette fix-etag`: the ETag/etag_id agreement repaired on purpose."""
+    with _in_place(request.path, request.options):
+        engine, original = _read(request.path, request.options)
+        fixed_cassette, fixed = fix_etags(original)
+        listed = ", ".join(f"#{index}" for index in fixed) or "none needed it"
+        summary = f"{request.path}: set ETag from etag_id on {len(fixed)} exchange(s) ({listed})"
+        return _write(
+            request.options, engine, [(request.path, fixed_cassette)], [(request.path, original)], summary
+        )
+
+
+@contextlib.contextmanager
+def _in_place(path: Path, options: EditOptions) -> Iterator[None]:
+    """An edit of `path` runs under the lock every writer of the cassette takes: it reads the cassette,
+    edits and saves it with no other edit or recording's save in between. A dry run, or a path whose
+    folder is missing (its own error says why), takes no lock."""
+    if options.dry_run or not path.parent.is_dir():
+        yield
+        return
+    with folder_lock(path):
+        yield
+
+
+def _read(path: Path, options: EditOptions) -> tuple[Engine, Cassette]:
+    """The rules in force, then the cassette as read for editing (comments refused unless dropped)."""
+    engine = options.rules.load()
+    return engine, session.editable(path, options.drop_comments).cassette
+
+
+def _policy(options: EditOptions, engine: Engine) -> RedactionPolicy:
+    configured = engine.project.redaction
+    return configured if options.extra_redaction is None else options.extra_redaction.over(configured)
+
+
+def _write(
+    options: EditOptions,
+    engine: Engine,
+    outputs: Sequence[Named],
+    originals: Sequence[Named],
+    summary: str,
+    redacted_already: bool = False,
+    before: Sequence[Finding] | None = None,
+) -> Edited:
+    """Redact, write atomically (unless a dry run), re-check (unless told not to).
+
+    The originals' findings (`before`, unless the caller already has them) are worked out only when
+    the result is re-checked, so `no_check` runs no rule at all.
+    """
+    written = session.save_edit(
+        engine,
+        _policy(options, engine),
+        outputs,
+        dry_run=options.dry_run,
+        redacted_already=redacted_already,
+    )
+    recheck = None if options.no_check else session.recheck(engine, written, originals, before)
+    return Edited(summary, len(written), recheck)

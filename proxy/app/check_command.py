@@ -1,0 +1,86 @@
+"""The `check` use case: from the typed request its parser built, the whole workflow: the cassettes
+named, where the report and the baseline may go (refused before any work), the rules and the baseline
+in force, the run, and every file it writes. The adapter only shows what it is given."""
+
+from __future__ import annotations
+
+import functools
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from proxy.app.check_run import CheckRun
+from proxy.app.command_inputs import Reads, RuleChoice, named_cassettes
+from proxy.app.report_writing import ReportRequest, Shown, rendered, write_report
+from proxy.core.rules.config import Baseline
+from proxy.errors import UsageError
+from proxy.store.files import cassette_paths
+from proxy.store.rule_files import load_baseline, write_baseline
+
+
+@dataclass(frozen=True, slots=True)
+class CheckRequest:
+    """What `check` was asked: its cassettes, its report, its baseline and its rules."""
+
+    paths: tuple[Path, ...] = ()
+    examples: bool = False  # the shipped example cassettes too
+    report: ReportRequest = field(default_factory=ReportRequest)
+    force: bool = False  # -o or --write-baseline may replace a cassette that is not checked
+    baseline: Path | None = None  # accepted findings (None: the config's `baseline`)
+    write_baseline: Path | None = None  # accept every current finding: write them here, exit 0
+    rules: RuleChoice = field(default_factory=RuleChoice)
+
+
+def run_check(request: CheckRequest, shown: Shown) -> int:
+    """`check`: 1 when an error is found, else 0 (0 too when writing the baseline)."""
+    started = time.monotonic()
+    inputs = named_cassettes(request.paths, request.examples, "check")
+    _refuse_bad_outputs(request, inputs)
+    engine = request.rules.load()
+    baseline_path = (
+        None
+        if request.write_baseline
+        else request.baseline or engine.project.resolve(engine.project.config.baseline)
+    )
+    baseline = load_baseline(baseline_path) if baseline_path else Baseline()
+    wanted = request.report
+    with CheckRun(
+        engine,
+        baseline,
+        keep_exchanges=wanted.format == "html",
+        accepting=bool(request.write_baseline),
+        on_note=shown.note,
+    ) as checking:
+        files = cassette_paths(inputs)
+        with shown.progress(len(files)) as progress:
+            report = checking.check(files, progress)
+        if request.write_baseline:
+            count = write_baseline(request.write_baseline, checking.accepted_keys)
+            shown.note(f"wrote {request.write_baseline}: {count} accepted finding(s)")
+            return 0
+        from proxy.core.rules.path_shapes import endpoint_label
+
+        label = functools.partial(endpoint_label, engine.ruleset.index)
+        chunks = rendered(
+            report, wanted.format, label, lambda: checking.exchanges, wanted.per_rule, wanted.summary_only
+        )
+        write_report(chunks, wanted.output, shown)
+        if not wanted.summary_only:
+            shown.note(f"checked {report.exchanges} exchanges in {time.monotonic() - started:.1f} s")
+        return 1 if report.failed else 0
+
+
+def _refuse_bad_outputs(request: CheckRequest, inputs: list[Path]) -> None:
+    """Neither the report nor the baseline written may replace an input (the baseline the config
+    names is the one `--write-baseline` rewrites), nor each other."""
+    output, accepted = request.report.output, request.write_baseline
+    reads = Reads(tuple(inputs), request.rules, request.baseline)
+    if output is not None:
+        reads.refuse_bad_output(output, "the report", request.force)
+    if accepted is not None:
+        Reads(tuple(inputs), request.rules, request.baseline, with_baseline=False).refuse_bad_output(
+            accepted, "the baseline", request.force
+        )
+        if output is not None and os.path.realpath(output) == os.path.realpath(accepted):
+            raise UsageError(f"{output}: -o and --write-baseline name the same file")
