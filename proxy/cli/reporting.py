@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from proxy.app.live_report import LiveReport
     from proxy.core.model.exchange import Exchange
     from proxy.core.reports.formats import Report
-    from proxy.server.record import RecordServer
+    from proxy.server.record import RecordProxy
 
 FORMATS = ("text", "json", "junit", "markdown", "html")
 # The placeholder as each format spells it where a value stands: XML escapes it, and the HTML page's
@@ -141,7 +141,7 @@ def live_report(arguments: argparse.Namespace, name: str, inputs: Sequence[Path]
 
 
 def serve_reported(
-    server: RecordServer,
+    proxy: RecordProxy,
     arguments: argparse.Namespace,
     ready: Callable[[str], str],
     report: LiveReport | None,
@@ -152,7 +152,7 @@ def serve_reported(
     from proxy.cli.serving import serve
 
     if report is None:
-        return serve(server, arguments, ready)
+        return serve(proxy.server, arguments, ready)
     from proxy.app.live_report import fails
 
     served: list[str] = []
@@ -162,9 +162,9 @@ def serve_reported(
         return ready(url)
 
     with report:
-        report.attach(server.recording)
+        report.attach(proxy.recording)
         try:
-            serve(server, arguments, announced)
+            serve(proxy.server, arguments, announced)
         finally:
             if served and (arguments.format is not None or arguments.output is not None):
                 from proxy.core.rules.path_shapes import endpoint_label
