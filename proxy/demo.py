@@ -21,6 +21,7 @@ from urllib.parse import urlsplit
 import aiohttp
 from yarl import URL
 
+from proxy.app.record_setup import record_settings, shipped_engine
 from proxy.core.cassette.document import Cassette
 from proxy.core.drift.compare import compare_responses, is_drift
 from proxy.core.model.bodies import map_strings
@@ -31,12 +32,10 @@ from proxy.core.replay.matching import MatchPolicy
 from proxy.core.rules.findings import severity_counts
 from proxy.errors import CommerceProxyError
 from proxy.sandbox.app import SandboxSettings, create_sandbox_app
-from proxy.server.record import RecordSettings, create_record_app
+from proxy.server.record import RecordProxy
 from proxy.server.replay import create_replay_app
 from proxy.server.serving import Runner, start
 from proxy.store.files import load_cassette
-from proxy.store.rule_files import load_rules
-from proxy.store.shipped import shipped_dir
 
 FEATURE = "/v2/subscriptions/features/3f8e2a4c-9b1d-4c6e-8f0a-1b2c3d4e5f60"
 ENTRY = "/v2/extensions/wishlists/5b0f6a52-3a8e-4f65-9d4c-0e6f1a2b3c4d"
@@ -217,15 +216,14 @@ async def run_demo_session(path: Path, say: Callable[[str], None], temporary: bo
     """Record the scripted session from the sandbox into `path`, replay it offline, print what
     happened; `temporary`: `path` goes when the demo ends, so the next steps say how to keep it."""
     settings = SandboxSettings()
-    rules = load_rules(shipped_dir("rules"))
+    engine = shipped_engine()
+    rules = engine.ruleset
     sandbox, sandbox_url = await start_sandbox_at_its_address(settings, path)
     try:  # every server started is stopped, however the demo ends
-        record_app = create_record_app(
-            RecordSettings(upstream=sandbox_url, cassette=path, mode="all", rules=rules)
-        )
-        if record_app.recording.live is not None:
-            record_app.recording.live.logged = False  # the demo lists the findings itself, once
-        recorder, record_url = await start(record_app, "127.0.0.1", 0)
+        record_app = RecordProxy(record_settings(sandbox_url, path, engine, mode="all"))
+        if record_app.recording.live is not None:  # the demo lists the findings itself, once
+            record_app.recording.live.follow(lambda findings: None, quiet=True)
+        recorder, record_url = await start(record_app.server, "127.0.0.1", 0)
         try:
             say(f"sandbox  {sandbox_url}  (in-memory stand-in for the real service)")
             say(f"record   {record_url}  -> {path}")

@@ -9,9 +9,10 @@ from pathlib import Path
 import aiohttp
 from yarl import URL
 
+from proxy.app.recording import RecordSettings
 from proxy.demo import run_demo_session, start_sandbox_at_its_address
 from proxy.sandbox.app import SandboxSettings
-from proxy.server.record import RecordSettings, create_record_app
+from proxy.server.record import create_record_app
 from proxy.server.serving import start
 
 

@@ -60,7 +60,7 @@ class LiveReport:
         """Listen to `session`'s checker from its first exchange on."""
         self.session = session
         if session.live is not None:
-            session.live.listeners.append(self._take)
+            session.live.follow(self._take)
         if self.keep_exchanges:
             session.kept = []
             if session.live is not None:  # the page marks each exchange no rule judged

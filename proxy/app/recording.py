@@ -27,7 +27,6 @@ from proxy.core.rules.engine import Checker, LiveChecker, LiveChecking
 from proxy.core.rules.findings import FindingsLog
 from proxy.core.rules.ruleset import RuleSet
 from proxy.errors import CommerceProxyError, JournalError, UsageError
-from proxy.store import clock
 from proxy.store.clock import now
 from proxy.store.files import load_cassette, read_cassette_file
 from proxy.store.journal import JournalMode, JournalWriter, is_locked, journal_path, read_journal
@@ -227,12 +226,6 @@ class RecordingSession:
                 f"{self.settings.cassette}: cannot write the cassette: its journal could not note the "
                 "save first (a full disk or a file size limit)"
             ) from None
-
-
-def now_stamp() -> str:
-    """The current time as the service writes it (ISO 8601, microseconds, Z): an exchange's
-    recorded_at, whoever records it (record, replay --check, verify)."""
-    return clock.now_stamp()
 
 
 def prepare_base(settings: RecordSettings, made: list[Path] | None = None) -> Cassette:

@@ -103,24 +103,30 @@ def rule_source(arguments: argparse.Namespace) -> RuleSource:
 
 
 def forwarding_settings(arguments: argparse.Namespace, command: str) -> RecordSettings:
-    """What `record` and `spy` share: the upstream and how to reach it, redaction, and live checking
-    with the rules in force (the spy's settings; `record` adds its cassette, mode and matching). The
-    upstream is checked before the rules are read, so its mistake is the one reported first."""
-    from proxy.app.recording import RecordSettings
+    """`record`'s and `spy`'s settings from their arguments (spy has no cassette, mode or matching
+    options). The upstream is checked before the rules are read, so its mistake is the one reported
+    first."""
+    from proxy.app.record_setup import record_settings
 
-    upstream = checked_upstream(arguments.upstream, command)
+    checked_upstream(arguments.upstream, command)
     engine = load_engine(arguments)
-    return RecordSettings(
-        upstream=upstream,
-        upstream_authorization=upstream_authorization(arguments.upstream),
-        cassette=None,
-        redaction=redaction_from(arguments, engine.project.redaction),
+    matching = "match_on" in arguments  # record matches (new_episodes, and re-recording's pairing)
+    return record_settings(
+        arguments.upstream,
+        getattr(arguments, "cassette", None),
+        engine,
+        mode=getattr(arguments, "mode", "once"),
+        fresh=getattr(arguments, "fresh", False),
+        checking=not getattr(arguments, "no_check", False),
+        match=MatchPolicy.parse(arguments.match_on, arguments.ignore_query, arguments.match_ignore_json)
+        if matching
+        else None,
+        redact_headers=arguments.redact_header,
+        redact_query=arguments.redact_query,
+        redact_form=arguments.redact_form,
+        redact_json_paths=arguments.redact_json_path,
         upstream_timeout=arguments.upstream_timeout,
         max_body_bytes=arguments.max_body_bytes,
         ca_bundle=arguments.ca_bundle,
-        rules=engine.ruleset,
-        rule_config=engine.project.config,
         rule_source=rule_source(arguments),
-        # record matches (new_episodes, and re-recording's pairing); spy has no matching options
-        match=matching_from(arguments, engine.project.match) if "match_on" in arguments else MatchPolicy(),
     )

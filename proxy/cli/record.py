@@ -57,22 +57,11 @@ def run(arguments: argparse.Namespace) -> int:
             raise UsageError("record --mode none replays: --format, -o and --fail-on report a recording")
 
         return replay.serve_replay(replaying(arguments), arguments)
-    from dataclasses import replace
-
-    from proxy.core.rules.config import RuleConfig
-    from proxy.server.record import create_record_app
+    from proxy.server.record import RecordProxy
 
     settings = forwarding_settings(arguments, "record")
     report = live_report(arguments, str(arguments.cassette), [arguments.cassette])
-    settings = replace(
-        settings,
-        cassette=arguments.cassette,
-        mode=arguments.mode,
-        fresh=arguments.fresh,
-    )
-    checking = not arguments.no_check
-    if not checking:
-        settings = replace(settings, rules=None, rule_config=RuleConfig())
+    checking = settings.rules is not None
     upstream = settings.upstream
 
     def ready(url: str) -> str:
@@ -83,8 +72,7 @@ def run(arguments: argparse.Namespace) -> int:
             f"findings at {url}/_proxy/findings)"
         )
 
-    server = create_record_app(settings)
-    return serve_reported(server, arguments, ready, report, "commerce-proxy record")
+    return serve_reported(RecordProxy(settings), arguments, ready, report, "commerce-proxy record")
 
 
 def replaying(arguments: argparse.Namespace) -> ReplayRequest:

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from proxy.app.check_run import Progress
     from proxy.app.live_report import LiveReport
     from proxy.app.session_report import SessionReportRequest
-    from proxy.server.record import RecordServer
+    from proxy.server.record import RecordProxy
 
 
 def add_format(command: argparse.ArgumentParser, default: str | None, html_help: str) -> None:
@@ -104,7 +104,7 @@ def live_report(arguments: argparse.Namespace, name: str, inputs: Sequence[Path]
 
 
 def serve_reported(
-    server: RecordServer,
+    proxy: RecordProxy,
     arguments: argparse.Namespace,
     ready: Callable[[str], str],
     report: LiveReport | None,
@@ -115,7 +115,7 @@ def serve_reported(
     from proxy.cli.serving import serve
 
     if report is None:
-        return serve(server, arguments, ready)
+        return serve(proxy.server, arguments, ready)
     from proxy.app.session_report import finish_session_report
 
     served: list[str] = []
@@ -125,9 +125,9 @@ def serve_reported(
         return ready(url)
 
     with report:
-        report.attach(server.recording)
+        report.attach(proxy.recording)
         try:
-            serve(server, arguments, announced)
+            serve(proxy.server, arguments, announced)
         finally:
             status = finish_session_report(report, session_request(arguments), shown(), title, bool(served))
         return status

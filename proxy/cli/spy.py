@@ -28,7 +28,7 @@ def add_to(commands: Any, common: argparse.ArgumentParser) -> None:
 
 def run(arguments: argparse.Namespace) -> int:
     """`spy`: forward to the upstream and check every exchange live until stopped."""
-    from proxy.server.record import create_record_app
+    from proxy.server.record import RecordProxy
 
     settings = forwarding_settings(arguments, "spy")
     report = live_report(arguments, settings.upstream, [])  # spy reads no cassette
@@ -41,4 +41,4 @@ def run(arguments: argparse.Namespace) -> int:
             f"{rules} rules (findings at {url}/_proxy/findings)"
         )
 
-    return serve_reported(create_record_app(settings), arguments, ready, report, "commerce-proxy spy")
+    return serve_reported(RecordProxy(settings), arguments, ready, report, "commerce-proxy spy")

@@ -18,10 +18,11 @@ from pathlib import Path
 from mitmproxy import ctx, exceptions, http
 from mitmproxy.addonmanager import Loader
 
+from proxy.app.record_setup import record_settings
+from proxy.app.recorder import Refuse, decide
 from proxy.app.recording import RECORD_MODES, RecordingSession, RecordSettings
 from proxy.core.model.bodies import dump_json, error_document
 from proxy.core.model.links import origin_of
-from proxy.core.redaction.redact import RedactionPolicy, placeholder_credential, placeholder_refusal
 from proxy.errors import BodyTooLarge, CommerceProxyError, JournalError, NotRecordable
 from proxy.mitm.flows import exchange_from_flow, request_from_flow
 from proxy.store.files import read_cassette_file
@@ -96,46 +97,35 @@ class CassetteRecorder:
             return read_cassette_file(path).upstream
         return None
 
-    def _policy(self) -> RedactionPolicy:
-        engine = self.engine
-        assert engine is not None
-        return engine.project.redaction.extended(
-            headers=ctx.options.cassette_redact_header, json_paths=ctx.options.cassette_redact_json_path
-        )
-
     def _settings(self, upstream: str) -> RecordSettings:
         options = ctx.options
         engine = self.engine
         assert engine is not None
-        return RecordSettings(
-            upstream=upstream,
-            cassette=Path(options.cassette),
+        return record_settings(
+            upstream,
+            Path(options.cassette),
+            engine,
             mode=options.cassette_mode,
-            redaction=self._policy(),
-            rules=engine.ruleset if options.cassette_check else None,
-            rule_config=engine.project.config,
+            checking=options.cassette_check,
+            redact_headers=options.cassette_redact_header,
+            redact_json_paths=options.cassette_redact_json_path,
         )
 
     def request(self, flow: http.HTTPFlow) -> None:
-        """A request whose credential is the redaction placeholder (built from a replayed answer) is
-        answered 401 here: sent on, it would only get the service's refusal recorded."""
+        """The recording's decision on the request before it is sent: a refusal (a placeholder
+        credential, built from a replayed answer) is answered here and never sent or recorded. Nothing
+        is answered from the cassette: mitmproxy's client always gets the live answer."""
         if not ctx.options.cassette or self.engine is None:
             return
+        session = self.session
+        settings = session.settings if session is not None else self._settings(self.origin or "")
         try:
-            where = placeholder_credential(request_from_flow(flow), self._policy())
+            decision = decide(request_from_flow(flow), settings.redaction, None)
         except BodyTooLarge:
             return  # answered when its response comes
-        if where is not None:
-            detail = placeholder_refusal(where)
-            log.warning(
-                "commerce-proxy: %s %s: %s", flow.request.method, flow.request.path.partition("?")[0], detail
-            )
+        if isinstance(decision, Refuse):
             flow.metadata[REFUSED] = True
-            flow.response = http.Response.make(
-                401,
-                dump_json(error_document(401, "Unauthorized", detail)),
-                {"Content-Type": "application/json"},
-            )
+            flow.response = _answer(decision.status, decision.title, decision.detail)
 
     def response(self, flow: http.HTTPFlow) -> None:
         """Journal and check each completed exchange of the recorded origin."""
@@ -145,11 +135,7 @@ class CassetteRecorder:
             imported = exchange_from_flow(flow)
         except BodyTooLarge as error:  # a gzip bomb: answered as a failure, never inflated whole
             log.error("commerce-proxy: not recorded: %s", error)
-            flow.response = http.Response.make(
-                502,
-                dump_json(error_document(502, "Not recorded", str(error))),
-                {"Content-Type": "application/json"},
-            )
+            flow.response = _answer(502, "Not recorded", str(error))
             return
         if imported is None:
             return
@@ -171,11 +157,7 @@ class CassetteRecorder:
             log.error("commerce-proxy: %s", error)
             status = 502 if isinstance(error, NotRecordable) else 507
             detail = f"the server answered {flow.response.status_code if flow.response else '?'}, but {error}"
-            flow.response = http.Response.make(
-                status,
-                dump_json(error_document(status, "Not recorded", detail)),
-                {"Content-Type": "application/json"},
-            )
+            flow.response = _answer(status, "Not recorded", detail)
 
     def done(self) -> None:
         """Write the cassette (atomically) when mitmdump stops."""
@@ -190,6 +172,13 @@ class CassetteRecorder:
         for origin, count in self.skipped.items():
             log.info("commerce-proxy: not recorded: %d exchange(s) with %s (another origin)", count, origin)
         self.session = None
+
+
+def _answer(status: int, title: str, detail: str) -> http.Response:
+    """The addon's own JSON error answer, in place of the upstream's."""
+    return http.Response.make(
+        status, dump_json(error_document(status, title, detail)), {"Content-Type": "application/json"}
+    )
 
 
 addons = [CassetteRecorder()]

@@ -38,7 +38,7 @@ import orjson
 from proxy.core.cassette.document import exchange_from_document
 from proxy.core.model.exchange import Exchange
 from proxy.core.reports.escaping import visible
-from proxy.core.rules.engine import Checker, LiveChecker, report_findings
+from proxy.core.rules.engine import Checker, Listener, LiveChecker, follow_findings, report_findings
 from proxy.core.rules.findings import Finding, FindingsLog
 from proxy.core.rules.unjudged import Unjudged, UnjudgedTally
 from proxy.store import clock
@@ -58,7 +58,7 @@ class CheckWorker:
 
     def __init__(self, source: RuleSource, fallback: Callable[[], Checker], kept: int = 1000) -> None:
         self.log = FindingsLog(kept)
-        self.listeners: list[Callable[[list[Finding]], None]] = []
+        self.listeners: list[Listener] = []  # added by `follow`
         self.logged = True
         self.unjudged = UnjudgedTally()  # from the child's verdicts (or the take-over's checker)
         self._fallback = fallback
@@ -98,6 +98,11 @@ class CheckWorker:
         while len(self._outgoing) > BACKLOG_BYTES and self._local is None:
             self._wait(1.0)  # reads answers while the child takes what is handed over
         return []
+
+    def follow(self, listener: Listener, *, quiet: bool = False) -> None:
+        """`follow_findings` on this checker: findings come as the child answers (or this process, once
+        it has taken over; the followers go with it)."""
+        follow_findings(self, listener, quiet=quiet)
 
     async def caught_up(self) -> None:
         """Return once every exchange handed over has its findings reported: by the child, or, when it

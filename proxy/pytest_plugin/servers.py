@@ -12,8 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from proxy.app.recording import RecordSettings
-from proxy.core.model.links import without_credentials
+from proxy.app.record_setup import record_settings
 from proxy.core.replay.book import ReplayBook
 from proxy.core.rules.engine import Checker, LiveChecker
 from proxy.errors import CommerceProxyError
@@ -112,7 +111,7 @@ def _note_usage(state: PluginState, served: Served, book: ReplayBook) -> None:
 
 @contextmanager
 def recording(request: pytest.FixtureRequest, cassettes: Cassettes) -> Iterator[CommerceServer]:
-    from proxy.server.record import create_record_app
+    from proxy.server.record import RecordProxy
 
     state = request.config.stash[STATE]
     if state.record_mode == "spy":
@@ -153,32 +152,28 @@ def recording(request: pytest.FixtureRequest, cassettes: Cassettes) -> Iterator[
         try:
             engine = state.engine()
             state.baseline()
-            shown, authorization = without_credentials(str(upstream))
-            settings = RecordSettings(
-                upstream=shown.rstrip("/"),
-                upstream_authorization=authorization,
-                cassette=cassette,
+            settings = record_settings(
+                str(upstream),
+                cassette,
+                engine,
                 mode=state.record_mode,
                 fresh=state.fresh,
-                redaction=engine.project.redaction,
-                match=cassettes.match.joined(engine.project.match),
-                rules=engine.ruleset if state.conformance != "off" else None,
-                rule_config=engine.project.config,
+                checking=state.conformance != "off",
+                match=cassettes.match,
                 ca_bundle=state.ca_bundle,
             )
-            app = create_record_app(settings)
+            exchanges = Exchanges(state.current_test)
+            watch = watcher(request.config, exchanges, [_shown_path(state, str(cassette))], "", None)
+            proxy = RecordProxy(settings, watch)
         except CommerceProxyError as error:
             fail(f"{request.node.nodeid}: {error}")
         served = state.served(cassette, "recording")
-        exchanges = Exchanges(state.current_test)
-        app.watch = watcher(request.config, exchanges, [_shown_path(state, str(cassette))], "", None)
-        recording = app.recording
+        recording = proxy.recording
         if recording.live is not None:  # the plugin shows each finding once, in its summary
-            recording.live.listeners.append(served.findings.extend)
-            recording.live.logged = False
+            recording.live.follow(served.findings.extend, quiet=True)
         recording.hold()  # written only when `end` decides to keep it: any stop before leaves nothing
         signals = state.stop_signals.take()  # SIGTERM and SIGHUP now end the run as Ctrl-C does
-        address = stack.enter_context(_serving(state, served, lambda: app))
+        address = stack.enter_context(_serving(state, served, lambda: proxy.server))
         serving = stack.pop_all()  # ended by `end` alone: after the teardown, or when the run is abandoned
 
         def end(abandoned: bool = False) -> None:
@@ -245,8 +240,7 @@ def _live_checker(state: PluginState, served: Served) -> LiveChecker | None:
         return None
     engine = state.engine()
     live = LiveChecker(Checker(engine.ruleset, engine.project.config))
-    live.listeners.append(served.findings.extend)
-    live.logged = False  # the plugin shows each finding once, in its summary
+    live.follow(served.findings.extend, quiet=True)  # the plugin shows each finding once, in its summary
     return live
 
 

@@ -11,8 +11,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from proxy.app.recording import RecordSettings
-from proxy.core.model.links import without_credentials
+from proxy.app.record_setup import record_settings
 from proxy.errors import CommerceProxyError
 from proxy.pytest_plugin.exchanges import CommerceServer, Exchanges
 from proxy.pytest_plugin.misses import watcher
@@ -28,7 +27,7 @@ Serving = Callable[[PluginState, Served, Callable[[], "Servable"]], AbstractCont
 def spying(request: pytest.FixtureRequest, serving: Serving) -> Iterator[CommerceServer]:
     """A spying proxy in front of the upstream for this test (or module), served by `serving`; what the
     test sent is listed as in every mode (each answer `forwarded`)."""
-    from proxy.server.record import create_record_app
+    from proxy.server.record import RecordProxy
 
     state = request.config.stash[STATE]
     upstream = request.getfixturevalue("commerce_upstream")
@@ -40,25 +39,15 @@ def spying(request: pytest.FixtureRequest, serving: Serving) -> Iterator[Commerc
     try:
         engine = state.engine()
         state.baseline()
-        shown, authorization = without_credentials(str(upstream))
-        settings = RecordSettings(
-            upstream=shown.rstrip("/"),
-            upstream_authorization=authorization,
-            cassette=None,  # nothing is written
-            redaction=engine.project.redaction,
-            rules=engine.ruleset,
-            rule_config=engine.project.config,
-            ca_bundle=state.ca_bundle,
-        )
-        app = create_record_app(settings)
+        settings = record_settings(str(upstream), None, engine, ca_bundle=state.ca_bundle)  # writes nothing
+        exchanges = Exchanges(state.current_test)
+        proxy = RecordProxy(settings, watcher(request.config, exchanges, [], "", None))
     except CommerceProxyError as error:
         fail(f"{request.node.nodeid}: {error}")
+    shown = settings.upstream
     served = state.served(Path("nothing"), f"spying on {shown}, writing")  # "..., writing nothing"
-    exchanges = Exchanges(state.current_test)
-    app.watch = watcher(request.config, exchanges, [], "", None)
-    live = app.recording.live
+    live = proxy.recording.live
     if live is not None:  # the plugin shows each finding once, in its summary or the failure
-        live.listeners.append(served.findings.extend)
-        live.logged = False
-    with serving(state, served, lambda: app) as url:
+        live.follow(served.findings.extend, quiet=True)
+    with serving(state, served, lambda: proxy.server) as url:
         yield CommerceServer(url, exchanges)

@@ -17,13 +17,12 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Protocol
 
-from proxy.app.recording import RecordingSession, RecordSettings
+from proxy.app.recorder import Recorder
 from proxy.core.model.bodies import error_document
 from proxy.core.model.hosts import HostPolicy, cross_site_refusal
 from proxy.core.replay.faults import FaultPlan
 from proxy.core.replay.usage import usage_report
 from proxy.core.rules.engine import LiveChecker
-from proxy.processes.check_worker import CheckWorker
 from proxy.server.library import Library
 from proxy.server.wire import Incoming, Outgoing, json_answer
 
@@ -60,25 +59,21 @@ class Recording(Protocol):
     """What the record and spy endpoints read of their server."""
 
     @property
-    def settings(self) -> RecordSettings: ...
-    @property
-    def recording(self) -> RecordingSession: ...
-    @property
-    def worker(self) -> CheckWorker | None: ...
+    def recorder(self) -> Recorder: ...
 
 
 def record_routes(server: Recording) -> AdminRoutes:
     """The endpoints of `record` and `spy`."""
 
     def health() -> Outgoing:
-        settings = server.settings
-        mode = settings.mode if settings.cassette is not None else "spy"
-        return json_answer(200, {"status": "ok", "mode": mode, "recorded": server.recording.recorded})
+        recorder = server.recorder
+        return json_answer(
+            200, {"status": "ok", "mode": recorder.mode, "recorded": recorder.session.recorded}
+        )
 
     async def findings() -> Outgoing:
-        if server.worker is not None:
-            await server.worker.caught_up()  # every exchange answered so far is in the findings
-        return json_answer(200, server.recording.findings.to_json())
+        found = await server.recorder.findings()  # every exchange answered so far is in the findings
+        return json_answer(200, found.to_json())
 
     return {"/_proxy/health": ("GET", health), "/_proxy/findings": ("GET", findings)}
 

@@ -14,10 +14,11 @@ import aiohttp
 import pytest
 from yarl import URL
 
+from proxy.app.recording import RecordSettings
 from proxy.core.rules.findings import FindingsLog
 from proxy.sandbox.app import SandboxSettings, create_sandbox_app
 from proxy.sandbox.breakage import BREAKABLE
-from proxy.server.record import RecordSettings, create_record_app
+from proxy.server.record import create_record_app
 from proxy.server.serving import start
 from proxy.store.files import load_cassette
 from proxy.store.rule_files import load_rules

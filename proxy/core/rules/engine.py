@@ -256,6 +256,9 @@ def request_rule(rule: Rule) -> bool:
     return CHECKS[rule.check].judges == "request"
 
 
+Listener = Callable[[list[Finding]], None]  # told each exchange's findings (`follow_findings`)
+
+
 class LiveChecker:
     """Checking traffic as it flows (record, spy, replay --check, the pytest plugin, the addon).
 
@@ -266,8 +269,8 @@ class LiveChecker:
     def __init__(self, checker: Checker, kept: int = 1000) -> None:
         self.checker = checker
         self.log = FindingsLog(kept)
-        self.listeners: list[Callable[[list[Finding]], None]] = []
-        self.logged = True  # one log line a finding; the pytest plugin shows them itself
+        self.listeners: list[Listener] = []  # added by `follow`
+        self.logged = True  # one log line a finding, unless a follower shows them itself
 
     @property
     def unjudged(self) -> UnjudgedTally:
@@ -284,18 +287,33 @@ class LiveChecker:
     def report(self, findings: list[Finding]) -> None:
         report_findings(self, findings)
 
+    def follow(self, listener: Listener, *, quiet: bool = False) -> None:
+        """`follow_findings` on this checker."""
+        follow_findings(self, listener, quiet=quiet)
+
 
 class LiveChecking(Protocol):
     """What a live proxy checks with: in its own process (LiveChecker) or another one."""
 
     log: FindingsLog
-    listeners: list[Callable[[list[Finding]], None]]
+    listeners: list[Listener]
     logged: bool
 
     @property
     def unjudged(self) -> UnjudgedTally: ...
 
     def check(self, exchange: Exchange, sequence: int, encoded: bytes | None = None) -> list[Finding]: ...
+
+    def follow(self, listener: Listener, *, quiet: bool = False) -> None: ...
+
+
+def follow_findings(live: LiveChecking, listener: Listener, *, quiet: bool = False) -> None:
+    """The one way to follow a live checker (the pytest plugin, a live report, a live UI): `listener`
+    gets each exchange's findings as they come, in the order the exchanges were checked. `quiet`: the
+    follower shows the findings itself, so they are no longer logged one line each."""
+    live.listeners.append(listener)
+    if quiet:
+        live.logged = False
 
 
 def report_findings(live: LiveChecking, findings: list[Finding]) -> None:

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from proxy.app.recording import now_stamp
 from proxy.cli.main import main
 from proxy.core.cassette.document import Cassette
+from proxy.store.clock import now_stamp
 from proxy.store.saving import save_cassette
 from proxy.store.shipped import shipped_dir
 from tests.unit.core.exchanges import list_read

@@ -18,10 +18,11 @@ from typing import Any
 
 import pytest
 
+from proxy.app.recording import RecordSettings
 from proxy.cli.main import main
 from proxy.sandbox.app import SandboxSettings, create_sandbox_app
 from proxy.server.background import BackgroundServer
-from proxy.server.record import RecordSettings, create_record_app
+from proxy.server.record import create_record_app
 from proxy.store.files import load_cassette
 
 CREDENTIALS = ["--client-id", "sandbox-client", "--client-secret", "sandbox-secret"]

@@ -135,3 +135,24 @@ async def test_a_placeholder_credential_is_answered_401_and_not_recorded(tmp_pat
     assert [item.request.target for item in read_cassette_file(cassette).exchanges] == [
         "/v2/products?page[limit]=1"
     ]
+
+
+async def test_re_recording_pairs_requests_as_the_projects_match_table_says(tmp_path: Path) -> None:
+    """The project's `match` table applies to the addon as to `record`: re-recording (`all`) an
+    unchanged answer to a request that differs only in an ignored field keeps its earlier entry."""
+    (tmp_path / "commerce-proxy.yaml").write_text("match:\n  ignore_json: [data.meta.request_id]\n")
+    cassette = tmp_path / "c.yaml"
+    for mode, request_id, started in (
+        ("once", "first-run", 1795000000.0),
+        ("all", "second-run", 1795000100.0),
+    ):
+        recorder = CassetteRecorder()
+        with taddons.context(recorder) as context:
+            context.configure(recorder, cassette=str(cassette), cassette_mode=mode)
+            sent = {"data": {"type": "cart", "meta": {"request_id": request_id}}}
+            recorder.response(
+                api_flow("POST", "/v2/carts", {"data": {"id": "c1"}}, sent=sent, started=started)
+            )
+            recorder.done()
+    [kept] = read_cassette_file(cassette).exchanges
+    assert kept.request.body.value["data"]["meta"]["request_id"] == "first-run"

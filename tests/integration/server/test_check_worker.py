@@ -10,11 +10,12 @@ from typing import Any
 import aiohttp
 import pytest
 
+from proxy.app.recording import RecordSettings
 from proxy.core.rules.engine import Checker
 from proxy.core.rules.findings import Finding
 from proxy.processes.check_worker import CheckWorker
 from proxy.sandbox.app import SandboxSettings, create_sandbox_app
-from proxy.server.record import RecordServer, RecordSettings, create_record_app
+from proxy.server.record import RecordProxy
 from proxy.server.serving import start
 from proxy.store.rule_files import RuleSource
 from proxy.store.shipped import shipped_dir
@@ -36,8 +37,8 @@ async def findings_of(serve: Serve, tmp_path: Path, apart: bool, broken: str) ->
     settings = RecordSettings(
         upstream=sandbox, cassette=None, rules=RULES, rule_source=source(tmp_path) if apart else None
     )
-    server = create_record_app(settings)
-    runner, spy = await start(server, "127.0.0.1", 0)
+    server = RecordProxy(settings)
+    runner, spy = await start(server.server, "127.0.0.1", 0)
     try:
         assert isinstance(server.recording.live, CheckWorker) == apart
         await client_session(spy)
@@ -79,8 +80,8 @@ async def test_when_the_checker_process_dies_the_proxy_checks_the_rest(
     """Killed mid-session: nothing handed over is lost, later exchanges are checked, and it is said."""
     sandbox = await serve(create_sandbox_app(SandboxSettings(broken="pagination.page.current")))
     settings = RecordSettings(upstream=sandbox, cassette=None, rules=RULES, rule_source=source(tmp_path))
-    server: RecordServer = create_record_app(settings)
-    runner, spy = await start(server, "127.0.0.1", 0)
+    server = RecordProxy(settings)
+    runner, spy = await start(server.server, "127.0.0.1", 0)
     worker = server.recording.live
     assert isinstance(worker, CheckWorker)
     try:
@@ -110,7 +111,7 @@ def test_a_synchronous_caller_gets_every_answer_however_many_findings(tmp_path: 
     expected = Checker(RULES).check_all(exchanges)
     worker = CheckWorker(source(tmp_path), lambda: Checker(RULES))
     reported: list[Finding] = []
-    worker.listeners.append(reported.extend)
+    worker.follow(reported.extend)
     for number, exchange in enumerate(exchanges):
         worker.check(exchange, number)
     worker.close()

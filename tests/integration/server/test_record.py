@@ -13,12 +13,13 @@ import pytest
 from aiohttp import web
 from yarl import URL
 
+from proxy.app.recording import RecordSettings
 from proxy.core.cassette.document import Cassette
 from proxy.core.redaction.redact import RedactionPolicy
 from proxy.core.replay.book import ReplayBook
 from proxy.core.replay.matching import MatchPolicy
 from proxy.errors import CassetteFormatError, UsageError
-from proxy.server.record import RecordSettings, create_record_app
+from proxy.server.record import create_record_app
 from proxy.server.replay import create_replay_app
 from proxy.server.serving import start
 from proxy.store.files import load_cassette

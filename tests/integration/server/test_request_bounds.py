@@ -11,7 +11,7 @@ from pathlib import Path
 import aiohttp
 import pytest
 
-from proxy.app.recording import RecordingSession
+from proxy.app.recording import RecordingSession, RecordSettings
 from proxy.app.replay_setup import ReplayOptions
 from proxy.core.cassette.document import Cassette
 from proxy.core.model.exchange import Exchange
@@ -19,7 +19,7 @@ from proxy.core.redaction.policy import body_text
 from proxy.core.redaction.redact import RedactionPolicy
 from proxy.core.replay.book import ReplayBook
 from proxy.core.replay.matching import NAMED_PER_RECORDING, MatchPolicy
-from proxy.server.record import RecordSettings, create_record_app
+from proxy.server.record import create_record_app
 from proxy.server.replay import create_replay_app
 from proxy.server.serving import start
 from proxy.store.files import load_cassette

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from proxy.app.recording import RecordMode
+from proxy.app.recording import RecordMode, RecordSettings
 from proxy.cli.main import main
 from proxy.sandbox.app import SandboxSettings, create_sandbox_app
-from proxy.server.record import RecordSettings, create_record_app
+from proxy.server.record import create_record_app
 from proxy.server.serving import start
 from proxy.store.files import load_cassette
 from tests.integration.test_live_conformance import client_session

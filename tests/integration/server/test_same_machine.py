@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from proxy.app.recording import RecordSettings
 from proxy.cli.options import allowed_host
 from proxy.core.cassette.document import Cassette
 from proxy.core.model.hosts import HostPolicy
@@ -18,7 +19,7 @@ from proxy.core.redaction.redact import RedactionPolicy
 from proxy.core.replay.book import ReplayBook
 from proxy.core.replay.matching import MatchPolicy
 from proxy.sandbox.app import SandboxSettings, create_sandbox_app
-from proxy.server.record import RecordSettings, create_record_app
+from proxy.server.record import create_record_app
 from proxy.server.replay import create_replay_app
 from proxy.server.serving import Runner, Servable, start
 from tests.conftest import json_body, make_exchange, make_request

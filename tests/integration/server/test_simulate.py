@@ -19,6 +19,7 @@ import pytest
 from multidict import CIMultiDict
 from yarl import URL
 
+from proxy.app.recording import RecordSettings
 from proxy.core.model.bodies import body_from_bytes
 from proxy.core.model.exchange import EMPTY_BODY, Body, Exchange, Request, Response
 from proxy.core.redaction.redact import RedactionPolicy
@@ -26,7 +27,7 @@ from proxy.core.replay.book import ReplayBook
 from proxy.core.replay.matching import MatchPolicy
 from proxy.core.rules.config import RuleConfig
 from proxy.core.rules.engine import Checker
-from proxy.server.record import RecordSettings, create_record_app
+from proxy.server.record import create_record_app
 from proxy.server.replay import create_replay_app
 from proxy.server.serving import start
 from proxy.store.files import load_cassette

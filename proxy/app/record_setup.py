@@ -1,0 +1,68 @@
+"""The one way to build a recording's settings: `record`, `spy`, the pytest plugin's fixtures, the
+mitmproxy addon and the demo all call `record_settings`, so the project's redaction, its `match`
+table and its rules reach every recording alike (none of them can forget one)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from proxy.app.recording import RecordMode, RecordSettings
+from proxy.core.model.links import without_credentials
+from proxy.core.redaction.urls import url_without_secrets
+from proxy.core.replay.matching import MatchPolicy
+from proxy.core.rules.config import RuleConfig
+from proxy.store.rule_files import Engine, ProjectConfig, RuleSource, load_rules
+from proxy.store.shipped import shipped_dir
+
+UPSTREAM_TIMEOUT = 30.0
+MAX_BODY_BYTES = 50 * 1024 * 1024
+
+
+def shipped_engine() -> Engine:
+    """The shipped rules with no project config: what the demo checks against, wherever it runs."""
+    return Engine(load_rules(shipped_dir("rules")), ProjectConfig(RuleConfig(), Path.cwd(), None))
+
+
+def record_settings(
+    upstream: str,
+    cassette: Path | None,
+    engine: Engine,
+    *,
+    mode: RecordMode = "once",
+    fresh: bool = False,
+    checking: bool = True,
+    match: MatchPolicy | None = None,
+    redact_headers: Sequence[str] = (),
+    redact_query: Sequence[str] = (),
+    redact_form: Sequence[str] = (),
+    redact_json_paths: Sequence[str] = (),
+    upstream_timeout: float = UPSTREAM_TIMEOUT,
+    max_body_bytes: int = MAX_BODY_BYTES,
+    ca_bundle: Path | None = None,
+    rule_source: RuleSource | None = None,
+) -> RecordSettings:
+    """A recording's settings from what its caller was told and the project's `engine` (rules and
+    config). `upstream` is the URL as given: credentials in it (`user:pw@`) are sent, never written,
+    and secret query values are written as the placeholder. `cassette` None is `spy`. `match` and the
+    `redact_*` names are the caller's own; the project's `match` and `redact` tables are added to them.
+    `checking` off: no live checking. `rule_source`: where a checker process loads the same rules."""
+    shown, _ = url_without_secrets(upstream)
+    project = engine.project
+    return RecordSettings(
+        upstream=shown.rstrip("/"),
+        upstream_authorization=without_credentials(upstream)[1],
+        cassette=cassette,
+        mode=mode,
+        fresh=fresh,
+        redaction=project.redaction.extended(
+            headers=redact_headers, query=redact_query, form_fields=redact_form, json_paths=redact_json_paths
+        ),
+        match=(match or MatchPolicy()).joined(project.match),
+        upstream_timeout=upstream_timeout,
+        max_body_bytes=max_body_bytes,
+        ca_bundle=ca_bundle,
+        rules=engine.ruleset if checking else None,
+        rule_config=project.config if checking else RuleConfig(),
+        rule_source=rule_source if checking else None,
+    )
