@@ -12,11 +12,12 @@ from pathlib import Path
 
 from proxy.app.check_run import CheckRun
 from proxy.app.command_inputs import Reads, RuleChoice, named_cassettes
+from proxy.app.project_rules import accepted_baseline
 from proxy.app.report_writing import ReportRequest, Shown, rendered, write_report
 from proxy.core.rules.config import Baseline
 from proxy.errors import UsageError
 from proxy.store.files import cassette_paths
-from proxy.store.rule_files import load_baseline, write_baseline
+from proxy.store.rule_files import write_baseline
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,12 +39,7 @@ def run_check(request: CheckRequest, shown: Shown) -> int:
     inputs = named_cassettes(request.paths, request.examples, "check")
     _refuse_bad_outputs(request, inputs)
     engine = request.rules.load()
-    baseline_path = (
-        None
-        if request.write_baseline
-        else request.baseline or engine.project.resolve(engine.project.config.baseline)
-    )
-    baseline = load_baseline(baseline_path) if baseline_path else Baseline()
+    baseline = Baseline() if request.write_baseline else accepted_baseline(engine, request.baseline)
     wanted = request.report
     with CheckRun(
         engine,

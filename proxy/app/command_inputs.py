@@ -91,6 +91,12 @@ class Reads:
         refuse_overwrite(output, self.inputs(), what, force, any_file=any_file, create_folders=create_folders)
 
 
+def refuse_bad_new_file(output: Path, what: str, force: bool) -> None:
+    """`UsageError` when `output` cannot take `what` for a command that reads no file of the project
+    (the demo): an existing file is replaced only with `force`, missing folders are made."""
+    refuse_overwrite(output, [], what, force, any_file=True, create_folders=True)
+
+
 @dataclass(frozen=True, slots=True)
 class ExtraRedaction:
     """The names a command line adds to redaction (`--redact-header` and the like)."""

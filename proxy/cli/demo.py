@@ -25,11 +25,9 @@ def add_to(commands: Any, common: argparse.ArgumentParser) -> None:
 
 def run(arguments: argparse.Namespace) -> int:
     """`demo`: run the scripted session; exit 0 when every step did what it should."""
+    from proxy.app.command_inputs import refuse_bad_new_file
     from proxy.demo import run_demo
-    from proxy.store.outputs import refuse_overwrite
 
     if arguments.cassette is not None:  # the demo reads no config or rules of the project
-        refuse_overwrite(
-            arguments.cassette, [], "the demo recording", arguments.force, any_file=True, create_folders=True
-        )
+        refuse_bad_new_file(arguments.cassette, "the demo recording", arguments.force)
     return run_demo(arguments.cassette, announce)

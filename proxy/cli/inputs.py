@@ -17,8 +17,8 @@ from proxy.core.replay.matching import MatchPolicy
 from proxy.errors import UsageError
 
 if TYPE_CHECKING:
+    from proxy.app.project_rules import Engine, RuleSource
     from proxy.app.recording import RecordSettings
-    from proxy.store.rule_files import Engine, RuleSource
 
 
 def redaction_from(

@@ -26,9 +26,8 @@ from typing import Any
 
 import pytest
 
+from proxy.app.committed import Loaded, load_committed
 from proxy.pytest_plugin.state import PluginState
-from proxy.store.files import Loaded, load_cassette, read_cassette_file
-from proxy.store.journal import is_locked, journal_path
 
 
 def judge_report(state: PluginState, report: pytest.TestReport) -> None:
@@ -143,15 +142,6 @@ class RunEndings:
             mark_live(self.state, f"the run stopped early ({session.shouldfail or session.shouldstop})")
 
 
-def leftover_journal(cassette: Path) -> Path | None:
-    """The journal of a recording that did not end (a killed run) beside `cassette`; None when there is
-    none, or when a recording is writing it right now (its lock is held)."""
-    journal = journal_path(cassette)
-    if not journal.exists() or is_locked(journal):
-        return None
-    return journal
-
-
 def leftover_choice(journal: Path, cassette: Path) -> str:
     """What the user can do with a leftover journal: the plugin itself never decides."""
     return (
@@ -162,9 +152,5 @@ def leftover_choice(journal: Path, cassette: Path) -> str:
 
 def as_committed(path: Path) -> Loaded:
     """A cassette for replay as it is on disk: a leftover journal is left where it is, unread (named in a
-    note); a live recording's journal is read along, as `load_cassette` does, without writing."""
-    journal = leftover_journal(path)
-    if journal is None:
-        return load_cassette(path)
-    note = f"{leftover_choice(journal, path)}; replaying without it"
-    return Loaded(path, read_cassette_file(path), (note,))
+    note with the user's choice); a live recording's journal is read along, without writing."""
+    return load_committed(path, lambda journal: f"{leftover_choice(journal, path)}; replaying without it")

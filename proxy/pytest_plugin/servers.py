@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from proxy.app.committed import leftover_journal
 from proxy.app.record_setup import record_settings
 from proxy.core.replay.book import ReplayBook
 from proxy.core.rules.engine import Checker, LiveChecker
@@ -21,7 +22,6 @@ from proxy.pytest_plugin.endings import (
     as_committed,
     end_after_teardown,
     leftover_choice,
-    leftover_journal,
     may_keep,
 )
 from proxy.pytest_plugin.exchanges import CommerceServer, Exchanges

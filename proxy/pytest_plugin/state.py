@@ -11,11 +11,11 @@ from typing import Any, Literal, NoReturn, get_args
 
 import pytest
 
+from proxy.app.project_rules import Engine, accepted_baseline, project_rules
 from proxy.core.rules.config import Baseline
 from proxy.core.rules.findings import Finding
 from proxy.pytest_plugin.modes import PluginMode
 from proxy.pytest_plugin.signals import StopSignals
-from proxy.store.rule_files import Engine, load_baseline, load_project_rules
 
 Conformance = Literal["off", "warn", "strict"]
 CONFORMANCE: tuple[Conformance, ...] = get_args(Conformance)
@@ -75,16 +75,14 @@ class PluginState:
     def engine(self) -> Engine:
         """The rules and project config, found from the rootdir as `check` finds them (loaded once)."""
         if self._engine is None:
-            self._engine = load_project_rules(None, None, self.rootpath)
+            self._engine = project_rules(self.rootpath)
         return self._engine
 
     def baseline(self) -> Baseline:
         """The findings the config's `baseline` file accepts (loaded once): as in `check`, they are
         counted, not reported, and fail no test."""
         if self._baseline is None:
-            project = self.engine().project
-            path = project.resolve(project.config.baseline)
-            self._baseline = load_baseline(path) if path is not None else Baseline()
+            self._baseline = accepted_baseline(self.engine())
         return self._baseline
 
     def current_test(self) -> str | None:
