@@ -17,13 +17,13 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Protocol
 
+from proxy.app.live_check_worker import CheckWorker
 from proxy.app.recording import RecordingSession, RecordSettings
 from proxy.core.model.bodies import error_document
 from proxy.core.model.hosts import HostPolicy, cross_site_refusal
 from proxy.core.replay.faults import FaultPlan
 from proxy.core.replay.usage import usage_report
 from proxy.core.rules.engine import LiveChecker
-from proxy.processes.check_worker import CheckWorker
 from proxy.server.library import Library
 from proxy.server.wire import Incoming, Outgoing, json_answer
 

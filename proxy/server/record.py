@@ -14,6 +14,7 @@ from collections.abc import Awaitable
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit, urlunsplit
 
+from proxy.app.live_check_worker import CheckWorker
 from proxy.app.recording import RecordingSession
 from proxy.app.recording import RecordSettings as RecordSettings
 from proxy.core.model.bodies import body_from_bytes, dump_json, error_document
@@ -28,7 +29,6 @@ from proxy.core.redaction.redact import (
 )
 from proxy.core.rules.engine import Checker
 from proxy.errors import BodyTooLarge, JournalError, NotRecordable
-from proxy.processes.check_worker import CheckWorker
 from proxy.server.admin import answer_admin, record_routes
 from proxy.server.answers import AnswerCache, serve_answer
 from proxy.server.convert import ADMIN_PREFIX, core_request

@@ -33,9 +33,9 @@ from proxy.core.cassette.plain_items import CassetteItems
 from proxy.core.cassette.safe_yaml import NotStreamable
 from proxy.core.model.exchange import Exchange
 from proxy.errors import CassetteFormatError, CommerceProxyError, JournalError
-from proxy.processes import second_half
-from proxy.processes.second_half import SecondHalf
 from proxy.store import clock
+from proxy.store.cassette_reader import second_half
+from proxy.store.cassette_reader.second_half import SecondHalf
 from proxy.store.journal import (
     JOURNAL_SUFFIX,
     NotRegularFile,

@@ -17,8 +17,8 @@ import pytest
 from proxy.core.cassette import document as cassette_format
 from proxy.core.cassette.document import Cassette
 from proxy.errors import CommerceProxyError
-from proxy.processes import second_half
 from proxy.store import files, parse_cache
+from proxy.store.cassette_reader import second_half
 from proxy.store.files import read_cassette_file, stream_cassette
 from proxy.store.journal import JournalWriter, journal_path
 from proxy.store.shipped import shipped_dir

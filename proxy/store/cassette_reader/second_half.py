@@ -18,9 +18,10 @@ from typing import BinaryIO
 from proxy.core.cassette.document import FORMAT_KEY, FORMAT_VERSION, NotStreamed, streamed_exchange
 from proxy.core.cassette.plain_items import CassetteItems
 from proxy.core.model.exchange import Exchange
-from proxy.processes.forked import ChildFailed, Forked
 from proxy.store import clock
 from proxy.store.parse_cache import CachedExchanges, closing_line, entry_line
+from proxy.workers.base import Child, ChildFailed
+from proxy.workers.choice import runner
 
 SMALLEST_SPLIT = 4 * 1024 * 1024  # bytes of YAML; below this a fork costs more than it saves
 HEAD_BYTES = 64 * 1024  # where the top-level keys before the list must be
@@ -51,7 +52,7 @@ def split_point(fd: int, size: int, share: float = SHARE) -> int | None:
 class SecondHalf:
     """The exchanges after `split`, read by a child process while this one reads those before it."""
 
-    def __init__(self, child: Forked, split: int, share: float) -> None:
+    def __init__(self, child: Child, split: int, share: float) -> None:
         self.child = child
         self.split = split
         self.share = share
@@ -63,7 +64,7 @@ class SecondHalf:
         split = split_point(fd, size, share)
         if split is None:
             return None
-        child = Forked.start(lambda output: _read_into(fd, split, size, output))
+        child = runner().start(lambda output: _read_into(fd, split, size, output))
         return None if child is None else cls(child, split, share)
 
     def patience(self, took: float) -> float:

@@ -29,8 +29,8 @@ from proxy.core.redaction.policy import RedactionPolicy
 from proxy.core.rules.engine import PROGRESS_EVERY, Checker
 from proxy.core.rules.findings import Finding
 from proxy.core.rules.unjudged import UnjudgedTally
-from proxy.processes.forked import Forked
 from proxy.store.files import stream_history, warm_count
+from proxy.workers.choice import runner
 
 SMALLEST_SPLIT = 4000  # exchanges; below this a fork costs more than it saves
 SHARE = 0.53  # of the exchanges checked here: the child also passes over the history before its part
@@ -58,7 +58,7 @@ def check_stream(
         return
     split = int(count * SHARE)
     shared = mmap.mmap(-1, COUNTER.size)  # the child's progress, written where this process reads it
-    child = Forked.start(lambda output: _check_from(checker, path, split, shared, output, policy))
+    child = runner().start(lambda output: _check_from(checker, path, split, shared, output, policy))
     if child is None:
         checker.check_into(exchanges, take, progress)
         return

@@ -70,7 +70,7 @@ class CheckWorker:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._writing = False
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "proxy.processes.check_worker", _source_argument(source)],
+            [sys.executable, "-m", "proxy.app.live_check_worker", _source_argument(source)],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             cwd=source.start,
@@ -269,7 +269,7 @@ def read_answer(payload: bytes) -> tuple[int, list[Finding], Unjudged | None]:
 
 
 def main() -> int:
-    """`python -m proxy.processes.check_worker SOURCE`: frames in on stdin, answers out on stdout."""
+    """`python -m proxy.app.live_check_worker SOURCE`: frames in on stdin, answers out on stdout."""
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C stops the proxy, which then closes the pipe

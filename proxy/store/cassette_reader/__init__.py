@@ -1,0 +1,1 @@
+"""Reading cassettes from disk."""
