@@ -28,8 +28,8 @@ from proxy.core.rules.findings import FindingsLog
 from proxy.core.rules.ruleset import RuleSet
 from proxy.errors import CommerceProxyError, JournalError, UsageError
 from proxy.store import clock
+from proxy.store.cassette_reader.loading import load_cassette, read_cassette_file
 from proxy.store.clock import now
-from proxy.store.files import load_cassette, read_cassette_file
 from proxy.store.journal import JournalMode, JournalWriter, is_locked, journal_path, read_journal
 from proxy.store.rule_files import RuleSource
 from proxy.store.saving import save_cassette

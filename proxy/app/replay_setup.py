@@ -11,7 +11,7 @@ from proxy.core.replay.book import ReplayBook
 from proxy.core.replay.faults import Fault, Latency
 from proxy.core.replay.matching import MatchPolicy
 from proxy.errors import UsageError
-from proxy.store.files import Loaded, load_cassettes
+from proxy.store.cassette_reader.loading import Loaded, load_cassettes
 
 
 def build_book(

@@ -29,7 +29,7 @@ from proxy.core.redaction.policy import RedactionPolicy
 from proxy.core.rules.engine import PROGRESS_EVERY, Checker
 from proxy.core.rules.findings import Finding
 from proxy.core.rules.unjudged import UnjudgedTally
-from proxy.store.files import stream_history, warm_count
+from proxy.store.cassette_reader.streaming import stream_history, warm_count
 from proxy.workers.choice import runner
 
 SMALLEST_SPLIT = 4000  # exchanges; below this a fork costs more than it saves

@@ -49,7 +49,8 @@ from proxy.core.redaction.redact import RedactionPolicy
 from proxy.core.rules.findings import Finding
 from proxy.errors import UsageError
 from proxy.store import clock
-from proxy.store.files import Editable, load_cassette, load_for_edit
+from proxy.store.cassette_reader.for_edit import Editable, load_for_edit
+from proxy.store.cassette_reader.loading import load_cassette
 from proxy.store.saving import save_cassette
 from proxy.store.writing import folder_lock
 

@@ -67,7 +67,7 @@ def run(arguments: argparse.Namespace) -> int:
     from proxy.cli.progress import Progress
     from proxy.cli.report_path import refuse_bad_output
     from proxy.core.rules.config import Baseline
-    from proxy.store.files import cassette_paths
+    from proxy.store.cassette_folders import cassette_paths
     from proxy.store.rule_files import load_baseline, write_baseline
 
     started = time.monotonic()

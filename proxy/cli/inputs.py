@@ -15,7 +15,8 @@ from proxy.cli.output import say
 from proxy.core.redaction.redact import RedactionPolicy
 from proxy.core.replay.matching import MatchPolicy
 from proxy.errors import UsageError
-from proxy.store.files import Loaded, Streamed
+from proxy.store.cassette_reader.loading import Loaded
+from proxy.store.cassette_reader.streaming import Streamed
 from proxy.store.rule_files import Engine, RuleSource
 from proxy.store.shipped import shipped_dir
 

@@ -18,7 +18,8 @@ from proxy.cli.report_path import refuse_bad_output
 from proxy.core.interchange.har import cassette_to_har, exchanges_from_har, har_upstream
 from proxy.core.interchange.imports import Imported
 from proxy.core.model.withheld import WITHHELD_HEADER
-from proxy.store.files import load_cassette, read_json_file
+from proxy.store.cassette_reader.loading import load_cassette
+from proxy.store.json_files import read_json_file
 from proxy.store.saving import write_atomically
 from proxy.version import __version__
 

@@ -110,7 +110,8 @@ def run(arguments: argparse.Namespace) -> int:
         verify_markdown,
         verify_text,
     )
-    from proxy.store.files import cassette_paths, load_cassette
+    from proxy.store.cassette_folders import cassette_paths
+    from proxy.store.cassette_reader.loading import load_cassette
     from proxy.store.saving import write_atomically
 
     upstream = checked_upstream(arguments.upstream, "verify")

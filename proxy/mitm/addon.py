@@ -24,7 +24,7 @@ from proxy.core.model.links import origin_of
 from proxy.core.redaction.redact import RedactionPolicy, placeholder_credential, placeholder_refusal
 from proxy.errors import BodyTooLarge, CommerceProxyError, JournalError, NotRecordable
 from proxy.mitm.flows import exchange_from_flow, request_from_flow
-from proxy.store.files import read_cassette_file
+from proxy.store.cassette_reader.loading import read_cassette_file
 from proxy.store.rule_files import Engine, load_project_rules
 
 log = logging.getLogger(__name__)

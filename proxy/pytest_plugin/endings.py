@@ -27,7 +27,7 @@ from typing import Any
 import pytest
 
 from proxy.pytest_plugin.state import PluginState
-from proxy.store.files import Loaded, load_cassette, read_cassette_file
+from proxy.store.cassette_reader.loading import Loaded, load_cassette, read_cassette_file
 from proxy.store.journal import is_locked, journal_path
 
 

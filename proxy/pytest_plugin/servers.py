@@ -30,7 +30,7 @@ from proxy.pytest_plugin.ledger import usage_note
 from proxy.pytest_plugin.misses import absent_cassette, remedy, watcher
 from proxy.pytest_plugin.spying import spying
 from proxy.pytest_plugin.state import STATE, PluginState, Served, fail
-from proxy.store.files import cassette_paths
+from proxy.store.cassette_folders import cassette_paths
 from proxy.store.locks import cassette_lock
 
 if TYPE_CHECKING:

@@ -11,7 +11,7 @@ from proxy.app.replay_setup import ReplayOptions
 from proxy.core.replay.book import ReplayBook
 from proxy.errors import CommerceProxyError
 from proxy.store.cassette_names import resolve_cassette_name
-from proxy.store.files import load_cassette
+from proxy.store.cassette_reader.loading import load_cassette
 
 log = logging.getLogger(__name__)
 CASSETTE_HEADER = "X-Commerce-Cassette"

@@ -24,7 +24,7 @@ from proxy.core.model.content_coding import decoded
 from proxy.core.model.exchange import Exchange, Headers, Request, Response
 from proxy.core.model.withheld import WITHHELD_HEADER
 from proxy.core.redaction.redact import PLACEHOLDER, RedactionPolicy, redact_exchange
-from proxy.store.files import read_cassette_file
+from proxy.store.cassette_reader.loading import read_cassette_file
 from proxy.store.journal import journal_line
 from tests.conftest import Serve
 from tests.integration.server.upstream import create_upstream_app

@@ -16,7 +16,7 @@ from proxy.core.model.exchange import Exchange
 from proxy.core.rules.engine import Checker
 from proxy.core.rules.ruleset import RuleSet
 from proxy.store import parse_cache
-from proxy.store.files import stream_cassette
+from proxy.store.cassette_reader.streaming import stream_cassette
 from proxy.store.rule_files import RuleSource, load_rules
 from proxy.store.saving import save_cassette
 from proxy.store.shipped import shipped_dir

@@ -13,7 +13,8 @@ from proxy.core.cassette.document import Cassette
 from proxy.errors import CassetteFormatError
 from proxy.store import parse_cache
 from proxy.store.cassette_reader import second_half
-from proxy.store.files import read_cassette_file, stream_cassette
+from proxy.store.cassette_reader.loading import read_cassette_file
+from proxy.store.cassette_reader.streaming import stream_cassette
 from tests.conftest import json_body, make_exchange
 
 DATE = "2026-03-04"

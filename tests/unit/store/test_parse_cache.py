@@ -12,8 +12,10 @@ from hypothesis import strategies as st
 from proxy.core.cassette import document as cassette_format
 from proxy.core.cassette.document import Cassette
 from proxy.core.model.exchange import Exchange, JSONFromText
-from proxy.store import files, parse_cache
-from proxy.store.files import load_for_edit, read_cassette_file
+from proxy.store import parse_cache
+from proxy.store.cassette_reader import for_edit, yaml_stream
+from proxy.store.cassette_reader.for_edit import load_for_edit
+from proxy.store.cassette_reader.loading import read_cassette_file
 from proxy.store.saving import save_cassette
 from tests.conftest import json_body, make_exchange, make_request
 
@@ -45,8 +47,9 @@ def no_yaml(monkeypatch: pytest.MonkeyPatch) -> None:
     def refuse(*arguments: object, **options: object) -> Cassette:
         raise AssertionError("the YAML was parsed")
 
-    monkeypatch.setattr(files, "parse_cassette", refuse)
-    monkeypatch.setattr(files, "CassetteItems", refuse)
+    monkeypatch.setattr(yaml_stream, "parse_cassette", refuse)
+    monkeypatch.setattr(for_edit, "parse_cassette", refuse)
+    monkeypatch.setattr(yaml_stream, "CassetteItems", refuse)
 
 
 def test_a_warm_load_is_equal_and_neither_parses_nor_reads_the_yaml(
