@@ -36,13 +36,13 @@ from typing import BinaryIO
 import orjson
 
 from proxy.core.cassette.document import exchange_from_document
+from proxy.core.cassette.journal_line import journal_line, parse_json_line
 from proxy.core.model.exchange import Exchange
 from proxy.core.reports.escaping import visible
 from proxy.core.rules.engine import Checker, LiveChecker, report_findings
 from proxy.core.rules.findings import Finding, FindingsLog
 from proxy.core.rules.unjudged import Unjudged, UnjudgedTally
 from proxy.store import clock
-from proxy.store.journal import journal_line, parse_json_line
 from proxy.store.rule_files import RuleSource
 
 log = logging.getLogger(__name__)

@@ -26,8 +26,8 @@ from proxy.errors import RuleFileError, UsageError
 from proxy.store import clock
 from proxy.store.cassette_folders import cassette_files
 from proxy.store.cassette_reader.loading import load_cassette
+from proxy.store.cassette_reader.stored_text import stored_exchange
 from proxy.store.rule_files import Engine
-from proxy.store.stored_text import stored_exchange
 
 COUNTED = (("error", "errors"), ("warning", "warnings"), ("info", "info"))
 

@@ -21,11 +21,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from proxy.core.cassette.document import exchange_from_document, exchange_to_document
-from proxy.core.model.bodies import dump_json, loads_exact
-from proxy.core.model.domain import exchange_problem, upstream_problem
+from proxy.core.cassette.journal_line import journal_entry, journal_line, json_line, parse_json_line
+from proxy.core.model.domain import upstream_problem
 from proxy.core.model.exchange import Exchange
-from proxy.errors import CassetteFormatError, JournalError, NotRecordable, UsageError
+from proxy.errors import CassetteFormatError, JournalError, UsageError
 from proxy.store import clock
 from proxy.store.derived import Derived
 from proxy.store.regular_files import NotRegularFile, open_regular_file, read_regular_file
@@ -165,31 +164,6 @@ class JournalContents:
     saved: str | None = None
 
 
-def journal_line(sequence: int, exchange: Exchange) -> bytes:
-    """One exchange as a journal line: `{"seq": N, "exchange": {...}}` and a newline.
-
-    `NotRecordable` for an exchange `read_journal` would refuse: the heads pass the reader's own
-    checks (`proxy.core.model.heads`) and the line must encode, so one exchange never spoils a journal.
-    """
-    problem = exchange_problem(exchange)
-    if problem is not None:
-        raise NotRecordable(f"cannot record this exchange: {problem}")
-    try:
-        return json_line({"seq": sequence, "exchange": exchange_to_document(exchange)})
-    except (TypeError, ValueError) as error:  # a lone surrogate, say: UTF-8 cannot hold it
-        raise NotRecordable(f"cannot record this exchange: its body cannot be written ({error})") from None
-
-
-def json_line(document: dict[str, Any]) -> bytes:
-    """One JSON line, every number in a body spelled as it was read."""
-    return dump_json(document) + b"\n"
-
-
-def parse_json_line(line: bytes) -> Any:
-    """A JSON line, as `json_line` writes them: numbers keep their spelling."""
-    return loads_exact(line)
-
-
 def is_locked(path: Path) -> bool:
     """Whether a running `record` holds this journal."""
     try:
@@ -238,8 +212,7 @@ def read_journal(path: Path) -> JournalContents:
             saved = document["saved"]
             continue
         try:
-            exchange = exchange_from_document(document.get("exchange"), ("exchange",), now)
-            entries.append((int(document["seq"]), exchange))
+            entries.append(journal_entry(document, now))
         except (KeyError, TypeError, ValueError, AttributeError):
             raise JournalError(f"{path}:{number}: not a journal entry") from None
         except CassetteFormatError as error:

@@ -26,8 +26,7 @@ from proxy.core.model.domain import _first_fault, _inside
 from proxy.core.model.exchange import Body, Exchange, Request, Response
 from proxy.server.answers import _build
 from proxy.server.wire import Outgoing
-from proxy.store import parse_cache
-from proxy.store.cassette_reader import loading, streaming
+from proxy.store.cassette_reader import loading, parse_cache, streaming
 from tests.reliability.figures import write_figure
 from tests.running import refusal_lines
 
@@ -199,7 +198,7 @@ def _journal_fold_refused(path: Path, bad_text: str, named: str) -> bool:
 
 
 def _planted(exchange: list[object], field: str, value: object) -> list[object]:
-    """An entry line's exchange with one field replaced (the layout `parse_cache._entry_of` writes)."""
+    """An entry line's exchange with one field replaced (the layout `cache_line.entry_line` writes)."""
     request, response = list(exchange[2]), list(exchange[3])  # type: ignore[call-overload]
     changed = [exchange[0], exchange[1], request, response]
     if field == "recorded_at":

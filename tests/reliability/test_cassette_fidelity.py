@@ -17,13 +17,13 @@ from hypothesis import strategies as st
 
 from proxy.cli.main import main
 from proxy.core.cassette.document import Cassette, dump_cassette, parse_cassette
+from proxy.core.cassette.journal_line import journal_line, parse_json_line
 from proxy.core.model.bodies import body_from_bytes, body_to_bytes
 from proxy.core.model.domain import base64_problem, exchange_fault
 from proxy.core.model.exchange import Body, Exchange, Request, Response
 from proxy.errors import CassetteFormatError
 from proxy.server.answers import _build
 from proxy.store.cassette_reader import loading
-from proxy.store.journal import journal_line, parse_json_line
 from tests.reliability.figures import write_figure
 from tests.running import refusal_lines
 

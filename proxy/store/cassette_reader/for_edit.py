@@ -9,8 +9,8 @@ from proxy.core.cassette.comments import comment_line
 from proxy.core.cassette.document import Cassette, parse_cassette
 from proxy.store import clock
 from proxy.store.cassette_reader.loading import load_cassette
+from proxy.store.cassette_reader.parse_cache import cached_cassette, file_state
 from proxy.store.journal import is_locked, journal_path
-from proxy.store.parse_cache import cached_cassette, file_state
 from proxy.store.regular_files import file_bytes, text_of
 
 

@@ -17,9 +17,9 @@ from pathlib import Path
 from proxy.core.cassette.document import Cassette
 from proxy.errors import JournalError
 from proxy.store.cassette_folders import cassette_paths
+from proxy.store.cassette_reader.parse_cache import cached_cassette, file_state
 from proxy.store.cassette_reader.yaml_stream import YamlExchanges
 from proxy.store.journal import cassette_of, file_digest, is_locked, journal_path, read_journal
-from proxy.store.parse_cache import cached_cassette, file_state
 from proxy.store.saving import save_cassette
 from proxy.store.writing import folder_lock
 

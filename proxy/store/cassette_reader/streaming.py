@@ -8,12 +8,13 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from proxy.core.cassette.cache_line import request_line_of
 from proxy.core.model.exchange import Exchange
 from proxy.store.cassette_reader import second_half
 from proxy.store.cassette_reader.loading import load_cassette
+from proxy.store.cassette_reader.parse_cache import cached_count, cached_exchanges, file_state
 from proxy.store.cassette_reader.yaml_stream import YamlExchanges
 from proxy.store.journal import journal_path
-from proxy.store.parse_cache import cached_count, cached_exchanges, file_state, request_line_of
 
 log = logging.getLogger(__name__)
 

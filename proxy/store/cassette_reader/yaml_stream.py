@@ -26,8 +26,8 @@ from proxy.core.model.exchange import Exchange
 from proxy.errors import CommerceProxyError
 from proxy.store import clock
 from proxy.store.cassette_reader import second_half
+from proxy.store.cassette_reader.parse_cache import EntryWriter, remember_cassette
 from proxy.store.cassette_reader.second_half import SecondHalf
-from proxy.store.parse_cache import EntryWriter, remember_cassette
 from proxy.store.regular_files import file_bytes, opened, text_of
 
 
@@ -76,6 +76,8 @@ class YamlExchanges:
                 started, now = time.monotonic(), clock.now()
                 second = SecondHalf.start(stream.fileno(), size, share)  # a child reads the rest meanwhile
                 hashing = _Hashing(stream, second.split if second is not None else None)
+                # The writer's items read without the YAML parser: twice as fast as its events from
+                # 100 bench exchanges (0.8 MB: 10 ms against 21), 1.7 times at 2,000 (0.29 s against 0.48).
                 items = CassetteItems(hashing, size, "exchanges")
                 for top, item in items:
                     exchange = streamed_exchange(top, item, index, now)

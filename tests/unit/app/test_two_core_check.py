@@ -18,7 +18,7 @@ from proxy.core.model.exchange import Exchange
 from proxy.core.rules.engine import Checker
 from proxy.core.rules.findings import Finding
 from proxy.core.rules.ruleset import RuleSet
-from proxy.store import parse_cache
+from proxy.store.cassette_reader import parse_cache
 from proxy.store.cassette_reader.streaming import stream_cassette
 from proxy.store.rule_files import load_rules
 from proxy.store.saving import save_cassette

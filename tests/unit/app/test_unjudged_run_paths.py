@@ -15,7 +15,7 @@ from proxy.core.cassette.document import Cassette
 from proxy.core.model.exchange import Exchange
 from proxy.core.rules.engine import Checker
 from proxy.core.rules.ruleset import RuleSet
-from proxy.store import parse_cache
+from proxy.store.cassette_reader import parse_cache
 from proxy.store.cassette_reader.streaming import stream_cassette
 from proxy.store.rule_files import RuleSource, load_rules
 from proxy.store.saving import save_cassette

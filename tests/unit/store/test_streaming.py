@@ -17,9 +17,8 @@ import pytest
 from proxy.core.cassette import document as cassette_format
 from proxy.core.cassette.document import Cassette
 from proxy.errors import CommerceProxyError
-from proxy.store import parse_cache
 from proxy.store.cassette_folders import cassette_files
-from proxy.store.cassette_reader import second_half, streaming, yaml_stream
+from proxy.store.cassette_reader import parse_cache, second_half, streaming, yaml_stream
 from proxy.store.cassette_reader.loading import read_cassette_file
 from proxy.store.cassette_reader.streaming import stream_cassette
 from proxy.store.journal import JournalWriter, journal_path
