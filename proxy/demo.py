@@ -22,6 +22,8 @@ import aiohttp
 from yarl import URL
 
 from proxy.app.record_setup import record_settings, shipped_engine
+from proxy.app.recording import recorded_upstream
+from proxy.app.replay_setup import build_book
 from proxy.core.cassette.document import Cassette
 from proxy.core.drift.compare import compare_responses, is_drift
 from proxy.core.model.bodies import map_strings
@@ -35,7 +37,6 @@ from proxy.sandbox.app import SandboxSettings, create_sandbox_app
 from proxy.server.record import RecordProxy
 from proxy.server.replay import create_replay_app
 from proxy.server.serving import Runner, start
-from proxy.store.files import load_cassette
 
 FEATURE = "/v2/subscriptions/features/3f8e2a4c-9b1d-4c6e-8f0a-1b2c3d4e5f60"
 ENTRY = "/v2/extensions/wishlists/5b0f6a52-3a8e-4f65-9d4c-0e6f1a2b3c4d"
@@ -174,9 +175,7 @@ async def start_sandbox_at_its_address(settings: SandboxSettings, cassette: Path
     to the upstream included."""
     port = 0
     with contextlib.suppress(CommerceProxyError, ValueError):
-        port = (
-            urlsplit(load_cassette(cassette).cassette.upstream or "").port or 0 if cassette.is_file() else 0
-        )
+        port = urlsplit(recorded_upstream(cassette) or "").port or 0 if cassette.is_file() else 0
     try:
         return await start(create_sandbox_app(settings), "127.0.0.1", port)
     except OSError:  # taken: any port will do, the cassette is then written anew
@@ -232,8 +231,7 @@ async def run_demo_session(path: Path, say: Callable[[str], None], temporary: bo
             await recorder.cleanup()  # writes the cassette
     finally:
         await sandbox.cleanup()  # from here on, nothing but the cassette answers
-    loaded = load_cassette(path)
-    book = ReplayBook.build([(path.name, loaded.cassette)], MatchPolicy(), RedactionPolicy())
+    book, (loaded,) = build_book([path], MatchPolicy(), RedactionPolicy())
     replayer, replay_url = await start(create_replay_app(book), "127.0.0.1", 0)
     try:
         say(f"replay   {replay_url}  (sandbox stopped: answers come from the cassette only)")

@@ -21,12 +21,13 @@ from typing import Any
 from urllib.parse import quote, quote_plus
 
 from proxy.core.cassette.document import Cassette, dump_cassette
+from proxy.core.cassette.journal_line import journal_line
 from proxy.core.model.bodies import body_from_bytes
 from proxy.core.model.exchange import Exchange, Headers, Request, Response
 from proxy.core.redaction.redact import RedactionPolicy, redact_exchange
 from proxy.errors import NotRecordable
 from proxy.server.wire import Incoming, Outgoing, WireServer, _Connection
-from proxy.store.journal import JournalWriter, journal_line, read_journal
+from proxy.store.journal import JournalWriter, read_journal
 
 HEAD_SEEDS = [
     b"GET /v2/products?page[limit]=2 HTTP/1.1\r\nHost: a\r\n\r\n",

@@ -10,7 +10,7 @@ from proxy.core.cassette.document import Cassette
 from proxy.core.drift.origins import Origins
 from proxy.core.drift.pairing import CassetteDiff, pair_cassettes
 from proxy.core.replay.matching import MatchPolicy
-from proxy.store.files import load_cassette
+from proxy.store.cassette_reader.loading import load_cassette
 
 
 def read_version(path: Path) -> Cassette:

@@ -34,7 +34,7 @@ from proxy.core.redaction.redact import RedactionPolicy
 from proxy.core.rules.findings import Finding
 from proxy.errors import UsageError
 from proxy.store import clock
-from proxy.store.files import load_cassette
+from proxy.store.cassette_reader.loading import load_cassette
 from proxy.store.rule_files import Engine
 from proxy.store.writing import folder_lock
 

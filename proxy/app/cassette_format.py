@@ -16,7 +16,7 @@ from proxy.app.command_inputs import RuleChoice
 from proxy.core.cassette.document import dump_cassette, with_current_header
 from proxy.core.redaction.redact import RedactionPolicy
 from proxy.errors import UsageError
-from proxy.store.files import load_for_edit
+from proxy.store.cassette_reader.for_edit import load_for_edit
 from proxy.store.saving import save_cassette
 from proxy.store.writing import folder_lock
 

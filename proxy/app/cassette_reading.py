@@ -18,9 +18,10 @@ from proxy.core.rules.findings import Finding
 from proxy.core.rules.freshness import Freshness, MaxAge
 from proxy.errors import RuleFileError, UsageError
 from proxy.store import clock
-from proxy.store.files import cassette_files, load_cassette
+from proxy.store.cassette_folders import cassette_files
+from proxy.store.cassette_reader.loading import load_cassette
+from proxy.store.cassette_reader.stored_text import stored_exchange
 from proxy.store.rule_files import Engine
-from proxy.store.stored_text import stored_exchange
 
 
 @dataclass(frozen=True, slots=True)

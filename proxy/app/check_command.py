@@ -16,7 +16,7 @@ from proxy.app.project_rules import accepted_baseline
 from proxy.app.report_writing import ReportRequest, Shown, rendered, write_report
 from proxy.core.rules.config import Baseline
 from proxy.errors import UsageError
-from proxy.store.files import cassette_paths
+from proxy.store.cassette_folders import cassette_paths
 from proxy.store.rule_files import write_baseline
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Protocol
 
+from proxy.app.two_core_check import check_stream
 from proxy.core.cassette.document import Cassette
 from proxy.core.model.exchange import Exchange
 from proxy.core.redaction.redact import learn_secrets
@@ -23,8 +24,8 @@ from proxy.core.reports.formats import CassetteResult, Report
 from proxy.core.rules.config import Baseline
 from proxy.core.rules.engine import Checker
 from proxy.core.rules.findings import Finding
-from proxy.processes.two_core_check import check_stream
-from proxy.store.files import Loaded, Streamed, load_cassette, stream_cassette
+from proxy.store.cassette_reader.loading import Loaded, load_cassette
+from proxy.store.cassette_reader.streaming import Streamed, stream_cassette
 from proxy.store.finding_spool import FindingSpool
 from proxy.store.rule_files import Engine
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from proxy.store.files import Loaded as Loaded
-from proxy.store.files import load_cassette, read_cassette_file
+from proxy.store.cassette_reader.loading import Loaded as Loaded
+from proxy.store.cassette_reader.loading import load_cassette, read_cassette_file
 from proxy.store.journal import is_locked, journal_path
 
 

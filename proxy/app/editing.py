@@ -17,7 +17,7 @@ from proxy.core.cassette.document import Cassette
 from proxy.core.redaction.redact import RedactionPolicy, redact_exchange
 from proxy.core.rules.findings import Finding
 from proxy.errors import UsageError
-from proxy.store.files import Editable, load_for_edit
+from proxy.store.cassette_reader.for_edit import Editable, load_for_edit
 from proxy.store.rule_files import Engine
 from proxy.store.saving import save_cassette
 

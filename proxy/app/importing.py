@@ -17,7 +17,8 @@ from proxy.core.model.withheld import withheld_in
 from proxy.core.redaction.policy import RedactionPolicy
 from proxy.core.rules.findings import Severity, severity_counts
 from proxy.store import clock
-from proxy.store.files import load_cassette, read_json_file
+from proxy.store.cassette_reader.loading import load_cassette
+from proxy.store.json_files import read_json_file
 from proxy.store.rule_files import Engine
 from proxy.store.saving import save_cassette, write_atomically
 

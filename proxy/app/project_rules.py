@@ -12,10 +12,10 @@ from proxy.store.rule_files import RuleSource as RuleSource
 from proxy.store.rule_files import load_baseline, load_project_rules
 
 
-def project_rules(root: Path) -> Engine:
-    """The rules and project config found from `root` up (its config's rule folder, else the shipped
-    rules), as `check` finds them from its working folder."""
-    return load_project_rules(None, None, root)
+def project_rules(root: Path, config: Path | None = None) -> Engine:
+    """The rules and project config: the `config` named, else the one found from `root` up (its rule
+    folder, else the shipped rules), as `check` finds them from its working folder."""
+    return load_project_rules(config, None, root)
 
 
 def accepted_baseline(engine: Engine, named: Path | None = None) -> Baseline:

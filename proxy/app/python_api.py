@@ -14,7 +14,8 @@ from proxy.core.model.bodies import body_from_bytes
 from proxy.core.model.exchange import Body, Exchange
 from proxy.core.rules.engine import Checker
 from proxy.core.rules.findings import Finding
-from proxy.store import files, saving
+from proxy.store import saving
+from proxy.store.cassette_reader import loading
 from proxy.store.rule_files import Engine, load_project_rules
 
 StrPath = str | os.PathLike[str]
@@ -29,7 +30,7 @@ def load_rules(config: StrPath | None = None, rules: StrPath | None = None) -> E
 
 def load_cassette(path: StrPath) -> Cassette:
     """A cassette from its YAML file (a journal left by an interrupted recording folded in first)."""
-    return files.load_cassette(Path(path)).cassette
+    return loading.load_cassette(Path(path)).cassette
 
 
 def save_cassette(path: StrPath, cassette: Cassette, engine: Engine | None = None) -> None:

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import urlsplit, urlunsplit
 
+from proxy.app.live_check_worker import CheckWorker
 from proxy.app.recording import RecordingSession, RecordSettings
 from proxy.core.model.bodies import body_from_bytes
 from proxy.core.model.exchange import Exchange, Headers, Request, Response
@@ -29,7 +30,6 @@ from proxy.core.replay.book import Answer, ReplayBook
 from proxy.core.rules.engine import Checker
 from proxy.core.rules.findings import FindingsLog
 from proxy.errors import BodyTooLarge, JournalError, NotRecordable
-from proxy.processes.check_worker import CheckWorker
 from proxy.store.clock import now_stamp
 
 log = logging.getLogger(__name__)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import os
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -27,9 +28,10 @@ from proxy.core.rules.engine import Checker, LiveChecker, LiveChecking
 from proxy.core.rules.findings import FindingsLog
 from proxy.core.rules.ruleset import RuleSet
 from proxy.errors import CommerceProxyError, JournalError, UsageError
+from proxy.store.cassette_reader.loading import load_cassette, read_cassette_file
 from proxy.store.clock import now
-from proxy.store.files import load_cassette, read_cassette_file
 from proxy.store.journal import JournalMode, JournalWriter, is_locked, journal_path, read_journal
+from proxy.store.locks import cassette_lock
 from proxy.store.rule_files import RuleSource
 from proxy.store.saving import save_cassette
 from proxy.store.writing import folder_lock, open_folder, remove_made_folders
@@ -226,6 +228,18 @@ class RecordingSession:
                 f"{self.settings.cassette}: cannot write the cassette: its journal could not note the "
                 "save first (a full disk or a file size limit)"
             ) from None
+
+
+def recorded_upstream(path: Path) -> str | None:
+    """The upstream a cassette file says it was recorded from (its journal left aside): where
+    re-recording it should forward."""
+    return read_cassette_file(path).upstream
+
+
+def held_for_recording(cassette: Path) -> AbstractContextManager[None]:
+    """The cassette's lock across processes (pytest-xdist workers) while one records it; another
+    waits, then decides from what the first left."""
+    return cassette_lock(cassette)
 
 
 def prepare_base(settings: RecordSettings, made: list[Path] | None = None) -> Cassette:

@@ -18,8 +18,8 @@ from proxy.core.replay.matching import MatchPolicy
 from proxy.core.rules.engine import LiveChecker
 from proxy.errors import UsageError
 from proxy.store.cassette_names import resolve_cassette_name
+from proxy.store.cassette_reader.loading import Loaded, load_cassette, load_cassettes
 from proxy.store.clock import now_stamp
-from proxy.store.files import Loaded, load_cassette, load_cassettes
 from proxy.store.saving import write_atomically
 
 SLOW_BODY_MS = 3000.0  # how long a `slow` fault's body takes, unless told

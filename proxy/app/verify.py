@@ -30,8 +30,9 @@ from proxy.core.rules.engine import Checker
 from proxy.core.rules.findings import Finding
 from proxy.errors import UsageError
 from proxy.store import clock
+from proxy.store.cassette_folders import cassette_paths
+from proxy.store.cassette_reader.loading import load_cassette
 from proxy.store.clock import now_stamp
-from proxy.store.files import cassette_paths, load_cassette
 from proxy.store.rule_files import Engine
 from proxy.store.saving import save_cassette
 from proxy.store.writing import folder_lock

@@ -18,15 +18,14 @@ from pathlib import Path
 from mitmproxy import ctx, exceptions, http
 from mitmproxy.addonmanager import Loader
 
+from proxy.app.project_rules import Engine, project_rules
 from proxy.app.record_setup import record_settings
 from proxy.app.recorder import Refuse, decide
-from proxy.app.recording import RECORD_MODES, RecordingSession, RecordSettings
+from proxy.app.recording import RECORD_MODES, RecordingSession, RecordSettings, recorded_upstream
 from proxy.core.model.bodies import dump_json, error_document
 from proxy.core.model.links import origin_of
 from proxy.errors import BodyTooLarge, CommerceProxyError, JournalError, NotRecordable
 from proxy.mitm.flows import exchange_from_flow, request_from_flow
-from proxy.store.files import read_cassette_file
-from proxy.store.rule_files import Engine, load_project_rules
 
 log = logging.getLogger(__name__)
 REFUSED = "commerce_proxy_refused"  # flow metadata: answered by the addon, not sent, not recorded
@@ -75,7 +74,7 @@ class CassetteRecorder:
         path = Path(options.cassette)
         try:
             config = Path(options.cassette_config) if options.cassette_config else None
-            self.engine = load_project_rules(config, None, Path.cwd())
+            self.engine = project_rules(Path.cwd(), config)
             self.origin = self._chosen_origin(path)
             if self.origin is not None:
                 self.session = RecordingSession(self._settings(self.origin))
@@ -94,7 +93,7 @@ class CassetteRecorder:
                 raise CommerceProxyError(f"cassette_origin {options.cassette_origin!r}: expected a URL")
             return str(options.cassette_origin).rstrip("/")
         if options.cassette_mode == "new_episodes" and path.exists():
-            return read_cassette_file(path).upstream
+            return recorded_upstream(path)
         return None
 
     def _settings(self, upstream: str) -> RecordSettings:

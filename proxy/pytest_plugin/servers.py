@@ -14,6 +14,7 @@ import pytest
 
 from proxy.app.committed import leftover_journal
 from proxy.app.record_setup import record_settings
+from proxy.app.recording import held_for_recording
 from proxy.core.replay.book import ReplayBook
 from proxy.core.rules.engine import Checker, LiveChecker
 from proxy.errors import CommerceProxyError
@@ -29,8 +30,7 @@ from proxy.pytest_plugin.ledger import usage_note
 from proxy.pytest_plugin.misses import absent_cassette, remedy, watcher
 from proxy.pytest_plugin.spying import spying
 from proxy.pytest_plugin.state import STATE, PluginState, Served, fail
-from proxy.store.files import cassette_paths
-from proxy.store.locks import cassette_lock
+from proxy.store.cassette_folders import cassette_paths
 
 if TYPE_CHECKING:
     from proxy.server.serving import Servable
@@ -127,7 +127,7 @@ def recording(request: pytest.FixtureRequest, cassettes: Cassettes) -> Iterator[
         return
     with ExitStack() as stack:
         # Another xdist worker may be recording this cassette: wait for it, then decide.
-        stack.enter_context(cassette_lock(cassette))
+        stack.enter_context(held_for_recording(cassette))
         if state.record_mode == "once" and cassette.exists():
             stack.close()
             with replaying(request, cassettes) as url:

@@ -1,7 +1,8 @@
 """The recording journal: one JSON line per exchange, appended as soon as its response is complete.
 
 A `record` process holds an exclusive lock on its journal, so a reader can tell a live recording from
-one that crashed. After a crash the journal is folded into the cassette by `proxy.store.files`.
+one that crashed. After a crash the journal is folded into the cassette by
+`proxy.store.cassette_reader.loading`.
 
 Its first line names the cassette it belongs to and the SHA-256 of the cassette file it started from
 (none for a new one); just before the cassette is saved, a last line gives the SHA-256 of the file
@@ -12,55 +13,27 @@ one already absorbed (the cassette is the sealed one) and from one of another ca
 from __future__ import annotations
 
 import contextlib
-import errno
 import fcntl
 import hashlib
 import os
 import stat
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO, Literal
+from typing import Any, Literal
 
-from proxy.core.cassette.document import exchange_from_document, exchange_to_document
-from proxy.core.model.bodies import dump_json, loads_exact
-from proxy.core.model.domain import exchange_problem, upstream_problem
+from proxy.core.cassette.journal_line import journal_entry, journal_line, json_line, parse_json_line
+from proxy.core.model.domain import upstream_problem
 from proxy.core.model.exchange import Exchange
-from proxy.errors import CassetteFormatError, JournalError, NotRecordable, UsageError
+from proxy.errors import CassetteFormatError, JournalError, UsageError
 from proxy.store import clock
 from proxy.store.derived import Derived
+from proxy.store.regular_files import NotRegularFile, open_regular_file, read_regular_file
 from proxy.store.writing import open_folder, refuse_unwritable
 
 JOURNAL_SUFFIX = ".journal"
 JOURNAL_VERSION = 2
 READABLE_VERSIONS = (1, 2)  # version 1 journals (no cassette name, no digests) are folded as before
 JournalMode = Literal["append", "replace"]
-
-
-class NotRegularFile(OSError):
-    """A device, FIFO or socket where a file was expected."""
-
-
-def read_regular_file(path: Path) -> bytes:
-    """The bytes of a regular file (see `open_regular_file`)."""
-    with open_regular_file(path) as handle:
-        return handle.read()
-
-
-def open_regular_file(path: Path) -> BinaryIO:
-    """A regular file opened for reading: a device or FIFO at a cassette's or journal's path would never
-    end (/dev/zero fills memory) or block forever, so it is refused with `NotRegularFile` before reading."""
-    descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # a FIFO's open would wait for a writer
-    handle = os.fdopen(descriptor, "rb")
-    try:
-        mode = os.fstat(descriptor).st_mode
-        if stat.S_ISDIR(mode):
-            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
-        if not stat.S_ISREG(mode):
-            raise NotRegularFile(f"{path}: not a regular file")
-    except BaseException:
-        handle.close()
-        raise
-    return handle
 
 
 def journal_path(cassette: Path) -> Path:
@@ -191,31 +164,6 @@ class JournalContents:
     saved: str | None = None
 
 
-def journal_line(sequence: int, exchange: Exchange) -> bytes:
-    """One exchange as a journal line: `{"seq": N, "exchange": {...}}` and a newline.
-
-    `NotRecordable` for an exchange `read_journal` would refuse: the heads pass the reader's own
-    checks (`proxy.core.model.heads`) and the line must encode, so one exchange never spoils a journal.
-    """
-    problem = exchange_problem(exchange)
-    if problem is not None:
-        raise NotRecordable(f"cannot record this exchange: {problem}")
-    try:
-        return json_line({"seq": sequence, "exchange": exchange_to_document(exchange)})
-    except (TypeError, ValueError) as error:  # a lone surrogate, say: UTF-8 cannot hold it
-        raise NotRecordable(f"cannot record this exchange: its body cannot be written ({error})") from None
-
-
-def json_line(document: dict[str, Any]) -> bytes:
-    """One JSON line, every number in a body spelled as it was read."""
-    return dump_json(document) + b"\n"
-
-
-def parse_json_line(line: bytes) -> Any:
-    """A JSON line, as `json_line` writes them: numbers keep their spelling."""
-    return loads_exact(line)
-
-
 def is_locked(path: Path) -> bool:
     """Whether a running `record` holds this journal."""
     try:
@@ -264,8 +212,7 @@ def read_journal(path: Path) -> JournalContents:
             saved = document["saved"]
             continue
         try:
-            exchange = exchange_from_document(document.get("exchange"), ("exchange",), now)
-            entries.append((int(document["seq"]), exchange))
+            entries.append(journal_entry(document, now))
         except (KeyError, TypeError, ValueError, AttributeError):
             raise JournalError(f"{path}:{number}: not a journal entry") from None
         except CassetteFormatError as error:

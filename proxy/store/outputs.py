@@ -11,10 +11,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from proxy.errors import UsageError
-from proxy.store import cache_paths
+from proxy.store.cassette_folders import cassette_files
+from proxy.store.cassette_names import CASSETTE_SUFFIXES
+from proxy.store.cassette_reader import cache_paths
 from proxy.store.derived import Derived
-from proxy.store.files import CASSETTE_SUFFIXES, cassette_files
-from proxy.store.journal import open_regular_file
+from proxy.store.regular_files import open_regular_file
 from proxy.store.writing import open_folder, plain_name, refuse_unwritable
 
 CASSETTE_MARK = b"cassette_format"

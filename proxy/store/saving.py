@@ -11,7 +11,7 @@ from proxy.core.cassette.document import Cassette, dump_cassette
 from proxy.core.redaction.book import KNOWN
 from proxy.core.redaction.echoes import scrub_exchange
 from proxy.errors import CommerceProxyError
-from proxy.store.parse_cache import file_state, remember_cassette
+from proxy.store.cassette_reader.parse_cache import file_state, remember_cassette
 from proxy.store.writing import NewFile, folder_lock, write_file
 
 

@@ -116,7 +116,7 @@ def loader(kind: str) -> Callable[[Path], int]:
     imported here so that the timing covers the load call alone."""
     if kind == "commerce-proxy":
         sys.path.insert(0, str(ROOT))
-        from proxy.store.files import load_cassette
+        from proxy.store.cassette_reader.loading import load_cassette
 
         return lambda path: len(load_cassette(path).cassette.exchanges)
     if kind == "vcrpy":

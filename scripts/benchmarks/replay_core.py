@@ -15,7 +15,7 @@ from proxy.core.redaction.redact import RedactionPolicy
 from proxy.core.replay.book import Answer, ReplayBook
 from proxy.core.replay.matching import MatchPolicy
 from proxy.core.replay.simulation.answers import Simulated
-from proxy.store.files import load_cassettes
+from proxy.store.cassette_reader.loading import load_cassettes
 from proxy.store.shipped import shipped_dir
 
 AUTH = (("Authorization", "Bearer bench"),)

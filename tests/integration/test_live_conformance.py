@@ -20,7 +20,7 @@ from proxy.sandbox.app import SandboxSettings, create_sandbox_app
 from proxy.sandbox.breakage import BREAKABLE
 from proxy.server.record import create_record_app
 from proxy.server.serving import start
-from proxy.store.files import load_cassette
+from proxy.store.cassette_reader.loading import load_cassette
 from proxy.store.rule_files import load_rules
 from proxy.store.shipped import shipped_dir
 from tests.conftest import Serve, sandbox_token

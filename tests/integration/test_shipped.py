@@ -10,7 +10,8 @@ from proxy.core.cassette.document import dump_cassette
 from proxy.core.redaction.redact import RedactionPolicy
 from proxy.core.replay.book import ReplayBook
 from proxy.core.replay.matching import MatchPolicy
-from proxy.store.files import cassette_files, read_cassette_file
+from proxy.store.cassette_folders import cassette_files
+from proxy.store.cassette_reader.loading import read_cassette_file
 from proxy.store.shipped import shipped_dir
 from tests.paths import ROOT
 

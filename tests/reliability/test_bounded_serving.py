@@ -14,7 +14,7 @@ import aiohttp
 import pytest
 
 from proxy.core.cassette.document import Cassette
-from proxy.store.files import read_cassette_file
+from proxy.store.cassette_reader.loading import read_cassette_file
 from proxy.store.saving import save_cassette
 from proxy.store.shipped import shipped_dir
 from tests.codings import Coded, bombs, in_members

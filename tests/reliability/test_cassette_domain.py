@@ -26,7 +26,7 @@ from proxy.core.model.domain import _first_fault, _inside
 from proxy.core.model.exchange import Body, Exchange, Request, Response
 from proxy.server.answers import _build
 from proxy.server.wire import Outgoing
-from proxy.store import files, parse_cache
+from proxy.store.cassette_reader import loading, parse_cache, streaming
 from tests.reliability.figures import write_figure
 from tests.running import refusal_lines
 
@@ -148,7 +148,7 @@ def test_the_good_cassette_is_read_in_every_layout(tmp_path: Path) -> None:
         path = tmp_path / "good.yaml"
         path.write_text(layout, encoding="utf-8")
         assert _check(path)[0] in (0, 1), where
-        assert files.read_cassette_file(path).exchanges == (GOOD,), where
+        assert loading.read_cassette_file(path).exchanges == (GOOD,), where
     for _, old, _, _ in CASES:
         assert text.count(old) == 1, old
 
@@ -198,7 +198,7 @@ def _journal_fold_refused(path: Path, bad_text: str, named: str) -> bool:
 
 
 def _planted(exchange: list[object], field: str, value: object) -> list[object]:
-    """An entry line's exchange with one field replaced (the layout `parse_cache._entry_of` writes)."""
+    """An entry line's exchange with one field replaced (the layout `cache_line.entry_line` writes)."""
     request, response = list(exchange[2]), list(exchange[3])  # type: ignore[call-overload]
     changed = [exchange[0], exchange[1], request, response]
     if field == "recorded_at":
@@ -244,10 +244,10 @@ def test_a_planted_parse_cache_entry_is_judged_like_the_cassette(
     monkeypatch.setenv("COMMERCE_PROXY_CACHE", str(tmp_path / "cache"))
     path = tmp_path / "cached.yaml"
     path.write_text(dump_cassette(Cassette((GOOD,))), encoding="utf-8")
-    assert files.read_cassette_file(path).exchanges == (GOOD,)
+    assert loading.read_cassette_file(path).exchanges == (GOOD,)
     (entry,) = (tmp_path / "cache").glob("*.json")
     key, line, closing = entry.read_bytes().splitlines(keepends=True)
-    assert files.read_cassette_file(path).exchanges == (GOOD,)  # warm: from the entry
+    assert loading.read_cassette_file(path).exchanges == (GOOD,)  # warm: from the entry
     planted = 0
     for field, value in _entry_values():
         try:
@@ -257,8 +257,8 @@ def test_a_planted_parse_cache_entry_is_judged_like_the_cassette(
         planted += 1
         for read in (
             lambda: parse_cache.cached_cassette(path, parse_cache.file_state(path)),
-            lambda: files.read_cassette_file(path),
-            lambda: Cassette(tuple(files.stream_cassette(path).exchanges)),
+            lambda: loading.read_cassette_file(path),
+            lambda: Cassette(tuple(streaming.stream_cassette(path).exchanges)),
         ):
             entry.write_bytes(key + bad + closing)  # each reader finds it planted (a miss rewrites it)
             assert read() in (None, Cassette((GOOD,))), (field, value)
@@ -322,7 +322,7 @@ def test_what_http_allows_is_read_and_replayed_exactly(tmp_path: Path) -> None:
         path = tmp_path / "inside.yaml"
         path.write_text(dump_cassette(Cassette((exchange,))), encoding="utf-8")
         assert _check(path)[0] in (0, 1), stamp
-        assert files.read_cassette_file(path).exchanges == (exchange,), stamp
+        assert loading.read_cassette_file(path).exchanges == (exchange,), stamp
         built = _build(response, None, "http://127.0.0.1:1")
         assert built.status == 200 and f"a {obs_text}\tb".encode("latin-1") in built.head
         assert f" 200 Fine {obs_text}\r\n".encode("latin-1") in built.head

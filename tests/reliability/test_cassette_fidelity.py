@@ -17,13 +17,13 @@ from hypothesis import strategies as st
 
 from proxy.cli.main import main
 from proxy.core.cassette.document import Cassette, dump_cassette, parse_cassette
+from proxy.core.cassette.journal_line import journal_line, parse_json_line
 from proxy.core.model.bodies import body_from_bytes, body_to_bytes
 from proxy.core.model.domain import base64_problem, exchange_fault
 from proxy.core.model.exchange import Body, Exchange, Request, Response
 from proxy.errors import CassetteFormatError
 from proxy.server.answers import _build
-from proxy.store import files
-from proxy.store.journal import journal_line, parse_json_line
+from proxy.store.cassette_reader import loading
 from tests.reliability.figures import write_figure
 from tests.running import refusal_lines
 
@@ -98,7 +98,7 @@ def test_every_invalid_base64_body_is_one_error_line_in_every_reader(tmp_path: P
             assert lines[0].startswith(f"commerce-proxy: error: {path}:"), (bad, lines)
             assert f"{side}.base64" in lines[0], (bad, lines)
             with pytest.raises(CassetteFormatError):
-                files.read_cassette_file(path)
+                loading.read_cassette_file(path)
             journal = path.with_name(path.name + ".journal")
             exchange = json.loads(journal_line(0, GOOD))["exchange"]
             exchange[side]["base64"] = bad
@@ -140,7 +140,7 @@ def test_valid_base64_is_read_folded_or_not_and_served_exactly(tmp_path: Path, s
     path = tmp_path / "good.yaml"
     exchange = Exchange(GOOD.request, Response(200, (), Body("base64", encoded)), GOOD.recorded_at, 1.0)
     path.write_text(dump_cassette(Cassette((exchange,))), encoding="utf-8")
-    assert body_to_bytes(files.read_cassette_file(path).exchanges[0].response.body) == raw
+    assert body_to_bytes(loading.read_cassette_file(path).exchanges[0].response.body) == raw
 
 
 KEYS = st.sampled_from(["a", "b", "id", "é", ""])

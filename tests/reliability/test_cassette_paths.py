@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from proxy.errors import UsageError
-from proxy.store.files import read_cassette_file
+from proxy.store.cassette_reader.loading import read_cassette_file
 from proxy.store.journal import journal_path
 from proxy.store.saving import save_cassette
 from tests.running import run_commerce_proxy

@@ -12,7 +12,7 @@ from pathlib import Path
 import aiohttp
 
 from proxy.core.cassette.document import Cassette
-from proxy.store.files import read_cassette_file
+from proxy.store.cassette_reader.loading import read_cassette_file
 from proxy.store.saving import save_cassette
 from tests.conftest import make_exchange, make_request
 from tests.reliability.faulty_upstream import faulty_upstream

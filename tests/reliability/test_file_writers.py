@@ -19,7 +19,7 @@ import pytest
 from proxy.cli.main import main
 from proxy.core.cassette.document import Cassette
 from proxy.errors import CommerceProxyError
-from proxy.store.files import read_cassette_file
+from proxy.store.cassette_reader.loading import read_cassette_file
 from proxy.store.saving import save_cassette, write_atomically
 from tests.reliability.figures import write_figure
 from tests.running import run_commerce_proxy

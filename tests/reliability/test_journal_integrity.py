@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from proxy.core.model.bodies import body_from_bytes
 from proxy.core.model.exchange import Exchange, Headers, Request, Response
 from proxy.errors import NotRecordable
-from proxy.store.files import read_cassette_file
+from proxy.store.cassette_reader.loading import read_cassette_file
 from proxy.store.journal import JournalWriter, journal_path, read_journal
 from tests.reliability.faulty_upstream import EXACT_NUMBERS, LONE_SURROGATE, faulty_upstream
 from tests.reliability.figures import write_figure

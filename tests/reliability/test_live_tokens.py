@@ -10,7 +10,7 @@ from urllib.parse import unquote
 
 import aiohttp
 
-from proxy.store.files import read_cassette_file
+from proxy.store.cassette_reader.loading import read_cassette_file
 from tests.conftest import sandbox_token
 from tests.running import commerce_proxy, stop_with
 

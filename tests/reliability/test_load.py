@@ -13,7 +13,7 @@ import aiohttp
 import pytest
 
 from proxy.core.model.exchange import fresh_value, header_value
-from proxy.store.files import read_cassette_file
+from proxy.store.cassette_reader.loading import read_cassette_file
 from tests.conftest import sandbox_token
 from tests.reliability.figures import write_figure
 from tests.running import commerce_proxy, stop_with

@@ -14,11 +14,11 @@ import aiohttp
 import pytest
 
 from proxy.core.cassette.document import Cassette, dump_cassette
+from proxy.core.cassette.journal_line import journal_line
 from proxy.core.model.bodies import body_from_bytes
 from proxy.core.model.exchange import Exchange, Headers, Request, Response
 from proxy.core.redaction.book import KNOWN
 from proxy.core.redaction.redact import RedactionPolicy, redact_exchange
-from proxy.store.journal import journal_line
 from tests.reliability.faulty_upstream import ADDED_ANSWERS, faulty_upstream
 from tests.reliability.test_secret_family import leaked
 from tests.running import commerce_proxy, stop_with

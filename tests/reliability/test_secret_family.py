@@ -18,10 +18,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from proxy.core.cassette.document import Cassette, dump_cassette
+from proxy.core.cassette.journal_line import journal_line
 from proxy.core.model.bodies import body_from_bytes
 from proxy.core.model.exchange import Exchange, Headers, Request, Response
 from proxy.core.redaction.redact import RedactionPolicy, redact_exchange, redact_request
-from proxy.store.journal import journal_line
 from tests.reliability.figures import write_figure
 
 SECRETS = st.text(

@@ -19,13 +19,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from proxy.core.cassette.document import Cassette, dump_cassette
+from proxy.core.cassette.journal_line import journal_line
 from proxy.core.model.bodies import body_from_bytes
 from proxy.core.model.content_coding import decoded
 from proxy.core.model.exchange import Exchange, Headers, Request, Response
 from proxy.core.model.withheld import WITHHELD_HEADER
 from proxy.core.redaction.redact import PLACEHOLDER, RedactionPolicy, redact_exchange
-from proxy.store.files import read_cassette_file
-from proxy.store.journal import journal_line
+from proxy.store.cassette_reader.loading import read_cassette_file
 from tests.conftest import Serve
 from tests.integration.server.upstream import create_upstream_app
 from tests.reliability.figures import write_figure

@@ -14,7 +14,7 @@ from pathlib import Path
 import aiohttp
 import pytest
 
-from proxy.store.files import read_cassette_file
+from proxy.store.cassette_reader.loading import read_cassette_file
 from proxy.store.journal import journal_path, read_journal
 from tests.conftest import Serve
 from tests.integration.server.upstream import create_upstream_app

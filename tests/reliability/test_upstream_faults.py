@@ -9,7 +9,7 @@ from pathlib import Path
 import aiohttp
 import pytest
 
-from proxy.store.files import read_cassette_file
+from proxy.store.cassette_reader.loading import read_cassette_file
 from proxy.store.journal import journal_path, read_journal
 from tests.reliability.faulty_upstream import HUGE_BYTES, faulty_upstream
 from tests.reliability.figures import write_figure

@@ -15,7 +15,7 @@ from typing import NamedTuple
 import aiohttp
 import pytest
 
-from proxy.store.files import read_cassette_file
+from proxy.store.cassette_reader.loading import read_cassette_file
 from tests.conftest import sandbox_token
 from tests.running import commerce_proxy, refusal_lines, sandbox_process, stop_with
 

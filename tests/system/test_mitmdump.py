@@ -14,7 +14,7 @@ from yarl import URL
 
 import proxy.mitm.addon
 from proxy.cli.main import main
-from proxy.store.files import read_cassette_file
+from proxy.store.cassette_reader.loading import read_cassette_file
 from tests.conftest import sandbox_token
 from tests.running import free_port
 

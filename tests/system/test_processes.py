@@ -13,7 +13,7 @@ import aiohttp
 import pytest
 from yarl import URL
 
-from proxy.store.files import read_cassette_file
+from proxy.store.cassette_reader.loading import read_cassette_file
 from proxy.store.journal import journal_path
 from proxy.store.shipped import shipped_dir
 from tests.conftest import Serve, sandbox_token

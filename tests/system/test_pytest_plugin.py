@@ -10,7 +10,7 @@ import pytest
 
 from proxy.sandbox.app import SandboxSettings, create_sandbox_app
 from proxy.server.background import BackgroundServer
-from proxy.store.files import load_cassette
+from proxy.store.cassette_reader.loading import load_cassette
 from tests.system.plugin_suite import ENTRY, broken_etag_cassette, put_cassette, refuses_connections, served
 
 

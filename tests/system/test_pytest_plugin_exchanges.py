@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from proxy.store.files import load_cassette
+from proxy.store.cassette_reader.loading import load_cassette
 from tests.conftest import ENTRY_CASSETTE
 from tests.paths import ROOT
 from tests.system.plugin_suite import ENTRY, put_cassette

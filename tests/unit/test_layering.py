@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 from tests.paths import ROOT, TESTS
@@ -80,24 +81,30 @@ def test_only_the_mitmproxy_adapter_imports_mitmproxy() -> None:
             assert top == "mitm", f"{path} imports mitmproxy"
 
 
-# Each top-level part of the package and its layer: a module imports only from its own layer or below.
-# The sandbox is outside the layers: it imports nothing of ours (tested above).
-LAYERS = {
-    "version.py": 0,
-    "errors.py": 0,
-    "core": 1,
-    "store": 2,  # files, and the processes that read them
-    "processes": 2,
-    "app": 3,  # the use cases: a check run, a recording session, an edit, an import, replay set-up
-    "server": 4,
-    "sandbox": 4,
-    "cli": 5,
-    "mitm": 5,
-    "pytest_plugin": 5,
-    "demo.py": 5,
-    "__main__.py": 5,
-    "__init__.py": 6,  # the public API, which gathers from every layer below
-}
+def layer_table(text: str) -> dict[str, tuple[int, str]]:
+    """ARCHITECTURE.md's table of layers, read as the rule: part of the package -> (its row, the row's
+    name). A row's parts are the `proxy/...` paths in its "where" column; rows go up the table."""
+    section = text.split("## The layers", 1)[1].split("\n## ", 1)[0]
+    table = [line.split("|")[1:-1] for line in section.splitlines() if line.startswith("| ")][1:]
+    return {
+        part: (rank, cells[0].strip())
+        for rank, cells in enumerate(table)
+        for part in re.findall(r"`proxy/([A-Za-z_]+(?:\.py)?)/?`", cells[1])
+    }
+
+
+TABLE = layer_table((ROOT / "ARCHITECTURE.md").read_text())
+LAYERS = {part: rank for part, (rank, _) in TABLE.items()}
+# The servers and adapters go through the use cases: they import nothing of these (the sandbox, outside
+# the layers, imports nothing of ours at all).
+BEHIND_THE_DOOR = ("proxy.store", "proxy.workers")
+DOOR_ROWS = {"servers", "adapters"}
+# Read-only helpers of the store an adapter may name directly, each with why.
+READ_ONLY_HELPERS = frozenset(
+    {
+        "proxy.store.cassette_folders",  # which cassette files a path names: lists a folder, writes nothing
+    }
+)
 CORE_MODULES_AT_MOST = 12
 LINES_AT_MOST = 500
 
@@ -118,7 +125,7 @@ def test_every_part_of_the_package_has_a_layer() -> None:
 
 
 def test_imports_point_down_the_layers() -> None:
-    """core < store and processes < app < servers < adapters (command line, pytest plugin, mitmproxy
+    """core < workers < store < app < servers < adapters (command line, pytest plugin, mitmproxy
     addon, demo) < the public API: no import, however lazy, reaches up a layer."""
     upward = sorted(
         f"{module} imports {target}"
@@ -130,16 +137,71 @@ def test_imports_point_down_the_layers() -> None:
 
 
 def test_the_command_line_does_no_workflow_of_its_own() -> None:
-    """The command line reaches the rules engine's runs, the recording session and the extra processes
+    """The command line reaches the rules engine's runs, the recording session and the helper processes
     only through the use cases in proxy/app."""
     reached = sorted(
         f"{module} imports {target}"
         for module, targets in import_graph().items()
         if layer_of(module) == "cli"
         for target in targets
-        if target.startswith(("proxy.processes", "proxy.store.journal", "proxy.store.finding_spool"))
+        if target.startswith(
+            (
+                "proxy.workers",
+                "proxy.app.two_core_check",
+                "proxy.app.live_check_worker",
+                "proxy.store.journal",
+                "proxy.store.finding_spool",
+            )
+        )
     )
     assert reached == []
+
+
+def door_breaches(graph: dict[str, set[str]], layers: dict[str, tuple[int, str]]) -> list[str]:
+    """Imports of the store or the workers by a module of a servers or adapters row."""
+    return sorted(
+        f"{module} imports {target}"
+        for module, targets in graph.items()
+        if layers[layer_of(module)][1] in DOOR_ROWS
+        for target in targets
+        if target.startswith(BEHIND_THE_DOOR) and target not in READ_ONLY_HELPERS
+    )
+
+
+def test_the_servers_and_adapters_go_through_the_use_cases() -> None:
+    """No server or adapter (command line, pytest plugin, mitmproxy addon, demo, and any added to those
+    rows) imports the store or the workers, lazily or for typing alike: the use cases hand them what
+    they need."""
+    assert door_breaches(import_graph(), TABLE) == []
+
+
+def test_the_door_check_catches_an_adapter_reaching_the_store() -> None:
+    graph = {
+        "proxy.cli.check": {"proxy.app.check_command", "proxy.store.saving"},
+        "proxy.server.replay": {"proxy.workers.choice"},
+        "proxy.app.check_command": {"proxy.store.saving"},
+    }
+    assert door_breaches(graph, TABLE) == [
+        "proxy.cli.check imports proxy.store.saving",
+        "proxy.server.replay imports proxy.workers.choice",
+    ]
+
+
+def test_the_table_names_every_layer_the_architecture_speaks_of() -> None:
+    """The table read from ARCHITECTURE.md has its rows in order, so a reworded row cannot silently
+    drop a part from the rule."""
+    names = [name for _, name in sorted(set(TABLE.values()))]
+    assert names == [
+        "foundation",
+        "core",
+        "workers",
+        "store",
+        "app",
+        "servers",
+        "sandbox",
+        "adapters",
+        "public API",
+    ]
 
 
 def test_the_core_keeps_its_concerns_in_sub_packages() -> None:

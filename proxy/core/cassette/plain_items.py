@@ -260,6 +260,8 @@ def cassette_items(stream: Readable, size: int, key: str) -> Generator[tuple[dic
         or b"\n---" in buffer[:head_end]
         or not buffer.startswith(b"- ", head_end)
     ):
+        # Not plainly the writer's list (a hand-written head, a directive): the parser's events, with the
+        # JSON blocks lifted, which pays little: 2,000 bench exchanges (16 MB) in 0.48 s against 0.53.
         replayed: Any = _Replayed(buffer, stream)  # read as the stream it stands for
         return (yield from stream_yaml(replayed, size, key, lift_json=True))
     top = load_yaml(buffer[:head_end].decode("utf-8"))

@@ -13,7 +13,7 @@ import yaml
 from proxy.cli.main import main
 from proxy.core.cassette.document import Cassette, cassette_to_document, dump_cassette
 from proxy.core.model.exchange import Body, Exchange, Request, Response
-from proxy.store.files import read_cassette_file
+from proxy.store.cassette_reader.loading import read_cassette_file
 from proxy.store.saving import save_cassette
 from proxy.store.shipped import shipped_dir
 from tests.integration.cli.test_cli import one_error_line

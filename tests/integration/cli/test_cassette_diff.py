@@ -14,7 +14,7 @@ import pytest
 from proxy.cli.main import main
 from proxy.core.cassette.document import Cassette
 from proxy.core.model.exchange import Body, Exchange, Response
-from proxy.store.files import load_cassette
+from proxy.store.cassette_reader.loading import load_cassette
 from proxy.store.saving import save_cassette
 from proxy.store.shipped import shipped_dir
 

@@ -13,7 +13,7 @@ import pytest
 
 from proxy.cli.main import main
 from proxy.core.cassette.document import Cassette
-from proxy.store.files import read_cassette_file
+from proxy.store.cassette_reader.loading import read_cassette_file
 from proxy.store.saving import save_cassette
 from proxy.store.shipped import shipped_dir
 from tests.conftest import make_exchange, make_request

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from proxy.cli.main import main
-from proxy.store.files import read_cassette_file
+from proxy.store.cassette_reader.loading import read_cassette_file
 from proxy.store.shipped import shipped_dir
 from tests.integration.cli.test_cli import one_error_line
 

@@ -104,7 +104,7 @@ def test_the_table_covers_every_cassette_command_kind_and_spelling() -> None:
 def test_the_entry_in_a_cache_folder_named_by_the_environment_is_refused(
     project: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from proxy.store.cache_paths import entry_path
+    from proxy.store.cassette_reader.cache_paths import entry_path
 
     monkeypatch.setenv("COMMERCE_PROXY_CACHE", str(project / "out"))
     entry = entry_path(project / "a.yaml")

@@ -16,7 +16,7 @@ from proxy.cli.main import main
 from proxy.sandbox.app import SandboxSettings, create_sandbox_app
 from proxy.server.background import BackgroundServer
 from proxy.server.record import create_record_app
-from proxy.store.files import load_cassette
+from proxy.store.cassette_reader.loading import load_cassette
 
 FEATURE = "/v2/subscriptions/features/3f8e2a4c-9b1d-4c6e-8f0a-1b2c3d4e5f60"
 CREDENTIALS = ["--client-id", "sandbox-client", "--client-secret", "sandbox-secret"]

@@ -23,7 +23,7 @@ from proxy.cli.main import main
 from proxy.sandbox.app import SandboxSettings, create_sandbox_app
 from proxy.server.background import BackgroundServer
 from proxy.server.record import create_record_app
-from proxy.store.files import load_cassette
+from proxy.store.cassette_reader.loading import load_cassette
 
 CREDENTIALS = ["--client-id", "sandbox-client", "--client-secret", "sandbox-secret"]
 READS = ("/v2/brands", "/v2/products?page%5Blimit%5D=3", "/v2/collections")

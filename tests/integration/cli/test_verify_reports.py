@@ -20,7 +20,7 @@ import pytest
 from proxy.cli.main import main
 from proxy.core.cassette.document import Cassette
 from proxy.core.model.exchange import Body
-from proxy.store.files import load_cassette
+from proxy.store.cassette_reader.loading import load_cassette
 from proxy.store.saving import save_cassette
 from tests.integration.cli.test_verify_alarms import CREDENTIALS, Sandbox, record
 from tests.paths import ROOT

@@ -12,7 +12,7 @@ from mitmproxy.test import taddons
 
 from proxy.errors import JournalError
 from proxy.mitm.addon import CassetteRecorder
-from proxy.store.files import read_cassette_file
+from proxy.store.cassette_reader.loading import read_cassette_file
 from proxy.store.journal import journal_path
 from tests.integration.mitm.flows import TOKEN, api_flow, products_page
 

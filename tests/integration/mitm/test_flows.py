@@ -9,7 +9,7 @@ from mitmproxy import io
 
 from proxy.cli.main import main
 from proxy.mitm.flows import exchange_from_flow
-from proxy.store.files import read_cassette_file
+from proxy.store.cassette_reader.loading import read_cassette_file
 from tests.integration.cli.test_cli import one_error_line
 from tests.integration.mitm.flows import TOKEN, api_flow, products_page
 

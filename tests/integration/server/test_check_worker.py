@@ -10,10 +10,10 @@ from typing import Any
 import aiohttp
 import pytest
 
+from proxy.app.live_check_worker import CheckWorker
 from proxy.app.recording import RecordSettings
 from proxy.core.rules.engine import Checker
 from proxy.core.rules.findings import Finding
-from proxy.processes.check_worker import CheckWorker
 from proxy.sandbox.app import SandboxSettings, create_sandbox_app
 from proxy.server.record import RecordProxy
 from proxy.server.serving import start

@@ -22,7 +22,7 @@ from proxy.errors import CassetteFormatError, UsageError
 from proxy.server.record import create_record_app
 from proxy.server.replay import create_replay_app
 from proxy.server.serving import start
-from proxy.store.files import load_cassette
+from proxy.store.cassette_reader.loading import load_cassette
 from proxy.store.journal import journal_path
 from proxy.store.saving import save_cassette
 from tests.conftest import Serve, make_exchange, sandbox_token

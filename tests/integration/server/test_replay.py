@@ -173,7 +173,7 @@ async def test_a_gzip_request_body_matches_by_meaning(serve: Serve) -> None:
 async def test_replay_check_checks_each_answer_served_but_not_a_miss(serve: Serve) -> None:
 
     from proxy.core.rules.engine import Checker, LiveChecker
-    from proxy.store.files import load_cassette
+    from proxy.store.cassette_reader.loading import load_cassette
     from proxy.store.rule_files import load_rules
     from proxy.store.shipped import shipped_dir
 

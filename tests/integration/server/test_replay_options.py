@@ -17,7 +17,7 @@ from proxy.core.replay.faults import Fault, Latency
 from proxy.core.replay.matching import MatchPolicy
 from proxy.errors import UsageError
 from proxy.server.replay import create_replay_app
-from proxy.store.files import load_cassettes
+from proxy.store.cassette_reader.loading import load_cassettes
 from proxy.store.saving import save_cassette
 from tests.conftest import Serve, json_body, make_exchange, make_request
 

@@ -22,7 +22,7 @@ from proxy.core.replay.matching import NAMED_PER_RECORDING, MatchPolicy
 from proxy.server.record import create_record_app
 from proxy.server.replay import create_replay_app
 from proxy.server.serving import start
-from proxy.store.files import load_cassette
+from proxy.store.cassette_reader.loading import load_cassette
 from proxy.store.saving import save_cassette
 from tests.conftest import make_exchange, make_request
 from tests.integration.server.test_simulate import Twin, assert_same, twin  # noqa: F401  (the fixture)

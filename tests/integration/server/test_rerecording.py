@@ -9,7 +9,7 @@ from proxy.cli.main import main
 from proxy.sandbox.app import SandboxSettings, create_sandbox_app
 from proxy.server.record import create_record_app
 from proxy.server.serving import start
-from proxy.store.files import load_cassette
+from proxy.store.cassette_reader.loading import load_cassette
 from tests.integration.test_live_conformance import client_session
 
 

@@ -18,7 +18,7 @@ from proxy.core.drift.compare import Difference
 from proxy.core.drift.verification import Verification, Verified
 from proxy.core.model.exchange import Request, Response
 from proxy.core.redaction.redact import RedactionPolicy
-from proxy.store.files import load_cassette
+from proxy.store.cassette_reader.loading import load_cassette
 from proxy.store.rule_files import load_project_rules
 from proxy.store.saving import save_cassette
 from tests.conftest import json_body, make_exchange, make_request

@@ -13,8 +13,8 @@ import pytest
 
 from proxy.core.cassette import document as cassette_format
 from proxy.core.cassette.document import Cassette
-from proxy.store import parse_cache
-from proxy.store.files import read_cassette_file
+from proxy.store.cassette_reader import parse_cache
+from proxy.store.cassette_reader.loading import read_cassette_file
 from proxy.store.saving import save_cassette
 from tests.conftest import json_body, make_exchange
 from tests.reliability.figures import write_figure

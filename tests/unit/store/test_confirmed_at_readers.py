@@ -11,9 +11,9 @@ import pytest
 from proxy.core.cassette import document as cassette_format
 from proxy.core.cassette.document import Cassette
 from proxy.errors import CassetteFormatError
-from proxy.processes import second_half
-from proxy.store import parse_cache
-from proxy.store.files import read_cassette_file, stream_cassette
+from proxy.store.cassette_reader import parse_cache, second_half
+from proxy.store.cassette_reader.loading import read_cassette_file
+from proxy.store.cassette_reader.streaming import stream_cassette
 from tests.conftest import json_body, make_exchange
 
 DATE = "2026-03-04"

@@ -10,7 +10,8 @@ import pytest
 
 from proxy.core.cassette.document import Cassette
 from proxy.errors import CassetteFormatError, CommerceProxyError, JournalError
-from proxy.store.files import cassette_files, load_cassette, load_cassettes
+from proxy.store.cassette_folders import cassette_files
+from proxy.store.cassette_reader.loading import load_cassette, load_cassettes
 from proxy.store.journal import JournalWriter, journal_path, read_journal
 from proxy.store.saving import save_cassette
 from tests.conftest import json_body, make_exchange, make_request

@@ -13,7 +13,7 @@ from proxy.cli.main import main
 from proxy.core.cassette.document import Cassette
 from proxy.errors import JournalError
 from proxy.store import saving
-from proxy.store.files import load_cassette
+from proxy.store.cassette_reader.loading import load_cassette
 from proxy.store.journal import JournalWriter, journal_path
 from proxy.store.saving import save_cassette
 from tests.unit.store.test_files import numbered

@@ -9,11 +9,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from proxy.core.cassette import cache_line
 from proxy.core.cassette import document as cassette_format
 from proxy.core.cassette.document import Cassette
 from proxy.core.model.exchange import Exchange, JSONFromText
-from proxy.store import files, parse_cache
-from proxy.store.files import load_for_edit, read_cassette_file
+from proxy.store.cassette_reader import for_edit, parse_cache, yaml_stream
+from proxy.store.cassette_reader.for_edit import load_for_edit
+from proxy.store.cassette_reader.loading import read_cassette_file
 from proxy.store.saving import save_cassette
 from tests.conftest import json_body, make_exchange, make_request
 
@@ -45,8 +47,9 @@ def no_yaml(monkeypatch: pytest.MonkeyPatch) -> None:
     def refuse(*arguments: object, **options: object) -> Cassette:
         raise AssertionError("the YAML was parsed")
 
-    monkeypatch.setattr(files, "parse_cassette", refuse)
-    monkeypatch.setattr(files, "CassetteItems", refuse)
+    monkeypatch.setattr(yaml_stream, "parse_cassette", refuse)
+    monkeypatch.setattr(for_edit, "parse_cassette", refuse)
+    monkeypatch.setattr(yaml_stream, "CassetteItems", refuse)
 
 
 def test_a_warm_load_is_equal_and_neither_parses_nor_reads_the_yaml(
@@ -167,8 +170,8 @@ def test_a_request_line_read_off_an_entry_line_is_the_requests_or_none(
     method: str, path: str, query: str, recorded_at: str | None, duration: float | None
 ) -> None:
     request = make_request(method=method, path=path, query=query)
-    line = parse_cache.entry_line(Exchange(request, make_exchange().response, recorded_at, duration))
-    read = parse_cache.request_line_of(line)
+    line = cache_line.entry_line(Exchange(request, make_exchange().response, recorded_at, duration))
+    read = cache_line.request_line_of(line)
     assert read in (None, (method, path, query))
     written_plainly = all(
         character >= " " and character not in '"\\'
@@ -178,12 +181,12 @@ def test_a_request_line_read_off_an_entry_line_is_the_requests_or_none(
 
 
 def test_a_request_line_is_not_read_off_what_is_not_an_entry_line() -> None:
-    line = parse_cache.entry_line(make_exchange(make_request(path="/v2/pröducts", query="a=1")))
-    assert parse_cache.request_line_of(line) == ("GET", "/v2/pröducts", "a=1")
+    line = cache_line.entry_line(make_exchange(make_request(path="/v2/pröducts", query="a=1")))
+    assert cache_line.request_line_of(line) == ("GET", "/v2/pröducts", "a=1")
     for other in (
         b'{"upstream":null,"count":1}\n',
         line[1:],
         line.replace(b'"GET"', b"7"),
         b"[" + b"\xff" * 9,
     ):
-        assert parse_cache.request_line_of(other) is None
+        assert cache_line.request_line_of(other) is None

@@ -17,9 +17,10 @@ import pytest
 from proxy.core.cassette import document as cassette_format
 from proxy.core.cassette.document import Cassette
 from proxy.errors import CommerceProxyError
-from proxy.processes import second_half
-from proxy.store import files, parse_cache
-from proxy.store.files import read_cassette_file, stream_cassette
+from proxy.store.cassette_folders import cassette_files
+from proxy.store.cassette_reader import parse_cache, second_half, streaming, yaml_stream
+from proxy.store.cassette_reader.loading import read_cassette_file
+from proxy.store.cassette_reader.streaming import stream_cassette
 from proxy.store.journal import JournalWriter, journal_path
 from proxy.store.shipped import shipped_dir
 from tests.conftest import json_body, make_exchange, make_request
@@ -72,15 +73,15 @@ def test_a_stream_reads_the_yaml_once_and_writes_an_entry_the_next_stream_reads(
     def no_yaml(*arguments: object, **options: object) -> None:
         raise AssertionError("the YAML was read")
 
-    monkeypatch.setattr(files, "CassetteItems", no_yaml)
-    monkeypatch.setattr(files, "parse_cassette", no_yaml)
+    monkeypatch.setattr(yaml_stream, "CassetteItems", no_yaml)
+    monkeypatch.setattr(yaml_stream, "parse_cassette", no_yaml)
     monkeypatch.setattr(parse_cache, "RACY_NS", 0)  # old enough: the stat is trusted
     assert streamed(path) == exchanges(5)
     assert read_cassette_file(path).exchanges == exchanges(5)  # the whole load reads the same entry
 
 
 def test_the_shipped_cassettes_stream_as_they_load(tmp_path: Path) -> None:
-    for path in files.cassette_files(shipped_dir("cassettes")):
+    for path in cassette_files(shipped_dir("cassettes")):
         copy = tmp_path / path.name
         copy.write_bytes(path.read_bytes())
         assert streamed(copy) == whole(copy), path.name
@@ -324,15 +325,15 @@ def test_a_read_error_half_way_is_one_line_naming_the_file(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     path = written(tmp_path, count=40)
-    original = files._Hashing.read
+    original = yaml_stream._Hashing.read
 
-    def failing(self: files._Hashing, size: int = -1) -> bytes:
+    def failing(self: yaml_stream._Hashing, size: int = -1) -> bytes:
         if self.digest.name and getattr(self, "_calls", 0) >= 1:
             raise OSError(5, "Input/output error")
         self._calls = getattr(self, "_calls", 0) + 1  # type: ignore[attr-defined]
         return original(self, min(size, 64) if size > 0 else 64)
 
-    monkeypatch.setattr(files._Hashing, "read", failing)
+    monkeypatch.setattr(yaml_stream._Hashing, "read", failing)
     with pytest.raises(
         CommerceProxyError, match=rf"^{re.escape(str(path))}: cannot read: Input/output error$"
     ):
@@ -358,9 +359,9 @@ def test_a_stream_gives_the_childs_exchanges_while_it_still_runs(
 
     monkeypatch.setattr(second_half, "_read_into", then_wait)
     whole_reads: list[Path] = []
-    parsed_whole = files._parsed_whole
+    parsed_whole = yaml_stream.parsed_whole
     monkeypatch.setattr(
-        files, "_parsed_whole", lambda path, state: whole_reads.append(path) or parsed_whole(path, state)
+        yaml_stream, "parsed_whole", lambda path, state: whole_reads.append(path) or parsed_whole(path, state)
     )
     path = written(tmp_path, count=40)
     given = []
@@ -393,7 +394,7 @@ def test_history_passes_over_unwanted_requests_before_the_split_unread(
         asked.append((method, path, query))
         return query in {"page[offset]=1", "page[offset]=4"}
 
-    given = list(files.stream_history(path, 6, wanted))
+    given = list(streaming.stream_history(path, 6, wanted))
     assert [index for index, _ in given] == [1, 4, 6, 7]
     assert [exchange for _, exchange in given] == [exchanges(8)[index] for index in (1, 4, 6, 7)]
     assert len(lines_read) == 4  # the other four were never parsed
@@ -412,10 +413,10 @@ def test_history_reads_a_damaged_entry_from_the_yaml_and_a_journal_whole(tmp_pat
     def wanted(method: str, path: str, query: str) -> bool:
         return query == "page[offset]=4"
 
-    given = list(files.stream_history(path, 6, wanted))
+    given = list(streaming.stream_history(path, 6, wanted))
     assert [index for index, _ in given] == [4, 5, 6, 7]  # from the damaged line on, every exchange
     assert [exchange for _, exchange in given] == list(exchanges(8)[4:])
     writer = JournalWriter(journal_path(path), "append", "http://127.0.0.1:9")
     writer.append(1, exchanges(9)[8])
     os.close(writer._fd)  # the recording died
-    assert [exchange for _, exchange in files.stream_history(path, 6, wanted)] == list(exchanges(9))
+    assert [exchange for _, exchange in streaming.stream_history(path, 6, wanted)] == list(exchanges(9))

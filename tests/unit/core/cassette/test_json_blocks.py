@@ -238,7 +238,7 @@ def test_any_json_bodies_read_the_same_lifted(documents: list[object]) -> None:
 def test_the_cassette_reader_lifts_where_it_does_not_read_items_plainly(tmp_path: Path, change) -> None:  # type: ignore[no-untyped-def]
     """A cassette that is no plain list to `plain_items` (a document marker, a comment before the first
     item) is read by the parser item by item, with its blocks lifted, not whole."""
-    from proxy.store.files import read_cassette_file
+    from proxy.store.cassette_reader.loading import read_cassette_file
 
     path = tmp_path / "c.yaml"
     path.write_text(change(written()))

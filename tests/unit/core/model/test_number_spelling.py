@@ -19,6 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from proxy.core.cassette.document import Cassette, dump_cassette, parse_cassette
+from proxy.core.cassette.journal_line import journal_line, parse_json_line
 from proxy.core.editing.edits import parse_value, set_field
 from proxy.core.model.bodies import body_from_bytes, body_to_bytes, dump_json, pretty_json
 from proxy.core.model.exchange import Exchange, Request, Response, fresh_value
@@ -26,7 +27,6 @@ from proxy.core.model.json_text import SpelledFloat, SpelledInt
 from proxy.core.model.links import OriginRewriter
 from proxy.core.redaction.policy import RedactionPolicy
 from proxy.core.redaction.redact import redact_exchange
-from proxy.store.journal import journal_line, parse_json_line
 
 JSON = (("Content-Type", "application/json"),)
 UPSTREAM = "http://127.0.0.1:9000"

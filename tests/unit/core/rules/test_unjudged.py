@@ -10,6 +10,7 @@ from typing import Any, NamedTuple
 
 import pytest
 
+from proxy.app.live_check_worker import answer_frame, read_answer
 from proxy.core.model.exchange import Body, Exchange, Request, Response
 from proxy.core.rules.config import RuleConfig
 from proxy.core.rules.engine import Checker
@@ -17,7 +18,6 @@ from proxy.core.rules.findings import Finding
 from proxy.core.rules.path_shapes import path_shape
 from proxy.core.rules.ruleset import RuleSet
 from proxy.core.rules.unjudged import Unjudged, UnjudgedTally
-from proxy.processes.check_worker import answer_frame, read_answer
 from proxy.store.rule_files import load_rules
 from proxy.store.shipped import shipped_dir
 from tests.unit.core.exchanges import (

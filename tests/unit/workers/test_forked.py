@@ -10,8 +10,9 @@ from typing import BinaryIO
 
 import pytest
 
-from proxy.processes import forked
-from proxy.processes.forked import ChildFailed, Forked
+from proxy.workers import forked
+from proxy.workers.base import ChildFailed
+from proxy.workers.forked import Forked
 
 
 def started(work: object) -> Forked:

@@ -9,17 +9,18 @@ from typing import Any
 
 import pytest
 
+from proxy.app import two_core_check
+from proxy.app.live_check_worker import CheckWorker
 from proxy.core.cassette.document import Cassette
 from proxy.core.model.exchange import Exchange
 from proxy.core.rules.engine import Checker
 from proxy.core.rules.ruleset import RuleSet
-from proxy.processes import forked, two_core_check
-from proxy.processes.check_worker import CheckWorker
-from proxy.store import parse_cache
-from proxy.store.files import stream_cassette
+from proxy.store.cassette_reader import parse_cache
+from proxy.store.cassette_reader.streaming import stream_cassette
 from proxy.store.rule_files import RuleSource, load_rules
 from proxy.store.saving import save_cassette
 from proxy.store.shipped import shipped_dir
+from proxy.workers import forked
 from tests.unit.core.rules.test_unjudged import CASES
 
 ROUNDS = 3  # the table's exchanges, this many times over: every reason on both sides of the split

@@ -1,5 +1,5 @@
-"""A forked child that does one part of a job while this process does the other: two cores, and nothing
-to send it, since the child starts with everything this process had.
+"""The forked runner: a child that does one part of a job while this process does the other: two
+cores, and nothing to send it, since the child starts with everything this process had.
 
 Its result is what it wrote to a temporary file, taken only when it exited cleanly, in time. Any
 failure (no fork, no temporary file, an error in the child, a child that hangs) is None to the caller,
@@ -16,13 +16,11 @@ import time
 from collections.abc import Callable, Iterator
 from typing import BinaryIO, cast
 
+from proxy.workers.base import ChildFailed, Work
+
 POLL_S = 0.002
 OUTPUT_BUFFER_BYTES = 64 * 1024  # the child writes lines of about 5 KB: fewer write calls
 READ_BYTES = 1 << 20
-
-
-class ChildFailed(Exception):
-    """The child exited with an error, was killed, or did not finish in time."""
 
 
 class Forked:
@@ -34,10 +32,9 @@ class Forked:
         self._status = 1
 
     @classmethod
-    def start(cls, work: Callable[[BinaryIO], None]) -> Forked | None:
-        """Fork a child that runs `work` on a temporary file and exits; None when the system cannot."""
-        if not hasattr(os, "fork"):
-            return None
+    def start(cls, work: Work) -> Forked | None:
+        """Fork a child that runs `work` on a temporary file and exits; None when the system cannot
+        (`proxy.workers.choice` picks this runner only where `os.fork` exists)."""
         try:
             # Closed by `stop`; typeshed types a temporary file with a buffer size as IO[Any] ("w+b": binary).
             output = cast(BinaryIO, tempfile.TemporaryFile("w+b", OUTPUT_BUFFER_BYTES))  # noqa: SIM115

@@ -29,10 +29,13 @@ from proxy.core.redaction.policy import RedactionPolicy
 from proxy.core.rules.engine import PROGRESS_EVERY, Checker
 from proxy.core.rules.findings import Finding
 from proxy.core.rules.unjudged import UnjudgedTally
-from proxy.processes.forked import Forked
-from proxy.store.files import stream_history, warm_count
+from proxy.store.cassette_reader.streaming import stream_history, warm_count
+from proxy.workers.choice import runner
 
-SMALLEST_SPLIT = 4000  # exchanges; below this a fork costs more than it saves
+# Exchanges (32 MB of bench YAML); below this a fork costs more than it saves: checking costs 85 to 110
+# us an exchange, so the first part alone takes 0.2 s here, beside which the fork and the child's pass
+# over the history (4 to 5 us an exchange) are small.
+SMALLEST_SPLIT = 4000
 SHARE = 0.53  # of the exchanges checked here: the child also passes over the history before its part
 PATIENCE_S = 30.0  # and twice this process's checking time: then the child is given up
 COUNTER = struct.Struct("q")
@@ -58,7 +61,7 @@ def check_stream(
         return
     split = int(count * SHARE)
     shared = mmap.mmap(-1, COUNTER.size)  # the child's progress, written where this process reads it
-    child = Forked.start(lambda output: _check_from(checker, path, split, shared, output, policy))
+    child = runner().start(lambda output: _check_from(checker, path, split, shared, output, policy))
     if child is None:
         checker.check_into(exchanges, take, progress)
         return

@@ -36,13 +36,13 @@ from typing import BinaryIO
 import orjson
 
 from proxy.core.cassette.document import exchange_from_document
+from proxy.core.cassette.journal_line import journal_line, parse_json_line
 from proxy.core.model.exchange import Exchange
 from proxy.core.reports.escaping import visible
 from proxy.core.rules.engine import Checker, Listener, LiveChecker, follow_findings, report_findings
 from proxy.core.rules.findings import Finding, FindingsLog
 from proxy.core.rules.unjudged import Unjudged, UnjudgedTally
 from proxy.store import clock
-from proxy.store.journal import journal_line, parse_json_line
 from proxy.store.rule_files import RuleSource
 
 log = logging.getLogger(__name__)
@@ -70,7 +70,7 @@ class CheckWorker:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._writing = False
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "proxy.processes.check_worker", _source_argument(source)],
+            [sys.executable, "-m", "proxy.app.live_check_worker", _source_argument(source)],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             cwd=source.start,
@@ -274,7 +274,7 @@ def read_answer(payload: bytes) -> tuple[int, list[Finding], Unjudged | None]:
 
 
 def main() -> int:
-    """`python -m proxy.processes.check_worker SOURCE`: frames in on stdin, answers out on stdout."""
+    """`python -m proxy.app.live_check_worker SOURCE`: frames in on stdin, answers out on stdout."""
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C stops the proxy, which then closes the pipe

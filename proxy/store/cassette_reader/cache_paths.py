@@ -1,4 +1,4 @@
-"""Where the parse cache (`proxy.store.parse_cache`) keeps what it parsed from a cassette: the one
+"""Where the parse cache (`cassette_reader/parse_cache.py`) keeps what it parsed from a cassette: the one
 place its names are made, for the cache itself and for the check of where a report may go."""
 
 from __future__ import annotations

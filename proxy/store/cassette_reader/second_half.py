@@ -15,14 +15,19 @@ import os
 from collections.abc import Iterator
 from typing import BinaryIO
 
+from proxy.core.cassette.cache_line import closing_line, entry_line
 from proxy.core.cassette.document import FORMAT_KEY, FORMAT_VERSION, NotStreamed, streamed_exchange
 from proxy.core.cassette.plain_items import CassetteItems
 from proxy.core.model.exchange import Exchange
-from proxy.processes.forked import ChildFailed, Forked
 from proxy.store import clock
-from proxy.store.parse_cache import CachedExchanges, closing_line, entry_line
+from proxy.store.cassette_reader.parse_cache import CachedExchanges
+from proxy.workers.base import Child, ChildFailed
+from proxy.workers.choice import runner
 
-SMALLEST_SPLIT = 4 * 1024 * 1024  # bytes of YAML; below this a fork costs more than it saves
+# Bytes of YAML (about 500 bench exchanges); below this a fork costs more than it saves. It pays with
+# a free second core: 10,000 bench exchanges (79 MB) cold in 1.44-1.76 s against 3.1-3.2 s on one; at
+# 6 MB with both cores busy with other work it gained nothing (0.60 s against 0.54).
+SMALLEST_SPLIT = 4 * 1024 * 1024
 HEAD_BYTES = 64 * 1024  # where the top-level keys before the list must be
 WINDOW_BYTES = 1024 * 1024  # where after the middle an item must start
 SHARE = 0.45  # of the file read here: this process also takes in the child's exchanges afterwards
@@ -51,7 +56,7 @@ def split_point(fd: int, size: int, share: float = SHARE) -> int | None:
 class SecondHalf:
     """The exchanges after `split`, read by a child process while this one reads those before it."""
 
-    def __init__(self, child: Forked, split: int, share: float) -> None:
+    def __init__(self, child: Child, split: int, share: float) -> None:
         self.child = child
         self.split = split
         self.share = share
@@ -63,7 +68,7 @@ class SecondHalf:
         split = split_point(fd, size, share)
         if split is None:
             return None
-        child = Forked.start(lambda output: _read_into(fd, split, size, output))
+        child = runner().start(lambda output: _read_into(fd, split, size, output))
         return None if child is None else cls(child, split, share)
 
     def patience(self, took: float) -> float:

@@ -11,18 +11,19 @@ from pathlib import Path
 
 import pytest
 
+from proxy.app import two_core_check
 from proxy.cli.main import main
 from proxy.core.cassette.document import Cassette
 from proxy.core.model.exchange import Exchange
 from proxy.core.rules.engine import Checker
 from proxy.core.rules.findings import Finding
 from proxy.core.rules.ruleset import RuleSet
-from proxy.processes import forked, two_core_check
-from proxy.store import parse_cache
-from proxy.store.files import stream_cassette
+from proxy.store.cassette_reader import parse_cache
+from proxy.store.cassette_reader.streaming import stream_cassette
 from proxy.store.rule_files import load_rules
 from proxy.store.saving import save_cassette
 from proxy.store.shipped import shipped_dir
+from proxy.workers import forked
 from tests.unit.core.exchanges import (
     changed,
     entry_document,
@@ -172,6 +173,15 @@ def test_without_a_fork_one_core_does_it_all(
 
     monkeypatch.setattr(os, "fork", no_fork)
     found, _ = on_two_cores(rules, cassette)
+    assert found == on_one_core(rules)
+
+
+def test_where_no_process_can_be_forked_the_in_process_runner_does_it_all(
+    rules: RuleSet, cassette: Path, forks: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delattr(os, "fork")
+    found, _ = on_two_cores(rules, cassette)
+    assert forks == []
     assert found == on_one_core(rules)
 
 
