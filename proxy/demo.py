@@ -21,7 +21,7 @@ from urllib.parse import urlsplit
 import aiohttp
 from yarl import URL
 
-from proxy.app.record_setup import record_settings, shipped_engine
+from proxy.app.record_setup import record_settings, shipped_rules_in_force
 from proxy.app.recording import recorded_upstream
 from proxy.app.replay_setup import build_book
 from proxy.core.cassette.document import Cassette
@@ -215,11 +215,11 @@ async def run_demo_session(path: Path, say: Callable[[str], None], temporary: bo
     """Record the scripted session from the sandbox into `path`, replay it offline, print what
     happened; `temporary`: `path` goes when the demo ends, so the next steps say how to keep it."""
     settings = SandboxSettings()
-    engine = shipped_engine()
-    rules = engine.ruleset
+    in_force = shipped_rules_in_force()
+    rules = in_force.ruleset
     sandbox, sandbox_url = await start_sandbox_at_its_address(settings, path)
     try:  # every server started is stopped, however the demo ends
-        record_app = RecordProxy(record_settings(sandbox_url, path, engine, mode="all"))
+        record_app = RecordProxy(record_settings(sandbox_url, path, in_force, mode="all"))
         if record_app.recording.live is not None:  # the demo lists the findings itself, once
             record_app.recording.live.follow(lambda findings: None, quiet=True)
         recorder, record_url = await start(record_app.server, "127.0.0.1", 0)

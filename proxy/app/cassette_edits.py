@@ -35,7 +35,7 @@ from proxy.core.rules.findings import Finding
 from proxy.errors import UsageError
 from proxy.store import clock
 from proxy.store.cassette_reader.loading import load_cassette
-from proxy.store.rule_files import Engine
+from proxy.store.rule_files import RulesInForce
 from proxy.store.writing import folder_lock
 
 Named = session.Named
@@ -118,30 +118,32 @@ class CassetteRequest:
 def delete(request: DeleteRequest) -> Edited:
     """`cassette delete`: remove exchanges by index."""
     with _in_place(request.path, request.options):
-        engine, original = _read(request.path, request.options)
+        in_force, original = _read(request.path, request.options)
         indexes = checked_indexes(original, request.indexes)
         edited = delete_exchanges(original, indexes)
         summary = f"{request.path}: deleted {len(set(indexes))} exchange(s); {len(edited.exchanges)} left"
-        return _write(request.options, engine, [(request.path, edited)], [(request.path, original)], summary)
+        return _write(
+            request.options, in_force, [(request.path, edited)], [(request.path, original)], summary
+        )
 
 
 def keep(request: KeepRequest) -> Edited:
     """`cassette keep --where EXPR`: keep only what the expression selects."""
     with _in_place(request.path, request.options):
-        engine, original = _read(request.path, request.options)
+        in_force, original = _read(request.path, request.options)
         where = request.where
-        before = check_cassette(engine, original, str(request.path)) if where.uses_findings else None
+        before = check_cassette(in_force, original, str(request.path)) if where.uses_findings else None
         picked = set(selected(where, original, per_exchange(before or [])))
         edited = keep_exchanges(original, lambda index, _: index in picked)
         summary = f"{request.path}: kept {len(edited.exchanges)} of {len(original.exchanges)} exchange(s)"
         originals = [(request.path, original)]
-        return _write(request.options, engine, [(request.path, edited)], originals, summary, before=before)
+        return _write(request.options, in_force, [(request.path, edited)], originals, summary, before=before)
 
 
 def merge(request: MergeRequest) -> Edited:
     """`cassette merge A B... -o OUT`: by recording time, exact repeats dropped; OUT is replaced only
     when it is one of the inputs, or with `force`."""
-    engine = request.options.rules.load()
+    in_force = request.options.rules.load()
     output = request.output
     inputs = [path.resolve() for path in request.paths]
     if output.exists() and output.resolve() not in inputs and not request.force:
@@ -152,14 +154,14 @@ def merge(request: MergeRequest) -> Edited:
         f"{output}: merged {len(loaded)} cassette(s) into {len(merged.exchanges)} exchange(s); "
         f"{dropped} exact repeat(s) dropped"
     )
-    return _write(request.options, engine, [(output, merged)], loaded, summary)
+    return _write(request.options, in_force, [(output, merged)], loaded, summary)
 
 
 def split(request: SplitRequest) -> Edited:
     """`cassette split --by path|status -o DIR`: one cassette per group, order kept; a part already in
     DIR is replaced only with `force`."""
     with _in_place(request.path, request.options):
-        engine = request.options.rules.load()
+        in_force = request.options.rules.load()
         cassette = load_cassette(request.path).cassette
         parts = split_cassette(cassette, request.by)
         outputs = [(request.output / f"{name}.yaml", part) for name, part in parts.items()]
@@ -169,14 +171,14 @@ def split(request: SplitRequest) -> Edited:
                 f"{existing[0]} exists ({len(existing)} of the outputs do): pass --force to replace"
             )
         summary = f"{request.output}: split {request.path} by {request.by} into {len(outputs)} cassette(s)"
-        return _write(request.options, engine, outputs, [(request.path, cassette)], summary)
+        return _write(request.options, in_force, outputs, [(request.path, cassette)], summary)
 
 
 def redact(request: CassetteRequest) -> Edited:
     """`cassette redact`: the default, configured and named secrets replaced by the placeholder."""
     with _in_place(request.path, request.options):
-        engine, original = _read(request.path, request.options)
-        cleaned = session.redacted(original, _policy(request.options, engine))
+        in_force, original = _read(request.path, request.options)
+        cleaned = session.redacted(original, _policy(request.options, in_force))
         changed = sum(
             exchange_to_document(old) != exchange_to_document(new)
             for old, new in zip(original.exchanges, cleaned.exchanges, strict=True)
@@ -184,7 +186,7 @@ def redact(request: CassetteRequest) -> Edited:
         summary = f"{request.path}: redacted {changed} exchange(s)"
         originals = [(request.path, original)]
         return _write(
-            request.options, engine, [(request.path, cleaned)], originals, summary, redacted_already=True
+            request.options, in_force, [(request.path, cleaned)], originals, summary, redacted_already=True
         )
 
 
@@ -201,35 +203,37 @@ def change_field(request: FieldRequest) -> Edited:
         return set_field(exchange, request.name, request.value, clock.now())
 
     with _in_place(request.path, request.options):
-        engine, original = _read(request.path, request.options)
+        in_force, original = _read(request.path, request.options)
         [index] = checked_indexes(original, [request.index])
         exchanges = list(original.exchanges)
         exchanges[index] = change(exchanges[index])
         edited = Cassette(tuple(exchanges), original.upstream, original.confirmed_at)
         summary = f"{request.path}: #{index}: {what}"
-        return _write(request.options, engine, [(request.path, edited)], [(request.path, original)], summary)
+        return _write(
+            request.options, in_force, [(request.path, edited)], [(request.path, original)], summary
+        )
 
 
 def rehost(request: CassetteRequest) -> Edited:
     """`cassette rehost PATH --to URL` (the URL already checked by the adapter)."""
     with _in_place(request.path, request.options):
-        engine, original = _read(request.path, request.options)
+        in_force, original = _read(request.path, request.options)
         moved, changed = rehost_cassette(original, request.to)
         summary = (
             f"{request.path}: moved from {original.upstream} to {request.to}; {changed} exchange(s) changed"
         )
-        return _write(request.options, engine, [(request.path, moved)], [(request.path, original)], summary)
+        return _write(request.options, in_force, [(request.path, moved)], [(request.path, original)], summary)
 
 
 def fix_etag(request: CassetteRequest) -> Edited:
     """`cassette fix-etag`: the ETag/etag_id agreement repaired on purpose."""
     with _in_place(request.path, request.options):
-        engine, original = _read(request.path, request.options)
+        in_force, original = _read(request.path, request.options)
         fixed_cassette, fixed = fix_etags(original)
         listed = ", ".join(f"#{index}" for index in fixed) or "none needed it"
         summary = f"{request.path}: set ETag from etag_id on {len(fixed)} exchange(s) ({listed})"
         return _write(
-            request.options, engine, [(request.path, fixed_cassette)], [(request.path, original)], summary
+            request.options, in_force, [(request.path, fixed_cassette)], [(request.path, original)], summary
         )
 
 
@@ -245,20 +249,20 @@ def _in_place(path: Path, options: EditOptions) -> Iterator[None]:
         yield
 
 
-def _read(path: Path, options: EditOptions) -> tuple[Engine, Cassette]:
+def _read(path: Path, options: EditOptions) -> tuple[RulesInForce, Cassette]:
     """The rules in force, then the cassette as read for editing (comments refused unless dropped)."""
-    engine = options.rules.load()
-    return engine, session.editable(path, options.drop_comments).cassette
+    in_force = options.rules.load()
+    return in_force, session.editable(path, options.drop_comments).cassette
 
 
-def _policy(options: EditOptions, engine: Engine) -> RedactionPolicy:
-    configured = engine.project.redaction
+def _policy(options: EditOptions, in_force: RulesInForce) -> RedactionPolicy:
+    configured = in_force.project.redaction
     return configured if options.extra_redaction is None else options.extra_redaction.over(configured)
 
 
 def _write(
     options: EditOptions,
-    engine: Engine,
+    in_force: RulesInForce,
     outputs: Sequence[Named],
     originals: Sequence[Named],
     summary: str,
@@ -271,11 +275,11 @@ def _write(
     the result is re-checked, so `no_check` runs no rule at all.
     """
     written = session.save_edit(
-        engine,
-        _policy(options, engine),
+        in_force,
+        _policy(options, in_force),
         outputs,
         dry_run=options.dry_run,
         redacted_already=redacted_already,
     )
-    recheck = None if options.no_check else session.recheck(engine, written, originals, before)
+    recheck = None if options.no_check else session.recheck(in_force, written, originals, before)
     return Edited(summary, len(written), recheck)

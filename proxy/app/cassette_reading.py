@@ -21,7 +21,7 @@ from proxy.store import clock
 from proxy.store.cassette_folders import cassette_files
 from proxy.store.cassette_reader.loading import load_cassette
 from proxy.store.cassette_reader.stored_text import stored_exchange
-from proxy.store.rule_files import Engine
+from proxy.store.rule_files import RulesInForce
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,12 +74,12 @@ class OneExchange:
 def list_exchanges(request: ListRequest) -> Listing:
     """Every exchange of the cassettes (or those the selection picks), with their findings; with
     `stale`, only those recorded longer ago than max_age."""
-    engine = request.rules.load()
-    freshness = _staleness(request.stale, engine)
+    in_force = request.rules.load()
+    freshness = _staleness(request.stale, in_force)
     listed: list[Listed] = []
     for path in files_in(request.path):
         cassette = load_cassette(path).cassette
-        found = per_exchange(check_cassette(engine, cassette, str(path)))
+        found = per_exchange(check_cassette(in_force, cassette, str(path)))
         picked: Sequence[int] = (
             range(len(cassette.exchanges))
             if request.selection is None
@@ -93,10 +93,10 @@ def list_exchanges(request: ListRequest) -> Listing:
 
 def show_exchange(request: ShowRequest) -> OneExchange:
     """One exchange with its findings and, when asked, its own lines in the file."""
-    engine = request.rules.load()
+    in_force = request.rules.load()
     cassette = load_cassette(request.path).cassette
     [index] = checked_indexes(cassette, [request.index])
-    mine = per_exchange(check_cassette(engine, cassette, str(request.path))).get(index, [])
+    mine = per_exchange(check_cassette(in_force, cassette, str(request.path))).get(index, [])
     stored = stored_exchange(request.path, index) if request.file_text else None
     return OneExchange(index, cassette.exchanges[index], mine, stored)
 
@@ -129,11 +129,11 @@ def _overdue(freshness: Freshness, exchange: Exchange) -> bool:
     return freshness.overdue(exchange.recorded_at, exchange.confirmed_at) is not None
 
 
-def _staleness(written: str | None, engine: Engine) -> Freshness | None:
+def _staleness(written: str | None, in_force: RulesInForce) -> Freshness | None:
     """`--stale AGE`, or `--stale` with the config's max_age: which exchanges to list; None without it."""
     if written is None:
         return None
-    config = engine.project.config
+    config = in_force.project.config
     if written:
         try:
             return Freshness(MaxAge.parse(written, "--stale"), config.now or clock.now())

@@ -38,11 +38,11 @@ def run_check(request: CheckRequest, shown: Shown) -> int:
     started = time.monotonic()
     inputs = named_cassettes(request.paths, request.examples, "check")
     _refuse_bad_outputs(request, inputs)
-    engine = request.rules.load()
-    baseline = Baseline() if request.write_baseline else accepted_baseline(engine, request.baseline)
+    in_force = request.rules.load()
+    baseline = Baseline() if request.write_baseline else accepted_baseline(in_force, request.baseline)
     wanted = request.report
     with CheckRun(
-        engine,
+        in_force,
         baseline,
         keep_exchanges=wanted.format == "html",
         accepting=bool(request.write_baseline),
@@ -57,7 +57,7 @@ def run_check(request: CheckRequest, shown: Shown) -> int:
             return 0
         from proxy.core.rules.path_shapes import endpoint_label
 
-        label = functools.partial(endpoint_label, engine.ruleset.index)
+        label = functools.partial(endpoint_label, in_force.ruleset.index)
         chunks = rendered(
             report, wanted.format, label, lambda: checking.exchanges, wanted.per_rule, wanted.summary_only
         )

@@ -27,7 +27,7 @@ from proxy.core.rules.findings import Finding
 from proxy.store.cassette_reader.loading import Loaded, load_cassette
 from proxy.store.cassette_reader.streaming import Streamed, stream_cassette
 from proxy.store.finding_spool import FindingSpool
-from proxy.store.rule_files import Engine
+from proxy.store.rule_files import RulesInForce
 
 BaselineKey = tuple[str, str, str, str]
 
@@ -59,7 +59,7 @@ class CheckRun:
 
     def __init__(
         self,
-        engine: Engine,
+        in_force: RulesInForce,
         baseline: Baseline | None = None,
         *,
         keep_exchanges: bool = False,
@@ -69,7 +69,7 @@ class CheckRun:
         """`keep_exchanges`: hold every cassette whole (`loaded`); `accepting`: only collect the
         baseline keys of what is found (`accepted_keys`), as `--write-baseline` does; `on_note`: told
         what reading a cassette noticed (a journal folded in, a cache rebuilt) before it is checked."""
-        self.engine = engine
+        self.in_force = in_force
         self.baseline = baseline or Baseline()
         self.keep_exchanges = keep_exchanges
         self.accepting = accepting
@@ -89,7 +89,7 @@ class CheckRun:
     def check(self, files: Sequence[Path], progress: Progress | None = None) -> Report:
         """Check `files` in order; the report reads its findings from this run's spools."""
         progress = progress or Silent()
-        config = self.engine.project.config
+        config = self.in_force.project.config
         results: list[CassetteResult] = []
         for number, file in enumerate(files):
             progress.reading(number, file)
@@ -108,28 +108,28 @@ class CheckRun:
                 self.on_note(note)
             # A credential the cassette holds (written by hand, or by another tool) is kept out of the
             # report as `record` and `spy` keep theirs: the report is scrubbed by the book at writing.
-            exchanges = learn_secrets(streamed.exchanges, self.engine.project.redaction)
+            exchanges = learn_secrets(streamed.exchanges, self.in_force.project.redaction)
             spool = (
                 FindingGroups()
                 if self.keep_exchanges
                 else self._cleanup.enter_context(closing(FindingSpool()))
             )
-            checker = Checker(self.engine.ruleset, config, cassette=str(streamed.path))
+            checker = Checker(self.in_force.ruleset, config, cassette=str(streamed.path))
             if self.keep_exchanges:  # the page marks each exchange no rule judged
                 checker.unjudged.mark_exchanges()
             taken = _Taken(spool, self.baseline, self.accepted_keys if self.accepting else None)
             if self.keep_exchanges:
                 checker.check_into(exchanges, taken, progress.advance)
             else:  # a large cached cassette is checked on two cores (the child learns its own part)
-                policy = self.engine.project.redaction
+                policy = self.in_force.project.redaction
                 check_stream(checker, streamed.path, exchanges, progress.advance, taken, policy)
             results.append(
                 CassetteResult(str(streamed.path), checker.checked, spool, taken.accepted, checker.unjudged)
             )
         off = frozenset(
-            rule.id for rule in self.engine.ruleset.rules if not config.may_apply(rule.id, rule.severity)
+            rule.id for rule in self.in_force.ruleset.rules if not config.may_apply(rule.id, rule.severity)
         )
-        return Report(results, self.engine.ruleset.rules, off)
+        return Report(results, self.in_force.ruleset.rules, off)
 
     @property
     def exchanges(self) -> list[tuple[Exchange, ...]]:
@@ -156,6 +156,6 @@ class _Taken:
                 self.spool.add(finding)
 
 
-def check_cassette(engine: Engine, cassette: Cassette, name: str) -> list[Finding]:
+def check_cassette(in_force: RulesInForce, cassette: Cassette, name: str) -> list[Finding]:
     """Every finding of one cassette held in memory (an edit's result, an import)."""
-    return Checker(engine.ruleset, engine.project.config, cassette=name).check_all(cassette.exchanges)
+    return Checker(in_force.ruleset, in_force.project.config, cassette=name).check_all(cassette.exchanges)

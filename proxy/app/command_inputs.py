@@ -13,7 +13,7 @@ from pathlib import Path
 from proxy.core.redaction.policy import RedactionPolicy
 from proxy.errors import UsageError
 from proxy.store.outputs import Input, refuse_overwrite
-from proxy.store.rule_files import Engine, RuleSource, config_baseline, config_rule_folder, find_config
+from proxy.store.rule_files import RulesInForce, RuleSource, config_baseline, config_rule_folder, find_config
 from proxy.store.shipped import shipped_dir
 
 
@@ -33,7 +33,7 @@ class RuleChoice:
 
         return RuleSource(absolute(self.config), absolute(self.rules), Path.cwd())
 
-    def load(self) -> Engine:
+    def load(self) -> RulesInForce:
         """The rules and the project config."""
         return self.source().load()
 

@@ -18,7 +18,7 @@ from proxy.core.redaction.redact import RedactionPolicy, redact_exchange
 from proxy.core.rules.findings import Finding
 from proxy.errors import UsageError
 from proxy.store.cassette_reader.for_edit import Editable, load_for_edit
-from proxy.store.rule_files import Engine
+from proxy.store.rule_files import RulesInForce
 from proxy.store.saving import save_cassette
 
 Named = tuple[Path, Cassette]
@@ -54,7 +54,7 @@ class Recheck:
 
 
 def save_edit(
-    engine: Engine,
+    in_force: RulesInForce,
     policy: RedactionPolicy,
     outputs: Sequence[Named],
     *,
@@ -73,7 +73,7 @@ def save_edit(
 
 
 def recheck(
-    engine: Engine,
+    in_force: RulesInForce,
     written: Sequence[Named],
     originals: Sequence[Named],
     before: Sequence[Finding] | None = None,
@@ -81,9 +81,13 @@ def recheck(
     """The edited cassettes' findings against the originals' (`before`, when the caller has them)."""
     if before is None:
         before = [
-            finding for path, cassette in originals for finding in check_cassette(engine, cassette, str(path))
+            finding
+            for path, cassette in originals
+            for finding in check_cassette(in_force, cassette, str(path))
         ]
-    after = [finding for path, cassette in written for finding in check_cassette(engine, cassette, str(path))]
+    after = [
+        finding for path, cassette in written for finding in check_cassette(in_force, cassette, str(path))
+    ]
     old = Counter(_signature(finding) for finding in before)
     added: list[Finding] = []
     for finding in after:
@@ -91,7 +95,7 @@ def recheck(
             old[_signature(finding)] -= 1
         else:
             added.append(finding)
-    return Recheck(added, sum(old.values()), len(engine.ruleset.rules))
+    return Recheck(added, sum(old.values()), len(in_force.ruleset.rules))
 
 
 def _signature(finding: Finding) -> tuple[str, ...]:

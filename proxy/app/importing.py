@@ -19,7 +19,7 @@ from proxy.core.rules.findings import Severity, severity_counts
 from proxy.store import clock
 from proxy.store.cassette_reader.loading import load_cassette
 from proxy.store.json_files import read_json_file
-from proxy.store.rule_files import Engine
+from proxy.store.rule_files import RulesInForce
 from proxy.store.saving import save_cassette, write_atomically
 
 
@@ -38,7 +38,7 @@ def import_cassette(
     source: str,
     wanted: str | None,
     output: Path,
-    engine: Engine,
+    in_force: RulesInForce,
     policy: RedactionPolicy,
 ) -> Imports:
     """Gather `items` (those of origin `wanted`, or the only origin) into `output`, redacted."""
@@ -46,7 +46,7 @@ def import_cassette(
     cassette = redacted(result.cassette, policy)
     save_cassette(output, cassette)
     reasons = [reason for exchange in cassette.exchanges if (reason := withheld_in(exchange))]
-    counts = severity_counts(check_cassette(engine, cassette, str(output)))
+    counts = severity_counts(check_cassette(in_force, cassette, str(output)))
     return Imports(cassette, sum(result.other_origins.values()), reasons, counts)
 
 

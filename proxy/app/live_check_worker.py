@@ -244,8 +244,8 @@ def _source_argument(source: RuleSource) -> str:
 
 def serve_checks(source: RuleSource, inbox: BinaryIO, answers: BinaryIO) -> None:
     """The child: check each exchange as it arrives and answer with its findings, until the pipe closes."""
-    engine = source.load()
-    checker = Checker(engine.ruleset, engine.project.config)
+    in_force = source.load()
+    checker = Checker(in_force.ruleset, in_force.project.config)
     while True:
         header = inbox.read(FRAME.size)
         if len(header) < FRAME.size:

@@ -12,22 +12,22 @@ from proxy.core.model.links import without_credentials
 from proxy.core.redaction.urls import url_without_secrets
 from proxy.core.replay.matching import MatchPolicy
 from proxy.core.rules.config import RuleConfig
-from proxy.store.rule_files import Engine, ProjectConfig, RuleSource, load_rules
+from proxy.store.rule_files import ProjectConfig, RulesInForce, RuleSource, load_rules
 from proxy.store.shipped import shipped_dir
 
 UPSTREAM_TIMEOUT = 30.0
 MAX_BODY_BYTES = 50 * 1024 * 1024
 
 
-def shipped_engine() -> Engine:
+def shipped_rules_in_force() -> RulesInForce:
     """The shipped rules with no project config: what the demo checks against, wherever it runs."""
-    return Engine(load_rules(shipped_dir("rules")), ProjectConfig(RuleConfig(), Path.cwd(), None))
+    return RulesInForce(load_rules(shipped_dir("rules")), ProjectConfig(RuleConfig(), Path.cwd(), None))
 
 
 def record_settings(
     upstream: str,
     cassette: Path | None,
-    engine: Engine,
+    in_force: RulesInForce,
     *,
     mode: RecordMode = "once",
     fresh: bool = False,
@@ -42,13 +42,13 @@ def record_settings(
     ca_bundle: Path | None = None,
     rule_source: RuleSource | None = None,
 ) -> RecordSettings:
-    """A recording's settings from what its caller was told and the project's `engine` (rules and
+    """A recording's settings from what its caller was told and the project's `in_force` (rules and
     config). `upstream` is the URL as given: credentials in it (`user:pw@`) are sent, never written,
     and secret query values are written as the placeholder. `cassette` None is `spy`. `match` and the
     `redact_*` names are the caller's own; the project's `match` and `redact` tables are added to them.
     `checking` off: no live checking. `rule_source`: where a checker process loads the same rules."""
     shown, _ = url_without_secrets(upstream)
-    project = engine.project
+    project = in_force.project
     return RecordSettings(
         upstream=shown.rstrip("/"),
         upstream_authorization=without_credentials(upstream)[1],
@@ -62,7 +62,7 @@ def record_settings(
         upstream_timeout=upstream_timeout,
         max_body_bytes=max_body_bytes,
         ca_bundle=ca_bundle,
-        rules=engine.ruleset if checking else None,
+        rules=in_force.ruleset if checking else None,
         rule_config=project.config if checking else RuleConfig(),
         rule_source=rule_source if checking else None,
     )

@@ -104,14 +104,14 @@ def prepare_replay(asked: ReplayRequest) -> Replay:
         reads = Reads((*paths, *([folder] if folder else [])), asked.rules)
         reads.refuse_bad_output(options.usage_report, "the usage report")
     options = replay_settings(options, paths)
-    engine = asked.rules.load()
-    match = asked.match.joined(engine.project.match)
-    book, loaded = build_book(paths, match, asked.redact.over(engine.project.redaction), asked.simulate)
+    in_force = asked.rules.load()
+    match = asked.match.joined(in_force.project.match)
+    book, loaded = build_book(paths, match, asked.redact.over(in_force.project.redaction), asked.simulate)
     live = None
     if asked.check:
         from proxy.core.rules.engine import Checker
 
-        live = LiveChecker(Checker(engine.ruleset, engine.project.config))
+        live = LiveChecker(Checker(in_force.ruleset, in_force.project.config))
     return Replay(book, loaded, options, live)
 
 

@@ -22,9 +22,9 @@ class RulesRequest:
 
 def rules_document(request: RulesRequest) -> str:
     """The document `rules` prints; a rule not in force, or Markdown of one rule, is a usage error."""
-    engine = request.rules.load()
-    config = engine.project.config
-    ruleset = engine.ruleset
+    in_force = request.rules.load()
+    config = in_force.project.config
+    ruleset = in_force.ruleset
     severity_of = {rule.id: str(config.severity(rule.id, rule.severity, "", "")) for rule in ruleset.rules}
     shown = sorted(ruleset.rules, key=lambda rule: rule.id)
     if request.rule is not None:

@@ -44,11 +44,11 @@ def open_session_report(asked: SessionReportRequest, name: str, inputs: Sequence
         return None
     if asked.output is not None:
         Reads(tuple(inputs), asked.rules, ca_bundle=asked.ca_bundle).refuse_bad_output(asked.output)
-    engine = asked.rules.load()
-    baseline_path = engine.project.resolve(engine.project.config.baseline)
+    in_force = asked.rules.load()
+    baseline_path = in_force.project.resolve(in_force.project.config.baseline)
     baseline = load_baseline(baseline_path) if baseline_path else Baseline()
     keep = asked.format == "html"
-    return LiveReport(engine.ruleset, engine.project.config, baseline, name, keep_exchanges=keep)
+    return LiveReport(in_force.ruleset, in_force.project.config, baseline, name, keep_exchanges=keep)
 
 
 def finish_session_report(

@@ -33,7 +33,7 @@ from proxy.store import clock
 from proxy.store.cassette_folders import cassette_paths
 from proxy.store.cassette_reader.loading import load_cassette
 from proxy.store.clock import now_stamp
-from proxy.store.rule_files import Engine
+from proxy.store.rule_files import RulesInForce
 from proxy.store.saving import save_cassette
 from proxy.store.writing import folder_lock
 
@@ -54,7 +54,7 @@ class VerifyOptions:
 async def verify(
     cassettes: Sequence[tuple[Path, Cassette]],
     send: Send,
-    engine: Engine,
+    in_force: RulesInForce,
     policy: RedactionPolicy,
     options: VerifyOptions,
 ) -> Verification:
@@ -97,7 +97,7 @@ async def verify(
     await asyncio.gather(*(resource(batch, origins) for batch, origins in batches))
     findings: list[Finding] = []
     for path, _ in cassettes:
-        checker = Checker(engine.ruleset, engine.project.config, cassette=str(path))
+        checker = Checker(in_force.ruleset, in_force.project.config, cassette=str(path))
         for result in results:
             if result.cassette == str(path) and result.live is not None:
                 findings.extend(checker.check(result.live, result.index))

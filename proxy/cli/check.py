@@ -59,7 +59,7 @@ def add_to(commands: Any, common: argparse.ArgumentParser) -> None:
 
 
 def run(arguments: argparse.Namespace) -> int:
-    """`check`: exit 1 when an error is found, 0 otherwise. The rules engine is imported only here, so
+    """`check`: exit 1 when an error is found, 0 otherwise. The rules in_force is imported only here, so
     it costs the other commands' start nothing."""
     from proxy.app.check_command import run_check
 

@@ -17,7 +17,7 @@ from proxy.core.replay.matching import MatchPolicy
 from proxy.errors import UsageError
 
 if TYPE_CHECKING:
-    from proxy.app.project_rules import Engine, RuleSource
+    from proxy.app.project_rules import RulesInForce, RuleSource
     from proxy.app.recording import RecordSettings
 
 
@@ -87,7 +87,7 @@ def upstream_authorization(upstream: str) -> str | None:
     return without_credentials(upstream)[1]
 
 
-def load_engine(arguments: argparse.Namespace) -> Engine:
+def load_rules_in_force(arguments: argparse.Namespace) -> RulesInForce:
     """The rules and the project config, as the command line and the config name them."""
     return rule_choice(arguments).load()
 
@@ -109,12 +109,12 @@ def forwarding_settings(arguments: argparse.Namespace, command: str) -> RecordSe
     from proxy.app.record_setup import record_settings
 
     checked_upstream(arguments.upstream, command)
-    engine = load_engine(arguments)
+    in_force = load_rules_in_force(arguments)
     matching = "match_on" in arguments  # record matches (new_episodes, and re-recording's pairing)
     return record_settings(
         arguments.upstream,
         getattr(arguments, "cassette", None),
-        engine,
+        in_force,
         mode=getattr(arguments, "mode", "once"),
         fresh=getattr(arguments, "fresh", False),
         checking=not getattr(arguments, "no_check", False),

@@ -72,7 +72,7 @@ def run_import_mitm(arguments: argparse.Namespace) -> int:
 
 def _import(arguments: argparse.Namespace, items: Iterable[Imported], wanted: str | None) -> int:
     from proxy.app.importing import import_cassette
-    from proxy.cli.inputs import checked_upstream, load_engine, redaction_from, rule_choice
+    from proxy.cli.inputs import checked_upstream, load_rules_in_force, redaction_from, rule_choice
 
     output: Path = arguments.output
     Reads((arguments.source,), rule_choice(arguments)).refuse_bad_output(
@@ -84,9 +84,9 @@ def _import(arguments: argparse.Namespace, items: Iterable[Imported], wanted: st
     )
     if arguments.origin:
         checked_upstream(arguments.origin, "import", "--origin")
-    engine = load_engine(arguments)
-    policy = redaction_from(arguments, engine.project.redaction)
-    done = import_cassette(items, str(arguments.source), wanted, output, engine, policy)
+    in_force = load_rules_in_force(arguments)
+    policy = redaction_from(arguments, in_force.project.redaction)
+    done = import_cassette(items, str(arguments.source), wanted, output, in_force, policy)
     others = f"; left out {done.other_origins} exchange(s) with other origins" if done.other_origins else ""
     if done.withheld:
         others += f"; {len(done.withheld)} exchange(s) with a {done.withheld[0]} (see {WITHHELD_HEADER})"

@@ -109,7 +109,7 @@ def run(arguments: argparse.Namespace) -> int:
         update_lines,
         verify,
     )
-    from proxy.cli.inputs import checked_upstream, load_engine, redaction_from, rule_choice
+    from proxy.cli.inputs import checked_upstream, load_rules_in_force, redaction_from, rule_choice
     from proxy.core.reports.verification import (
         refused_report,
         verify_json,
@@ -123,8 +123,8 @@ def run(arguments: argparse.Namespace) -> int:
     if arguments.output is not None:
         reads = Reads(tuple(files), rule_choice(arguments), ca_bundle=arguments.ca_bundle)
         reads.refuse_bad_output(arguments.output)
-    engine = load_engine(arguments)
-    policy = redaction_from(arguments, engine.project.redaction)
+    in_force = load_rules_in_force(arguments)
+    policy = redaction_from(arguments, in_force.project.redaction)
     cassettes = read_cassettes(files)
 
     async def verified() -> Any:
@@ -137,7 +137,7 @@ def run(arguments: argparse.Namespace) -> int:
             token = arguments.token or os.environ.get(TOKEN_VARIABLE) or await _client_token(pool, arguments)
             KNOWN.add([token] if token else [])
             choices = VerifyOptions(arguments.writes, arguments.concurrency, token, upstream)
-            return await verify(cassettes, _sender(pool, upstream), engine, policy, choices)
+            return await verify(cassettes, _sender(pool, upstream), in_force, policy, choices)
         finally:
             pool.close()
 

@@ -18,7 +18,7 @@ from pathlib import Path
 from mitmproxy import ctx, exceptions, http
 from mitmproxy.addonmanager import Loader
 
-from proxy.app.project_rules import Engine, project_rules
+from proxy.app.project_rules import RulesInForce, project_rules
 from proxy.app.record_setup import record_settings
 from proxy.app.recorder import Refuse, decide
 from proxy.app.recording import RECORD_MODES, RecordingSession, RecordSettings, recorded_upstream
@@ -37,7 +37,7 @@ class CassetteRecorder:
 
     def __init__(self) -> None:
         self.session: RecordingSession | None = None
-        self.engine: Engine | None = None
+        self.in_force: RulesInForce | None = None
         self.origin: str | None = None
         self.skipped: Counter[str] = Counter()
 
@@ -74,7 +74,7 @@ class CassetteRecorder:
         path = Path(options.cassette)
         try:
             config = Path(options.cassette_config) if options.cassette_config else None
-            self.engine = project_rules(Path.cwd(), config)
+            self.in_force = project_rules(Path.cwd(), config)
             self.origin = self._chosen_origin(path)
             if self.origin is not None:
                 self.session = RecordingSession(self._settings(self.origin))
@@ -98,12 +98,12 @@ class CassetteRecorder:
 
     def _settings(self, upstream: str) -> RecordSettings:
         options = ctx.options
-        engine = self.engine
-        assert engine is not None
+        in_force = self.in_force
+        assert in_force is not None
         return record_settings(
             upstream,
             Path(options.cassette),
-            engine,
+            in_force,
             mode=options.cassette_mode,
             checking=options.cassette_check,
             redact_headers=options.cassette_redact_header,
@@ -114,7 +114,7 @@ class CassetteRecorder:
         """The recording's decision on the request before it is sent: a refusal (a placeholder
         credential, built from a replayed answer) is answered here and never sent or recorded. Nothing
         is answered from the cassette: mitmproxy's client always gets the live answer."""
-        if not ctx.options.cassette or self.engine is None:
+        if not ctx.options.cassette or self.in_force is None:
             return
         session = self.session
         settings = session.settings if session is not None else self._settings(self.origin or "")

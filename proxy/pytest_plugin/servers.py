@@ -59,14 +59,14 @@ def replaying(
             f" ({leftover_choice(journal, missing[0])})" if journal is not None else ""
         )
     try:
-        engine = state.engine()
+        in_force = state.in_force()
         state.baseline()  # a missing or broken baseline file is this fixture's one-line error
         paths = [] if absent is not None else cassette_paths(list(cassettes.paths))
         loaded = [as_committed(path) for path in paths]
         book = ReplayBook.build(
             [(str(one.path), one.cassette) for one in loaded],
-            cassettes.match.joined(engine.project.match),
-            engine.project.redaction,
+            cassettes.match.joined(in_force.project.match),
+            in_force.project.redaction,
             simulate=cassettes.simulate,
         )
     except CommerceProxyError as error:
@@ -150,12 +150,12 @@ def recording(request: pytest.FixtureRequest, cassettes: Cassettes) -> Iterator[
                 yield url
             return
         try:
-            engine = state.engine()
+            in_force = state.in_force()
             state.baseline()
             settings = record_settings(
                 str(upstream),
                 cassette,
-                engine,
+                in_force,
                 mode=state.record_mode,
                 fresh=state.fresh,
                 checking=state.conformance != "off",
@@ -238,8 +238,8 @@ def pytest_configure_node(node: Any) -> None:
 def _live_checker(state: PluginState, served: Served) -> LiveChecker | None:
     if state.conformance == "off":
         return None
-    engine = state.engine()
-    live = LiveChecker(Checker(engine.ruleset, engine.project.config))
+    in_force = state.in_force()
+    live = LiveChecker(Checker(in_force.ruleset, in_force.project.config))
     live.follow(served.findings.extend, quiet=True)  # the plugin shows each finding once, in its summary
     return live
 

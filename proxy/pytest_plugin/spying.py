@@ -37,9 +37,9 @@ def spying(request: pytest.FixtureRequest, serving: Serving) -> Iterator[Commerc
             "commerce_upstream in the ini file, --commerce-sandbox, or a commerce_upstream fixture"
         )
     try:
-        engine = state.engine()
+        in_force = state.in_force()
         state.baseline()
-        settings = record_settings(str(upstream), None, engine, ca_bundle=state.ca_bundle)  # writes nothing
+        settings = record_settings(str(upstream), None, in_force, ca_bundle=state.ca_bundle)  # writes nothing
         exchanges = Exchanges(state.current_test)
         proxy = RecordProxy(settings, watcher(request.config, exchanges, [], "", None))
     except CommerceProxyError as error:

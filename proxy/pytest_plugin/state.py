@@ -11,7 +11,7 @@ from typing import Any, Literal, NoReturn, get_args
 
 import pytest
 
-from proxy.app.project_rules import Engine, accepted_baseline, project_rules
+from proxy.app.project_rules import RulesInForce, accepted_baseline, project_rules
 from proxy.core.rules.config import Baseline
 from proxy.core.rules.findings import Finding
 from proxy.pytest_plugin.modes import PluginMode
@@ -69,10 +69,10 @@ class PluginState:
     loop_ran: bool = False  # the run's test loop ran to its end, no stop or interrupt (endings.may_keep)
     stop_signals: StopSignals = field(default_factory=StopSignals)  # SIGTERM/SIGHUP while recording
     serials: Iterator[int] = field(default_factory=itertools.count)
-    _engine: Engine | None = None
+    _engine: RulesInForce | None = None
     _baseline: Baseline | None = None
 
-    def engine(self) -> Engine:
+    def in_force(self) -> RulesInForce:
         """The rules and project config, found from the rootdir as `check` finds them (loaded once)."""
         if self._engine is None:
             self._engine = project_rules(self.rootpath)
@@ -82,7 +82,7 @@ class PluginState:
         """The findings the config's `baseline` file accepts (loaded once): as in `check`, they are
         counted, not reported, and fail no test."""
         if self._baseline is None:
-            self._baseline = accepted_baseline(self.engine())
+            self._baseline = accepted_baseline(self.in_force())
         return self._baseline
 
     def current_test(self) -> str | None:

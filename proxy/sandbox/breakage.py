@@ -2,7 +2,7 @@
 
 Most breaks rewrite a correct answer (a field, a link, a header); a few change behaviour (accepting what
 must be refused). Keys are rule ids of commerce-proxy's shipped rules; the sandbox imports nothing of the
-rule engine, so a test checks every key here is a real rule and that breaking it is detected.
+rule in_force, so a test checks every key here is a real rule and that breaking it is detected.
 """
 
 from __future__ import annotations

@@ -137,7 +137,7 @@ def test_imports_point_down_the_layers() -> None:
 
 
 def test_the_command_line_does_no_workflow_of_its_own() -> None:
-    """The command line reaches the rules engine's runs, the recording session and the helper processes
+    """The command line reaches the rules in_force's runs, the recording session and the helper processes
     only through the use cases in proxy/app."""
     reached = sorted(
         f"{module} imports {target}"

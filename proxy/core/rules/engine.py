@@ -1,4 +1,4 @@
-"""The conformance engine: every applicable rule run over each exchange, in order, one session each.
+"""The conformance in_force: every applicable rule run over each exchange, in order, one session each.
 
 Used alike by `check` on saved cassettes and by the live proxy; both give exchanges in the order they
 happened so the stateful rules (update semantics, ETag history, sort+filter walks) see history.

@@ -1,4 +1,4 @@
-"""What the conformance engine reports: violations a check sees, findings a rule makes of them.
+"""What the conformance in_force reports: violations a check sees, findings a rule makes of them.
 
 Also the bounded log a live proxy keeps, so memory stays flat however long it runs. No I/O.
 """

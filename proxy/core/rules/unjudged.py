@@ -1,7 +1,7 @@
 """The exchanges no rule about the answer could judge, and their bounded count for a report.
 
 A quiet report is a clean one only if the rules looked: an error answer, an undocumented operation or
-an answer that is not JSON passes every rule unjudged. The engine gives each exchange's `Unjudged`
+an answer that is not JSON passes every rule unjudged. The in_force gives each exchange's `Unjudged`
 verdict (`proxy.core.rules.engine.Checker.check`); an `UnjudgedTally` counts them, per documented
 operation by name, the rest per path shape, and keeps at most MAX_GROUPS groups (a live proxy runs for
 days: what falls past the bound is only counted). Pure: no I/O.

@@ -316,7 +316,7 @@ async def test_entry_changes_offline_move_the_etag_like_the_service(twin: Twin) 
 
 
 async def test_simulated_answers_break_no_documented_rule(twin: Twin) -> None:
-    """Every answer the simulator gave in a session passes the conformance engine without an error."""
+    """Every answer the simulator gave in a session passes the conformance in_force without an error."""
     for target in (
         "/v2/customers?page[limit]=7&page[offset]=3",
         "/v2/customers?page[limit]=25&page[offset]=230",

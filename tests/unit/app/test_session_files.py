@@ -31,15 +31,15 @@ def root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def test_the_config_found_from_the_root_names_the_baseline_accepted(root: Path) -> None:
     (root / "commerce-proxy.yaml").write_text("baseline: accepted.json\n")
-    engine = project_rules(root)
-    assert engine.ruleset.rules
+    in_force = project_rules(root)
+    assert in_force.ruleset.rules
     with pytest.raises(RuleFileError, match=r"accepted\.json: no such baseline file"):
-        accepted_baseline(engine)
+        accepted_baseline(in_force)
     write_baseline(root / "accepted.json", [("rule.id", "GET", "/v2/products", "body")])
-    assert accepted_baseline(engine).keys
+    assert accepted_baseline(in_force).keys
     other = root / "other.json"
     write_baseline(other, [])
-    assert not accepted_baseline(engine, other).keys  # the one named beats the config's
+    assert not accepted_baseline(in_force, other).keys  # the one named beats the config's
 
 
 def test_without_a_config_nothing_is_accepted(root: Path) -> None:

@@ -44,8 +44,10 @@ class Upstream:
 
 def run(cassette: Cassette, options: VerifyOptions, tmp_path: Path) -> Upstream:
     upstream = Upstream()
-    engine = load_project_rules(None, None, tmp_path)
-    asyncio.run(verify([(tmp_path / "c.yaml", cassette)], upstream.send, engine, RedactionPolicy(), options))
+    in_force = load_project_rules(None, None, tmp_path)
+    asyncio.run(
+        verify([(tmp_path / "c.yaml", cassette)], upstream.send, in_force, RedactionPolicy(), options)
+    )
     return upstream
 
 
