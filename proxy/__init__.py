@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from proxy.core.model.exchange import Body, Exchange, Request, Response
     from proxy.core.rules.findings import Finding, Severity
     from proxy.errors import CommerceProxyError
-    from proxy.store.rule_files import Engine
+    from proxy.store.rule_files import RulesInForce
 
 _HOMES = {
     "load_cassette": "proxy.app.python_api",
@@ -40,7 +40,7 @@ _HOMES = {
     "Body": "proxy.core.model.exchange",
     "Finding": "proxy.core.rules.findings",
     "Severity": "proxy.core.rules.findings",
-    "Engine": "proxy.store.rule_files",
+    "RulesInForce": "proxy.store.rule_files",
     "CommerceProxyError": "proxy.errors",
 }
 
@@ -48,11 +48,11 @@ __all__ = [
     "Body",
     "Cassette",
     "CommerceProxyError",
-    "Engine",
     "Exchange",
     "Finding",
     "Request",
     "Response",
+    "RulesInForce",
     "Severity",
     "__version__",
     "body",

@@ -26,7 +26,7 @@ from proxy.core.rules.findings import Finding
 from proxy.processes.two_core_check import check_stream
 from proxy.store.files import Loaded, Streamed, load_cassette, stream_cassette
 from proxy.store.finding_spool import FindingSpool
-from proxy.store.rule_files import Engine
+from proxy.store.rule_files import RulesInForce
 
 BaselineKey = tuple[str, str, str, str]
 
@@ -58,7 +58,7 @@ class CheckRun:
 
     def __init__(
         self,
-        engine: Engine,
+        engine: RulesInForce,
         baseline: Baseline | None = None,
         *,
         keep_exchanges: bool = False,
@@ -155,6 +155,6 @@ class _Taken:
                 self.spool.add(finding)
 
 
-def check_cassette(engine: Engine, cassette: Cassette, name: str) -> list[Finding]:
+def check_cassette(engine: RulesInForce, cassette: Cassette, name: str) -> list[Finding]:
     """Every finding of one cassette held in memory (an edit's result, an import)."""
     return Checker(engine.ruleset, engine.project.config, cassette=name).check_all(cassette.exchanges)

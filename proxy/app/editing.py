@@ -18,7 +18,7 @@ from proxy.core.redaction.redact import RedactionPolicy, redact_exchange
 from proxy.core.rules.findings import Finding
 from proxy.errors import UsageError
 from proxy.store.files import Editable, load_for_edit
-from proxy.store.rule_files import Engine
+from proxy.store.rule_files import RulesInForce
 from proxy.store.saving import save_cassette
 
 Named = tuple[Path, Cassette]
@@ -54,7 +54,7 @@ class Recheck:
 
 
 def save_edit(
-    engine: Engine,
+    engine: RulesInForce,
     policy: RedactionPolicy,
     outputs: Sequence[Named],
     *,
@@ -73,7 +73,7 @@ def save_edit(
 
 
 def recheck(
-    engine: Engine,
+    engine: RulesInForce,
     written: Sequence[Named],
     originals: Sequence[Named],
     before: Sequence[Finding] | None = None,

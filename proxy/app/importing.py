@@ -15,7 +15,7 @@ from proxy.core.model.withheld import withheld_in
 from proxy.core.redaction.policy import RedactionPolicy
 from proxy.core.rules.findings import Severity, severity_counts
 from proxy.store import clock
-from proxy.store.rule_files import Engine
+from proxy.store.rule_files import RulesInForce
 from proxy.store.saving import save_cassette
 
 
@@ -34,7 +34,7 @@ def import_cassette(
     source: str,
     wanted: str | None,
     output: Path,
-    engine: Engine,
+    engine: RulesInForce,
     policy: RedactionPolicy,
 ) -> Imports:
     """Gather `items` (those of origin `wanted`, or the only origin) into `output`, redacted."""

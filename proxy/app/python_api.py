@@ -15,12 +15,12 @@ from proxy.core.model.exchange import Body, Exchange
 from proxy.core.rules.engine import Checker
 from proxy.core.rules.findings import Finding
 from proxy.store import files, saving
-from proxy.store.rule_files import Engine, load_project_rules
+from proxy.store.rule_files import RulesInForce, load_project_rules
 
 StrPath = str | os.PathLike[str]
 
 
-def load_rules(config: StrPath | None = None, rules: StrPath | None = None) -> Engine:
+def load_rules(config: StrPath | None = None, rules: StrPath | None = None) -> RulesInForce:
     """The rules in force and the project config: as `--config` and `--rules` name them, else found
     from the working folder up (`commerce-proxy.yaml` or `[tool.commerce-proxy]`), else the shipped
     rules."""
@@ -32,13 +32,13 @@ def load_cassette(path: StrPath) -> Cassette:
     return files.load_cassette(Path(path)).cassette
 
 
-def save_cassette(path: StrPath, cassette: Cassette, engine: Engine | None = None) -> None:
+def save_cassette(path: StrPath, cassette: Cassette, engine: RulesInForce | None = None) -> None:
     """Write a cassette atomically, redacted first by the project's policy, as a recording is."""
     policy = (engine or load_rules()).project.redaction
     saving.save_cassette(Path(path), redacted(cassette, policy))
 
 
-def check_exchanges(exchanges: Iterable[Exchange], engine: Engine | None = None) -> list[Finding]:
+def check_exchanges(exchanges: Iterable[Exchange], engine: RulesInForce | None = None) -> list[Finding]:
     """Every finding the rules make of these exchanges, taken as one session in this order (the
     stateful rules, such as an ETag changing with its entry, see the ones before)."""
     engine = engine or load_rules()

@@ -32,7 +32,7 @@ from proxy.errors import UsageError
 from proxy.store import clock
 from proxy.store.clock import now_stamp
 from proxy.store.files import load_cassette
-from proxy.store.rule_files import Engine
+from proxy.store.rule_files import RulesInForce
 from proxy.store.saving import save_cassette
 from proxy.store.writing import folder_lock
 
@@ -53,7 +53,7 @@ class VerifyOptions:
 async def verify(
     cassettes: Sequence[tuple[Path, Cassette]],
     send: Send,
-    engine: Engine,
+    engine: RulesInForce,
     policy: RedactionPolicy,
     options: VerifyOptions,
 ) -> Verification:

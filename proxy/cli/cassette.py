@@ -18,10 +18,10 @@ from proxy.app import editing as session
 from proxy.app.check_run import check_cassette
 from proxy.cli import cassette_diff, options
 from proxy.cli.cassette_reading import (
-    engine_for,
     files_in,
     finding_line,
     per_exchange,
+    rules_in_force_for,
     run_grep,
     run_list,
     run_show,
@@ -247,7 +247,7 @@ def _write(
 
 def run_delete(arguments: argparse.Namespace) -> int:
     """`cassette delete`: remove exchanges by index."""
-    engine = engine_for(arguments)
+    engine = rules_in_force_for(arguments)
     editable = _editable(arguments, arguments.path)
     indexes = checked_indexes(editable.cassette, arguments.indexes)
     edited = delete_exchanges(editable.cassette, indexes)
@@ -260,7 +260,7 @@ def run_delete(arguments: argparse.Namespace) -> int:
 def run_keep(arguments: argparse.Namespace) -> int:
     """`cassette keep --where EXPR`: keep only what the expression selects."""
     selection = selection_of(arguments.where, "--where")
-    engine = engine_for(arguments)
+    engine = rules_in_force_for(arguments)
     editable = _editable(arguments, arguments.path)
     before = (
         check_cassette(engine, editable.cassette, str(arguments.path)) if selection.uses_findings else None
@@ -275,7 +275,7 @@ def run_keep(arguments: argparse.Namespace) -> int:
 
 def run_merge(arguments: argparse.Namespace) -> int:
     """`cassette merge A B... -o OUT`: by recording time, exact repeats dropped."""
-    engine = engine_for(arguments)
+    engine = rules_in_force_for(arguments)
     output = arguments.output
     inputs = [path.resolve() for path in arguments.paths]
     if output.exists() and output.resolve() not in inputs and not arguments.force:
@@ -291,7 +291,7 @@ def run_merge(arguments: argparse.Namespace) -> int:
 
 def run_split(arguments: argparse.Namespace) -> int:
     """`cassette split --by path|status -o DIR`: one cassette per group, order kept."""
-    engine = engine_for(arguments)
+    engine = rules_in_force_for(arguments)
     cassette = load_cassette(arguments.path).cassette
     parts = split_cassette(cassette, arguments.by)
     outputs = [(arguments.output / f"{name}.yaml", part) for name, part in parts.items()]
@@ -304,7 +304,7 @@ def run_split(arguments: argparse.Namespace) -> int:
 
 def run_redact(arguments: argparse.Namespace) -> int:
     """`cassette redact`: the default, configured and named secrets replaced by the placeholder."""
-    engine = engine_for(arguments)
+    engine = rules_in_force_for(arguments)
     editable = _editable(arguments, arguments.path)
     policy = _policy(arguments, engine)
     cleaned = session.redacted(editable.cassette, policy)
@@ -318,7 +318,7 @@ def run_redact(arguments: argparse.Namespace) -> int:
 
 
 def _edit_one(arguments: argparse.Namespace, change: Callable[[Any], Any], what: str) -> int:
-    engine = engine_for(arguments)
+    engine = rules_in_force_for(arguments)
     editable = _editable(arguments, arguments.path)
     [index] = checked_indexes(editable.cassette, [arguments.index])
     exchanges = list(editable.cassette.exchanges)
@@ -351,7 +351,7 @@ def run_rehost(arguments: argparse.Namespace) -> int:
     """`cassette rehost PATH --to URL`."""
 
     target = checked_upstream(arguments.to, "rehost", "--to")
-    engine = engine_for(arguments)
+    engine = rules_in_force_for(arguments)
     editable = _editable(arguments, arguments.path)
     moved, changed = rehost_cassette(editable.cassette, target)
     old = editable.cassette.upstream
@@ -363,7 +363,7 @@ def run_rehost(arguments: argparse.Namespace) -> int:
 
 def run_fix_etag(arguments: argparse.Namespace) -> int:
     """`cassette fix-etag`: the ETag/etag_id agreement repaired on purpose."""
-    engine = engine_for(arguments)
+    engine = rules_in_force_for(arguments)
     editable = _editable(arguments, arguments.path)
     fixed_cassette, fixed = fix_etags(editable.cassette)
     listed = ", ".join(f"#{index}" for index in fixed) or "none needed it"
@@ -375,7 +375,7 @@ def run_fix_etag(arguments: argparse.Namespace) -> int:
 
 def run_fmt(arguments: argparse.Namespace) -> int:
     """`cassette fmt`: the normal layout (what a clean recording writes); --check lists files off it."""
-    engine = engine_for(arguments)
+    engine = rules_in_force_for(arguments)
     policy = engine.project.redaction
     unformatted: list[Path] = []
     for given in arguments.paths:

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from proxy.cli import options
-from proxy.cli.inputs import load_engine
+from proxy.cli.inputs import load_rules_in_force
 from proxy.cli.output import say, write_document
 from proxy.errors import CommerceProxyError, UsageError
 
@@ -88,7 +88,7 @@ def _compare(arguments: argparse.Namespace, a: Path, b: Path, label_a: str, labe
     from proxy.app.cassette_diff import diff_cassettes
     from proxy.core.reports.cassette_diff import diff_json, diff_markdown, diff_text
 
-    diff = diff_cassettes(a, b, load_engine(arguments).project.match)
+    diff = diff_cassettes(a, b, load_rules_in_force(arguments).project.match)
     if arguments.git or arguments.format == "text":
         text = diff_text(diff, label_a, label_b, arguments.verbose)
     elif arguments.format == "markdown":

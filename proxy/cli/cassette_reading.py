@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from proxy.app.check_run import check_cassette
-from proxy.cli.inputs import load_engine
+from proxy.cli.inputs import load_rules_in_force
 from proxy.cli.output import say, write_document
 from proxy.core.cassette.document import Cassette, exchange_to_document, json_bodies_as_text
 from proxy.core.editing.edits import checked_indexes
@@ -25,14 +25,14 @@ from proxy.core.rules.freshness import Freshness, MaxAge
 from proxy.errors import RuleFileError, UsageError
 from proxy.store import clock
 from proxy.store.files import cassette_files, load_cassette
-from proxy.store.rule_files import Engine
+from proxy.store.rule_files import RulesInForce
 from proxy.store.stored_text import stored_exchange
 
 COUNTED = (("error", "errors"), ("warning", "warnings"), ("info", "info"))
 
 
-def engine_for(arguments: argparse.Namespace) -> Engine:
-    return load_engine(arguments)
+def rules_in_force_for(arguments: argparse.Namespace) -> RulesInForce:
+    return load_rules_in_force(arguments)
 
 
 def per_exchange(findings: Sequence[Finding]) -> dict[int, list[Finding]]:
@@ -105,7 +105,7 @@ def run_list(arguments: argparse.Namespace) -> int:
 def run_show(arguments: argparse.Namespace) -> int:
     """`cassette show`: one exchange as its cassette file holds it (its own lines, hand edits and all),
     then its findings with their documentation sections."""
-    engine = engine_for(arguments)
+    engine = rules_in_force_for(arguments)
     cassette = load_cassette(arguments.path).cassette
     [index] = checked_indexes(cassette, [arguments.index])
     mine = per_exchange(check_cassette(engine, cassette, str(arguments.path))).get(index, [])
@@ -133,7 +133,7 @@ def run_grep(arguments: argparse.Namespace) -> int:
 
 
 def _table(arguments: argparse.Namespace, selection: Selection | None) -> int:
-    engine = engine_for(arguments)
+    engine = rules_in_force_for(arguments)
     freshness = _staleness(arguments, engine)
     files = files_in(arguments.path)
     rows: list[dict[str, Any]] = []
@@ -158,7 +158,7 @@ def _overdue(freshness: Freshness, exchange: Exchange) -> bool:
     return freshness.overdue(exchange.recorded_at, exchange.confirmed_at) is not None
 
 
-def _staleness(arguments: argparse.Namespace, engine: Engine) -> Freshness | None:
+def _staleness(arguments: argparse.Namespace, engine: RulesInForce) -> Freshness | None:
     """`--stale AGE`, or `--stale` with the config's max_age: which exchanges to list; None without it."""
     written = getattr(arguments, "stale", None)
     if written is None:

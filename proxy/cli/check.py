@@ -63,7 +63,7 @@ def run(arguments: argparse.Namespace) -> int:
     """`check`: exit 1 when an error is found, 0 otherwise. The rules engine is imported only here, so
     it costs the other commands' start nothing."""
     from proxy.app.check_run import CheckRun
-    from proxy.cli.inputs import load_engine, named_cassettes
+    from proxy.cli.inputs import load_rules_in_force, named_cassettes
     from proxy.cli.progress import Progress
     from proxy.cli.report_path import refuse_bad_output
     from proxy.core.rules.config import Baseline
@@ -80,7 +80,7 @@ def run(arguments: argparse.Namespace) -> int:
         )
         if arguments.output is not None and _same_name(arguments.output, arguments.write_baseline):
             raise UsageError(f"{arguments.output}: -o and --write-baseline name the same file")
-    engine = load_engine(arguments)
+    engine = load_rules_in_force(arguments)
     config = engine.project.config
     baseline_path = (
         None if arguments.write_baseline else arguments.baseline or engine.project.resolve(config.baseline)

@@ -16,7 +16,7 @@ from proxy.core.redaction.redact import RedactionPolicy
 from proxy.core.replay.matching import MatchPolicy
 from proxy.errors import UsageError
 from proxy.store.files import Loaded, Streamed
-from proxy.store.rule_files import Engine, RuleSource
+from proxy.store.rule_files import RulesInForce, RuleSource
 from proxy.store.shipped import shipped_dir
 
 if TYPE_CHECKING:
@@ -87,7 +87,7 @@ def upstream_authorization(upstream: str) -> str | None:
     return without_credentials(upstream)[1]
 
 
-def load_engine(arguments: argparse.Namespace) -> Engine:
+def load_rules_in_force(arguments: argparse.Namespace) -> RulesInForce:
     """The rules and the project config, as the command line and the config name them."""
     return rule_source(arguments).load()
 
@@ -108,7 +108,7 @@ def forwarding_settings(arguments: argparse.Namespace, command: str) -> RecordSe
     from proxy.app.recording import RecordSettings
 
     upstream = checked_upstream(arguments.upstream, command)
-    engine = load_engine(arguments)
+    engine = load_rules_in_force(arguments)
     return RecordSettings(
         upstream=upstream,
         upstream_authorization=upstream_authorization(arguments.upstream),

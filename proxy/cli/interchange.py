@@ -74,7 +74,7 @@ def run_import_mitm(arguments: argparse.Namespace) -> int:
 
 def _import(arguments: argparse.Namespace, items: Iterable[Imported], wanted: str | None) -> int:
     from proxy.app.importing import import_cassette
-    from proxy.cli.inputs import checked_upstream, load_engine, redaction_from
+    from proxy.cli.inputs import checked_upstream, load_rules_in_force, redaction_from
 
     output: Path = arguments.output
     refuse_bad_output(
@@ -88,7 +88,7 @@ def _import(arguments: argparse.Namespace, items: Iterable[Imported], wanted: st
     )
     if arguments.origin:
         checked_upstream(arguments.origin, "import", "--origin")
-    engine = load_engine(arguments)
+    engine = load_rules_in_force(arguments)
     policy = redaction_from(arguments, engine.project.redaction)
     done = import_cassette(items, str(arguments.source), wanted, output, engine, policy)
     others = f"; left out {done.other_origins} exchange(s) with other origins" if done.other_origins else ""

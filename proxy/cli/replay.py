@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from proxy.cli import options
-from proxy.cli.inputs import load_engine, matching_from, named_cassettes, redaction_from, show_notes
+from proxy.cli.inputs import load_rules_in_force, matching_from, named_cassettes, redaction_from, show_notes
 from proxy.cli.serving import serve
 
 
@@ -104,7 +104,7 @@ def run(arguments: argparse.Namespace) -> int:
         ),
         paths,
     )
-    engine = load_engine(arguments)
+    engine = load_rules_in_force(arguments)
     book, loaded = build_book(
         paths,
         matching_from(arguments, engine.project.match),

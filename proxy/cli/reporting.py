@@ -126,14 +126,14 @@ def live_report(arguments: argparse.Namespace, name: str, inputs: Sequence[Path]
     if arguments.format is None and arguments.output is None and arguments.fail_on is None:
         return None
     from proxy.app.live_report import LiveReport
-    from proxy.cli.inputs import load_engine
+    from proxy.cli.inputs import load_rules_in_force
     from proxy.cli.report_path import refuse_bad_output
     from proxy.core.rules.config import Baseline
     from proxy.store.rule_files import load_baseline
 
     if arguments.output is not None:
         refuse_bad_output(arguments, arguments.output, inputs)
-    engine = load_engine(arguments)
+    engine = load_rules_in_force(arguments)
     baseline_path = engine.project.resolve(engine.project.config.baseline)
     baseline = load_baseline(baseline_path) if baseline_path else Baseline()
     keep = arguments.format == "html"

@@ -32,12 +32,12 @@ def add_to(commands: Any, common: argparse.ArgumentParser) -> None:
 
 def run(arguments: argparse.Namespace) -> int:
     """`rules`: every rule with its id, the severity in force and its documentation section."""
-    from proxy.cli.inputs import load_engine
+    from proxy.cli.inputs import load_rules_in_force
     from proxy.core.reports.rules_page import rule_detail, rules_markdown, rules_table
     from proxy.core.rules.citation import rule_command
     from proxy.errors import UsageError
 
-    engine = load_engine(arguments)
+    engine = load_rules_in_force(arguments)
     config = engine.project.config
     ruleset = engine.ruleset
     severity_of = {rule.id: str(config.severity(rule.id, rule.severity, "", "")) for rule in ruleset.rules}

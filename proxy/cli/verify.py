@@ -100,7 +100,7 @@ def run(arguments: argparse.Namespace) -> int:
     import asyncio
 
     from proxy.app.verify import VerifyOptions, update_cassettes, update_lines, verify
-    from proxy.cli.inputs import checked_upstream, load_engine, redaction_from
+    from proxy.cli.inputs import checked_upstream, load_rules_in_force, redaction_from
     from proxy.cli.report_path import refuse_bad_output
     from proxy.core.reports.verification import (
         refused_report,
@@ -116,7 +116,7 @@ def run(arguments: argparse.Namespace) -> int:
     files = cassette_paths(arguments.paths)
     if arguments.output is not None:
         refuse_bad_output(arguments, arguments.output, files)
-    engine = load_engine(arguments)
+    engine = load_rules_in_force(arguments)
     policy = redaction_from(arguments, engine.project.redaction)
     cassettes = [(path, load_cassette(path).cassette) for path in files]
 

@@ -25,7 +25,7 @@ from proxy.core.redaction.redact import RedactionPolicy, placeholder_credential,
 from proxy.errors import BodyTooLarge, CommerceProxyError, JournalError, NotRecordable
 from proxy.mitm.flows import exchange_from_flow, request_from_flow
 from proxy.store.files import read_cassette_file
-from proxy.store.rule_files import Engine, load_project_rules
+from proxy.store.rule_files import RulesInForce, load_project_rules
 
 log = logging.getLogger(__name__)
 REFUSED = "commerce_proxy_refused"  # flow metadata: answered by the addon, not sent, not recorded
@@ -37,7 +37,7 @@ class CassetteRecorder:
 
     def __init__(self) -> None:
         self.session: RecordingSession | None = None
-        self.engine: Engine | None = None
+        self.engine: RulesInForce | None = None
         self.origin: str | None = None
         self.skipped: Counter[str] = Counter()
 

@@ -15,7 +15,7 @@ from proxy.core.rules.config import Baseline
 from proxy.core.rules.findings import Finding
 from proxy.pytest_plugin.modes import PluginMode
 from proxy.pytest_plugin.signals import StopSignals
-from proxy.store.rule_files import Engine, load_baseline, load_project_rules
+from proxy.store.rule_files import RulesInForce, load_baseline, load_project_rules
 
 Conformance = Literal["off", "warn", "strict"]
 CONFORMANCE: tuple[Conformance, ...] = get_args(Conformance)
@@ -69,10 +69,10 @@ class PluginState:
     loop_ran: bool = False  # the run's test loop ran to its end, no stop or interrupt (endings.may_keep)
     stop_signals: StopSignals = field(default_factory=StopSignals)  # SIGTERM/SIGHUP while recording
     serials: Iterator[int] = field(default_factory=itertools.count)
-    _engine: Engine | None = None
+    _engine: RulesInForce | None = None
     _baseline: Baseline | None = None
 
-    def engine(self) -> Engine:
+    def engine(self) -> RulesInForce:
         """The rules and project config, found from the rootdir as `check` finds them (loaded once)."""
         if self._engine is None:
             self._engine = load_project_rules(None, None, self.rootpath)

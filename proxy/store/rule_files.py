@@ -208,14 +208,14 @@ def write_baseline(path: Path, accepted: Iterable[tuple[str, str, str, str]]) ->
 
 
 @dataclass(frozen=True, slots=True)
-class Engine:
+class RulesInForce:
     """The rule set in force and the project config that adjusts it."""
 
     ruleset: RuleSet
     project: ProjectConfig
 
 
-def load_project_rules(config: Path | None, rules: Path | None, start: Path) -> Engine:
+def load_project_rules(config: Path | None, rules: Path | None, start: Path) -> RulesInForce:
     """The rules and project config: the config named, else found from `start`; its rule folder, else
     the shipped one (an explicit `rules` folder beats both)."""
     from proxy.store.shipped import shipped_dir
@@ -226,7 +226,7 @@ def load_project_rules(config: Path | None, rules: Path | None, start: Path) -> 
     project = load_config(config_path, [rule.id for rule in ruleset.rules], start)
     _refuse_unreachable_endpoints(project, ruleset)
     _refuse_unjudged_max_age(project, ruleset)
-    return Engine(ruleset, project)
+    return RulesInForce(ruleset, project)
 
 
 def _refuse_unjudged_max_age(project: ProjectConfig, ruleset: RuleSet) -> None:
@@ -261,5 +261,5 @@ class RuleSource:
     rules: Path | None
     start: Path
 
-    def load(self) -> Engine:
+    def load(self) -> RulesInForce:
         return load_project_rules(self.config, self.rules, self.start)
