@@ -21,6 +21,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 
 import loading
+import smoke
 import throughput
 import verifying
 from common import ROOT, TOOLS, cpu_reference, tool_version
@@ -116,7 +117,12 @@ def main() -> int:
     output = arguments.output or (DOCS_PAGE if full else ROOT / "bench-results.md")
     output.write_text(page(lines) if output == DOCS_PAGE else "\n".join(lines) + "\n")
     log(f"scripts/bench: wrote {output}")
-    return 0
+    # --quick is the benchmarks' smoke test: an incomplete table fails it (scripts/benchmarks/smoke.py).
+    whole = arguments.quick and arguments.only is None and arguments.subjects is None
+    missing = smoke.problems("\n".join(lines)) if whole else []
+    for problem in missing:
+        log(f"scripts/bench: error: {problem}")
+    return 1 if missing else 0
 
 
 def settle(work: Path) -> None:
