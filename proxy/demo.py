@@ -22,7 +22,7 @@ import aiohttp
 from yarl import URL
 
 from proxy.app.record_setup import record_settings, shipped_rules_in_force
-from proxy.app.recording import recorded_upstream
+from proxy.app.recording import recorded_text, recorded_upstream
 from proxy.app.replay_setup import build_book
 from proxy.core.cassette.document import Cassette
 from proxy.core.drift.compare import compare_responses, is_drift
@@ -257,7 +257,7 @@ async def run_demo_session(path: Path, say: Callable[[str], None], temporary: bo
         kept += kept_earlier
         mark = "replay: same" if identical else "replay: same, kept" if kept_earlier else "replay: DIFFERS"
         say(f"  #{number:<2} {one.status} {one.method:4} {_short(one.target)}  {one.title}  [{mark}]")
-    text = path.read_text(encoding="utf-8")
+    text = recorded_text(path)
     secrets = {"client secret": settings.client_secret, "access token": str(live[0].body["access_token"])}
     leaked = [name for name, value in secrets.items() if value in text]
     size = len(text.encode()) // 1024

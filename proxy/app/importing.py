@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from proxy.app.check_run import check_cassette
 from proxy.app.editing import redacted
@@ -19,6 +20,7 @@ from proxy.core.rules.findings import Severity, severity_counts
 from proxy.store import clock
 from proxy.store.cassette_reader.loading import load_cassette
 from proxy.store.json_files import read_json_file
+from proxy.store.regular_files import opened
 from proxy.store.rule_files import RulesInForce
 from proxy.store.saving import save_cassette, write_atomically
 
@@ -48,6 +50,12 @@ def import_cassette(
     reasons = [reason for exchange in cassette.exchanges if (reason := withheld_in(exchange))]
     counts = severity_counts(check_cassette(in_force, cassette, str(output)))
     return Imports(cassette, sum(result.other_origins.values()), reasons, counts)
+
+
+def opened_source(source: Path, what: str) -> AbstractContextManager[BinaryIO]:
+    """Another tool's file (a mitmproxy flow file), opened for its reader: a regular file, or a
+    one-line error naming it."""
+    return opened(source, what)
 
 
 def read_har(source: Path) -> Any:

@@ -32,6 +32,7 @@ from proxy.store.cassette_reader.loading import load_cassette, read_cassette_fil
 from proxy.store.clock import now
 from proxy.store.journal import JournalMode, JournalWriter, is_locked, journal_path, read_journal
 from proxy.store.locks import cassette_lock
+from proxy.store.regular_files import read_regular_file
 from proxy.store.rule_files import RuleSource
 from proxy.store.saving import save_cassette
 from proxy.store.writing import folder_lock, open_folder, remove_made_folders
@@ -234,6 +235,11 @@ def recorded_upstream(path: Path) -> str | None:
     """The upstream a cassette file says it was recorded from (its journal left aside): where
     re-recording it should forward."""
     return read_cassette_file(path).upstream
+
+
+def recorded_text(path: Path) -> str:
+    """A cassette file's text as written (the demo shows which secrets it holds: none)."""
+    return read_regular_file(path).decode("utf-8")
 
 
 def held_for_recording(cassette: Path) -> AbstractContextManager[None]:

@@ -65,9 +65,11 @@ def run_import_har(arguments: argparse.Namespace) -> int:
 
 def run_import_mitm(arguments: argparse.Namespace) -> int:
     """`import-mitm FLOWS -o CASSETTE`."""
+    from proxy.app.importing import opened_source
     from proxy.mitm.flows import read_flows
 
-    return _import(arguments, read_flows(arguments.source), arguments.origin)
+    with opened_source(arguments.source, "flow file") as handle:
+        return _import(arguments, read_flows(handle, arguments.source), arguments.origin)
 
 
 def _import(arguments: argparse.Namespace, items: Iterable[Imported], wanted: str | None) -> int:

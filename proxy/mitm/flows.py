@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import BinaryIO
 
 from mitmproxy import http, io
 from mitmproxy.exceptions import FlowReadException
@@ -13,7 +14,7 @@ from proxy.core.interchange.imports import Imported
 from proxy.core.model.bodies import body_from_bytes
 from proxy.core.model.exchange import Exchange, Headers, Request, Response
 from proxy.core.model.links import origin_of
-from proxy.errors import CassetteFormatError, CommerceProxyError
+from proxy.errors import CassetteFormatError
 
 
 def _headers(fields: tuple[tuple[bytes, bytes], ...]) -> Headers:
@@ -71,22 +72,15 @@ def _host(host: str) -> str:
     return f"[{host}]" if ":" in host and not host.startswith("[") else host
 
 
-def read_flows(path: Path) -> Iterator[Imported]:
-    """The HTTP exchanges of a mitmproxy flow file (`mitmdump -w`), in file order."""
+def read_flows(handle: BinaryIO, path: Path) -> Iterator[Imported]:
+    """The HTTP exchanges of a mitmproxy flow file (`mitmdump -w`) opened as `handle`, in file order."""
     try:
-        handle = path.open("rb")
-    except FileNotFoundError:
-        raise CommerceProxyError(f"{path}: no such flow file") from None
-    except OSError as error:
-        raise CommerceProxyError(f"{path}: cannot read: {error.strerror}") from None
-    with handle:
-        try:
-            for flow in io.FlowReader(handle).stream():
-                if isinstance(flow, http.HTTPFlow):
-                    imported = exchange_from_flow(flow)
-                    if imported is not None:
-                        yield imported
-        except FlowReadException as error:
-            raise CassetteFormatError(f"{path}: not a mitmproxy flow file: {error}") from None
-        except ValueError as error:
-            raise CassetteFormatError(f"{path}: not a mitmproxy flow file: {error}") from None
+        for flow in io.FlowReader(handle).stream():
+            if isinstance(flow, http.HTTPFlow):
+                imported = exchange_from_flow(flow)
+                if imported is not None:
+                    yield imported
+    except FlowReadException as error:
+        raise CassetteFormatError(f"{path}: not a mitmproxy flow file: {error}") from None
+    except ValueError as error:
+        raise CassetteFormatError(f"{path}: not a mitmproxy flow file: {error}") from None
