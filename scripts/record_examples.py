@@ -9,7 +9,7 @@ from pathlib import Path
 import aiohttp
 from yarl import URL
 
-from proxy.app.recording import RecordSettings
+from proxy.app.record_setup import record_settings, shipped_rules_in_force
 from proxy.demo import run_demo_session, start_sandbox_at_its_address
 from proxy.sandbox.app import SandboxSettings
 from proxy.server.record import create_record_app
@@ -20,9 +20,8 @@ async def record_pagination_walk(path: Path) -> None:
     """A client walking product pages by links, with each total method, and an offset too far."""
     settings = SandboxSettings()
     sandbox, sandbox_url = await start_sandbox_at_its_address(settings, path)
-    recorder, url = await start(
-        create_record_app(RecordSettings(upstream=sandbox_url, cassette=path, mode="all")), "127.0.0.1", 0
-    )
+    recording = record_settings(sandbox_url, path, shipped_rules_in_force(), mode="all", checking=False)
+    recorder, url = await start(create_record_app(recording), "127.0.0.1", 0)
     try:
         async with aiohttp.ClientSession() as session:
             form = {

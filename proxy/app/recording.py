@@ -45,7 +45,8 @@ RECORD_MODES: tuple[RecordMode, ...] = ("once", "new_episodes", "all", "none")
 
 @dataclass(frozen=True, slots=True)
 class RecordSettings:
-    """Everything `record` is told on the command line."""
+    """Everything a recording is told (by `record`, `spy`, the pytest plugin, the mitmproxy addon, the
+    demo), built only by `proxy.app.record_setup.record_settings`."""
 
     upstream: str  # never with credentials: it is written to the cassette and logged
     cassette: Path | None  # None: `spy`, which checks traffic and writes nothing

@@ -378,3 +378,17 @@ def test_unit_tests_mirror_the_package() -> None:
         path.relative_to(unit) for path in unit.rglob("*") if path.is_dir() and path.name != "__pycache__"
     ]
     assert folders and [folder for folder in folders if not (PACKAGE / folder).is_dir()] == []
+
+
+def test_a_recordings_settings_are_built_in_one_place() -> None:
+    """`RecordSettings(...)` is called only by `record_setup.record_settings`, so the project's `match`
+    and `redact` tables reach every recording (record, spy, the plugin, the addon, the demo, scripts)."""
+    builders = sorted(
+        f"{path.relative_to(ROOT)}:{node.lineno}"
+        for path in [*PACKAGE.rglob("*.py"), *(ROOT / "scripts").rglob("*.py")]
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name | ast.Attribute)
+        and (node.func.id if isinstance(node.func, ast.Name) else node.func.attr) == "RecordSettings"
+    )
+    assert [where.split(":")[0] for where in builders] == ["proxy/app/record_setup.py"]
