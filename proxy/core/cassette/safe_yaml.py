@@ -14,8 +14,6 @@ from typing import IO, Any
 
 import yaml
 
-from proxy.core.cassette.json_blocks import JSONBlocks
-
 MAX_DEPTH = 500  # levels of nesting; JSON parsers stop near here too (orjson at 1,024)
 
 SafeLoader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # C when PyYAML has it
@@ -122,7 +120,7 @@ def load_yaml(text: str, loader_class: type[CassetteLoader] = CassetteLoader) ->
     loader = loader_class(text)
     try:
         try:
-            return _finished(_built_from_events(loader, most_values, None, None))
+            return _finished(_built_from_events(loader, most_values, None))
         except _NotPlain as stop:
             _drain_within_depth(loader, stop.depth)
         document = _constructed_by_pyyaml(text, loader_class)
@@ -152,7 +150,6 @@ def stream_yaml(
     size: int,
     key: str,
     loader_class: type[CassetteLoader] = CassetteLoader,
-    lift_json: bool = False,
 ) -> Generator[tuple[dict[Any, Any], Any], None, Any]:
     """Read a document whose top-level mapping holds a long list under `key`, one item at a time.
 
@@ -161,14 +158,10 @@ def stream_yaml(
     item, not the document. Returns the top-level mapping, with the list left empty. `size` is the
     stream's length in bytes, for the same alias bound as `load_yaml`. YAML problems raise
     `yaml.YAMLError` as there; YAML it does not build raises `NotStreamable` (use `load_yaml`).
-
-    With `lift_json`, `json: |` blocks of JSON text are cut out before the parser reads them
-    (`json_blocks`): their values keep the block's indentation, so they are for parsing as JSON only.
     """
-    blocks = JSONBlocks(stream) if lift_json else None
-    loader = loader_class(blocks or stream)  # type: ignore[arg-type]  # PyYAML reads a binary stream in chunks
+    loader = loader_class(stream)  # type: ignore[arg-type]  # PyYAML reads a binary stream in chunks
     try:
-        return (yield from _built_from_events(loader, 10 * size + 10_000, key, blocks))
+        return (yield from _built_from_events(loader, 10 * size + 10_000, key))
     except _NotPlain:
         raise NotStreamable from None
     finally:
@@ -204,15 +197,13 @@ _Anchored = tuple[Any, "str | None", int]  # the value, the text of a scalar, it
 
 
 def _built_from_events(
-    loader: CassetteLoader, most_values: int, streamed_key: str | None, blocks: JSONBlocks | None
+    loader: CassetteLoader, most_values: int, streamed_key: str | None
 ) -> Generator[tuple[dict[Any, Any], Any], None, Any]:
     """One pass over the parser's events; raises `_NotPlain` at the first thing it does not build.
 
     With `streamed_key`, the items of the list under that key of the top-level mapping are yielded
-    (with the top-level mapping) instead of kept. With `blocks`, each placeholder of a lifted block is
-    read back as its text, and one found anywhere else raises `_NotPlain`.
+    (with the top-level mapping) instead of kept.
     """
-    nonce = blocks.nonce if blocks is not None else None
     get_event = loader.get_event
     get_event()  # StreamStart
     event = get_event()
@@ -242,25 +233,18 @@ def _built_from_events(
         if kind is scalar:
             written = event.value
             size = 1
-            if nonce is not None and nonce in written:
-                value: Any = blocks.text_of(written)  # type: ignore[union-attr]
-                if value is None:  # the placeholder is part of another value: the cut was wrong
-                    raise _NotPlain(stack)
+            tag = event.tag
+            if tag is None or tag == "!":
+                implicit = event.implicit
+                tag = (implicit[0] and plain_tags.get(written)) or resolve(yaml.ScalarNode, written, implicit)
+            if tag == STR_TAG:
+                value: Any = written
             else:
-                tag = event.tag
-                if tag is None or tag == "!":
-                    implicit = event.implicit
-                    tag = (implicit[0] and plain_tags.get(written)) or resolve(
-                        yaml.ScalarNode, written, implicit
-                    )
-                if tag == STR_TAG:
-                    value = written
-                else:
-                    if stack and stack[-1].is_mapping and not stack[-1].has_key and tag in _MERGE_TAGS:
-                        raise _NotPlain(stack)
-                    value = _scalar_value(loader, scalar_values, tag, event)
-                if event.anchor is not None:
-                    _remember(anchors, event.anchor, (value, written, 1), event.start_mark)
+                if stack and stack[-1].is_mapping and not stack[-1].has_key and tag in _MERGE_TAGS:
+                    raise _NotPlain(stack)
+                value = _scalar_value(loader, scalar_values, tag, event)
+            if event.anchor is not None:
+                _remember(anchors, event.anchor, (value, written, 1), event.start_mark)
         elif kind is start_map or kind is start_seq:
             tag = event.tag
             if tag is not None and tag != "!" and tag != (_MAP_TAG if kind is start_map else _SEQ_TAG):
@@ -307,8 +291,6 @@ def _built_from_events(
             raise _NotPlain(stack)
         if not stack:
             _expect_single_document(get_event, document_start)
-            if blocks is not None and blocks.restored != blocks.lifted:
-                raise _NotPlain(stack)  # a placeholder the parser never gave back: read without lifting
             return value
         frame = stack[-1]
         frame.size += size

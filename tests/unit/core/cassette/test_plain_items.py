@@ -120,6 +120,23 @@ def test_the_items_the_writer_makes_are_read_without_the_parser() -> None:
     assert len(PARSED) == 2  # the keys before the list, and the item with a text block
 
 
+@pytest.mark.parametrize(
+    "change",
+    [
+        pytest.param(lambda text: "---\n" + text, id="document-marker"),
+        pytest.param(
+            lambda text: text.replace("exchanges:\n", "exchanges:\n# recorded\n"), id="comment-first"
+        ),
+    ],
+)
+def test_a_cassette_not_plainly_the_writers_list_is_read_by_the_parser_item_by_item(change) -> None:  # type: ignore[no-untyped-def]
+    """A document marker or a comment before the first item: `plain_items` steps aside, and the parser's
+    events give the items one at a time, not the whole document."""
+    text = change(written())
+    assert plain_read(text) == whole(text) == Cassette(exchanges(), "http://127.0.0.1:9")
+    assert PARSED == []
+
+
 @pytest.mark.parametrize("chunk", [1, 7, 64, 1000])
 def test_reads_cut_anywhere_give_the_same_cassette(chunk: int, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(plain_items, "CHUNK_BYTES", chunk)
@@ -179,6 +196,10 @@ EDITS = [
     ("a control character in a comment", "  response:\n", "  # \x01\n  response:\n"),
     ("DEL in json", '"x",\n', '"x\x7f",\n'),
     ("a line separator in json", '"x",\n', '"x\u2028",\n'),
+    ("a next-line in json", '"x",\n', '"x\x85",\n'),
+    ("a byte order mark in json", '"x",\n', '"x\ufeff",\n'),
+    ("a non-character in json", '"x",\n', '"x\uffff",\n'),
+    ("a tab in json", '"x",\n', '"x\t",\n'),
     ("a colon in a value", "    method: GET\n", "    method: G: T\n"),
     ("a colon at the end", "    method: GET\n", "    method: GET:\n"),
     ("a hash in a value", "    method: GET\n", "    method: G#T\n"),
@@ -273,6 +294,27 @@ def test_any_scalars_the_writer_writes_read_back(
     )
     text = dump_cassette(Cassette((exchange,), None))
     assert outcome(text) == whole_outcome(text)
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**63), 2**63 - 1) | st.text(max_size=8),
+    lambda children: (
+        st.lists(children, max_size=3) | st.dictionaries(st.text(max_size=4), children, max_size=3)
+    ),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(
+        st.dictionaries(st.text(max_size=4), json_values, max_size=3) | st.lists(json_values), max_size=4
+    )
+)
+def test_any_json_bodies_the_writer_writes_read_back(documents: list[object]) -> None:
+    cassette = Cassette(tuple(make_exchange(body=json_body(document)) for document in documents), None)
+    text = dump_cassette(cassette)
+    assert outcome(text) == whole_outcome(text) == cassette
 
 
 def item_outcome(text: str) -> object:
