@@ -122,13 +122,14 @@ def request_of(arguments: argparse.Namespace) -> VerifyRequest:
 def pool_transport(upstream: str, timeout: float, max_body: int, ca_bundle: Path | None) -> Transport:
     """The pooled upstream client, its failures told as the use case's `NoAnswer`."""
     from proxy.app.verify_command import NoAnswer
+    from proxy.core.model.exchange import Headers
     from proxy.server.upstream import UpstreamAnswer, UpstreamError, UpstreamPool
 
     class PoolTransport:
         def __init__(self) -> None:
             self.pool = UpstreamPool(upstream, timeout, max_body, ca_bundle=ca_bundle)
 
-        async def send(self, method: str, target: str, headers: Any, body: bytes) -> UpstreamAnswer:
+        async def send(self, method: str, target: str, headers: Headers, body: bytes) -> UpstreamAnswer:
             try:
                 return await self.pool.send(method, target, headers, body)
             except UpstreamError as error:
