@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from proxy.app.recording import RecordMode, RecordSettings
+from proxy.app.recording import MAX_BODY_BYTES, RecordMode, RecordSettings
 from proxy.core.model.links import without_credentials
 from proxy.core.redaction.urls import url_without_secrets
 from proxy.core.replay.matching import MatchPolicy
@@ -16,7 +16,6 @@ from proxy.store.rule_files import ProjectConfig, RulesInForce, RuleSource, load
 from proxy.store.shipped import shipped_dir
 
 UPSTREAM_TIMEOUT = 30.0
-MAX_BODY_BYTES = 50 * 1024 * 1024
 
 
 def shipped_rules_in_force() -> RulesInForce:

@@ -43,6 +43,9 @@ RecordMode = Literal["once", "new_episodes", "all", "none"]
 RECORD_MODES: tuple[RecordMode, ...] = ("once", "new_episodes", "all", "none")
 
 
+MAX_BODY_BYTES = 50 * 1024 * 1024  # the largest answer body read from the live service, by default
+
+
 @dataclass(frozen=True, slots=True)
 class RecordSettings:
     """Everything a recording is told (by `record`, `spy`, the pytest plugin, the mitmproxy addon, the
@@ -56,7 +59,7 @@ class RecordSettings:
     redaction: RedactionPolicy = field(default_factory=RedactionPolicy)
     match: MatchPolicy = field(default_factory=MatchPolicy)
     upstream_timeout: float = 30.0
-    max_body_bytes: int = 50 * 1024 * 1024
+    max_body_bytes: int = MAX_BODY_BYTES
     ca_bundle: Path | None = None  # a private CA's certificates; None: the system's
     # Credentials the --upstream URL carried, sent to the upstream when a request has no Authorization.
     upstream_authorization: str | None = None

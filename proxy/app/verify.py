@@ -203,18 +203,18 @@ def _not_confirmed(cassette: Cassette, results: list[Verified]) -> str | None:
 
 
 def update_lines(updated: Updated) -> list[str]:
-    """What `verify --update` says it did to one cassette."""
+    """What `verify --update` says it did to one cassette, a note for a person each."""
     lines = []
     if updated.replaced:
-        lines.append(f"commerce-proxy: updated {updated.path} with the live answers that drifted")
+        lines.append(f"updated {updated.path} with the live answers that drifted")
     if updated.confirmed_at is not None:
         lines.append(
-            f"commerce-proxy: {updated.path}: every recording confirmed: "
+            f"{updated.path}: every recording confirmed: "
             f"confirmed_at {updated.confirmed_at}, which max_age counts from"
         )
     if updated.unconfirmed is not None:
         lines.append(
-            f"commerce-proxy: {updated.path}: not confirmed, so max_age still counts from each recorded_at: "
+            f"{updated.path}: not confirmed, so max_age still counts from each recorded_at: "
             f"{updated.unconfirmed}"
         )
     return lines

@@ -6,24 +6,14 @@ from __future__ import annotations
 import argparse
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from proxy.app.report_writing import placeholder_in
 from proxy.cli import options
-from proxy.cli.output import say, write_document
-from proxy.core.redaction.book import KNOWN
-from proxy.errors import UsageError
 
+if TYPE_CHECKING:
+    from proxy.app.verify_command import Transport, VerifyRequest
 
-class CredentialsRefused(UsageError):
-    """The live service refused the token or client credentials `verify` was given (exit 2)."""
-
-
-TOKEN_VARIABLE = "COMMERCE_PROXY_TOKEN"
-ANOTHER_TOKEN = (
-    f"give another with --token or ${TOKEN_VARIABLE}, or --client-id and --client-secret; "
-    "no drift is reported"
-)
+TOKEN_VARIABLE = "COMMERCE_PROXY_TOKEN"  # as `proxy.app.verify_command` names it in its messages
 EXIT_STATUS = """\
 Re-send recorded requests to the live service and report how its answers drifted.
 
@@ -96,145 +86,56 @@ def add_to(commands: Any, common: argparse.ArgumentParser) -> None:
 def run(arguments: argparse.Namespace) -> int:
     """`verify`: 0 when nothing breaking drifted (or once --update wrote), 1 on breaking drift (data
     drift too with --strict), 2 on unusable input, an upstream that cannot be reached, or credentials
-    it refused (`Verification.refused`)."""
-    import asyncio
+    it refused."""
+    from proxy.app.verify_command import run_verify
+    from proxy.cli.reporting import shown
 
-    from proxy.app.command_inputs import Reads
-    from proxy.app.report_writing import save_document
-    from proxy.app.verify import (
-        VerifyOptions,
-        cassette_files,
-        read_cassettes,
-        update_cassettes,
-        update_lines,
-        verify,
+    return run_verify(request_of(arguments), pool_transport, shown())
+
+
+def request_of(arguments: argparse.Namespace) -> VerifyRequest:
+    """The typed request `verify`'s arguments make, built once; the upstream is checked first, so its
+    mistake is the one reported first."""
+    from proxy.app.verify_command import VerifyRequest
+    from proxy.cli.inputs import checked_upstream, extra_redaction, rule_choice
+
+    return VerifyRequest(
+        paths=tuple(arguments.paths),
+        upstream=checked_upstream(arguments.upstream, "verify"),
+        token=arguments.token or os.environ.get(TOKEN_VARIABLE) or None,
+        client_id=arguments.client_id,
+        client_secret=arguments.client_secret,
+        writes=arguments.writes,
+        concurrency=arguments.concurrency,
+        format=arguments.format,
+        output=arguments.output,
+        update=arguments.update,
+        strict=arguments.strict,
+        verbose=arguments.verbose,
+        upstream_timeout=arguments.upstream_timeout,
+        ca_bundle=arguments.ca_bundle,
+        redaction=extra_redaction(arguments),
+        rules=rule_choice(arguments),
     )
-    from proxy.cli.inputs import checked_upstream, load_rules_in_force, redaction_from, rule_choice
-    from proxy.core.reports.verification import (
-        refused_report,
-        verify_json,
-        verify_junit,
-        verify_markdown,
-        verify_text,
-    )
-
-    upstream = checked_upstream(arguments.upstream, "verify")
-    files = cassette_files(arguments.paths)
-    if arguments.output is not None:
-        reads = Reads(tuple(files), rule_choice(arguments), ca_bundle=arguments.ca_bundle)
-        reads.refuse_bad_output(arguments.output)
-    in_force = load_rules_in_force(arguments)
-    policy = redaction_from(arguments, in_force.project.redaction)
-    cassettes = read_cassettes(files)
-
-    async def verified() -> Any:
-        from proxy.server.upstream import UpstreamPool
-
-        pool = UpstreamPool(
-            upstream, arguments.upstream_timeout, 50 * 1024 * 1024, ca_bundle=arguments.ca_bundle
-        )
-        try:
-            token = arguments.token or os.environ.get(TOKEN_VARIABLE) or await _client_token(pool, arguments)
-            KNOWN.add([token] if token else [])
-            choices = VerifyOptions(arguments.writes, arguments.concurrency, token, upstream)
-            return await verify(cassettes, _sender(pool, upstream), in_force, policy, choices)
-        finally:
-            pool.close()
-
-    try:
-        verification = asyncio.run(verified())
-        refused = verification.refused()
-        if refused is not None:  # an expired secret is no change of the service: no drift, no update
-            raise CredentialsRefused(f"the live service refused the token ({refused}); {ANOTHER_TOKEN}")
-    except CredentialsRefused as error:
-        if arguments.output is not None:  # a job that uploads its report gets one saying why
-            document = KNOWN.scrub(
-                refused_report(arguments.format, str(error)), placeholder_in(arguments.format)
-            )
-            save_document(arguments.output, document)
-        raise
-    verbose = arguments.verbose
-    chunks = {
-        "text": lambda: [verify_text(verification, verbose)],
-        "json": lambda: [verify_json(verification, verbose)],
-        "markdown": lambda: [verify_markdown(verification, verbose)],
-        "junit": lambda: list(verify_junit(verification, arguments.strict)),
-    }[arguments.format]()
-    # a live answer may echo the token or client secret
-    report = KNOWN.scrub("".join(chunks), placeholder_in(arguments.format))
-    if arguments.output is None:
-        write_document(report)
-    else:
-        save_document(arguments.output, report)
-        say(f"commerce-proxy: wrote {arguments.output}", err=True)
-    if arguments.update:
-        for updated in update_cassettes(cassettes, verification):
-            for line in update_lines(updated):
-                say(line, err=True)
-        return 0
-    return 1 if verification.failed(arguments.strict) else 0
 
 
-async def _client_token(pool: Any, arguments: argparse.Namespace) -> str | None:
-    """A fresh token from the token endpoint, with client credentials; None without them."""
-    import json
-    from urllib.parse import urlencode
+def pool_transport(upstream: str, timeout: float, max_body: int, ca_bundle: Path | None) -> Transport:
+    """The pooled upstream client, its failures told as the use case's `NoAnswer`."""
+    from proxy.app.verify_command import NoAnswer
+    from proxy.core.model.exchange import Headers
+    from proxy.server.upstream import UpstreamAnswer, UpstreamError, UpstreamPool
 
-    from proxy.core.drift.verification import answer_error, token_refusal
+    class PoolTransport:
+        def __init__(self) -> None:
+            self.pool = UpstreamPool(upstream, timeout, max_body, ca_bundle=ca_bundle)
 
-    if not arguments.client_id and not arguments.client_secret:
-        return None
-    if not (arguments.client_id and arguments.client_secret):
-        raise UsageError("--client-id and --client-secret go together")
-    # the secret is never written, even when echoed; the client id is an identifier recordings keep
-    # (record's redaction keeps it too), so an update rewrites no token request for it
-    KNOWN.add((arguments.client_secret,))
-    form = urlencode(
-        {
-            "grant_type": "client_credentials",
-            "client_id": arguments.client_id,
-            "client_secret": arguments.client_secret,
-        }
-    ).encode()
-    headers = (("Content-Type", "application/x-www-form-urlencoded"), ("Accept", "application/json"))
-    answer = await _send(pool, "POST", "/oauth/access_token", headers, form)
-    error = answer_error(answer.body) if answer.status >= 400 else None
-    named = f"{answer.status} {error}" if error else str(answer.status)
-    if token_refusal(answer.status, error):
-        raise CredentialsRefused(
-            f"the token endpoint refused the client credentials ({named}); {ANOTHER_TOKEN}"
-        )
-    try:
-        token = json.loads(answer.body)["access_token"]
-    except (ValueError, KeyError, TypeError):
-        token = None
-    if not isinstance(token, str) or not token:
-        said = f" (error {error!r})" if error else ""
-        raise UsageError(f"the token endpoint answered {answer.status}{said} without an access_token")
-    KNOWN.add((token,))
-    return token
+        async def send(self, method: str, target: str, headers: Headers, body: bytes) -> UpstreamAnswer:
+            try:
+                return await self.pool.send(method, target, headers, body)
+            except UpstreamError as error:
+                raise NoAnswer(str(error)) from None
 
+        def close(self) -> None:
+            self.pool.close()
 
-async def _send(pool: Any, method: str, target: str, headers: Any, body: bytes) -> Any:
-    from proxy.errors import CommerceProxyError
-    from proxy.server.upstream import UpstreamError
-
-    try:
-        return await pool.send(method, target, headers, body)
-    except UpstreamError as error:
-        raise CommerceProxyError(f"{method} {target}: the live service gave no answer: {error}") from None
-
-
-def _sender(pool: Any, upstream: str) -> Any:
-    """Send one recorded request as the client sent it, less what belongs to the connection."""
-    from proxy.core.model.bodies import body_from_bytes, body_to_bytes
-    from proxy.core.model.exchange import Request, Response
-    from proxy.core.model.hop_by_hop import end_to_end
-
-    async def send(request: Request) -> Response:
-        headers = end_to_end(request.headers, frozenset({"host", "content-length"}))
-        answer = await _send(pool, request.method, request.target, headers, body_to_bytes(request.body))
-        body = body_from_bytes(answer.body, answer.headers)
-        return Response(answer.status, answer.headers, body, answer.reason)
-
-    return send
+    return PoolTransport()
