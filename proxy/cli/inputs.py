@@ -59,28 +59,12 @@ def show_notes(loaded: Sequence[Noted]) -> None:
 
 def checked_upstream(upstream: str | None, command: str, option: str = "--upstream") -> str:
     """An http(s) URL with a host, without its trailing slash; anything else is a usage error."""
-    from urllib.parse import urlsplit
+    from proxy.app.urls import checked_url
 
     if not upstream:
         hint = " (or --mode none to replay only)" if command == "record" else ""
         raise UsageError(f"{command} needs {option} URL{hint}")
-    from proxy.core.redaction.book import KNOWN
-    from proxy.core.redaction.urls import url_without_secrets
-
-    shown, secrets = url_without_secrets(upstream)  # a password or api_key in the URL is never echoed
-    KNOWN.add(secrets)
-    KNOWN.add([value for value in [upstream_authorization(upstream)] if value])
-    parts = urlsplit(upstream)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise UsageError(f"{option} {shown!r}: expected an http:// or https:// URL with a host")
-    return shown.rstrip("/")
-
-
-def upstream_authorization(upstream: str) -> str | None:
-    """The Authorization value of credentials written in an --upstream URL (`http://user:pw@host`)."""
-    from proxy.core.model.links import without_credentials
-
-    return without_credentials(upstream)[1]
+    return checked_url(upstream, option)
 
 
 def load_rules_in_force(arguments: argparse.Namespace) -> RulesInForce:
