@@ -1,16 +1,57 @@
-"""`cassette diff`: two versions of a cassette read and compared by meaning. A missing side (git's
-/dev/null for a cassette added or deleted) is an empty cassette."""
+"""`cassette diff`: two versions of a cassette read and compared by meaning, and rendered in the format
+asked (the renderers are in `proxy.core.reports.cassette_diff`). A missing side (git's /dev/null for a
+cassette added or deleted) is an empty cassette."""
 
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal
 
+from proxy.app.command_inputs import RuleChoice
 from proxy.core.cassette.document import Cassette
 from proxy.core.drift.origins import Origins
 from proxy.core.drift.pairing import CassetteDiff, pair_cassettes
 from proxy.core.replay.matching import MatchPolicy
+from proxy.core.reports.cassette_diff import diff_json, diff_markdown, diff_text
 from proxy.store.cassette_reader.loading import load_cassette
+
+DiffFormat = Literal["text", "markdown", "json"]
+DIFF_FORMATS: tuple[DiffFormat, ...] = ("text", "markdown", "json")
+
+
+@dataclass(frozen=True, slots=True)
+class DiffRequest:
+    """What `cassette diff` was asked: two versions, how to name them, and the format."""
+
+    a: Path
+    b: Path
+    label_a: str
+    label_b: str
+    format: DiffFormat = "text"  # text for people (and git), markdown for a PR, json for tools
+    verbose: bool = False  # also list the volatile differences
+    rules: RuleChoice = field(default_factory=RuleChoice)  # whose config's `match` table pairs them
+
+
+@dataclass(frozen=True, slots=True)
+class RenderedDiff:
+    """The diff as the document asked for; `drifted` when more than volatile values differ."""
+
+    document: str
+    drifted: bool
+
+
+def rendered_diff(asked: DiffRequest) -> RenderedDiff:
+    """The two versions compared with the project's `match` table and rendered in the asked format."""
+    diff = diff_cassettes(asked.a, asked.b, asked.rules.load().project.match)
+    if asked.format == "markdown":
+        document = diff_markdown(diff, asked.label_a, asked.label_b, asked.verbose)
+    elif asked.format == "json":
+        document = diff_json(diff, asked.verbose)
+    else:
+        document = diff_text(diff, asked.label_a, asked.label_b, asked.verbose)
+    return RenderedDiff(document, diff.drifted)
 
 
 def read_version(path: Path) -> Cassette:

@@ -5,17 +5,24 @@ table and its rules reach every recording alike (none of them can forget one).""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from proxy.app.recording import MAX_BODY_BYTES, RecordMode, RecordSettings
+from proxy.app.command_inputs import ExtraRedaction, RuleChoice
+from proxy.app.recording import (
+    DEFAULT_MODE,
+    MAX_BODY_BYTES,
+    UPSTREAM_TIMEOUT,
+    RecordMode,
+    RecordSettings,
+)
+from proxy.app.session_report import SessionReportRequest
 from proxy.core.model.links import without_credentials
 from proxy.core.redaction.urls import url_without_secrets
 from proxy.core.replay.matching import MatchPolicy
 from proxy.core.rules.config import RuleConfig
 from proxy.store.rule_files import ProjectConfig, RulesInForce, RuleSource, load_rules
 from proxy.store.shipped import shipped_dir
-
-UPSTREAM_TIMEOUT = 30.0
 
 
 def shipped_rules_in_force() -> RulesInForce:
@@ -28,7 +35,7 @@ def record_settings(
     cassette: Path | None,
     in_force: RulesInForce,
     *,
-    mode: RecordMode = "once",
+    mode: RecordMode = DEFAULT_MODE,
     fresh: bool = False,
     checking: bool = True,
     match: MatchPolicy | None = None,
@@ -64,4 +71,44 @@ def record_settings(
         rules=in_force.ruleset if checking else None,
         rule_config=project.config if checking else RuleConfig(),
         rule_source=rule_source if checking else None,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class ForwardRequest:
+    """What `record` or `spy` was asked, built once by its parser. `spy` gives no cassette (it writes
+    nothing) and no matching (it replays nothing)."""
+
+    upstream: str  # as given: credentials in it are sent, never written
+    cassette: Path | None = None  # None: `spy`
+    mode: RecordMode = DEFAULT_MODE
+    fresh: bool = False
+    check: bool = True
+    match: MatchPolicy | None = None  # joined with the config's `match` table
+    redact: ExtraRedaction = field(default_factory=ExtraRedaction)  # added to the config's `redact` table
+    upstream_timeout: float = UPSTREAM_TIMEOUT
+    max_body_bytes: int = MAX_BODY_BYTES
+    ca_bundle: Path | None = None
+    rules: RuleChoice = field(default_factory=RuleChoice)
+    report: SessionReportRequest = field(default_factory=SessionReportRequest)  # at stop
+
+
+def forwarding_settings(asked: ForwardRequest) -> RecordSettings:
+    """`record`'s or `spy`'s settings: the rules and config it names, read now, and what it asked."""
+    return record_settings(
+        asked.upstream,
+        asked.cassette,
+        asked.rules.load(),
+        mode=asked.mode,
+        fresh=asked.fresh,
+        checking=asked.check,
+        match=asked.match,
+        redact_headers=asked.redact.headers,
+        redact_query=asked.redact.query,
+        redact_form=asked.redact.form_fields,
+        redact_json_paths=asked.redact.json_paths,
+        upstream_timeout=asked.upstream_timeout,
+        max_body_bytes=asked.max_body_bytes,
+        ca_bundle=asked.ca_bundle,
+        rule_source=asked.rules.source(),
     )

@@ -41,9 +41,10 @@ log = logging.getLogger(__name__)
 
 RecordMode = Literal["once", "new_episodes", "all", "none"]
 RECORD_MODES: tuple[RecordMode, ...] = ("once", "new_episodes", "all", "none")
-
-
-MAX_BODY_BYTES = 50 * 1024 * 1024  # the largest answer body read from the live service, by default
+# The defaults of every recording, however it is started (`record`, `spy`, the plugin, the addon).
+DEFAULT_MODE: RecordMode = "once"
+UPSTREAM_TIMEOUT = 30.0  # seconds for the upstream's whole answer; then the client gets a 504
+MAX_BODY_BYTES = 50 * 1024 * 1024  # a larger upstream answer is a 502 and is not recorded
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,12 +54,12 @@ class RecordSettings:
 
     upstream: str  # never with credentials: it is written to the cassette and logged
     cassette: Path | None  # None: `spy`, which checks traffic and writes nothing
-    mode: RecordMode = "once"
+    mode: RecordMode = DEFAULT_MODE
     # `all`: write every exchange anew, even one whose answer changed only in volatile values.
     fresh: bool = False
     redaction: RedactionPolicy = field(default_factory=RedactionPolicy)
     match: MatchPolicy = field(default_factory=MatchPolicy)
-    upstream_timeout: float = 30.0
+    upstream_timeout: float = UPSTREAM_TIMEOUT
     max_body_bytes: int = MAX_BODY_BYTES
     ca_bundle: Path | None = None  # a private CA's certificates; None: the system's
     # Credentials the --upstream URL carried, sent to the upstream when a request has no Authorization.

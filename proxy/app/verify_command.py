@@ -17,7 +17,7 @@ from typing import Protocol
 from urllib.parse import urlencode
 
 from proxy.app.command_inputs import ExtraRedaction, Reads, RuleChoice
-from proxy.app.recording import MAX_BODY_BYTES
+from proxy.app.recording import MAX_BODY_BYTES, UPSTREAM_TIMEOUT
 from proxy.app.report_writing import Shown, placeholder_in, save_document, write_report
 from proxy.app.verify import (
     Send,
@@ -93,7 +93,7 @@ class VerifyRequest:
     update: bool = False
     strict: bool = False
     verbose: bool = False
-    upstream_timeout: float = 30.0
+    upstream_timeout: float = UPSTREAM_TIMEOUT
     ca_bundle: Path | None = None
     redaction: ExtraRedaction = field(default_factory=ExtraRedaction)
     rules: RuleChoice = field(default_factory=RuleChoice)

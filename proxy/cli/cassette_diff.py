@@ -8,8 +8,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from proxy.app.cassette_diff import DIFF_FORMATS
 from proxy.cli import options
-from proxy.cli.inputs import load_rules_in_force
+from proxy.cli.inputs import rule_choice
 from proxy.cli.output import say
 from proxy.errors import CommerceProxyError, UsageError
 
@@ -27,9 +28,7 @@ def add_to(actions: Any, common: argparse.ArgumentParser) -> None:
         help="compare two versions of a cassette by meaning (exit 1 when more than volatile values differ)",
     )
     diff.add_argument("paths", metavar="CASSETTE", type=Path, nargs="+", help="A and B (or git's seven)")
-    diff.add_argument(
-        "--format", choices=("text", "markdown", "json"), default="text", help="for people, a PR, or tools"
-    )
+    diff.add_argument("--format", choices=DIFF_FORMATS, default="text", help="for people, a PR, or tools")
     diff.add_argument("-v", "--verbose", action="store_true", help="also list volatile differences")
     diff.add_argument("-o", "--output", metavar="FILE", type=Path, help="write the diff here, not stdout")
     diff.add_argument(
@@ -64,7 +63,6 @@ def run(arguments: argparse.Namespace) -> int:
         a, b = paths
         if arguments.output is not None:
             from proxy.app.command_inputs import Reads
-            from proxy.cli.inputs import rule_choice
 
             Reads((a, b), rule_choice(arguments)).refuse_bad_output(arguments.output, "the diff")
         return _compare(arguments, a, b, str(a), str(b))
@@ -86,17 +84,12 @@ def run(arguments: argparse.Namespace) -> int:
 
 
 def _compare(arguments: argparse.Namespace, a: Path, b: Path, label_a: str, label_b: str) -> int:
-    from proxy.app.cassette_diff import diff_cassettes
+    from proxy.app.cassette_diff import DiffFormat, DiffRequest, rendered_diff
     from proxy.app.report_writing import write_report
     from proxy.cli.reporting import shown
-    from proxy.core.reports.cassette_diff import diff_json, diff_markdown, diff_text
 
-    diff = diff_cassettes(a, b, load_rules_in_force(arguments).project.match)
-    if arguments.git or arguments.format == "text":
-        text = diff_text(diff, label_a, label_b, arguments.verbose)
-    elif arguments.format == "markdown":
-        text = diff_markdown(diff, label_a, label_b, arguments.verbose)
-    else:
-        text = diff_json(diff, arguments.verbose)
-    write_report([text], arguments.output, shown(), "the diff")
-    return 1 if diff.drifted else 0
+    kind: DiffFormat = "text" if arguments.git else arguments.format
+    asked = DiffRequest(a, b, label_a, label_b, kind, arguments.verbose, rule_choice(arguments))
+    done = rendered_diff(asked)
+    write_report([done.document], arguments.output, shown(), "the diff")
+    return 1 if done.drifted else 0

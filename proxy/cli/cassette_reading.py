@@ -73,7 +73,7 @@ def _target(row: dict[str, Any]) -> str:
 def run_list(arguments: argparse.Namespace) -> int:
     """`cassette list`: a table (or JSON) of every exchange with its findings count (`--stale`: only
     those recorded longer ago than max_age)."""
-    return _table(arguments, None)
+    return _table(arguments, None, arguments.stale)
 
 
 def run_show(arguments: argparse.Namespace) -> int:
@@ -101,11 +101,10 @@ def run_show(arguments: argparse.Namespace) -> int:
 
 def run_grep(arguments: argparse.Namespace) -> int:
     """`cassette grep`: the exchanges an expression selects, as `list` shows them; exit 1 if none."""
-    return _table(arguments, selection_of(arguments.expression, "EXPR"))
+    return _table(arguments, selection_of(arguments.expression, "EXPR"), None)  # grep has no --stale
 
 
-def _table(arguments: argparse.Namespace, selection: Selection | None) -> int:
-    stale = getattr(arguments, "stale", None)  # `list` has --stale, `grep` not
+def _table(arguments: argparse.Namespace, selection: Selection | None, stale: str | None) -> int:
     listing = list_exchanges(ListRequest(arguments.path, selection, stale, rule_choice(arguments)))
     rows: list[dict[str, Any]] = []
     for listed in listing.cassettes:

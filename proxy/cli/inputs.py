@@ -18,7 +18,8 @@ from proxy.errors import UsageError
 
 if TYPE_CHECKING:
     from proxy.app.project_rules import RulesInForce, RuleSource
-    from proxy.app.recording import RecordSettings
+    from proxy.app.record_setup import ForwardRequest
+    from proxy.app.session_report import SessionReportRequest
 
 
 def redaction_from(
@@ -36,11 +37,6 @@ def extra_redaction(arguments: argparse.Namespace) -> ExtraRedaction:
         tuple(arguments.redact_form),
         tuple(arguments.redact_json_path),
     )
-
-
-def matching_from(arguments: argparse.Namespace, configured: MatchPolicy) -> MatchPolicy:
-    """The command line's matching, ignoring what the project config's `match` table ignores too."""
-    return command_matching(arguments).joined(configured)
 
 
 def command_matching(arguments: argparse.Namespace) -> MatchPolicy:
@@ -63,28 +59,12 @@ def show_notes(loaded: Sequence[Noted]) -> None:
 
 def checked_upstream(upstream: str | None, command: str, option: str = "--upstream") -> str:
     """An http(s) URL with a host, without its trailing slash; anything else is a usage error."""
-    from urllib.parse import urlsplit
+    from proxy.app.urls import checked_url
 
     if not upstream:
         hint = " (or --mode none to replay only)" if command == "record" else ""
         raise UsageError(f"{command} needs {option} URL{hint}")
-    from proxy.core.redaction.book import KNOWN
-    from proxy.core.redaction.urls import url_without_secrets
-
-    shown, secrets = url_without_secrets(upstream)  # a password or api_key in the URL is never echoed
-    KNOWN.add(secrets)
-    KNOWN.add([value for value in [upstream_authorization(upstream)] if value])
-    parts = urlsplit(upstream)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise UsageError(f"{option} {shown!r}: expected an http:// or https:// URL with a host")
-    return shown.rstrip("/")
-
-
-def upstream_authorization(upstream: str) -> str | None:
-    """The Authorization value of credentials written in an --upstream URL (`http://user:pw@host`)."""
-    from proxy.core.model.links import without_credentials
-
-    return without_credentials(upstream)[1]
+    return checked_url(upstream, option)
 
 
 def load_rules_in_force(arguments: argparse.Namespace) -> RulesInForce:
@@ -102,31 +82,34 @@ def rule_source(arguments: argparse.Namespace) -> RuleSource:
     return rule_choice(arguments).source()
 
 
-def forwarding_settings(arguments: argparse.Namespace, command: str) -> RecordSettings:
-    """`record`'s and `spy`'s settings from their arguments (spy has no cassette, mode or matching
-    options). The upstream is checked before the rules are read, so its mistake is the one reported
-    first."""
-    from proxy.app.record_setup import record_settings
+def forward_request(arguments: argparse.Namespace, command: str) -> ForwardRequest:
+    """`spy`'s typed request, and `record`'s before its own options (its cassette, mode and matching)
+    are added. The upstream is checked now, before the rules are read, so its mistake is the one
+    reported first."""
+    from proxy.app.record_setup import ForwardRequest
 
     checked_upstream(arguments.upstream, command)
-    in_force = load_rules_in_force(arguments)
-    matching = "match_on" in arguments  # record matches (new_episodes, and re-recording's pairing)
-    return record_settings(
+    return ForwardRequest(
         arguments.upstream,
-        getattr(arguments, "cassette", None),
-        in_force,
-        mode=getattr(arguments, "mode", "once"),
-        fresh=getattr(arguments, "fresh", False),
-        checking=not getattr(arguments, "no_check", False),
-        match=MatchPolicy.parse(arguments.match_on, arguments.ignore_query, arguments.match_ignore_json)
-        if matching
-        else None,
-        redact_headers=arguments.redact_header,
-        redact_query=arguments.redact_query,
-        redact_form=arguments.redact_form,
-        redact_json_paths=arguments.redact_json_path,
+        redact=extra_redaction(arguments),
         upstream_timeout=arguments.upstream_timeout,
         max_body_bytes=arguments.max_body_bytes,
         ca_bundle=arguments.ca_bundle,
-        rule_source=rule_source(arguments),
+        rules=rule_choice(arguments),
+        report=session_request(arguments),
+    )
+
+
+def session_request(arguments: argparse.Namespace) -> SessionReportRequest:
+    """`record`'s or `spy`'s report options as the session report's request."""
+    from proxy.app.session_report import SessionReportRequest
+
+    return SessionReportRequest(
+        format=arguments.format,
+        output=arguments.output,
+        per_rule=arguments.per_rule,
+        summary_only=arguments.quiet,
+        fail_on=arguments.fail_on,
+        rules=rule_choice(arguments),
+        ca_bundle=arguments.ca_bundle,
     )

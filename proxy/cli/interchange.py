@@ -1,22 +1,22 @@
 """`import-har`, `export-har` and `import-mitm`: traffic in and out of the formats other tools use.
 
 HAR is JSON (read with `json`); mitmproxy flow files are read with mitmproxy's own `io.FlowReader`.
-Imports are redacted like a recording before anything is written, and checked against the rules.
+The use cases in `proxy.app.importing` choose the origin, refuse the output, redact, write and check;
+this module parses and prints.
 """
 
 from __future__ import annotations
 
 import argparse
-from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from proxy.app.command_inputs import Reads
 from proxy.cli import options
 from proxy.cli.output import say
-from proxy.core.interchange.har import exchanges_from_har, har_upstream
-from proxy.core.interchange.imports import Imported
 from proxy.core.model.withheld import WITHHELD_HEADER
+
+if TYPE_CHECKING:
+    from proxy.app.importing import ImportRequest, Imports
 
 
 def add_to(commands: Any, common: argparse.ArgumentParser) -> None:
@@ -56,45 +56,42 @@ def add_to(commands: Any, common: argparse.ArgumentParser) -> None:
 
 def run_import_har(arguments: argparse.Namespace) -> int:
     """`import-har FILE -o CASSETTE`."""
-    from proxy.app.importing import read_har
+    from proxy.app.importing import import_har
 
-    document = read_har(arguments.source)
-    wanted = arguments.origin or har_upstream(document)
-    return _import(arguments, exchanges_from_har(document, str(arguments.source)), wanted)
+    return _said(import_har(_request(arguments)), arguments.source, arguments.output)
 
 
 def run_import_mitm(arguments: argparse.Namespace) -> int:
     """`import-mitm FLOWS -o CASSETTE`."""
-    from proxy.app.importing import opened_source
+    from proxy.app.importing import import_traffic, opened_source
     from proxy.mitm.flows import read_flows
 
     with opened_source(arguments.source, "flow file") as handle:
-        return _import(arguments, read_flows(handle, arguments.source), arguments.origin)
+        done = import_traffic(_request(arguments), read_flows(handle, arguments.source))
+    return _said(done, arguments.source, arguments.output)
 
 
-def _import(arguments: argparse.Namespace, items: Iterable[Imported], wanted: str | None) -> int:
-    from proxy.app.importing import import_cassette
-    from proxy.cli.inputs import checked_upstream, load_rules_in_force, redaction_from, rule_choice
+def _request(arguments: argparse.Namespace) -> ImportRequest:
+    from proxy.app.importing import ImportRequest
+    from proxy.cli.inputs import extra_redaction, rule_choice
 
-    output: Path = arguments.output
-    Reads((arguments.source,), rule_choice(arguments)).refuse_bad_output(
-        output,
-        "the imported cassette",
+    return ImportRequest(
+        arguments.source,
+        arguments.output,
+        arguments.origin,
         arguments.force,
-        any_file=True,
-        create_folders=True,
+        extra_redaction(arguments),
+        rule_choice(arguments),
     )
-    if arguments.origin:
-        checked_upstream(arguments.origin, "import", "--origin")
-    in_force = load_rules_in_force(arguments)
-    policy = redaction_from(arguments, in_force.project.redaction)
-    done = import_cassette(items, str(arguments.source), wanted, output, in_force, policy)
+
+
+def _said(done: Imports, source: Path, output: Path) -> int:
     others = f"; left out {done.other_origins} exchange(s) with other origins" if done.other_origins else ""
     if done.withheld:
         others += f"; {len(done.withheld)} exchange(s) with a {done.withheld[0]} (see {WITHHELD_HEADER})"
     counts = done.counts
     say(
-        f"{output}: imported {len(done.cassette.exchanges)} exchange(s) from {arguments.source} "
+        f"{output}: imported {len(done.cassette.exchanges)} exchange(s) from {source} "
         f"({done.cassette.upstream}){others}; checked: {counts['error']} error(s), {counts['warning']} "
         f"warning(s), {counts['info']} info (details: commerce-proxy check {output})"
     )
@@ -103,9 +100,8 @@ def _import(arguments: argparse.Namespace, items: Iterable[Imported], wanted: st
 
 def run_export_har(arguments: argparse.Namespace) -> int:
     """`export-har CASSETTE -o FILE`."""
-    from proxy.app.importing import export_har
+    from proxy.app.importing import ExportRequest, export_har
 
-    Reads((arguments.cassette,)).refuse_bad_output(arguments.output, "the HAR file", arguments.force)
-    count = export_har(arguments.cassette, arguments.output)
+    count = export_har(ExportRequest(arguments.cassette, arguments.output, arguments.force))
     say(f"{arguments.output}: exported {count} exchange(s) from {arguments.cassette} (HAR 1.2)")
     return 0

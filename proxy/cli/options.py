@@ -7,6 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import NoReturn
 
+from proxy.app.recording import MAX_BODY_BYTES, UPSTREAM_TIMEOUT
 from proxy.cli.output import say
 
 # How the command line spells the settings the core names in its errors (`proxy.errors.SettingError`).
@@ -87,16 +88,17 @@ def add_upstream(command: argparse.ArgumentParser) -> None:
     command.add_argument(
         "--upstream-timeout",
         type=positive(float),
-        default=30.0,
+        default=UPSTREAM_TIMEOUT,
         metavar="SECONDS",
-        help="a client gets a 504 when the upstream's answer is not complete by then (default 30)",
+        help="a client gets a 504 when the upstream's answer is not complete by then "
+        f"(default {UPSTREAM_TIMEOUT:g})",
     )
     command.add_argument(
         "--max-body-bytes",
         type=positive(int),
-        default=50 * 1024 * 1024,
+        default=MAX_BODY_BYTES,
         metavar="N",
-        help="a larger upstream answer is a 502 and is not recorded (default 50 MiB)",
+        help=f"a larger upstream answer is a 502 and is not recorded (default {MAX_BODY_BYTES // 2**20} MiB)",
     )
     command.add_argument(
         "--ca-bundle",

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import argparse
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from proxy.app.recording import DEFAULT_MODE, RECORD_MODES
 from proxy.cli import options
-from proxy.cli.inputs import forwarding_settings
+from proxy.cli.inputs import command_matching, forward_request
 from proxy.cli.reporting import add_live_report, live_report, serve_reported
 
 if TYPE_CHECKING:
+    from proxy.app.record_setup import ForwardRequest
     from proxy.app.replay_setup import ReplayRequest
 
 
@@ -24,8 +27,8 @@ def add_to(commands: Any, common: argparse.ArgumentParser) -> None:
     )
     record.add_argument(
         "--mode",
-        choices=("once", "new_episodes", "all", "none"),
-        default="once",
+        choices=RECORD_MODES,
+        default=DEFAULT_MODE,
         help="once (default): only a new cassette; new_episodes: add what is missing; "
         "all: re-record everything; none: replay only",
     )
@@ -57,10 +60,12 @@ def run(arguments: argparse.Namespace) -> int:
             raise UsageError("record --mode none replays: --format, -o and --fail-on report a recording")
 
         return replay.serve_replay(replaying(arguments), arguments)
+    from proxy.app.record_setup import forwarding_settings
     from proxy.server.record import RecordProxy
 
-    settings = forwarding_settings(arguments, "record")
-    report = live_report(arguments, str(arguments.cassette), [arguments.cassette])
+    asked = recording(arguments)
+    settings = forwarding_settings(asked)
+    report = live_report(asked.report, str(arguments.cassette), [arguments.cassette])
     checking = settings.rules is not None
     upstream = settings.upstream
 
@@ -72,14 +77,28 @@ def run(arguments: argparse.Namespace) -> int:
             f"findings at {url}/_proxy/findings)"
         )
 
-    return serve_reported(RecordProxy(settings), arguments, ready, report, "commerce-proxy record")
+    return serve_reported(
+        RecordProxy(settings), arguments, ready, report, "commerce-proxy record", asked.report
+    )
+
+
+def recording(arguments: argparse.Namespace) -> ForwardRequest:
+    """`record`'s typed request: `spy`'s, plus its cassette, mode and matching."""
+    return replace(
+        forward_request(arguments, "record"),
+        cassette=arguments.cassette,
+        mode=arguments.mode,
+        fresh=arguments.fresh,
+        check=not arguments.no_check,
+        match=command_matching(arguments),
+    )
 
 
 def replaying(arguments: argparse.Namespace) -> ReplayRequest:
     """`record --mode none`'s typed replay request: its one cassette, replayed with the record
     command's matching, redaction and rules, checked unless told `--no-check`."""
     from proxy.app.replay_setup import ReplayRequest
-    from proxy.cli.inputs import command_matching, extra_redaction, rule_choice
+    from proxy.cli.inputs import extra_redaction, rule_choice
 
     return ReplayRequest(
         cassettes=(arguments.cassette,),

@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from proxy.app.report_writing import FORMATS, ReportRequest, Shown
-from proxy.cli.inputs import rule_choice
 from proxy.cli.output import say, write_document
 
 if TYPE_CHECKING:
@@ -80,27 +79,12 @@ def shown(quiet: bool = False) -> Shown:
     return Shown(write_document, note, progress)
 
 
-def session_request(arguments: argparse.Namespace) -> SessionReportRequest:
-    """`record`'s or `spy`'s report options as the session report's request."""
-    from proxy.app.session_report import SessionReportRequest
-
-    return SessionReportRequest(
-        format=arguments.format,
-        output=arguments.output,
-        per_rule=arguments.per_rule,
-        summary_only=arguments.quiet,
-        fail_on=arguments.fail_on,
-        rules=rule_choice(arguments),
-        ca_bundle=getattr(arguments, "ca_bundle", None),
-    )
-
-
-def live_report(arguments: argparse.Namespace, name: str, inputs: Sequence[Path]) -> LiveReport | None:
+def live_report(asked: SessionReportRequest, name: str, inputs: Sequence[Path]) -> LiveReport | None:
     """The report `record` or `spy` keeps, or None when none of its options was given; where it goes
     is checked now, before serving."""
     from proxy.app.session_report import open_session_report
 
-    return open_session_report(session_request(arguments), name, inputs)
+    return open_session_report(asked, name, inputs)
 
 
 def serve_reported(
@@ -109,6 +93,7 @@ def serve_reported(
     ready: Callable[[str], str],
     report: LiveReport | None,
     title: str,
+    asked: SessionReportRequest,
 ) -> int:
     """Serve until stopped; then write the session's report (once the server has been ready, however
     it stopped) and give the exit status `--fail-on` asks for."""
@@ -129,5 +114,5 @@ def serve_reported(
         try:
             serve(proxy.server, arguments, announced)
         finally:
-            status = finish_session_report(report, session_request(arguments), shown(), title, bool(served))
+            status = finish_session_report(report, asked, shown(), title, bool(served))
         return status

@@ -6,7 +6,7 @@ import argparse
 from typing import Any
 
 from proxy.cli import options
-from proxy.cli.inputs import forwarding_settings
+from proxy.cli.inputs import forward_request
 from proxy.cli.reporting import add_live_report, live_report, serve_reported
 
 
@@ -28,10 +28,12 @@ def add_to(commands: Any, common: argparse.ArgumentParser) -> None:
 
 def run(arguments: argparse.Namespace) -> int:
     """`spy`: forward to the upstream and check every exchange live until stopped."""
+    from proxy.app.record_setup import forwarding_settings
     from proxy.server.record import RecordProxy
 
-    settings = forwarding_settings(arguments, "spy")
-    report = live_report(arguments, settings.upstream, [])  # spy reads no cassette
+    asked = forward_request(arguments, "spy")
+    settings = forwarding_settings(asked)
+    report = live_report(asked.report, settings.upstream, [])  # spy reads no cassette
     rules = len(settings.rules.rules) if settings.rules else 0
     upstream = settings.upstream
 
@@ -41,4 +43,4 @@ def run(arguments: argparse.Namespace) -> int:
             f"{rules} rules (findings at {url}/_proxy/findings)"
         )
 
-    return serve_reported(RecordProxy(settings), arguments, ready, report, "commerce-proxy spy")
+    return serve_reported(RecordProxy(settings), arguments, ready, report, "commerce-proxy spy", asked.report)

@@ -8,6 +8,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from proxy.app.recording import UPSTREAM_TIMEOUT
 from proxy.cli import options
 
 if TYPE_CHECKING:
@@ -68,9 +69,9 @@ def add_to(commands: Any, common: argparse.ArgumentParser) -> None:
     verify.add_argument(
         "--upstream-timeout",
         type=options.positive(float),
-        default=30.0,
+        default=UPSTREAM_TIMEOUT,
         metavar="SECONDS",
-        help="how long one answer may take (default 30)",
+        help=f"how long one answer may take (default {UPSTREAM_TIMEOUT:g})",
     )
     verify.add_argument(
         "--ca-bundle",
