@@ -4,7 +4,7 @@ table and its rules reach every recording alike (none of them can forget one).""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from proxy.app.recording import RecordMode, RecordSettings
@@ -41,12 +41,14 @@ def record_settings(
     max_body_bytes: int = MAX_BODY_BYTES,
     ca_bundle: Path | None = None,
     rule_source: RuleSource | None = None,
+    spellings: Mapping[str, str] | None = None,
 ) -> RecordSettings:
     """A recording's settings from what its caller was told and the project's `in_force` (rules and
     config). `upstream` is the URL as given: credentials in it (`user:pw@`) are sent, never written,
     and secret query values are written as the placeholder. `cassette` None is `spy`. `match` and the
     `redact_*` names are the caller's own; the project's `match` and `redact` tables are added to them.
-    `checking` off: no live checking. `rule_source`: where a checker process loads the same rules."""
+    `checking` off: no live checking. `rule_source`: where a checker process loads the same rules.
+    `spellings`: how the caller's user writes the settings its messages name (`mode`: `--mode`)."""
     shown, _ = url_without_secrets(upstream)
     project = in_force.project
     return RecordSettings(
@@ -65,4 +67,5 @@ def record_settings(
         rules=in_force.ruleset if checking else None,
         rule_config=project.config if checking else RuleConfig(),
         rule_source=rule_source if checking else None,
+        spellings=dict(spellings or {}),
     )

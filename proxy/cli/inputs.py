@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Protocol
 
 from proxy.app.command_inputs import ExtraRedaction, RuleChoice
+from proxy.cli.options import FLAGS
 from proxy.cli.output import say
 from proxy.core.redaction.redact import RedactionPolicy
 from proxy.core.replay.matching import MatchPolicy
@@ -129,4 +130,5 @@ def forwarding_settings(arguments: argparse.Namespace, command: str) -> RecordSe
         max_body_bytes=arguments.max_body_bytes,
         ca_bundle=arguments.ca_bundle,
         rule_source=rule_source(arguments),
+        spellings=FLAGS,
     )
