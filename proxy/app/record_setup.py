@@ -5,8 +5,10 @@ table and its rules reach every recording alike (none of them can forget one).""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
+from proxy.app.committed import leftover_journal
 from proxy.app.recording import RecordMode, RecordSettings
 from proxy.core.model.links import without_credentials
 from proxy.core.redaction.urls import url_without_secrets
@@ -69,3 +71,38 @@ def record_settings(
         rule_source=rule_source if checking else None,
         spellings=dict(spellings or {}),
     )
+
+
+@dataclass(frozen=True, slots=True)
+class ReplayOnly:
+    """Replay the cassette as it is: mode `none`, or `once` with a cassette that exists."""
+
+
+@dataclass(frozen=True, slots=True)
+class RecordIt:
+    """Record into the cassette, as its mode says."""
+
+
+@dataclass(frozen=True, slots=True)
+class LeftOver:
+    """A recording that did not end (a killed run) left `journal`: the user chooses, fold it in or
+    drop it; nothing is recorded over it."""
+
+    journal: Path
+
+
+Plan = ReplayOnly | RecordIt | LeftOver
+
+
+def plan(mode: RecordMode, cassette: Path) -> Plan:
+    """What a test session (the pytest plugin) does with a recording fixture's cassette in `mode`:
+    `none` replays, `once` replays a cassette that exists, a leftover journal stops it, the rest is
+    recorded. Made again under the cassette's lock (`held_for_recording`), since another process may
+    have recorded it meanwhile. (`record` on the command line refuses `once` over an existing
+    cassette instead: `recording.refuse_existing`.)"""
+    if mode == "none" or (mode == "once" and cassette.exists()):
+        return ReplayOnly()
+    journal = leftover_journal(cassette)
+    if journal is not None:
+        return LeftOver(journal)
+    return RecordIt()
