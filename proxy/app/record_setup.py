@@ -4,11 +4,12 @@ table and its rules reach every recording alike (none of them can forget one).""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from proxy.app.command_inputs import ExtraRedaction, RuleChoice
+from proxy.app.committed import leftover_journal
 from proxy.app.recording import (
     DEFAULT_MODE,
     MAX_BODY_BYTES,
@@ -47,12 +48,14 @@ def record_settings(
     max_body_bytes: int = MAX_BODY_BYTES,
     ca_bundle: Path | None = None,
     rule_source: RuleSource | None = None,
+    spellings: Mapping[str, str] | None = None,
 ) -> RecordSettings:
     """A recording's settings from what its caller was told and the project's `in_force` (rules and
     config). `upstream` is the URL as given: credentials in it (`user:pw@`) are sent, never written,
     and secret query values are written as the placeholder. `cassette` None is `spy`. `match` and the
     `redact_*` names are the caller's own; the project's `match` and `redact` tables are added to them.
-    `checking` off: no live checking. `rule_source`: where a checker process loads the same rules."""
+    `checking` off: no live checking. `rule_source`: where a checker process loads the same rules.
+    `spellings`: how the caller's user writes the settings its messages name (`mode`: `--mode`)."""
     shown, _ = url_without_secrets(upstream)
     project = in_force.project
     return RecordSettings(
@@ -71,6 +74,7 @@ def record_settings(
         rules=in_force.ruleset if checking else None,
         rule_config=project.config if checking else RuleConfig(),
         rule_source=rule_source if checking else None,
+        spellings=dict(spellings or {}),
     )
 
 
@@ -91,6 +95,7 @@ class ForwardRequest:
     ca_bundle: Path | None = None
     rules: RuleChoice = field(default_factory=RuleChoice)
     report: SessionReportRequest = field(default_factory=SessionReportRequest)  # at stop
+    spellings: Mapping[str, str] = field(default_factory=dict)  # the caller's names of the settings
 
 
 def forwarding_settings(asked: ForwardRequest) -> RecordSettings:
@@ -111,4 +116,40 @@ def forwarding_settings(asked: ForwardRequest) -> RecordSettings:
         max_body_bytes=asked.max_body_bytes,
         ca_bundle=asked.ca_bundle,
         rule_source=asked.rules.source(),
+        spellings=asked.spellings,
     )
+
+
+@dataclass(frozen=True, slots=True)
+class ReplayOnly:
+    """Replay the cassette as it is: mode `none`, or `once` with a cassette that exists."""
+
+
+@dataclass(frozen=True, slots=True)
+class RecordIt:
+    """Record into the cassette, as its mode says."""
+
+
+@dataclass(frozen=True, slots=True)
+class LeftOver:
+    """A recording that did not end (a killed run) left `journal`: the user chooses, fold it in or
+    drop it; nothing is recorded over it."""
+
+    journal: Path
+
+
+Plan = ReplayOnly | RecordIt | LeftOver
+
+
+def plan(mode: RecordMode, cassette: Path) -> Plan:
+    """What a test session (the pytest plugin) does with a recording fixture's cassette in `mode`:
+    `none` replays, `once` replays a cassette that exists, a leftover journal stops it, the rest is
+    recorded. Made again under the cassette's lock (`held_for_recording`), since another process may
+    have recorded it meanwhile. (`record` on the command line refuses `once` over an existing
+    cassette instead: `recording.refuse_existing`.)"""
+    if mode == "none" or (mode == "once" and cassette.exists()):
+        return ReplayOnly()
+    journal = leftover_journal(cassette)
+    if journal is not None:
+        return LeftOver(journal)
+    return RecordIt()

@@ -17,6 +17,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from proxy.app.live_check_worker import CheckWorker
 from proxy.app.recording import RecordingSession, RecordSettings
+from proxy.core.cassette.document import Cassette
 from proxy.core.model.bodies import body_from_bytes
 from proxy.core.model.exchange import Exchange, Headers, Request, Response
 from proxy.core.redaction.redact import (
@@ -122,8 +123,8 @@ def upstream_failure(stage: str, error: str, settings: RecordSettings) -> Refuse
     if stage == "connect":
         return Refuse(502, "Bad Gateway", f"cannot connect to upstream {base}: {error}")
     if stage == "size":
-        limit = settings.max_body_bytes
-        return Refuse(502, "Bad Gateway", f"upstream answer is larger than --max-body-bytes ({limit} bytes)")
+        limit, named = settings.max_body_bytes, settings.spelled("max_body_bytes")
+        return Refuse(502, "Bad Gateway", f"upstream answer is larger than {named} ({limit} bytes)")
     if stage == "invalid":
         return Refuse(502, "Bad Gateway", f"upstream {base} gave an answer that cannot be relayed: {error}")
     return Refuse(502, "Bad Gateway", f"upstream {base} failed mid-answer: {error}")
@@ -169,25 +170,44 @@ class Recorder:
 
     async def record(self, request: Request, forward: Forward, answer: Answered) -> Relay | Refuse:
         """Record the upstream's answer before it goes out; a Refuse says why the client does not get
-        it instead."""
+        it instead. A large exchange is redacted on a thread while the event loop answers others."""
+        received = self._received(request, forward, answer)
+        if not isinstance(received, Exchange):
+            return received
+        if answer.sent_bytes + len(answer.body) > OFF_LOOP_BYTES:  # other clients go on meanwhile
+            redacted = await asyncio.to_thread(self.session.redacted, received)
+        else:
+            redacted = self.session.redacted(received)
+        return self._kept(request, received.response, redacted)
+
+    def record_now(self, request: Request, forward: Forward, answer: Answered) -> Relay | Refuse:
+        """`record` on the caller's thread, for an adapter whose hooks are not coroutines (the
+        mitmproxy addon)."""
+        received = self._received(request, forward, answer)
+        if not isinstance(received, Exchange):
+            return received
+        return self._kept(request, received.response, self.session.redacted(received))
+
+    def _received(self, request: Request, forward: Forward, answer: Answered) -> Exchange | Relay | Refuse:
+        """The exchange to record, or what the client gets without recording one: a refusal of an
+        answer too large once decoded, or a fresh token the cassette already holds (new_episodes: a
+        fresh token is no new episode)."""
         limit = self.settings.max_body_bytes
         try:
             body = body_from_bytes(answer.body, answer.headers, limit)
         except BodyTooLarge as error:
-            detail = f"upstream answer is larger than --max-body-bytes ({limit} bytes) once decoded: {error}"
+            named = self.settings.spelled("max_body_bytes")
+            detail = f"upstream answer is larger than {named} ({limit} bytes) once decoded: {error}"
             return Refuse(502, "Bad Gateway", detail)
         response = Response(answer.status, answer.headers, body, answer.reason)
-        session = self.session
-        if is_token_request(request) and session.book.holds(request):
-            # new_episodes: the cassette has this token exchange already; a fresh token is no new episode
+        if is_token_request(request) and self.session.book.holds(request):
             return Relay(response, None)
-        exchange = Exchange(request, response, forward.recorded_at, answer.duration_ms)
-        if answer.sent_bytes + len(answer.body) > OFF_LOOP_BYTES:  # other clients go on meanwhile
-            redacted = await asyncio.to_thread(session.redacted, exchange)
-        else:
-            redacted = session.redacted(exchange)
+        return Exchange(request, response, forward.recorded_at, answer.duration_ms)
+
+    def _kept(self, request: Request, response: Response, redacted: Exchange) -> Relay | Refuse:
+        """Journal the redacted exchange; a journal that cannot take it is the client's answer."""
         try:
-            return Relay(response, session.keep_redacted(redacted))
+            return Relay(response, self.session.keep_redacted(redacted))
         except NotRecordable as error:  # the cassette could not read it back: relayed as a failure
             log.warning("%s %s: %s", request.method, request.path, error)
             detail = f"the upstream answered {response.status}, but {error}: this exchange is not recorded"
@@ -213,11 +233,16 @@ class Recorder:
     async def finish(self) -> None:
         """The session's end: the checker catches up and stops, the cassette is written, and what
         happened is logged in one line."""
-        if self.unrecorded:
-            log.error("%d exchanges were not recorded (the journal could not be written)", self.unrecorded)
         if self.worker is not None:
             await self.worker.caught_up()
             self.worker.close()
+        self.end()
+
+    def end(self) -> Cassette | None:
+        """`finish` for a session checked in this process (no checker process to wait for: the
+        mitmproxy addon): the cassette written, or None when nothing new was recorded."""
+        if self.unrecorded:
+            log.error("%d exchanges were not recorded (the journal could not be written)", self.unrecorded)
         recording, settings = self.session, self.settings
         cassette = recording.finish()
         if recording.live is not None and recording.live.logged:  # each finding was logged as it came
@@ -244,3 +269,4 @@ class Recorder:
                 recording.recorded,
                 recording.replayed,
             )
+        return cassette

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import os
+from collections.abc import Mapping
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -69,6 +70,13 @@ class RecordSettings:
     findings_kept: int = 1000
     # Set: the proxy checks in a child process that loads the same rules from here (record, spy).
     rule_source: RuleSource | None = None
+    # How the caller's user spells the settings a message names (`mode`, `max_body_bytes`): the
+    # command line `--mode`, the mitmproxy addon `cassette_mode`; unnamed: the setting's own name.
+    spellings: Mapping[str, str] = field(default_factory=dict)
+
+    def spelled(self, setting: str) -> str:
+        """`setting` as the caller's user writes it, for a message."""
+        return spellings_of(self.spellings, setting)
 
 
 class RecordingSession:
@@ -265,18 +273,30 @@ def prepare_base(settings: RecordSettings, made: list[Path] | None = None) -> Ca
     if settings.mode == "once" and journal_path(path).exists():
         for note in load_cassette(path).notes:  # a first recording that crashed: keep what it got
             log.warning("%s", note)
+    refuse_existing(path, settings.mode, settings.spellings)
     exists = path.exists() or journal_path(path).exists()
-    if settings.mode == "once" and exists:
-        raise UsageError(
-            f"{path} exists and --mode once records only new cassettes: use --mode new_episodes "
-            "to add to it, --mode all to replace it, or `replay` to serve it"
-        )
     if not exists or settings.mode == "all":
         return Cassette(upstream=settings.upstream)  # `all` replaces, so a broken old file is no obstacle
     loaded = load_cassette(path)
     for note in loaded.notes:
         log.warning("%s", note)
     return loaded.cassette
+
+
+def refuse_existing(path: Path, mode: RecordMode, spellings: Mapping[str, str]) -> None:
+    """Mode `once` records only new cassettes: one that exists (or a crashed recording's journal) is
+    refused, the modes that would take it named as the caller spells the `mode` setting."""
+    if mode == "once" and (path.exists() or journal_path(path).exists()):
+        named = spellings_of(spellings, "mode")
+        raise UsageError(
+            f"{path} exists and {named} once records only new cassettes: use {named} new_episodes "
+            f"to add to it, {named} all to replace it, or `replay` to serve it"
+        )
+
+
+def spellings_of(spellings: Mapping[str, str], setting: str) -> str:
+    """A setting as a caller's user spells it (its own name when the caller has no spelling)."""
+    return spellings.get(setting, setting)
 
 
 def _added_at(settings: RecordSettings, base: Cassette) -> Origins:

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Protocol
 
 from proxy.app.command_inputs import ExtraRedaction, RuleChoice
+from proxy.cli.options import FLAGS
 from proxy.cli.output import say
 from proxy.core.redaction.redact import RedactionPolicy
 from proxy.core.replay.matching import MatchPolicy
@@ -97,6 +98,7 @@ def forward_request(arguments: argparse.Namespace, command: str) -> ForwardReque
         ca_bundle=arguments.ca_bundle,
         rules=rule_choice(arguments),
         report=session_request(arguments),
+        spellings=FLAGS,
     )
 
 

@@ -17,6 +17,8 @@ FLAGS = {
     "match_on": "--match-on",
     "match_ignore_json": "--match-ignore-json",
     "origin": "--origin",
+    "mode": "--mode",
+    "max_body_bytes": "--max-body-bytes",
 }
 
 

@@ -3,32 +3,50 @@ pointed at a forward proxy, HTTPS included:
 
     mitmdump -s proxy/mitm/addon.py --set cassette=cassettes/phone.yaml
 
-It hands each completed flow to the same `RecordingSession` as `record`: redaction, the crash-safe
-journal, the rules, and the atomic cassette write when mitmdump stops. One cassette holds one service:
-the origin is `cassette_origin`, else the cassette's own (new_episodes), else the first one seen.
+Each flow goes through the same `Recorder` as `record`: its decision on the request (a placeholder
+credential refused; in new_episodes, what the cassette holds answered from it, never a token request;
+the rest forwarded by mitmproxy), then the answer recorded (redaction, the crash-safe journal, the
+rules) or turned into the status saying why it was not, and the atomic cassette write when mitmdump
+stops. One cassette holds one service: the origin is `cassette_origin`, else the cassette's own
+(new_episodes), else the first one seen.
 """
 
 from __future__ import annotations
 
 import logging
+import time
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from mitmproxy import ctx, exceptions, http
 from mitmproxy.addonmanager import Loader
 
 from proxy.app.project_rules import RulesInForce, project_rules
 from proxy.app.record_setup import record_settings
-from proxy.app.recorder import Refuse, decide
-from proxy.app.recording import RECORD_MODES, RecordingSession, RecordSettings, recorded_upstream
+from proxy.app.recorder import Answered, Forward, Recorder, Refuse, Replay, decide
+from proxy.app.recording import (
+    RECORD_MODES,
+    RecordingSession,
+    RecordSettings,
+    recorded_upstream,
+    refuse_existing,
+)
 from proxy.core.model.bodies import dump_json, error_document
 from proxy.core.model.links import origin_of
-from proxy.errors import BodyTooLarge, CommerceProxyError, JournalError, NotRecordable
-from proxy.mitm.flows import exchange_from_flow, request_from_flow
+from proxy.errors import BodyTooLarge, CommerceProxyError
+from proxy.mitm.flows import flow_headers, flow_origin, request_from_flow, stamp
+from proxy.server.answers import AnswerCache, serve_answer
+
+if TYPE_CHECKING:
+    from proxy.server.wire import Outgoing
 
 log = logging.getLogger(__name__)
-REFUSED = "commerce_proxy_refused"  # flow metadata: answered by the addon, not sent, not recorded
+ANSWERED = "commerce_proxy_answered"  # flow metadata: answered by the addon, not sent, not recorded
+FORWARDED = "commerce_proxy_forward"  # flow metadata: the recorder's Forward, when the request was sent
+# How the addon's options spell the settings the use cases name in their messages.
+SPELLINGS = {"mode": "cassette_mode", "origin": "cassette_origin"}
 
 
 class CassetteRecorder:
@@ -36,10 +54,15 @@ class CassetteRecorder:
     `cassette_redact_header` and `cassette_redact_json_path`."""
 
     def __init__(self) -> None:
-        self.session: RecordingSession | None = None
+        self.recorder: Recorder | None = None
         self.in_force: RulesInForce | None = None
         self.origin: str | None = None
         self.skipped: Counter[str] = Counter()
+        self.cache = AnswerCache()  # the cassette's answers, built once each
+
+    @property
+    def session(self) -> RecordingSession | None:
+        return self.recorder.session if self.recorder is not None else None
 
     def load(self, loader: Loader) -> None:
         loader.add_option("cassette", str, "", "commerce-proxy: record exchanges into this cassette (YAML)")
@@ -69,7 +92,7 @@ class CassetteRecorder:
         options = ctx.options
         if not options.cassette:
             return
-        if self.session is not None:
+        if self.recorder is not None:
             raise exceptions.OptionsError("cassette options cannot change while recording")
         path = Path(options.cassette)
         try:
@@ -77,12 +100,9 @@ class CassetteRecorder:
             self.in_force = project_rules(Path.cwd(), config)
             self.origin = self._chosen_origin(path)
             if self.origin is not None:
-                self.session = RecordingSession(self._settings(self.origin))
-            elif options.cassette_mode == "once" and path.exists():
-                raise CommerceProxyError(
-                    f"{path} exists and cassette_mode once records only new cassettes: "
-                    "set cassette_mode=new_episodes to add to it or all to replace it"
-                )
+                self.recorder = Recorder(self._settings(self.origin))
+            else:  # refused now, not at the first flow
+                refuse_existing(path, options.cassette_mode, SPELLINGS)
         except CommerceProxyError as error:
             raise exceptions.OptionsError(f"commerce-proxy: {error}") from None
 
@@ -108,69 +128,94 @@ class CassetteRecorder:
             checking=options.cassette_check,
             redact_headers=options.cassette_redact_header,
             redact_json_paths=options.cassette_redact_json_path,
+            spellings=SPELLINGS,
         )
 
+    def _recorder_for(self, origin: str) -> Recorder | None:
+        """The recorder of the cassette's origin, made at its first flow; None when recording stopped
+        (it could not start)."""
+        if self.origin is None:
+            self.origin = origin
+        if self.recorder is None:
+            try:
+                self.recorder = Recorder(self._settings(self.origin))
+            except CommerceProxyError as error:
+                log.error("commerce-proxy: not recording: %s", error)
+                ctx.options.update(cassette="")
+                return None
+        return self.recorder
+
     def request(self, flow: http.HTTPFlow) -> None:
-        """The recording's decision on the request before it is sent: a refusal (a placeholder
-        credential, built from a replayed answer) is answered here and never sent or recorded. Nothing
-        is answered from the cassette: mitmproxy's client always gets the live answer."""
+        """The recorder's decision before the request is sent: a refusal is answered here; so is a
+        request the cassette answers (new_episodes), from the cassette; the rest is forwarded. A flow
+        to another origin is only refused (a placeholder credential), never answered from the cassette."""
         if not ctx.options.cassette or self.in_force is None:
             return
-        session = self.session
-        settings = session.settings if session is not None else self._settings(self.origin or "")
-        try:
-            decision = decide(request_from_flow(flow), settings.redaction, None)
-        except BodyTooLarge:
-            return  # answered when its response comes
-        if isinstance(decision, Refuse):
-            flow.metadata[REFUSED] = True
-            flow.response = _answer(decision.status, decision.title, decision.detail)
-
-    def response(self, flow: http.HTTPFlow) -> None:
-        """Journal and check each completed exchange of the recorded origin."""
-        if not ctx.options.cassette or flow.metadata.get(REFUSED):
+        origin = flow_origin(flow)
+        recorder = self._recorder_for(origin)
+        if recorder is None:
             return
         try:
-            imported = exchange_from_flow(flow)
+            request = request_from_flow(flow)
+        except BodyTooLarge:
+            return  # answered when its response comes
+        if origin != origin_of(self.origin or origin):
+            decision = decide(request, recorder.settings.redaction, None)
+        else:
+            decision = recorder.decide(request)
+        if isinstance(decision, Refuse):
+            flow.metadata[ANSWERED] = True
+            flow.response = _answer(decision.status, decision.title, decision.detail)
+        elif isinstance(decision, Replay):
+            flow.metadata[ANSWERED] = True
+            flow.response = _replayed(serve_answer(decision.answer, self.cache, origin))
+        else:
+            flow.metadata[FORWARDED] = decision
+
+    def response(self, flow: http.HTTPFlow) -> None:
+        """Record each completed exchange of the recorded origin through the recorder; its refusal
+        (an answer too large, a journal that cannot take it) replaces the upstream's answer."""
+        answer = flow.response
+        if not ctx.options.cassette or flow.metadata.get(ANSWERED) or answer is None:
+            return
+        origin = flow_origin(flow)
+        recorder = self._recorder_for(origin)
+        if recorder is None:
+            return
+        if origin != origin_of(self.origin or origin):
+            self.skipped[origin] += 1
+            return
+        try:
+            request = request_from_flow(flow)
         except BodyTooLarge as error:  # a gzip bomb: answered as a failure, never inflated whole
             log.error("commerce-proxy: not recorded: %s", error)
             flow.response = _answer(502, "Not recorded", str(error))
             return
-        if imported is None:
-            return
-        if self.origin is None:
-            self.origin = imported.origin
-        if imported.origin != origin_of(self.origin):
-            self.skipped[imported.origin] += 1
-            return
-        if self.session is None:
-            try:
-                self.session = RecordingSession(self._settings(self.origin))
-            except CommerceProxyError as error:
-                log.error("commerce-proxy: not recording: %s", error)
-                ctx.options.update(cassette="")
-                return
-        try:
-            self.session.keep(imported.exchange)
-        except JournalError as error:  # disk full: the client must not take this answer as recorded
-            log.error("commerce-proxy: %s", error)
-            status = 502 if isinstance(error, NotRecordable) else 507
-            detail = f"the server answered {flow.response.status_code if flow.response else '?'}, but {error}"
-            flow.response = _answer(status, "Not recorded", detail)
+        sent = flow.request
+        forward = Forward(stamp(sent.timestamp_start) or stamp(time.time()) or "")
+        duration = 0.0
+        if answer.timestamp_end and sent.timestamp_start:
+            duration = round((answer.timestamp_end - sent.timestamp_start) * 1000, 3)
+        answered = Answered(
+            answer.status_code,
+            answer.reason or None,
+            flow_headers(answer.headers.fields),
+            answer.raw_content or b"",
+            duration,
+            len(sent.raw_content or b""),
+        )
+        result = recorder.record_now(request, forward, answered)
+        if isinstance(result, Refuse):
+            flow.response = _answer(result.status, result.title, result.detail)
 
     def done(self) -> None:
         """Write the cassette (atomically) when mitmdump stops."""
-        if self.session is None:
+        if self.recorder is None:
             return
-        cassette = self.session.finish()
-        path = ctx.options.cassette
-        if cassette is None:
-            log.info("commerce-proxy: nothing recorded; %s left as it was", path)
-        else:
-            log.info("commerce-proxy: wrote %s: %d exchanges", path, len(cassette.exchanges))
+        self.recorder.end()
         for origin, count in self.skipped.items():
             log.info("commerce-proxy: not recorded: %d exchange(s) with %s (another origin)", count, origin)
-        self.session = None
+        self.recorder = None
 
 
 def _answer(status: int, title: str, detail: str) -> http.Response:
@@ -178,6 +223,19 @@ def _answer(status: int, title: str, detail: str) -> http.Response:
     return http.Response.make(
         status, dump_json(error_document(status, title, detail)), {"Content-Type": "application/json"}
     )
+
+
+def _replayed(served: Outgoing) -> http.Response:
+    """A recorded answer as mitmproxy's response, its bytes as the cassette has them (never encoded again)."""
+    headers = http.Headers(
+        [(name.encode("latin-1"), value.encode("latin-1")) for name, value in served.headers]
+    )
+    response = http.Response.make(served.status, b"", headers)
+    response.raw_content = served.body
+    response.headers["content-length"] = str(len(served.body))
+    if served.reason:
+        response.reason = served.reason
+    return response
 
 
 addons = [CassetteRecorder()]

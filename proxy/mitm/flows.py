@@ -17,7 +17,7 @@ from proxy.core.model.links import origin_of
 from proxy.errors import CassetteFormatError
 
 
-def _headers(fields: tuple[tuple[bytes, bytes], ...]) -> Headers:
+def flow_headers(fields: tuple[tuple[bytes, bytes], ...]) -> Headers:
     """Header bytes as text, order, case and repeats kept (latin-1 cannot fail, as in HTTP/1.1)."""
     return tuple((name.decode("latin-1"), value.decode("latin-1")) for name, value in fields)
 
@@ -35,7 +35,7 @@ def exchange_from_flow(flow: http.HTTPFlow) -> Imported | None:
     if response is None:
         return None
     request = flow.request
-    response_headers = _headers(response.headers.fields)
+    response_headers = flow_headers(response.headers.fields)
     duration = None
     if response.timestamp_end and request.timestamp_start:
         duration = round((response.timestamp_end - request.timestamp_start) * 1000, 3)
@@ -50,15 +50,20 @@ def exchange_from_flow(flow: http.HTTPFlow) -> Imported | None:
         stamp(request.timestamp_start),
         duration,
     )
-    origin = origin_of(f"{request.scheme}://{_host(request.host)}:{request.port}")
-    return Imported(origin, exchange)
+    return Imported(flow_origin(flow), exchange)
+
+
+def flow_origin(flow: http.HTTPFlow) -> str:
+    """The origin a flow's request went to."""
+    request = flow.request
+    return origin_of(f"{request.scheme}://{_host(request.host)}:{request.port}")
 
 
 def request_from_flow(flow: http.HTTPFlow) -> Request:
     """A flow's request as the core sees it (`BodyTooLarge` for a body inflating past the limit)."""
     request = flow.request
     path, _, query = request.path.partition("?")
-    headers = _headers(request.headers.fields)
+    headers = flow_headers(request.headers.fields)
     return Request(
         request.method.upper(),
         path or "/",

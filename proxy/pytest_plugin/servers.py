@@ -13,12 +13,12 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from proxy.app.committed import leftover_journal
-from proxy.app.record_setup import record_settings
+from proxy.app.record_setup import LeftOver, ReplayOnly, plan, record_settings
 from proxy.app.recording import held_for_recording
 from proxy.core.replay.book import ReplayBook
 from proxy.core.rules.engine import Checker, LiveChecker
 from proxy.errors import CommerceProxyError
-from proxy.pytest_plugin.cassettes import Cassettes
+from proxy.pytest_plugin.cassettes import OPTION_SPELLINGS, Cassettes
 from proxy.pytest_plugin.endings import (
     as_committed,
     end_after_teardown,
@@ -121,21 +121,21 @@ def recording(request: pytest.FixtureRequest, cassettes: Cassettes) -> Iterator[
     if len(cassettes.paths) != 1:
         fail(f"{request.node.nodeid}: commerce_record records into one cassette, not {len(cassettes.paths)}")
     cassette = cassettes.paths[0]
-    if state.record_mode == "none":
+    if isinstance(plan(state.record_mode, cassette), ReplayOnly):  # none, or once over a cassette
         with replaying(request, cassettes) as url:
             yield url
         return
     with ExitStack() as stack:
-        # Another xdist worker may be recording this cassette: wait for it, then decide.
+        # Another xdist worker may be recording this cassette: wait for it, then decide again.
         stack.enter_context(held_for_recording(cassette))
-        if state.record_mode == "once" and cassette.exists():
+        planned = plan(state.record_mode, cassette)
+        if isinstance(planned, ReplayOnly):
             stack.close()
             with replaying(request, cassettes) as url:
                 yield url
             return
-        journal = leftover_journal(cassette)
-        if journal is not None:
-            fail(f"{request.node.nodeid}: {leftover_choice(journal, cassette)}")
+        if isinstance(planned, LeftOver):
+            fail(f"{request.node.nodeid}: {leftover_choice(planned.journal, cassette)}")
         if request.scope == "module" and _spread_over_workers(request.config):
             fail(
                 f"{request.node.nodeid}: recording a module's cassette needs the whole module on one "
@@ -161,6 +161,7 @@ def recording(request: pytest.FixtureRequest, cassettes: Cassettes) -> Iterator[
                 checking=state.conformance != "off",
                 match=cassettes.match,
                 ca_bundle=state.ca_bundle,
+                spellings=OPTION_SPELLINGS,
             )
             exchanges = Exchanges(state.current_test)
             watch = watcher(request.config, exchanges, [_shown_path(state, str(cassette))], "", None)

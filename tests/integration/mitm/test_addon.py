@@ -156,3 +156,42 @@ async def test_re_recording_pairs_requests_as_the_projects_match_table_says(tmp_
             recorder.done()
     [kept] = read_cassette_file(cassette).exchanges
     assert kept.request.body.value["data"]["meta"]["request_id"] == "first-run"
+
+
+async def test_new_episodes_answers_what_the_cassette_holds_and_appends_only_new_requests(
+    tmp_path: Path,
+) -> None:
+    """As `record --mode new_episodes`: a request the cassette holds is answered from it (not sent, not
+    recorded again), a token request is always sent and its fresh token not recorded twice, and only
+    the new request is appended. Before the addon went through the recorder, it appended all three."""
+    cassette = tmp_path / "c.yaml"
+    token = {"access_token": TOKEN, "token_type": "Bearer", "expires": 1795003600}
+    first = CassetteRecorder()
+    with taddons.context(first) as context:
+        context.configure(first, cassette=str(cassette))
+        for flow in (
+            api_flow("POST", "/oauth/access_token", token, sent={"grant_type": "implicit"}),
+            api_flow("GET", "/v2/products", products_page()),
+        ):
+            first.request(flow)
+            first.response(flow)
+        first.done()
+    second = CassetteRecorder()
+    with taddons.context(second) as context:
+        context.configure(second, cassette=str(cassette), cassette_mode="new_episodes")
+        again_token = api_flow("POST", "/oauth/access_token", token, sent={"grant_type": "implicit"})
+        held = api_flow("GET", "/v2/products", products_page(total=9))  # what the live service would say
+        new = api_flow("PUT", "/v2/products/p1", {"data": {}}, sent={"data": {}})
+        for flow in (again_token, held, new):
+            second.request(flow)
+            second.response(flow)
+        second.done()
+    assert held.response is not None and held.response.status_code == 200
+    assert json.loads(held.response.content or b"")["meta"]["page"]["total"] == 3, "the recorded answer"
+    assert again_token.response is not None and json.loads(again_token.response.content or b"") == token
+    exchanges = read_cassette_file(cassette).exchanges
+    assert [(item.request.method, item.request.path) for item in exchanges] == [
+        ("POST", "/oauth/access_token"),
+        ("GET", "/v2/products"),
+        ("PUT", "/v2/products/p1"),
+    ]

@@ -14,6 +14,7 @@ from aiohttp import web
 from yarl import URL
 
 from proxy.app.recording import RecordSettings
+from proxy.cli.options import FLAGS
 from proxy.core.cassette.document import Cassette
 from proxy.core.redaction.redact import RedactionPolicy
 from proxy.core.replay.book import ReplayBook
@@ -45,7 +46,8 @@ async def recorder(tmp_path: Path) -> AsyncIterator[Recorder]:
     async def start_recording(
         upstream_url: str, cassette: Path | None = None, **options: Any
     ) -> tuple[str, Callable[[], Awaitable[None]]]:
-        settings = RecordSettings(upstream=upstream_url, cassette=cassette or tmp_path / "c.yaml", **options)
+        cassette = cassette or tmp_path / "c.yaml"
+        settings = RecordSettings(upstream=upstream_url, cassette=cassette, spellings=FLAGS, **options)
         runner, url = await start(create_record_app(settings), "127.0.0.1", 0)
         running.append(runner)
 

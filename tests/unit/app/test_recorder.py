@@ -8,6 +8,7 @@ from pathlib import Path
 
 from proxy.app.recorder import Forward, Recorder, Refuse, Replay, decide, upstream_failure
 from proxy.app.recording import RECORD_MODES, RecordSettings
+from proxy.cli.options import FLAGS
 from proxy.core.cassette.document import Cassette
 from proxy.core.model.exchange import Body, Request
 from proxy.core.redaction.redact import RedactionPolicy
@@ -120,7 +121,9 @@ def test_only_new_episodes_answers_from_the_cassette(tmp_path: Path) -> None:
 
 
 def test_each_upstream_failure_has_its_status() -> None:
-    settings = RecordSettings(upstream="http://127.0.0.1:9/commerce?x=1", cassette=None, upstream_timeout=2.5)
+    settings = RecordSettings(
+        upstream="http://127.0.0.1:9/commerce?x=1", cassette=None, upstream_timeout=2.5, spellings=FLAGS
+    )
     expected = {
         "timeout": (504, "did not answer within 2.5 s"),
         "connect": (502, "cannot connect to upstream http://127.0.0.1:9/commerce: refused"),
