@@ -4,7 +4,6 @@ replay server's books of the cassettes requests name by header."""
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -15,6 +14,7 @@ from proxy.core.redaction.policy import RedactionPolicy
 from proxy.core.replay.book import ReplayBook
 from proxy.core.replay.faults import Fault, Latency
 from proxy.core.replay.matching import MatchPolicy
+from proxy.core.reports.usage_report import usage_report_text
 from proxy.core.rules.engine import LiveChecker
 from proxy.errors import UsageError
 from proxy.store.cassette_names import resolve_cassette_name
@@ -129,10 +129,9 @@ def replay_settings(asked: ReplayOptions, paths: list[Path]) -> ReplayOptions:
 
 
 def write_usage_report(target: Path, report: dict[str, Any]) -> None:
-    """The usage report as JSON, scrubbed (a missed request may echo a token), through the one file
+    """The usage report's JSON, scrubbed (a missed request may echo a token), through the one file
     writer."""
-    text = KNOWN.scrub(json.dumps(report, indent=2))
-    write_atomically(target, text + "\n", "the usage report")
+    write_atomically(target, KNOWN.scrub(usage_report_text(report)), "the usage report")
 
 
 def replay_clock() -> str:

@@ -18,9 +18,6 @@ if TYPE_CHECKING:
     from proxy.core.reports.formats import Report
 
 FORMATS = ("text", "json", "junit", "markdown", "html")
-# The placeholder as each format spells it where a value stands: XML escapes it, and the HTML page's
-# data is JSON inside <script> with every "<" escaped (see `proxy.core.reports.html`).
-PLACEHOLDERS = {"junit": "&lt;redacted&gt;", "html": "\\u003credacted\\u003e"}
 
 
 def _no_progress(files: int) -> AbstractContextManager[Progress | None]:
@@ -68,10 +65,17 @@ def rendered(
 
 
 def placeholder_in(format_name: str) -> str:
-    """`<redacted>` as a report in `format_name` spells it where a secret was found."""
+    """`<redacted>` as a report in `format_name` spells it where a secret was found: through the format's
+    own escaping (JUnit is XML; the HTML page's data is JSON inside <script>, the placeholder inside
+    one of its strings); the other formats show values as they are or inside a code span."""
     from proxy.core.redaction.policy import PLACEHOLDER
+    from proxy.core.reports.escaping import script_json, xml_text
 
-    return PLACEHOLDERS.get(format_name, PLACEHOLDER)
+    if format_name == "junit":
+        return xml_text(PLACEHOLDER)
+    if format_name == "html":
+        return script_json(PLACEHOLDER)[1:-1]  # without the string's quotes
+    return PLACEHOLDER
 
 
 def _unscrubbed(

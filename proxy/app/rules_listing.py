@@ -4,12 +4,10 @@ show); one rule in full when named. Nothing is written: the adapter prints the d
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 
 from proxy.app.command_inputs import RuleChoice
-from proxy.core.reports.rules_page import rule_detail, rules_markdown, rules_table
-from proxy.core.rules.citation import rule_command
+from proxy.core.reports.rules_page import rule_detail, rules_json, rules_markdown, rules_table
 from proxy.errors import UsageError
 
 
@@ -36,27 +34,7 @@ def rules_document(request: RulesRequest) -> str:
         if request.format == "text":
             return rule_detail(ruleset, shown[0], severity_of[request.rule])
     if request.format == "json":
-        document = [
-            {
-                "id": rule.id,
-                "severity": severity_of[rule.id],
-                "default_severity": rule.severity,
-                "section": rule.section,
-                "docs": rule_command(rule.id),
-                "sections": [
-                    {"title": section.title, "requires": section.requires}
-                    for section in ruleset.sections_of(rule)
-                ],
-                "description": rule.description,
-                "example": rule.example,
-                "check": rule.check,
-                "applies_to": list(rule.applies_to),
-                "responses": rule.responses,
-                "source": rule.source,
-            }
-            for rule in shown
-        ]
-        return json.dumps({"rules": document}, indent=2) + "\n"
+        return rules_json(ruleset, shown, severity_of)
     if request.format == "markdown":
         return rules_markdown(ruleset, severity_of)
     return rules_table(ruleset, severity_of)

@@ -14,11 +14,12 @@ from typing import Any
 
 from proxy.app import cassette_edits as edits
 from proxy.cli import cassette_diff, options
-from proxy.cli.cassette_reading import finding_line, run_grep, run_list, run_show, selection_of
+from proxy.cli.cassette_reading import run_grep, run_list, run_show, selection_of
 from proxy.cli.inputs import checked_upstream, extra_redaction, rule_choice
 from proxy.cli.output import say
 from proxy.core.editing.edits import FIELDS_HELP, parse_value
 from proxy.core.editing.selection import FIELDS_HELP as SELECTION_FIELDS
+from proxy.core.reports.cassette_listing import finding_line
 
 
 def add_to(commands: Any, common: argparse.ArgumentParser) -> None:

@@ -6,10 +6,13 @@ a link, an HTML comment or a terminal escape to a report.
   separators, bidi overrides, lone surrogates) shown as its Python escape (`\\n`, `\\x1b`, `\\u202e`);
 - Markdown: `markdown_code`: a code span (nothing renders inside one: no link, emphasis or HTML)
   of the visible text, its fence longer than any run of backticks inside, pipes escaped for tables;
+  `markdown_cell` for a rule's own prose in a table cell (its links and emphasis kept, as the docs
+  page shows them), never for a value from traffic;
 - HTML, and raw HTML inside Markdown: `html_text`; XML: `xml_text` and `xml_attribute`: the
   visible text, markup characters as entities (so nothing XML 1.0 cannot hold is left);
 - JSON: `json_text`: printable values kept as they are; every other character (a lone surrogate, which
   UTF-8 cannot hold, a bidi override, a C1 control) as its `\\uXXXX` escape, which reads back the same;
+  `script_json`: the same JSON inside an HTML `<script>` element, every `<` as `\\u003c`;
 - YAML: `proxy.core.reports.yaml_text.yaml_text`.
 
 Pure, no I/O.
@@ -57,6 +60,11 @@ def markdown_code(text: str) -> str:
     return f"{fence}{pad}{shown}{pad}{fence}"
 
 
+def markdown_cell(text: str) -> str:
+    """A rule's own words in a Markdown table cell: no pipe ends the cell, no newline ends the row."""
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
 def html_text(text: str) -> str:
     """`text` as HTML character data or a quoted attribute's value: one line, no markup."""
     return xml_text(text).replace('"', "&quot;").replace("'", "&#x27;")
@@ -80,6 +88,12 @@ def json_text(value: Any, indent: int | None = None, separators: tuple[str, str]
     if text.replace("\n", "").isprintable():
         return text
     return "".join(char if char.isprintable() or char == "\n" else _json_escape(char) for char in text)
+
+
+def script_json(value: Any, separators: tuple[str, str] | None = None) -> str:
+    """`value` as `json_text` inside an HTML `<script>` element: only `</` could end the element early,
+    and `\\u003c` for every `<` keeps the JSON the same JSON."""
+    return json_text(value, separators=separators).replace("<", "\\u003c")
 
 
 def _json_escape(char: str) -> str:

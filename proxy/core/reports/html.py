@@ -9,7 +9,6 @@ when it is opened, so a 50,000-exchange cassette still opens quickly. Pure: retu
 
 from __future__ import annotations
 
-import html
 import json
 import operator
 from collections import Counter
@@ -19,7 +18,7 @@ from http import HTTPStatus
 from typing import Any
 
 from proxy.core.model.exchange import Body, Exchange
-from proxy.core.reports.escaping import json_text
+from proxy.core.reports.escaping import html_text, script_json
 from proxy.core.reports.formats import Report
 from proxy.core.reports.unjudged import group_lines, headline, verdict_text
 from proxy.core.rules.citation import citation
@@ -49,10 +48,9 @@ def html_report(
 ) -> str:
     """The page; `exchanges` are each cassette's, in the order of `report.cassettes`."""
     data = report_data(report, exchanges, endpoint_of, title)
-    # Inside <script> only "</" could end the element early; \u003c keeps the JSON the same JSON.
-    embedded = json_text(data, separators=(",", ":")).replace("<", "\\u003c")
+    embedded = script_json(data, separators=(",", ":"))
     return (
-        template.page.replace("{{TITLE}}", html.escape(title))
+        template.page.replace("{{TITLE}}", html_text(title))
         .replace("{{STYLE}}", template.style)
         .replace("{{SCRIPT}}", template.script)
         .replace("{{DATA}}", embedded)

@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import textwrap
 from collections import defaultdict
+from collections.abc import Sequence
 
+from proxy.core.reports.escaping import json_text, markdown_cell
 from proxy.core.rules.citation import (
     cited_parts,
     rule_anchor,
+    rule_command,
     section_anchor,
     section_label,
     sections_cited,
@@ -124,6 +127,25 @@ def _entry(rules: RuleSet, rule: Rule, severity: str) -> list[str]:
     return lines
 
 
-def markdown_cell(text: str) -> str:
-    """A rule's own words in a Markdown table cell: no pipe ends the cell, no newline ends the row."""
-    return text.replace("|", "\\|").replace("\n", " ")
+def rules_json(rules: RuleSet, shown: Sequence[Rule], severity_of: dict[str, str]) -> str:
+    """`rules --format json`: each rule shown with the severity in force, its sections and its words."""
+    document = [
+        {
+            "id": rule.id,
+            "severity": severity_of[rule.id],
+            "default_severity": rule.severity,
+            "section": rule.section,
+            "docs": rule_command(rule.id),
+            "sections": [
+                {"title": section.title, "requires": section.requires} for section in rules.sections_of(rule)
+            ],
+            "description": rule.description,
+            "example": rule.example,
+            "check": rule.check,
+            "applies_to": list(rule.applies_to),
+            "responses": rule.responses,
+            "source": rule.source,
+        }
+        for rule in shown
+    ]
+    return json_text({"rules": document}, indent=2) + "\n"
