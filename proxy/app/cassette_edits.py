@@ -20,6 +20,7 @@ from proxy.core.editing.edits import (
     SplitBy,
     checked_indexes,
     delete_exchanges,
+    exchange_identity,
     fix_etags,
     keep_exchanges,
     merge_cassettes,
@@ -143,8 +144,9 @@ def keep(request: KeepRequest) -> Edited:
 def merge(request: MergeRequest) -> Edited:
     """`cassette merge A B... -o OUT`: by recording time, exact repeats dropped; OUT is replaced only
     when it is one of the inputs, or with `force`."""
-    in_force = request.options.rules.load()
     output = request.output
+    _refuse_missing_folder(output, "the merged cassette")
+    in_force = request.options.rules.load()
     inputs = [path.resolve() for path in request.paths]
     if output.exists() and output.resolve() not in inputs and not request.force:
         raise UsageError(f"{output} exists and is not one of the inputs: pass --force to replace it")
@@ -154,12 +156,14 @@ def merge(request: MergeRequest) -> Edited:
         f"{output}: merged {len(loaded)} cassette(s) into {len(merged.exchanges)} exchange(s); "
         f"{dropped} exact repeat(s) dropped"
     )
-    return _write(request.options, in_force, [(output, merged)], loaded, summary)
+    before = None if request.options.no_check else _once_each(in_force, loaded)
+    return _write(request.options, in_force, [(output, merged)], loaded, summary, before=before)
 
 
 def split(request: SplitRequest) -> Edited:
     """`cassette split --by path|status -o DIR`: one cassette per group, order kept; a part already in
     DIR is replaced only with `force`."""
+    _refuse_missing_folder(request.output, "the folder of the parts")
     with _in_place(request.path, request.options):
         in_force = request.options.rules.load()
         cassette = load_cassette(request.path).cassette
@@ -185,8 +189,9 @@ def redact(request: CassetteRequest) -> Edited:
         )
         summary = f"{request.path}: redacted {changed} exchange(s)"
         originals = [(request.path, original)]
+        outputs = [(request.path, cleaned)]
         return _write(
-            request.options, in_force, [(request.path, cleaned)], originals, summary, redacted_already=True
+            request.options, in_force, outputs, originals, summary, redacted_already=True, in_place=True
         )
 
 
@@ -209,9 +214,7 @@ def change_field(request: FieldRequest) -> Edited:
         exchanges[index] = change(exchanges[index])
         edited = Cassette(tuple(exchanges), original.upstream, original.confirmed_at)
         summary = f"{request.path}: #{index}: {what}"
-        return _write(
-            request.options, in_force, [(request.path, edited)], [(request.path, original)], summary
-        )
+        return _in_place_write(request, in_force, original, edited, summary)
 
 
 def rehost(request: CassetteRequest) -> Edited:
@@ -222,7 +225,7 @@ def rehost(request: CassetteRequest) -> Edited:
         summary = (
             f"{request.path}: moved from {original.upstream} to {request.to}; {changed} exchange(s) changed"
         )
-        return _write(request.options, in_force, [(request.path, moved)], [(request.path, original)], summary)
+        return _in_place_write(request, in_force, original, moved, summary)
 
 
 def fix_etag(request: CassetteRequest) -> Edited:
@@ -232,8 +235,32 @@ def fix_etag(request: CassetteRequest) -> Edited:
         fixed_cassette, fixed = fix_etags(original)
         listed = ", ".join(f"#{index}" for index in fixed) or "none needed it"
         summary = f"{request.path}: set ETag from etag_id on {len(fixed)} exchange(s) ({listed})"
-        return _write(
-            request.options, in_force, [(request.path, fixed_cassette)], [(request.path, original)], summary
+        return _in_place_write(request, in_force, original, fixed_cassette, summary)
+
+
+def _once_each(in_force: RulesInForce, loaded: Sequence[Named]) -> list[Finding]:
+    """The inputs' findings, each exchange's once as the merge keeps one copy of an exact repeat:
+    a repeat's findings are counted with the first copy's, never again."""
+    seen: set[str] = set()
+    before: list[Finding] = []
+    for path, cassette in loaded:
+        found = per_exchange(check_cassette(in_force, cassette, str(path)))
+        for index, exchange in enumerate(cassette.exchanges):
+            identity = exchange_identity(exchange)
+            if identity not in seen:
+                seen.add(identity)
+                before.extend(found.get(index, []))
+    return before
+
+
+def _refuse_missing_folder(output: Path, what: str) -> None:
+    """An edit writes its `-o` only into an existing folder (as `check -o` does), before any work;
+    `split` makes its own DIR there."""
+    folder = output.parent
+    if not folder.is_dir():
+        raise UsageError(
+            f"{output}: no such folder {folder}; {what} is written only into an existing folder: "
+            "make it first"
         )
 
 
@@ -260,6 +287,18 @@ def _policy(options: EditOptions, in_force: RulesInForce) -> RedactionPolicy:
     return configured if options.extra_redaction is None else options.extra_redaction.over(configured)
 
 
+def _in_place_write(
+    request: FieldRequest | CassetteRequest,
+    in_force: RulesInForce,
+    original: Cassette,
+    edited: Cassette,
+    summary: str,
+) -> Edited:
+    """An edit that keeps every exchange at its position, written over its cassette."""
+    path, options = request.path, request.options
+    return _write(options, in_force, [(path, edited)], [(path, original)], summary, in_place=True)
+
+
 def _write(
     options: EditOptions,
     in_force: RulesInForce,
@@ -268,11 +307,13 @@ def _write(
     summary: str,
     redacted_already: bool = False,
     before: Sequence[Finding] | None = None,
+    in_place: bool = False,
 ) -> Edited:
     """Redact, write atomically (unless a dry run), re-check (unless told not to).
 
     The originals' findings (`before`, unless the caller already has them) are worked out only when
-    the result is re-checked, so `no_check` runs no rule at all.
+    the result is re-checked, so `no_check` runs no rule at all. `in_place`: the edit kept every
+    exchange at its position (findings are compared exchange by exchange).
     """
     written = session.save_edit(
         in_force,
@@ -281,5 +322,5 @@ def _write(
         dry_run=options.dry_run,
         redacted_already=redacted_already,
     )
-    recheck = None if options.no_check else session.recheck(in_force, written, originals, before)
+    recheck = None if options.no_check else session.recheck(in_force, written, originals, before, in_place)
     return Edited(summary, len(written), recheck)

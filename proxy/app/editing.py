@@ -77,8 +77,16 @@ def recheck(
     written: Sequence[Named],
     originals: Sequence[Named],
     before: Sequence[Finding] | None = None,
+    in_place: bool = False,
 ) -> Recheck:
-    """The edited cassettes' findings against the originals' (`before`, when the caller has them)."""
+    """The edited cassettes' findings against the originals' (`before`, when the caller has them).
+
+    A finding is the same before and after when the same rule, at the same severity, finds it at the
+    same place of the same exchange, whatever its text quotes: an edit changes values the text shows
+    (a link's origin after `rehost`, a value `set` replaced, an index `delete` moved), and such a
+    finding was there before the edit. The exchange is its position when the edit kept every exchange
+    in its place (`in_place`: the request line itself may have been edited), else its request line
+    (the edit moved exchanges, never changed them). A second finding at the same place is new."""
     if before is None:
         before = [
             finding
@@ -88,15 +96,17 @@ def recheck(
     after = [
         finding for path, cassette in written for finding in check_cassette(in_force, cassette, str(path))
     ]
-    old = Counter(_signature(finding) for finding in before)
+    old = Counter(_signature(finding, in_place) for finding in before)
     added: list[Finding] = []
     for finding in after:
-        if old[_signature(finding)]:
-            old[_signature(finding)] -= 1
+        if old[_signature(finding, in_place)]:
+            old[_signature(finding, in_place)] -= 1
         else:
             added.append(finding)
     return Recheck(added, sum(old.values()), len(in_force.ruleset.rules))
 
 
-def _signature(finding: Finding) -> tuple[str, ...]:
-    return (finding.rule, finding.severity, finding.method, finding.target, finding.where, finding.found)
+def _signature(finding: Finding, in_place: bool) -> tuple[object, ...]:
+    """Which rule found what where: never the text (expected, found), which quotes edited values."""
+    exchange = finding.exchange if in_place else (finding.method, finding.target)
+    return (finding.rule, finding.severity, exchange, finding.where)

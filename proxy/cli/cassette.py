@@ -147,7 +147,11 @@ def add_to(commands: Any, common: argparse.ArgumentParser) -> None:
 
     fmt = action("fmt", "rewrite cassettes in the normal layout (--check: only report)", run_fmt)
     fmt.add_argument("paths", metavar="PATH", type=Path, nargs="+", help="cassette files or folders")
-    fmt.add_argument("--check", action="store_true", help="list files not in the normal layout; exit 1")
+    fmt.add_argument(
+        "--check",
+        action="store_true",
+        help="fmt's dry run: list files not in the normal layout, write nothing; exit 1 if any",
+    )
     fmt.add_argument("--drop-comments", action="store_true", help="rewrite files with comments anyway")
 
 
