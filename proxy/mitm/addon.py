@@ -44,9 +44,18 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 ANSWERED = "commerce_proxy_answered"  # flow metadata: answered by the addon, not sent, not recorded
-FORWARDED = "commerce_proxy_forward"  # flow metadata: the recorder's Forward, when the request was sent
 # How the addon's options spell the settings the use cases name in their messages.
 SPELLINGS = {"mode": "cassette_mode", "origin": "cassette_origin"}
+
+
+class OursPrefixed(logging.Filter):
+    """Our lines in mitmproxy's event log start `commerce-proxy: `, as they do from the command line
+    (the use cases log plain messages; each adapter says whose they are)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.name.startswith("proxy.") and not str(record.msg).startswith("commerce-proxy: "):
+            record.msg = f"commerce-proxy: {record.msg}"
+        return True
 
 
 class CassetteRecorder:
@@ -65,6 +74,9 @@ class CassetteRecorder:
         return self.recorder.session if self.recorder is not None else None
 
     def load(self, loader: Loader) -> None:
+        for handler in logging.getLogger().handlers:  # mitmproxy's event log
+            if not any(isinstance(known, OursPrefixed) for known in handler.filters):
+                handler.addFilter(OursPrefixed())
         loader.add_option("cassette", str, "", "commerce-proxy: record exchanges into this cassette (YAML)")
         loader.add_option(
             "cassette_mode",
@@ -169,8 +181,8 @@ class CassetteRecorder:
         elif isinstance(decision, Replay):
             flow.metadata[ANSWERED] = True
             flow.response = _replayed(serve_answer(decision.answer, self.cache, origin))
-        else:
-            flow.metadata[FORWARDED] = decision
+        # Forward: mitmproxy sends it; `response` records it. Flow metadata holds only what `mitmdump -w`
+        # can write (a flow file is serialized), so no decision object is kept on the flow.
 
     def response(self, flow: http.HTTPFlow) -> None:
         """Record each completed exchange of the recorded origin through the recorder; its refusal
