@@ -221,7 +221,7 @@ async def run_demo_session(path: Path, say: Callable[[str], None], temporary: bo
     try:  # every server started is stopped, however the demo ends
         record_app = RecordProxy(record_settings(sandbox_url, path, in_force, mode="all"))
         if record_app.recording.live is not None:  # the demo lists the findings itself, once
-            record_app.recording.live.follow(lambda findings: None, quiet=True)
+            record_app.recording.live.follow(lambda checked: None, quiet=True)
         recorder, record_url = await start(record_app.server, "127.0.0.1", 0)
         try:
             say(f"sandbox  {sandbox_url}  (in-memory stand-in for the real service)")

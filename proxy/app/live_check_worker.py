@@ -39,7 +39,7 @@ from proxy.core.cassette.document import exchange_from_document
 from proxy.core.cassette.journal_line import journal_line, parse_json_line
 from proxy.core.model.exchange import Exchange
 from proxy.core.reports.escaping import visible
-from proxy.core.rules.engine import Checker, Listener, LiveChecker, follow_findings, report_findings
+from proxy.core.rules.engine import Checked, Checker, Listener, LiveChecker, follow_findings, report_findings
 from proxy.core.rules.findings import Finding, FindingsLog
 from proxy.core.rules.unjudged import Unjudged, UnjudgedTally
 from proxy.store import clock
@@ -211,11 +211,14 @@ class CheckWorker:
                 # unanswered, so the take-over checks it here and nothing is lost or waited for.
                 self._take_over(f"the checker process's answer could not be read ({error})")
                 return
-            if self._unanswered and self._unanswered[0][0] == sequence:
-                self._unanswered.popleft()
+            if not self._unanswered or self._unanswered[0][0] != sequence:
+                # One answer an exchange, in order: another is a failed helper, as above.
+                self._take_over(f"the checker process answered #{sequence} out of turn")
+                return
+            _, exchange = self._unanswered.popleft()
             if verdict is not None:
                 self.unjudged.add(verdict, exchange=sequence)
-            report_findings(self, findings)
+            report_findings(self, Checked(sequence, exchange, findings))
         if not self._unanswered and self._caught_up is not None:
             self._caught_up.set()
 

@@ -19,7 +19,7 @@ from proxy.app.recording import RecordingSession
 from proxy.core.model.exchange import Exchange
 from proxy.core.reports.formats import CassetteResult, Report
 from proxy.core.rules.config import Baseline, RuleConfig
-from proxy.core.rules.findings import Finding
+from proxy.core.rules.engine import Checked
 from proxy.core.rules.ruleset import RuleSet
 from proxy.core.rules.unjudged import UnjudgedTally
 from proxy.store.finding_spool import FindingSpool
@@ -66,8 +66,8 @@ class LiveReport:
             if session.live is not None:  # the page marks each exchange no rule judged
                 session.live.unjudged.mark_exchanges()
 
-    def _take(self, findings: list[Finding]) -> None:
-        for finding in findings:
+    def _take(self, checked: Checked) -> None:
+        for finding in checked.findings:
             if self.baseline.accepts(finding):
                 self.accepted += 1
             else:

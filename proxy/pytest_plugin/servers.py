@@ -171,7 +171,7 @@ def recording(request: pytest.FixtureRequest, cassettes: Cassettes) -> Iterator[
         served = state.served(cassette, "recording")
         recording = proxy.recording
         if recording.live is not None:  # the plugin shows each finding once, in its summary
-            recording.live.follow(served.findings.extend, quiet=True)
+            recording.live.follow(lambda checked: served.findings.extend(checked.findings), quiet=True)
         recording.hold()  # written only when `end` decides to keep it: any stop before leaves nothing
         signals = state.stop_signals.take()  # SIGTERM and SIGHUP now end the run as Ctrl-C does
         address = stack.enter_context(_serving(state, served, lambda: proxy.server))
@@ -241,7 +241,8 @@ def _live_checker(state: PluginState, served: Served) -> LiveChecker | None:
         return None
     in_force = state.in_force()
     live = LiveChecker(Checker(in_force.ruleset, in_force.project.config))
-    live.follow(served.findings.extend, quiet=True)  # the plugin shows each finding once, in its summary
+    # the plugin shows each finding once, in its summary
+    live.follow(lambda checked: served.findings.extend(checked.findings), quiet=True)
     return live
 
 

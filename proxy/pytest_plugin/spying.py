@@ -48,6 +48,6 @@ def spying(request: pytest.FixtureRequest, serving: Serving) -> Iterator[Commerc
     served = state.served(Path("nothing"), f"spying on {shown}, writing")  # "..., writing nothing"
     live = proxy.recording.live
     if live is not None:  # the plugin shows each finding once, in its summary or the failure
-        live.follow(served.findings.extend, quiet=True)
+        live.follow(lambda checked: served.findings.extend(checked.findings), quiet=True)
     with serving(state, served, lambda: proxy.server) as url:
         yield CommerceServer(url, exchanges)

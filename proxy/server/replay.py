@@ -24,7 +24,7 @@ from proxy.core.replay.clock import moves_to_now, token_answer_now
 from proxy.core.replay.faults import FAULT_TITLES, Fault, FaultPlan
 from proxy.core.replay.simulation.answers import Simulated
 from proxy.core.replay.usage import usage_report, usage_summary
-from proxy.core.rules.engine import LiveChecker
+from proxy.core.rules.engine import Checked, LiveChecker
 from proxy.core.rules.findings import SIMULATED
 from proxy.errors import CommerceProxyError
 from proxy.server.admin import answer_admin, replay_routes
@@ -185,7 +185,9 @@ class Replayer:
         else:
             index, cassette = recording.index, recording.cassette
         findings = self.live.checker.check(exchange, index)
-        self.live.report([replace(finding, cassette=cassette) for finding in findings])
+        self.live.report(
+            Checked(index, exchange, [replace(finding, cassette=cassette) for finding in findings])
+        )
 
     async def report_usage(self) -> None:
         if not self.server.bound:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any, NamedTuple, Protocol, TypeAlias
 
 from proxy.core.model.exchange import Exchange
@@ -256,7 +257,17 @@ def request_rule(rule: Rule) -> bool:
     return CHECKS[rule.check].judges == "request"
 
 
-Listener = Callable[[list[Finding]], None]  # told each exchange's findings (`follow_findings`)
+@dataclass(frozen=True, slots=True)
+class Checked:
+    """One exchange as a follower of a live checker sees it (`follow_findings`): its number in the
+    session, the exchange as recorded (redacted), and its findings (often none)."""
+
+    sequence: int
+    exchange: Exchange
+    findings: list[Finding]
+
+
+Listener = Callable[[Checked], None]  # told of each exchange checked (`follow_findings`)
 
 
 class LiveChecker:
@@ -281,11 +292,11 @@ class LiveChecker:
         """Check one exchange (already redacted), report its findings and return them (`encoded`, its
         journal line, is for checkers in another process)."""
         findings = self.checker.check(exchange, sequence)
-        self.report(findings)
+        self.report(Checked(sequence, exchange, findings))
         return findings
 
-    def report(self, findings: list[Finding]) -> None:
-        report_findings(self, findings)
+    def report(self, checked: Checked) -> None:
+        report_findings(self, checked)
 
     def follow(self, listener: Listener, *, quiet: bool = False) -> None:
         """`follow_findings` on this checker."""
@@ -309,16 +320,18 @@ class LiveChecking(Protocol):
 
 def follow_findings(live: LiveChecking, listener: Listener, *, quiet: bool = False) -> None:
     """The one way to follow a live checker (the pytest plugin, a live report, a live UI): `listener`
-    gets each exchange's findings as they come, in the order the exchanges were checked. `quiet`: the
-    follower shows the findings itself, so they are no longer logged one line each."""
+    is told of each exchange checked, with its findings, as they come, in the order the exchanges were
+    checked. `quiet`: the follower shows the findings itself, so they are no longer logged one line
+    each."""
     live.listeners.append(listener)
     if quiet:
         live.logged = False
 
 
-def report_findings(live: LiveChecking, findings: list[Finding]) -> None:
+def report_findings(live: LiveChecking, checked: Checked) -> None:
     """Log each finding of one exchange as one line as it happens (unless `live.logged` is off), keep
     it, and tell the listeners."""
+    findings = checked.findings
     live.log.add(findings)
     for finding in findings if live.logged else ():
         log.log(
@@ -332,4 +345,4 @@ def report_findings(live: LiveChecking, findings: list[Finding]) -> None:
             finding.message,
         )
     for listener in live.listeners:
-        listener(findings)
+        listener(checked)

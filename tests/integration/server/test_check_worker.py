@@ -12,7 +12,7 @@ import pytest
 
 from proxy.app.live_check_worker import CheckWorker
 from proxy.app.recording import RecordSettings
-from proxy.core.rules.engine import Checker
+from proxy.core.rules.engine import Checked, Checker, LiveChecker
 from proxy.core.rules.findings import Finding
 from proxy.sandbox.app import SandboxSettings, create_sandbox_app
 from proxy.server.record import RecordProxy
@@ -111,10 +111,37 @@ def test_a_synchronous_caller_gets_every_answer_however_many_findings(tmp_path: 
     expected = Checker(RULES).check_all(exchanges)
     worker = CheckWorker(source(tmp_path), lambda: Checker(RULES))
     reported: list[Finding] = []
-    worker.follow(reported.extend)
+    worker.follow(lambda checked: reported.extend(checked.findings))
     for number, exchange in enumerate(exchanges):
         worker.check(exchange, number)
     worker.close()
     assert worker.process.returncode == 0
     assert worker.log.exchanges == len(exchanges)
     assert sorted(reported, key=repr) == sorted(expected, key=repr)
+
+
+def test_a_follower_is_told_of_every_exchange_with_its_findings_in_either_process(tmp_path: Path) -> None:
+    """`follow` is the one public way to watch live checking (the plugin, a live report, a live UI):
+    each exchange checked, those without findings too, in order, with the exchange itself, whether
+    the rules run in the checker process or in this one."""
+    exchanges = [
+        make_exchange(
+            make_request("GET", "/v2/products", f"page[limit]={limit}&n={number}"),
+            body=json_body({"data": []}),
+        )
+        for number, limit in enumerate(["abc", "10", "x", "25", "-1", "5"])
+    ]
+    checker = Checker(RULES)
+    expected = [checker.check(exchange, number) for number, exchange in enumerate(exchanges)]
+    for live in (CheckWorker(source(tmp_path), lambda: Checker(RULES)), LiveChecker(Checker(RULES))):
+        told: list[Checked] = []
+        live.follow(told.append)
+        for number, exchange in enumerate(exchanges):
+            live.check(exchange, number)
+        if isinstance(live, CheckWorker):
+            live.close()
+        assert [checked.sequence for checked in told] == list(range(len(exchanges)))
+        assert [checked.exchange for checked in told] == exchanges
+        assert [sorted(checked.findings, key=repr) for checked in told] == [
+            sorted(findings, key=repr) for findings in expected
+        ]

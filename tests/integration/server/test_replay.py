@@ -187,7 +187,7 @@ async def test_replay_check_checks_each_answer_served_but_not_a_miss(serve: Serv
     book = ReplayBook.build([("broken", Cassette(exchanges=(broken,)))], MatchPolicy(), RedactionPolicy())
     live = LiveChecker(Checker(load_rules(shipped_dir("rules"))))
     heard: list[str] = []
-    live.follow(lambda findings: heard.extend(finding.rule for finding in findings))
+    live.follow(lambda checked: heard.extend(finding.rule for finding in checked.findings))
     base = await serve(create_replay_app(book, live=live))
     async with aiohttp.ClientSession() as session:
         async with session.get(base + entry.request.target, headers={"Authorization": "Bearer t"}) as answer:
