@@ -46,6 +46,7 @@ RECORD_MODES: tuple[RecordMode, ...] = ("once", "new_episodes", "all", "none")
 DEFAULT_MODE: RecordMode = "once"
 UPSTREAM_TIMEOUT = 30.0  # seconds for the upstream's whole answer; then the client gets a 504
 MAX_BODY_BYTES = 50 * 1024 * 1024  # a larger upstream answer is a 502 and is not recorded
+TOKEN_VARIABLE = "COMMERCE_PROXY_TOKEN"  # where `verify` finds a live bearer token when none is given
 
 
 @dataclass(frozen=True, slots=True)

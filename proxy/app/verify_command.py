@@ -17,7 +17,7 @@ from typing import Protocol
 from urllib.parse import urlencode
 
 from proxy.app.command_inputs import ExtraRedaction, Reads, RuleChoice
-from proxy.app.recording import MAX_BODY_BYTES, UPSTREAM_TIMEOUT
+from proxy.app.recording import MAX_BODY_BYTES, TOKEN_VARIABLE, UPSTREAM_TIMEOUT
 from proxy.app.report_writing import Shown, placeholder_in, save_document, write_report
 from proxy.app.verify import (
     Send,
@@ -35,7 +35,6 @@ from proxy.core.model.hop_by_hop import end_to_end
 from proxy.core.redaction.book import KNOWN
 from proxy.errors import CommerceProxyError, UsageError
 
-TOKEN_VARIABLE = "COMMERCE_PROXY_TOKEN"
 ANOTHER_TOKEN = (
     f"give another with --token or ${TOKEN_VARIABLE}, or --client-id and --client-secret; "
     "no drift is reported"

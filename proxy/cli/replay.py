@@ -12,6 +12,7 @@ from proxy.cli import options
 from proxy.cli.inputs import command_matching, extra_redaction, rule_choice, show_notes
 from proxy.cli.serving import serve
 from proxy.core.replay.faults import Fault, Latency
+from proxy.errors import UsageError
 
 
 def add_to(commands: Any, common: argparse.ArgumentParser) -> None:
@@ -90,11 +91,16 @@ def run(arguments: argparse.Namespace) -> int:
 
 def request_of(arguments: argparse.Namespace, cassettes: Iterable[Path]) -> ReplayRequest:
     """The typed request `replay`'s arguments make, built once."""
+    folder = arguments.cassette_dir
+    if folder is not None and not folder.is_dir():
+        raise UsageError(f"--cassette-dir {folder}: not a folder")
+    if not 0 <= arguments.slow_body_ms <= 600_000:
+        raise UsageError(f"--slow-body-ms {arguments.slow_body_ms:g}: must be 0 to 600000")
     return ReplayRequest(
         cassettes=tuple(cassettes),
         examples=arguments.examples,
         options=ReplayOptions(
-            folder=arguments.cassette_dir,
+            folder=folder,
             latency=Latency.parse(arguments.latency),
             faults=tuple(Fault.parse(text) for text in arguments.fault),
             fault_seed=arguments.fault_seed,

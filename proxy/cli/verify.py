@@ -8,13 +8,12 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from proxy.app.recording import UPSTREAM_TIMEOUT
+from proxy.app.recording import TOKEN_VARIABLE, UPSTREAM_TIMEOUT
 from proxy.cli import options
 
 if TYPE_CHECKING:
     from proxy.app.verify_command import Transport, VerifyRequest
 
-TOKEN_VARIABLE = "COMMERCE_PROXY_TOKEN"  # as `proxy.app.verify_command` names it in its messages
 EXIT_STATUS = """\
 Re-send recorded requests to the live service and report how its answers drifted.
 

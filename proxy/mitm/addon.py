@@ -152,7 +152,7 @@ class CassetteRecorder:
             try:
                 self.recorder = Recorder(self._settings(self.origin))
             except CommerceProxyError as error:
-                log.error("commerce-proxy: not recording: %s", error)
+                log.error("not recording: %s", error)
                 ctx.options.update(cassette="")
                 return None
         return self.recorder
@@ -200,7 +200,7 @@ class CassetteRecorder:
         try:
             request = request_from_flow(flow)
         except BodyTooLarge as error:  # a gzip bomb: answered as a failure, never inflated whole
-            log.error("commerce-proxy: not recorded: %s", error)
+            log.error("not recorded: %s", error)
             flow.response = _answer(502, "Not recorded", str(error))
             return
         sent = flow.request
@@ -226,7 +226,7 @@ class CassetteRecorder:
             return
         self.recorder.end()
         for origin, count in self.skipped.items():
-            log.info("commerce-proxy: not recorded: %d exchange(s) with %s (another origin)", count, origin)
+            log.info("not recorded: %d exchange(s) with %s (another origin)", count, origin)
         self.recorder = None
 
 

@@ -303,4 +303,4 @@ def markdown_report(report: Report, endpoint_of: Callable[[Finding], str]) -> It
     total = sum(counts.values())
     if total > MARKDOWN_FINDINGS_SHOWN:
         rest = total - MARKDOWN_FINDINGS_SHOWN
-        yield f"\n... and {rest} more (see `commerce-proxy check --format json`)\n"
+        yield f"\n... and {rest} more (`--format json` lists them all)\n"
