@@ -14,7 +14,7 @@ from pathlib import Path
 from proxy.app import editing as session
 from proxy.app.cassette_reading import per_exchange, selected
 from proxy.app.check_run import check_cassette
-from proxy.app.command_inputs import ExtraRedaction, RuleChoice
+from proxy.app.command_inputs import ExtraRedaction, Reads, RuleChoice
 from proxy.core.cassette.document import Cassette, exchange_to_document
 from proxy.core.editing.edits import (
     SplitBy,
@@ -145,11 +145,10 @@ def merge(request: MergeRequest) -> Edited:
     """`cassette merge A B... -o OUT`: by recording time, exact repeats dropped; OUT is replaced only
     when it is one of the inputs, or with `force`."""
     output = request.output
-    _refuse_missing_folder(output, "the merged cassette")
+    if output.resolve() not in [path.resolve() for path in request.paths]:  # else merged in place
+        reads = Reads(tuple(request.paths), request.options.rules)
+        reads.refuse_bad_output(output, "the merged cassette", force=request.force, any_file=True)
     in_force = request.options.rules.load()
-    inputs = [path.resolve() for path in request.paths]
-    if output.exists() and output.resolve() not in inputs and not request.force:
-        raise UsageError(f"{output} exists and is not one of the inputs: pass --force to replace it")
     loaded = [(path, load_cassette(path).cassette) for path in request.paths]
     merged, dropped = merge_cassettes([(str(path), cassette) for path, cassette in loaded])
     summary = (
@@ -169,11 +168,9 @@ def split(request: SplitRequest) -> Edited:
         cassette = load_cassette(request.path).cassette
         parts = split_cassette(cassette, request.by)
         outputs = [(request.output / f"{name}.yaml", part) for name, part in parts.items()]
-        existing = [str(path) for path, _ in outputs if path.exists()]
-        if existing and not request.force:
-            raise UsageError(
-                f"{existing[0]} exists ({len(existing)} of the outputs do): pass --force to replace"
-            )
+        reads = Reads((request.path,), request.options.rules)
+        for path, _ in outputs:
+            reads.refuse_bad_output(path, "a part", force=request.force, any_file=True, create_folders=True)
         summary = f"{request.output}: split {request.path} by {request.by} into {len(outputs)} cassette(s)"
         return _write(request.options, in_force, outputs, [(request.path, cassette)], summary)
 

@@ -92,7 +92,7 @@ def _unscrubbed(
     if format_name == "text":  # for people: capped per rule, and only the counts with -q
         yield from text_report(report, max(per_rule, 0), summary_only=summary_only)
     elif format_name == "markdown":
-        yield from markdown_report(report, lambda finding: label(finding.method, finding.path))
+        yield from markdown_report(report, lambda finding: label(finding.method, finding.path), title)
     elif format_name == "html":
         from proxy.core.reports.html import html_report
         from proxy.store.report_templates import page_template

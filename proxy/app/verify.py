@@ -18,6 +18,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from proxy.app.recording import TOKEN_VARIABLE
 from proxy.core.cassette.document import Cassette
 from proxy.core.drift.compare import compare_exchanges
 from proxy.core.drift.origins import Origins
@@ -74,7 +75,7 @@ async def verify(
     if missing and options.token is None:
         raise UsageError(
             f"{missing[0].cassette}: #{missing[0].index} {missing[0].request} sends a redacted bearer "
-            "token: give a live one with --token, COMMERCE_PROXY_TOKEN, or --client-id and --client-secret"
+            f"token: give a live one with --token, {TOKEN_VARIABLE}, or --client-id and --client-secret"
         )
     gate = asyncio.Semaphore(max(1, options.concurrency))
 

@@ -42,7 +42,9 @@ from proxy.server.answers import AnswerCache, serve_answer
 if TYPE_CHECKING:
     from proxy.server.wire import Outgoing
 
-log = logging.getLogger(__name__)
+# Named, not __name__: `mitmdump -s addon.py` imports this file as `addon`, and OursPrefixed knows our
+# lines by the `proxy.` of their logger.
+log = logging.getLogger("proxy.mitm.addon")
 ANSWERED = "commerce_proxy_answered"  # flow metadata: answered by the addon, not sent, not recorded
 # How the addon's options spell the settings the use cases name in their messages.
 SPELLINGS = {"mode": "cassette_mode", "origin": "cassette_origin"}

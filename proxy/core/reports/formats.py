@@ -240,7 +240,9 @@ MARKDOWN_FINDINGS_SHOWN = 200  # a pull-request comment holds at most 65,536 cha
 MARKDOWN_ENDPOINTS_SHOWN = 50  # rows of the per-endpoint table, those of most findings
 
 
-def markdown_report(report: Report, endpoint_of: Callable[[Finding], str]) -> Iterator[str]:
+def markdown_report(
+    report: Report, endpoint_of: Callable[[Finding], str], title: str = "commerce-proxy check"
+) -> Iterator[str]:
     """A summary line, tables per rule and per endpoint, then each finding folded in <details>.
 
     Every value from a cassette is a `markdown_code` span in Markdown, and `html_text` in the
@@ -251,7 +253,7 @@ def markdown_report(report: Report, endpoint_of: Callable[[Finding], str]) -> It
     nothing_judged = report.exchanges > 0 and unjudged.exchanges >= report.exchanges
     mark = "❌" if counts["error"] else "⚠️" if counts["warning"] else "⚪" if nothing_judged else "✅"
     tail = f", {report.accepted} accepted by the baseline" if report.accepted else ""
-    yield f"## {mark} commerce-proxy check: {counts_phrase(counts)}{tail}\n\n"
+    yield f"## {mark} {title}: {counts_phrase(counts)}{tail}\n\n"
     yield (
         f"{report.exchanges} exchanges in {len(report.cassettes)} cassette(s): "
         + ", ".join(f"{markdown_code(result.name)} ({result.exchanges})" for result in report.cassettes)

@@ -195,3 +195,30 @@ async def test_new_episodes_answers_what_the_cassette_holds_and_appends_only_new
         ("GET", "/v2/products"),
         ("PUT", "/v2/products/p1"),
     ]
+
+
+async def test_every_line_of_ours_is_prefixed_when_mitmproxy_loads_the_addon_as_a_script(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """`mitmdump -s proxy/mitm/addon.py` imports the file as a module named `addon`, not `proxy.mitm.addon`:
+    every line not from mitmproxy itself, the addon's own included (another origin) and the use cases'
+    (findings, the summary), starts `commerce-proxy: `. Failed before: the addon's own lines had no prefix
+    when loaded this way."""
+    from mitmproxy.addons.script import load_script
+
+    import proxy.mitm.addon as packaged
+
+    script = load_script(packaged.__file__)
+    assert script is not None and script.__name__ != packaged.__name__
+    recorder = script.addons[0]
+    cassette = tmp_path / "phone.yaml"
+    with caplog.at_level(logging.INFO), taddons.context(recorder) as context:
+        context.configure(recorder, cassette=str(cassette))
+        recorder.response(api_flow("GET", "/v2/products?page[limit]=1", products_page(total=-4)))
+        recorder.response(api_flow("GET", "/beacon", {}, host="tracker.example"))
+        recorder.done()
+    ours = [record for record in caplog.records if not record.name.startswith("mitmproxy")]
+    messages = [record.getMessage() for record in ours]
+    assert any("another origin" in message for message in messages), messages
+    assert any("pagination" in message for message in messages), messages
+    assert all(message.startswith("commerce-proxy: ") for message in messages), messages

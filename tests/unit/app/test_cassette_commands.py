@@ -45,7 +45,11 @@ def saved(path: Path, cassette: Cassette) -> Path:
 
 
 def snapshot(folder: Path) -> dict[str, bytes]:
-    return {str(path.relative_to(folder)): path.read_bytes() for path in sorted(folder.rglob("*"))}
+    return {
+        str(path.relative_to(folder)): path.read_bytes()
+        for path in sorted(folder.rglob("*"))
+        if path.is_file()
+    }
 
 
 @pytest.mark.parametrize("text", BROKEN.values(), ids=BROKEN.keys())
@@ -106,7 +110,9 @@ def test_merge_replaces_a_file_that_is_not_an_input_only_with_force(
     before = snapshot(tmp_path)
     asked = edits.MergeRequest((a, b), other, force=force, options=edits.EditOptions(no_check=True))
     if not force:
-        with pytest.raises(UsageError, match="exists and is not one of the inputs: pass --force"):
+        with pytest.raises(
+            UsageError, match="is an existing cassette; the merged cassette would replace it: pass --force"
+        ):
             edits.merge(asked)
         assert snapshot(tmp_path) == before
         return
@@ -133,7 +139,7 @@ def test_split_replaces_parts_already_there_only_with_force(tmp_path: Path) -> N
     edits.split(edits.SplitRequest(path, "status", parts))
     written = snapshot(parts)
     assert sorted(written) == ["200.yaml", "404.yaml"]
-    with pytest.raises(UsageError, match=r"exists \(2 of the outputs do\): pass --force"):
+    with pytest.raises(UsageError, match="is an existing cassette; a part would replace it: pass --force"):
         edits.split(edits.SplitRequest(path, "status", parts))
     assert snapshot(parts) == written
     assert edits.split(edits.SplitRequest(path, "status", parts, force=True)).written == 2
@@ -184,3 +190,49 @@ def test_show_gives_the_files_own_lines_and_grep_picks_by_expression(tmp_path: P
     assert [list(listed.picked) for listed in listing.cassettes] == [[1]] and not listing.dated
     with pytest.raises(UsageError, match="--stale: no max_age in the project config"):
         list_exchanges(ListRequest(path, stale=""))
+
+
+def _names_derived_from(cassette: Path) -> list[tuple[str, Path]]:
+    """A file name for each file the tool keeps for `cassette` (a name inside a folder it keeps, and
+    one a temporary file's prefix starts)."""
+    from proxy.store.outputs import derived_files
+
+    named = []
+    for derived in derived_files(cassette):
+        if derived.path == cassette.parent:
+            continue  # the folder it is in (locked by every writer): -o there is refused as a folder
+        path = {"file": derived.path, "folder": derived.path / "x.yaml", "prefix": Path(f"{derived.path}x")}
+        named.append((derived.what, path[derived.match]))
+    return named
+
+
+@pytest.mark.parametrize("force", [False, True])
+def test_merge_and_split_never_write_over_a_file_the_tool_keeps_for_an_input(
+    tmp_path: Path, force: bool
+) -> None:
+    # Every file derived from an input, drawn from the store's own list (journal, lock, parse cache,
+    # temporary files, the folder lock), as merge's -o; split's parts into the folder an input is
+    # in, one of them the input's own name. Each is refused, with or without --force, and no byte
+    # of the folder changes. Merge over a journal passed before (it wrote there and `a.yaml` could no
+    # longer be opened).
+    a = saved(tmp_path / "a.yaml", SHAPES["json and a miss"])
+    b = saved(tmp_path / "b.yaml", SHAPES["one exchange"])
+    targets = _names_derived_from(a) + _names_derived_from(b)
+    assert len(targets) >= 10
+    for what, target in targets:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(b"kept by the tool\n")
+        before = snapshot(tmp_path)
+        asked = edits.MergeRequest((a, b), target, force=force, options=edits.EditOptions(no_check=True))
+        with pytest.raises(UsageError, match="never replaces a file the tool keeps for an input"):
+            edits.merge(asked)
+        assert snapshot(tmp_path) == before, what
+        assert target.read_bytes() == b"kept by the tool\n", what  # the lock file is elsewhere
+        target.unlink()
+    parts = tmp_path / "parts"
+    parts.mkdir()
+    inside = saved(parts / "200.yaml", SHAPES["json and a miss"])
+    before = snapshot(tmp_path)
+    with pytest.raises(UsageError, match="is one of this command's inputs"):
+        edits.split(edits.SplitRequest(inside, "status", parts, force=force))
+    assert snapshot(tmp_path) == before
