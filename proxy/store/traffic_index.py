@@ -17,7 +17,6 @@ import os
 import shutil
 import sqlite3
 import tempfile
-import zlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,7 +36,7 @@ CREATE TABLE exchanges(
     route TEXT NOT NULL, status INTEGER, time TEXT, duration REAL, size INTEGER NOT NULL, endpoint TEXT,
     errors INTEGER NOT NULL, warnings INTEGER NOT NULL, infos INTEGER NOT NULL,
     answered_by TEXT, recording TEXT, answered_detail TEXT);
-CREATE TABLE details(id INTEGER PRIMARY KEY, document BLOB NOT NULL);
+CREATE TABLE details(id INTEGER PRIMARY KEY, document TEXT NOT NULL);
 CREATE TABLE findings(exchange INTEGER NOT NULL, rule TEXT NOT NULL, PRIMARY KEY (rule, exchange))
     WITHOUT ROWID;
 CREATE VIRTUAL TABLE bodies USING fts5(request, response, tokenize='trigram', content='');
@@ -63,7 +62,8 @@ class Answered:
 @dataclass(frozen=True, slots=True)
 class Entry:
     """One exchange as the index keeps it, redacted: its row's fields, the distinct rules it broke,
-    the text of its bodies for the search, and its detail document (stored compressed)."""
+    the text of its bodies for the search, and its detail document (stored as JSON text, not
+    compressed: a search of the file's bytes for a secret must be able to find it)."""
 
     method: str
     target: str  # path and query, as sent
@@ -95,7 +95,7 @@ class TrafficIndex:
     def add(self, entries: Iterable[Entry]) -> int:
         """Append entries in one transaction (ids follow on); the new cursor (the last id)."""
         rows: list[tuple[Any, ...]] = []
-        details: list[tuple[int, bytes]] = []
+        details: list[tuple[int, str]] = []
         findings: list[tuple[int, str]] = []
         bodies: list[tuple[int, str, str]] = []
         number = self.cursor
@@ -113,7 +113,7 @@ class TrafficIndex:
                     entry.route,
                 )
             )  # fmt: skip
-            details.append((number, zlib.compress(json.dumps(entry.detail).encode(), 1)))
+            details.append((number, json.dumps(entry.detail, ensure_ascii=False)))
             findings.extend((number, rule) for rule in entry.rules)
             if entry.request_text or entry.response_text:
                 bodies.append(
@@ -121,11 +121,16 @@ class TrafficIndex:
                 )
         if not rows:
             return self.cursor
-        with self._db:
-            self._db.executemany(f"INSERT INTO exchanges({_ROW_COLUMNS}, route) VALUES ({_marks(17)})", rows)
-            self._db.executemany("INSERT INTO details VALUES (?, ?)", details)
-            self._db.executemany("INSERT INTO findings VALUES (?, ?)", findings)
-            self._db.executemany("INSERT INTO bodies(rowid, request, response) VALUES (?, ?, ?)", bodies)
+        try:
+            with self._db:
+                self._db.executemany(
+                    f"INSERT INTO exchanges({_ROW_COLUMNS}, route) VALUES ({_marks(17)})", rows
+                )
+                self._db.executemany("INSERT INTO details VALUES (?, ?)", details)
+                self._db.executemany("INSERT INTO findings VALUES (?, ?)", findings)
+                self._db.executemany("INSERT INTO bodies(rowid, request, response) VALUES (?, ?, ?)", bodies)
+        except sqlite3.Error as error:  # a full disk...: one line, the index as it was
+            raise CommerceProxyError(f"{self.path}: cannot add to the UI's index: {error}") from None
         self.cursor = number
         return self.cursor
 
@@ -183,7 +188,7 @@ class TrafficIndex:
         if row is None:
             return None
         (document,) = self._db.execute("SELECT document FROM details WHERE id = ?", (number,)).fetchone()
-        return row_document(row), json.loads(zlib.decompress(document))
+        return row_document(row), json.loads(document)
 
     def about(self, key: str) -> str | None:
         """A note kept with the index (its sources' names...)."""
