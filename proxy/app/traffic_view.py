@@ -23,7 +23,7 @@ from proxy.app.traffic_sources import sources_of
 from proxy.core.model.exchange import Exchange
 from proxy.core.redaction.book import KNOWN
 from proxy.core.redaction.policy import RedactionPolicy
-from proxy.core.redaction.redact import learn_secrets, redact_exchange
+from proxy.core.redaction.redact import redact_exchange
 from proxy.core.rules.engine import Checked, Checker, LiveChecking
 from proxy.core.rules.findings import Finding
 from proxy.core.rules.ruleset import RuleSet
@@ -34,7 +34,7 @@ from proxy.store.traffic_index import (
     Answered,
     Entry,
     TrafficIndex,
-    cache_path,
+    cache_entry,
     keep_as_cache,
     open_cached,
     temporary_index,
@@ -174,12 +174,13 @@ def scrubbed(findings: Sequence[Finding]) -> list[Finding]:
 
 
 def offline_view(paths: Sequence[Path], in_force: RulesInForce, *, cache: bool = True) -> TrafficView:
-    """The view of cassettes, folders of cassettes, journals and HAR files: each checked as `check`
-    checks it, redacted with the project's policy, then indexed; from the cache when it has them."""
+    """The view of cassettes, folders of cassettes, journals and HAR files: each redacted with the
+    project's policy, checked with the checker `check` uses, then indexed; from the cache when it has
+    them."""
     sources = sources_of(paths)
     names = [str(source.path) for source in sources]
     identity = [file for source in sources for file in source.identity()]
-    where = cache_path(identity, _salt(in_force)) if cache else None
+    where = cache_entry(identity, _salt(in_force)) if cache else None
     cached = open_cached(where) if where is not None else None
     if cached is not None:
         return TrafficView("offline", cached, names)
@@ -191,9 +192,13 @@ def offline_view(paths: Sequence[Path], in_force: RulesInForce, *, cache: bool =
             name = str(source.path)
             checker = Checker(in_force.ruleset, in_force.project.config, cassette=name)
             batch: list[Entry] = []
-            for number, exchange in enumerate(learn_secrets(source.exchanges(), policy)):
-                findings = checker.check(exchange, number)
-                batch.append(_entry(exchange, findings, policy, endpoints, name, number))
+            for number, exchange in enumerate(source.exchanges()):
+                # Redacted first, then checked, as a live session checks what it recorded: the
+                # secrets of a cassette written by hand never reach a finding, and the exchange's
+                # secrets are looked for once (the search is most of the cost).
+                shown = redact_exchange(exchange, policy)
+                findings = checker.check(shown, number)
+                batch.append(_entry(shown, findings, None, endpoints, name, number))
                 if len(batch) >= BATCH:
                     index.add(batch)
                     batch = []

@@ -284,51 +284,67 @@ def _created(path: Path) -> sqlite3.Connection:
     return connection
 
 
-def cache_path(sources: Sequence[Path], salt: str) -> Path | None:
-    """Where the offline index of `sources` is cached, named by their identity (path, size, mtime)
-    and `salt` (what else its contents depend on: the rules, the version); None when the cache is off
-    (`COMMERCE_PROXY_CACHE=off`) or a source cannot be looked at."""
+@dataclass(frozen=True, slots=True)
+class CacheEntry:
+    """Where the offline index of some sources is cached (one file per set of source paths, so a
+    changed cassette replaces its index rather than adding one), and the identity of what it was built
+    from: the sources' sizes and times, and whatever else its contents depend on."""
+
+    path: Path
+    identity: str
+
+
+def cache_entry(sources: Sequence[Path], salt: str) -> CacheEntry | None:
+    """The cache entry of the index of `sources` (`salt`: the rules, the version...); None when the
+    cache is off (`COMMERCE_PROXY_CACHE=off`) or a source cannot be looked at. The entry lives in the
+    cache folder of the first source, or in `COMMERCE_PROXY_CACHE`'s folder."""
     setting = os.environ.get("COMMERCE_PROXY_CACHE", "")
     if setting.lower() == "off" or not sources:
         return None
-    identity: list[Any] = [SCHEMA_VERSION, salt]
+    names: list[str] = []
+    states: list[Any] = [SCHEMA_VERSION, salt]
     try:
         for source in sources:
             state = source.stat()
-            identity.append([str(source.resolve()), state.st_size, state.st_mtime_ns])
+            names.append(str(source.resolve()))
+            states.append([state.st_size, state.st_mtime_ns, state.st_ino])
     except OSError:
         return None
-    digest = hashlib.sha256(json.dumps(identity).encode()).hexdigest()[:24]
+    digest = hashlib.sha256(json.dumps(names).encode()).hexdigest()[:24]
     first = sources[0]
     folder = Path(setting) if setting else (first if first.is_dir() else first.parent) / FOLDER_NAME
-    return folder / f"ui-index-{digest}.sqlite"
+    identity = hashlib.sha256(json.dumps([names, states]).encode()).hexdigest()
+    return CacheEntry(folder / f"ui-index-{digest}.sqlite", identity)
 
 
-def open_cached(path: Path) -> TrafficIndex | None:
-    """The cached index at `path`, read-only, or None when there is none usable."""
-    if not path.is_file() or path.is_symlink():
+def open_cached(entry: CacheEntry) -> TrafficIndex | None:
+    """The cached index, read-only, when it was built, whole, from sources of the same identity."""
+    path = entry.path
+    if path.is_symlink() or not path.is_file():
         return None
     try:
         connection = sqlite3.connect(
             f"file:{quote(str(path))}?mode=ro", uri=True, isolation_level=None, check_same_thread=False
         )
-        found = connection.execute("SELECT value FROM about WHERE key = 'schema'").fetchone()
-        complete = connection.execute("SELECT value FROM about WHERE key = 'complete'").fetchone()
     except sqlite3.Error:
         return None
-    if found is None or found[0] != str(SCHEMA_VERSION) or complete is None:
+    try:
+        found = dict(connection.execute("SELECT key, value FROM about").fetchall())
+    except sqlite3.Error:
+        found = {}
+    if found.get("schema") != str(SCHEMA_VERSION) or found.get("identity") != entry.identity:
         connection.close()
         return None
     return TrafficIndex(connection, path, owned=False)
 
 
-def keep_as_cache(index: TrafficIndex, path: Path) -> TrafficIndex:
-    """Mark a built temporary index complete, copy it to the cache at `path` (through the one writer
+def keep_as_cache(index: TrafficIndex, entry: CacheEntry) -> TrafficIndex:
+    """Note a built temporary index's identity, copy it over the cache entry (through the one writer
     of files, 0600) and go on reading the cached copy; the temporary one is removed. When the cache
     cannot be written, the temporary index is used as it is."""
-    index.note("complete", "1")
+    index.note("identity", entry.identity)
     try:
-        written = NewFile(path, "the UI's index cache", create_folders=True, mode=0o600)
+        written = NewFile(entry.path, "the UI's index cache", create_folders=True, mode=0o600)
         try:
             with index.path.open("rb") as source:
                 shutil.copyfileobj(source, written.handle, 1 << 20)
@@ -338,7 +354,7 @@ def keep_as_cache(index: TrafficIndex, path: Path) -> TrafficIndex:
         written.commit()
     except (CommerceProxyError, OSError):
         return index
-    cached = open_cached(path)
+    cached = open_cached(entry)
     if cached is None:
         return index
     index.close()

@@ -136,9 +136,10 @@ def test_reopening_the_same_sources_uses_the_cache_and_a_change_rebuilds(
     again.close()
     cassette.write_text(CASSETTE.replace("/v2/settings", "/v2/other"))
     changed = offline_view([cassette], in_force)
-    assert changed._index.path != cached
+    assert changed._index.path == cached and cached.stat().st_mtime_ns != before  # replaced, not added
     assert changed.window(Query(path="/v2/other"), 0, 5)["total"] == 1
     changed.close()
+    assert [file.name for file in cached.parent.iterdir()] == [cached.name]
 
 
 def test_journals_and_har_files_open_too(tmp_path: Path, in_force: RulesInForce) -> None:
