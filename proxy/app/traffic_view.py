@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import hashlib
 import logging
+import queue
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -185,6 +186,7 @@ def offline_view(paths: Sequence[Path], in_force: RulesInForce, *, cache: bool =
     if cached is not None:
         return TrafficView("offline", cached, names)
     index = temporary_index()
+    adding = BackgroundAdds(index)
     try:
         endpoints = Endpoints(in_force.ruleset)
         policy = in_force.project.redaction
@@ -200,15 +202,55 @@ def offline_view(paths: Sequence[Path], in_force: RulesInForce, *, cache: bool =
                 findings = checker.check(shown, number)
                 batch.append(_entry(shown, findings, None, endpoints, name, number))
                 if len(batch) >= BATCH:
-                    index.add(batch)
+                    adding.add(batch)
                     batch = []
-            index.add(batch)
+            adding.add(batch)
+        adding.finish()
     except BaseException:
+        adding.finish(failed=True)
         index.close()
         raise
     if where is not None:
         index = keep_as_cache(index, where)
     return TrafficView("offline", index, names)
+
+
+class BackgroundAdds:
+    """Batches added to an index by a thread of their own: SQLite (the FTS tokenizing most) runs
+    without the interpreter's lock, so an offline build uses a second core while this thread redacts
+    and checks the next batch. At most two batches wait."""
+
+    def __init__(self, index: TrafficIndex) -> None:
+        self._index = index
+        self._queue: queue.Queue[list[Entry] | None] = queue.Queue(maxsize=2)
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, name="commerce-proxy-ui-build", daemon=True)
+        self._thread.start()
+
+    def add(self, batch: list[Entry]) -> None:
+        if self._error is not None:
+            raise self._error
+        if batch:
+            self._queue.put(batch)
+
+    def finish(self, failed: bool = False) -> None:
+        """Wait for every batch to be added (the first error the thread met is raised here)."""
+        if failed:
+            with contextlib.suppress(queue.Empty):
+                while True:
+                    self._queue.get_nowait()
+        self._queue.put(None)
+        self._thread.join()
+        if self._error is not None and not failed:
+            raise self._error
+
+    def _run(self) -> None:
+        while (batch := self._queue.get()) is not None:
+            if self._error is None:
+                try:
+                    self._index.add(batch)
+                except BaseException as error:  # raised in the building thread by `add` or `finish`
+                    self._error = error
 
 
 def _entry(
