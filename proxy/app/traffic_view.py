@@ -286,10 +286,13 @@ class LiveIndexer:
     """Takes each exchange from the serving path (a list append) and indexes it from its own thread,
     every FLUSH_SECONDS, in one transaction per batch."""
 
-    def __init__(self, view: TrafficView, endpoints: Endpoints, policy: RedactionPolicy | None) -> None:
+    def __init__(
+        self, view: TrafficView, endpoints: Endpoints, policy: RedactionPolicy | None, cassette: str | None
+    ) -> None:
         self.view = view
         self._endpoints = endpoints
         self._policy = policy
+        self._cassette = cassette  # what a checked exchange's row names as its cassette
         self._pending: list[tuple[Exchange, list[Finding], int | None, Answered | None, bool]] = []
         self._lock = threading.Lock()
         self._stop = threading.Event()
@@ -312,7 +315,13 @@ class LiveIndexer:
             taken, self._pending = self._pending, []
         entries = [
             _entry(
-                exchange, findings, self._policy if redact else None, self._endpoints, None, number, answered
+                exchange,
+                findings,
+                self._policy if redact else None,
+                self._endpoints,
+                None if redact else self._cassette,
+                number,
+                answered,
             )
             for exchange, findings, number, answered, redact in taken
         ]
@@ -364,12 +373,13 @@ def live_view(
     *,
     sources: Sequence[str] = (),
     policy: RedactionPolicy | None = None,
+    cassette: str | None = None,
 ) -> LiveView:
     """The view of a running `record`, `spy` or `replay`: every exchange `live` checks (when there is a
-    live checker), and every one handed to `add_answered`, redacted with `policy` (default: the
-    project's)."""
+    live checker; its row's index is the checker's sequence number, its cassette `cassette`), and every
+    one handed to `add_answered`, redacted with `policy` (default: the project's)."""
     view = LiveView(mode, temporary_index(), sources)
-    indexer = LiveIndexer(view, Endpoints(in_force.ruleset), policy or in_force.project.redaction)
+    indexer = LiveIndexer(view, Endpoints(in_force.ruleset), policy or in_force.project.redaction, cassette)
     view.indexer = indexer
     if live is not None:
         live.follow(indexer.checked)

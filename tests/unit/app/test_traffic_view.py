@@ -16,7 +16,9 @@ from proxy.core.model.exchange import Body, Exchange, JSONFromText, Request, Res
 from proxy.core.redaction.book import KNOWN
 from proxy.core.rules.engine import Checker, LiveChecker
 from proxy.core.ui.query import Query
+from proxy.errors import CommerceProxyError
 from proxy.store.rule_files import RulesInForce
+from proxy.store.traffic_index import TrafficIndex
 
 SECRET = "sk_live_9f8e7d6c5b4a39281706f5e4d3c2b1a0"
 CASSETTE = f"""\
@@ -180,7 +182,7 @@ def test_journals_and_har_files_open_too(tmp_path: Path, in_force: RulesInForce)
 
 def test_a_live_view_indexes_what_the_live_checker_follows(in_force: RulesInForce) -> None:
     live = LiveChecker(Checker(in_force.ruleset, in_force.project.config))
-    view = live_view("spy", live, in_force, sources=["http://127.0.0.1:9"])
+    view = live_view("record", live, in_force, sources=["http://127.0.0.1:9"], cassette="rec.yaml")
 
     async def scenario() -> tuple[int, int]:
         waiting = asyncio.ensure_future(view.wait(0, 5))
@@ -198,7 +200,8 @@ def test_a_live_view_indexes_what_the_live_checker_follows(in_force: RulesInForc
         assert moved == 1 and unchanged == 1
         rows = view.changes(0)["exchanges"]
         assert rows[0]["path"] == "/v2/settings" and rows[0]["findings"]["info"] == 1
-        assert view.info()["mode"] == "spy" and view.info()["cursor"] == 1
+        assert (rows[0]["cassette"], rows[0]["index"]) == ("rec.yaml", 0)
+        assert view.info()["mode"] == "record" and view.info()["cursor"] == 1
         view.add_answered(
             Exchange(Request("GET", "/v2/y", f"access_token={SECRET}", (("Authorization", f"Bearer {SECRET}"),)),
                      Response(200, (), Body("text", "ok"))),
@@ -217,3 +220,26 @@ def test_a_live_view_indexes_what_the_live_checker_follows(in_force: RulesInForc
     finally:
         view.close()
     assert not path.exists()
+
+
+def test_windows_are_bounded_and_a_failed_build_says_why_in_one_line(
+    tmp_path: Path, in_force: RulesInForce, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cassette = tmp_path / "a.yaml"
+    cassette.write_text(CASSETTE)
+    view = offline_view([cassette], in_force, cache=False)
+    try:
+        window = view.window(Query(), -5, 10_000)
+        assert (window["offset"], window["limit"], window["total"]) == (0, 500, 2)
+        assert view.changes(-1, 1) == {"cursor": 1, "exchanges": view.window(Query(), 0, 1)["exchanges"]}
+    finally:
+        view.close()
+
+    def full(self: object, entries: object) -> int:
+        raise CommerceProxyError("traffic.sqlite: cannot add to the UI's index: database or disk is full")
+
+    monkeypatch.setattr(TrafficIndex, "add", full)
+    with pytest.raises(CommerceProxyError, match="disk is full"):
+        offline_view([cassette], in_force, cache=False)
+    with pytest.raises(CommerceProxyError, match="no such file or folder"):
+        offline_view([tmp_path / "missing.yaml"], in_force)
