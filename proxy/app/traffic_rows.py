@@ -1,0 +1,142 @@
+"""An exchange and its findings as the UI's index keeps them (`Entry`), and the detail document the
+API gives back from what was kept: heads, bodies (JSON pretty-printed from the exact recorded text,
+text as is, binary as its size and the hex of its first 4 KiB), findings with their citations.
+
+The exchange is redacted before it gets here; nothing is added to it on the way out."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import contextlib
+from collections.abc import Sequence
+from typing import Any
+
+from proxy.core.model.bodies import body_to_bytes
+from proxy.core.model.exchange import Body, Exchange, source_text
+from proxy.core.model.json_text import dump_json, loads_exact, pretty_json
+from proxy.core.rules.findings import SEVERITIES, Finding
+from proxy.store.traffic_index import Answered, Entry
+
+HEX_BYTES = 4096  # of a binary body, shown as hex
+TEXT_LONGEST = 2 * 1024 * 1024  # characters of a text or JSON body shown
+
+
+def entry_of(
+    exchange: Exchange,
+    findings: Sequence[Finding],
+    *,
+    cassette: str | None,
+    index: int | None,
+    endpoint: str | None,
+    answered: Answered | None = None,
+) -> Entry:
+    """What the index keeps of one (redacted) exchange and its findings."""
+    request, response = exchange.request, exchange.response
+    request_body, response_body = _stored(request.body), _stored(response.body)
+    counted = [sum(1 for finding in findings if finding.severity == severity) for severity in SEVERITIES]
+    return Entry(
+        method=request.method,
+        target=request.target,
+        route=request.path,
+        size=_size(response.body, response_body),
+        cassette=cassette,
+        index=index,
+        status=response.status,
+        time=exchange.recorded_at,
+        duration_ms=exchange.duration_ms,
+        endpoint=endpoint,
+        severities=(counted[0], counted[1], counted[2]),
+        rules=frozenset(finding.rule for finding in findings),
+        answered=answered,
+        request_text=request_body[1] if request_body[0] in ("json", "text") else "",
+        response_text=response_body[1] if response_body[0] in ("json", "text") else "",
+        detail={
+            "request": {"headers": [list(pair) for pair in request.headers], "body": request_body},
+            "response": {
+                "status": response.status,
+                "reason": response.reason,
+                "headers": [list(pair) for pair in response.headers],
+                "body": response_body,
+            },
+            "findings": [finding_document(finding) for finding in findings],
+        },
+    )
+
+
+def finding_document(finding: Finding, compared_with: int | None = None) -> dict[str, Any]:
+    """A finding as the detail document shows it; `compared_with` only when known (never guessed)."""
+    return {
+        "rule": finding.rule,
+        "severity": finding.severity,
+        "message": finding.message,
+        "where": finding.where,
+        "expected": finding.expected,
+        "found": finding.found,
+        "citation": finding.citation,
+        "section": finding.section,
+        "compared_with": compared_with,
+    }
+
+
+def detail_document(row: dict[str, Any], stored: dict[str, Any]) -> dict[str, Any]:
+    """The API's detail document: the row, the request and response with their bodies shown, the
+    findings."""
+    request, response = stored["request"], stored["response"]
+    return {
+        **row,
+        "request": {"headers": request["headers"], "body": body_document(request["body"])},
+        "response": {
+            "status": response["status"],
+            "headers": response["headers"],
+            "body": body_document(response["body"]),
+        },
+        "findings": stored["findings"],
+    }
+
+
+def body_document(stored: list[Any]) -> dict[str, Any]:
+    """A kept body (`[kind, text]`, binary as base64) as the API's BODY."""
+    kind, text = stored
+    if kind == "empty":
+        return {"kind": "empty", "size": 0, "text": None, "hex": None, "truncated": False}
+    if kind == "binary":
+        try:
+            data = base64.b64decode(text)
+        except (binascii.Error, ValueError):
+            data = b""
+        return {
+            "kind": "binary",
+            "size": len(data),
+            "text": None,
+            "hex": data[:HEX_BYTES].hex(),
+            "truncated": len(data) > HEX_BYTES,
+        }
+    size = len(text.encode("utf-8", "surrogatepass"))
+    if kind == "json":
+        with contextlib.suppress(ValueError):  # else shown as recorded
+            text = pretty_json(loads_exact(text))
+    shown = text[:TEXT_LONGEST]
+    return {"kind": kind, "size": size, "text": shown, "hex": None, "truncated": len(shown) < len(text)}
+
+
+def _stored(body: Body) -> list[Any]:
+    """`[kind, text]`: JSON as its exact recorded text, text as is, binary as base64, or empty."""
+    if body.kind == "json":
+        exact = source_text(body)
+        return ["json", exact if exact is not None else dump_json(body.value).decode("utf-8")]
+    if body.kind == "text":
+        return ["text", str(body.value)]
+    if body.kind == "base64":
+        return ["binary", str(body.value)]
+    return ["empty", None]
+
+
+def _size(body: Body, stored: list[Any]) -> int:
+    """The body's size in bytes as sent."""
+    kind, text = stored
+    if kind in ("json", "text"):
+        return len(text.encode("utf-8", "surrogatepass"))
+    if kind == "binary":
+        return len(body_to_bytes(body))
+    return 0

@@ -1,0 +1,60 @@
+"""What `commerce-proxy ui PATH...` opens: cassettes, folders of cassettes, recording journals and HAR
+files, each as a named stream of exchanges in order, read one at a time where the format allows."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from proxy.app.importing import read_har
+from proxy.core.interchange.har import exchanges_from_har
+from proxy.core.model.exchange import Exchange
+from proxy.errors import CommerceProxyError
+from proxy.store.cassette_folders import cassette_files
+from proxy.store.cassette_reader.streaming import stream_cassette
+from proxy.store.journal import JOURNAL_SUFFIX, journal_path, read_journal
+
+HAR_SUFFIX = ".har"
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """One file of traffic: a cassette (with its journal, if one is beside it), a journal, a HAR."""
+
+    path: Path
+    kind: str  # "cassette" | "journal" | "har"
+
+    def exchanges(self) -> Iterator[Exchange]:
+        """Its exchanges in recorded order (a cassette's as `check` streams them)."""
+        if self.kind == "har":
+            return (imported.exchange for imported in exchanges_from_har(read_har(self.path), str(self.path)))
+        if self.kind == "journal":
+            return iter(read_journal(self.path).exchanges)
+        return stream_cassette(self.path).exchanges
+
+    def identity(self) -> list[Path]:
+        """The files whose size and time say whether it changed: itself, and a cassette's journal."""
+        beside = journal_path(self.path) if self.kind == "cassette" else None
+        return [self.path] + ([beside] if beside is not None and beside.exists() else [])
+
+
+def sources_of(paths: Sequence[Path]) -> list[Source]:
+    """Every source the paths name: a folder's cassettes (as `check` finds them), or a file by its
+    suffix; a folder with none is an error."""
+    found: list[Source] = []
+    for given in paths:
+        if given.is_dir():
+            files = cassette_files(given)
+            if not files:
+                raise CommerceProxyError(f"{given}: no cassettes (*.yaml) in this folder")
+            found.extend(Source(file, "cassette") for file in files)
+        elif given.suffix.lower() == HAR_SUFFIX:
+            found.append(Source(given, "har"))
+        elif given.name.endswith(JOURNAL_SUFFIX):
+            found.append(Source(given, "journal"))
+        elif not given.exists():
+            raise CommerceProxyError(f"{given}: no such file or folder")
+        else:
+            found.append(Source(given, "cassette"))
+    return found

@@ -1,0 +1,386 @@
+"""The use case the web UI calls: the traffic as windows of rows, counts, one exchange's detail and the
+rows added since a cursor, over the index (`store/traffic_index.py`).
+
+Offline (`commerce-proxy ui PATH...`) the sources are checked with the checker `check` uses, redacted,
+and indexed once; the index is cached by the sources' identity, so reopening them is instant. Live
+(`record`, `spy`, `replay`) each exchange the live checker follows is handed over cheaply and indexed
+off the serving path, in batches every `FLUSH_SECONDS` by a thread of its own.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import logging
+import queue
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from proxy.app.traffic_rows import detail_document, entry_of
+from proxy.app.traffic_sources import sources_of
+from proxy.core.model.exchange import Exchange
+from proxy.core.redaction.book import KNOWN
+from proxy.core.redaction.policy import RedactionPolicy
+from proxy.core.redaction.redact import redact_exchange
+from proxy.core.rules.engine import Checked, Checker, LiveChecking
+from proxy.core.rules.findings import Finding
+from proxy.core.rules.ruleset import RuleSet
+from proxy.core.ui.query import Query
+from proxy.errors import CommerceProxyError
+from proxy.store.rule_files import RulesInForce
+from proxy.store.traffic_index import (
+    Answered,
+    Entry,
+    TrafficIndex,
+    cache_entry,
+    keep_as_cache,
+    open_cached,
+    temporary_index,
+)
+from proxy.version import __version__
+
+log = logging.getLogger(__name__)
+__all__ = ["Answered", "TrafficView", "live_view", "offline_view"]
+
+LIMIT_MOST = 500  # rows in one window or one batch of changes
+FLUSH_SECONDS = 0.05  # how long a live exchange waits, at most, to be indexed
+BATCH = 2000  # entries indexed in one transaction when building offline
+
+
+class TrafficView:
+    """The traffic one UI shows. Reads come from the server's loop; a live view's writes from its
+    indexing thread; one lock keeps them apart."""
+
+    def __init__(self, mode: str, index: TrafficIndex, sources: Sequence[str]) -> None:
+        self.mode = mode  # "record" | "spy" | "replay" | "offline"
+        self.sources = list(sources)
+        self._index = index
+        self._lock = threading.Lock()
+        self._waiters: set[tuple[asyncio.AbstractEventLoop, asyncio.Future[None]]] = set()
+
+    @property
+    def cursor(self) -> int:
+        """The id of the last exchange indexed (0: none yet)."""
+        return self._index.cursor
+
+    def info(self) -> dict[str, Any]:
+        return {"mode": self.mode, "sources": self.sources, "exchanges": self.cursor, "cursor": self.cursor}
+
+    def window(self, query: Query, offset: int, limit: int) -> dict[str, Any]:
+        """The rows matching `query` from `offset`, at most `limit` (at most LIMIT_MOST), and how many
+        match in all."""
+        limit = max(0, min(limit, LIMIT_MOST))
+        offset = max(0, offset)
+        with self._lock:
+            cursor = self.cursor
+            total, rows = self._index.window(query, offset, limit)
+        return {"total": total, "offset": offset, "limit": limit, "cursor": cursor, "exchanges": rows}
+
+    def counts(self, query: Query) -> dict[str, Any]:
+        """How many exchanges match, and per rule, severity and endpoint how many of them."""
+        with self._lock:
+            return self._index.counts(query)
+
+    def exchange(self, number: int) -> dict[str, Any] | None:
+        """One exchange's detail document, or None when there is no such id."""
+        with self._lock:
+            found = self._index.exchange(number)
+        return None if found is None else detail_document(*found)
+
+    def changes(self, cursor: int, limit: int = LIMIT_MOST) -> dict[str, Any]:
+        """The rows added after `cursor` (0: from the start), at most `limit`, and the cursor to ask
+        from next."""
+        with self._lock:
+            rows = self._index.after(max(0, cursor), max(0, min(limit, LIMIT_MOST)))
+        return {"cursor": rows[-1]["id"] if rows else max(cursor, 0), "exchanges": rows}
+
+    async def wait(self, cursor: int, timeout: float) -> int:
+        """Wait until exchanges past `cursor` are indexed, or `timeout` seconds; the cursor then."""
+        if self.cursor != cursor:
+            return self.cursor
+        loop = asyncio.get_running_loop()
+        waiter = (loop, loop.create_future())
+        with self._lock:
+            self._waiters.add(waiter)
+        try:
+            if self.cursor == cursor:  # not moved while it was being registered
+                await asyncio.wait({waiter[1]}, timeout=timeout)
+        finally:
+            with self._lock:
+                self._waiters.discard(waiter)
+        return self.cursor
+
+    def close(self) -> None:
+        """Release the index (a live one's temporary file is removed)."""
+        with self._lock:
+            self._index.close()
+
+    def _add(self, entries: list[Entry]) -> None:
+        """Index entries and wake whoever waits for them."""
+        if not entries:
+            return
+        with self._lock:
+            self._index.add(entries)
+            waiters = list(self._waiters)
+        for loop, future in waiters:
+            with contextlib.suppress(RuntimeError):  # its loop has closed
+                loop.call_soon_threadsafe(_settle, future)
+
+
+def _settle(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_result(None)
+
+
+class Endpoints:
+    """The operation each request hits, named as the rules' reports name it."""
+
+    def __init__(self, ruleset: RuleSet) -> None:
+        self._checker = Checker(ruleset)
+        self._known: dict[tuple[str, str], str] = {}
+
+    def __call__(self, method: str, path: str) -> str:
+        key = (method, path)
+        found = self._known.get(key)
+        if found is None:
+            hit = self._checker.ruleset.index.lookup(method, path)
+            found = self._checker.operation(method, path, hit)
+            if len(self._known) > 50_000:  # bounded: a session sees unboundedly many entry paths
+                self._known.clear()
+            self._known[key] = found
+        return found
+
+
+def scrubbed(findings: Sequence[Finding]) -> list[Finding]:
+    """Findings with every secret the book knows scrubbed from what they quote."""
+    if not KNOWN.values:
+        return list(findings)
+    from dataclasses import replace
+
+    return [
+        replace(
+            finding,
+            message=KNOWN.scrub(finding.message),
+            where=KNOWN.scrub(finding.where),
+            expected=KNOWN.scrub(finding.expected),
+            found=KNOWN.scrub(finding.found),
+            target=KNOWN.scrub(finding.target),
+            path=KNOWN.scrub(finding.path),
+        )
+        for finding in findings
+    ]
+
+
+def offline_view(paths: Sequence[Path], in_force: RulesInForce, *, cache: bool = True) -> TrafficView:
+    """The view of cassettes, folders of cassettes, journals and HAR files: each redacted with the
+    project's policy, checked with the checker `check` uses, then indexed; from the cache when it has
+    them."""
+    sources = sources_of(paths)
+    names = [str(source.path) for source in sources]
+    identity = [file for source in sources for file in source.identity()]
+    where = cache_entry(identity, _salt(in_force)) if cache else None
+    cached = open_cached(where) if where is not None else None
+    if cached is not None:
+        return TrafficView("offline", cached, names)
+    index = temporary_index()
+    adding = BackgroundAdds(index)
+    try:
+        endpoints = Endpoints(in_force.ruleset)
+        policy = in_force.project.redaction
+        for source in sources:
+            name = str(source.path)
+            checker = Checker(in_force.ruleset, in_force.project.config, cassette=name)
+            batch: list[Entry] = []
+            for number, exchange in enumerate(source.exchanges()):
+                # Redacted first, then checked, as a live session checks what it recorded: the
+                # secrets of a cassette written by hand never reach a finding, and the exchange's
+                # secrets are looked for once (the search is most of the cost).
+                shown = redact_exchange(exchange, policy)
+                findings = checker.check(shown, number)
+                batch.append(_entry(shown, findings, None, endpoints, name, number))
+                if len(batch) >= BATCH:
+                    adding.add(batch)
+                    batch = []
+            adding.add(batch)
+        adding.finish()
+    except BaseException:
+        adding.finish(failed=True)
+        index.close()
+        raise
+    if where is not None:
+        index = keep_as_cache(index, where)
+    return TrafficView("offline", index, names)
+
+
+class BackgroundAdds:
+    """Batches added to an index by a thread of their own: SQLite (the FTS tokenizing most) runs
+    without the interpreter's lock, so an offline build uses a second core while this thread redacts
+    and checks the next batch. At most two batches wait."""
+
+    def __init__(self, index: TrafficIndex) -> None:
+        self._index = index
+        self._queue: queue.Queue[list[Entry] | None] = queue.Queue(maxsize=2)
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, name="commerce-proxy-ui-build", daemon=True)
+        self._thread.start()
+
+    def add(self, batch: list[Entry]) -> None:
+        if self._error is not None:
+            raise self._error
+        if batch:
+            self._queue.put(batch)
+
+    def finish(self, failed: bool = False) -> None:
+        """Wait for every batch to be added (the first error the thread met is raised here)."""
+        if failed:
+            with contextlib.suppress(queue.Empty):
+                while True:
+                    self._queue.get_nowait()
+        self._queue.put(None)
+        self._thread.join()
+        if self._error is not None and not failed:
+            raise self._error
+
+    def _run(self) -> None:
+        while (batch := self._queue.get()) is not None:
+            if self._error is None:
+                try:
+                    self._index.add(batch)
+                except BaseException as error:  # raised in the building thread by `add` or `finish`
+                    self._error = error
+
+
+def _entry(
+    exchange: Exchange,
+    findings: Sequence[Finding],
+    policy: RedactionPolicy | None,
+    endpoints: Endpoints,
+    cassette: str | None,
+    number: int | None,
+    answered: Answered | None = None,
+) -> Entry:
+    """One exchange redacted (when a policy is given: it was not yet) as the index keeps it."""
+    shown = redact_exchange(exchange, policy) if policy is not None else exchange
+    request = shown.request
+    return entry_of(
+        shown,
+        scrubbed(findings),
+        cassette=cassette,
+        index=number,
+        endpoint=endpoints(request.method, request.path),
+        answered=answered,
+    )
+
+
+def _salt(in_force: RulesInForce) -> str:
+    """What an offline index depends on besides its sources: this version, the rules and the config."""
+    rules = [(rule.id, rule.severity, rule.check, repr(rule.params)) for rule in in_force.ruleset.rules]
+    text = repr((__version__, rules, repr(in_force.project.config), repr(in_force.project.redaction)))
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+class LiveIndexer:
+    """Takes each exchange from the serving path (a list append) and indexes it from its own thread,
+    every FLUSH_SECONDS, in one transaction per batch."""
+
+    def __init__(
+        self, view: TrafficView, endpoints: Endpoints, policy: RedactionPolicy | None, cassette: str | None
+    ) -> None:
+        self.view = view
+        self._endpoints = endpoints
+        self._policy = policy
+        self._cassette = cassette  # what a checked exchange's row names as its cassette
+        self._pending: list[tuple[Exchange, list[Finding], int | None, Answered | None, bool]] = []
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="commerce-proxy-ui-index", daemon=True)
+        self._thread.start()
+
+    def checked(self, checked: Checked) -> None:
+        """A live checker's follower: the exchange is already redacted."""
+        with self._lock:
+            self._pending.append((checked.exchange, checked.findings, checked.sequence, None, False))
+
+    def answered(self, exchange: Exchange, findings: list[Finding], answered: Answered) -> None:
+        """An exchange replay answered (its request as the client sent it: redacted before indexing)."""
+        with self._lock:
+            self._pending.append((exchange, findings, None, answered, True))
+
+    def flush(self) -> None:
+        """Index what is pending now."""
+        with self._lock:
+            taken, self._pending = self._pending, []
+        entries = [
+            _entry(
+                exchange,
+                findings,
+                self._policy if redact else None,
+                self._endpoints,
+                None if redact else self._cassette,
+                number,
+                answered,
+            )
+            for exchange, findings, number, answered, redact in taken
+        ]
+        self.view._add(entries)
+
+    def stop(self) -> None:
+        """Index what is pending and stop the thread."""
+        self._stop.set()
+        self._thread.join(timeout=5)
+        self.flush()
+
+    def _run(self) -> None:
+        while not self._stop.wait(FLUSH_SECONDS):
+            try:
+                self.flush()
+            except CommerceProxyError as error:  # a full disk: the proxy goes on, the UI stops growing
+                log.warning("the UI's index stopped taking exchanges: %s", error)
+                return
+
+
+class LiveView(TrafficView):
+    """A live server's view: its index a private temporary file, fed by a `LiveIndexer`."""
+
+    def __init__(self, mode: str, index: TrafficIndex, sources: Sequence[str]) -> None:
+        super().__init__(mode, index, sources)
+        self.indexer: LiveIndexer | None = None
+
+    def add_answered(self, exchange: Exchange, findings: list[Finding], answered: Answered) -> None:
+        """Replay (without --check) hands each answered exchange with how it was answered."""
+        if self.indexer is not None:
+            self.indexer.answered(exchange, findings, answered)
+
+    def flush(self) -> None:
+        """Index what is pending now (tests, and the end of a session)."""
+        if self.indexer is not None:
+            self.indexer.flush()
+
+    def close(self) -> None:
+        if self.indexer is not None:
+            self.indexer.stop()
+            self.indexer = None
+        super().close()
+
+
+def live_view(
+    mode: str,
+    live: LiveChecking | None,
+    in_force: RulesInForce,
+    *,
+    sources: Sequence[str] = (),
+    policy: RedactionPolicy | None = None,
+    cassette: str | None = None,
+) -> LiveView:
+    """The view of a running `record`, `spy` or `replay`: every exchange `live` checks (when there is a
+    live checker; its row's index is the checker's sequence number, its cassette `cassette`), and every
+    one handed to `add_answered`, redacted with `policy` (default: the project's)."""
+    view = LiveView(mode, temporary_index(), sources)
+    indexer = LiveIndexer(view, Endpoints(in_force.ruleset), policy or in_force.project.redaction, cassette)
+    view.indexer = indexer
+    if live is not None:
+        live.follow(indexer.checked)
+    return view

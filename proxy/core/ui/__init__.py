@@ -1,0 +1,1 @@
+"""The web UI's pure part: the filter a page (or a script) asks the traffic index for."""

@@ -1,0 +1,146 @@
+"""The filter of the UI's list, as the page's URL and the JSON API spell it: one parameter a field, all
+optional, every one given narrowing the list. Parsed once here, so the index compiles a checked value
+and a bad parameter is one line naming it."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, fields
+
+from proxy.core.rules.findings import SEVERITIES, Severity
+from proxy.errors import UsageError
+
+PARAMETERS = ("method", "status", "path", "endpoint", "rule", "severity", "has_findings", "cassette", "text")
+TEXT_SHORTEST = 3  # body text is searched by its substrings of three characters (trigrams)
+LONGEST = 2000  # characters in one parameter's value
+_METHOD = re.compile(r"[A-Za-z]{1,20}")
+_STATUS = re.compile(r"([1-5])xx|([1-5][0-9][0-9])")
+_YES, _NO = ("true", "1", "yes"), ("false", "0", "no")
+
+
+class QueryError(UsageError):
+    """A filter parameter the UI cannot use: one line naming it (the API answers 400 with it)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Query:
+    """Which exchanges a list shows. `status`: a class ("2xx") or one status ("404"); `path`: a glob
+    over the path without its query (`*` any run of characters, `?` one; nothing else is special);
+    `endpoint`: the operation as the rules name it; `rule`/`severity`: exchanges with a finding of
+    that rule / at least one of that severity; `text`: a substring of a body, case-insensitive."""
+
+    method: str | None = None
+    status: str | None = None
+    path: str | None = None
+    endpoint: str | None = None
+    rule: str | None = None
+    severity: Severity | None = None
+    has_findings: bool | None = None
+    cassette: str | None = None
+    text: str | None = None
+
+    def to_pairs(self) -> list[tuple[str, str]]:
+        """The parameters that give this query back through `parse_query`, in a fixed order."""
+        pairs: list[tuple[str, str]] = []
+        for field in fields(self):
+            value = getattr(self, field.name)
+            if value is None:
+                continue
+            pairs.append((field.name, ("true" if value else "false") if isinstance(value, bool) else value))
+        return pairs
+
+    @property
+    def status_range(self) -> tuple[int, int] | None:
+        """The statuses `status` covers, both ends included."""
+        if self.status is None:
+            return None
+        if self.status.endswith("xx"):
+            low = int(self.status[0]) * 100
+            return low, low + 99
+        return int(self.status), int(self.status)
+
+
+def parse_query(pairs: Iterable[tuple[str, str]]) -> Query:
+    """The query the parameters ask for; parameters it does not know (offset, limit, cursor) are the
+    caller's. `QueryError` on a bad value or one given twice."""
+    given: dict[str, str] = {}
+    for name, value in pairs:
+        if name not in PARAMETERS:
+            continue
+        if name in given:
+            raise QueryError(f"filter parameter {name!r}: given twice; give it once")
+        if len(value) > LONGEST:
+            raise QueryError(f"filter parameter {name!r}: longer than {LONGEST} characters")
+        given[name] = value
+    values: dict[str, object] = {}
+    for name, value in given.items():
+        if value == "":
+            continue  # an empty field of the page's form: no filter
+        values[name] = _PARSERS[name](value)
+    return Query(**values)  # type: ignore[arg-type]
+
+
+def _method(value: str) -> str:
+    if not _METHOD.fullmatch(value):
+        raise QueryError(f"filter parameter 'method': expected an HTTP method such as GET, found {value!r}")
+    return value.upper()
+
+
+def _status(value: str) -> str:
+    found = _STATUS.fullmatch(value.lower())
+    if found is None:
+        raise QueryError(
+            "filter parameter 'status': expected a class such as 2xx or a status such as 404, "
+            f"found {value!r}"
+        )
+    return value.lower()
+
+
+def _path(value: str) -> str:
+    if not value.startswith(("/", "*")):
+        raise QueryError(
+            f"filter parameter 'path': expected a path pattern starting with / or *, found {value!r}"
+        )
+    return value
+
+
+def _severity(value: str) -> Severity:
+    for severity in SEVERITIES:
+        if value == severity:
+            return severity
+    raise QueryError(f"filter parameter 'severity': expected one of error, warning, info, found {value!r}")
+
+
+def _has_findings(value: str) -> bool:
+    if value.lower() in _YES:
+        return True
+    if value.lower() in _NO:
+        return False
+    raise QueryError(f"filter parameter 'has_findings': expected true or false, found {value!r}")
+
+
+def _text(value: str) -> str:
+    if len(value) < TEXT_SHORTEST:
+        raise QueryError(
+            f"filter parameter 'text': give at least {TEXT_SHORTEST} characters to search bodies for, "
+            f"found {value!r}"
+        )
+    return value
+
+
+def _as_is(value: str) -> str:
+    return value
+
+
+_PARSERS = {
+    "method": _method,
+    "status": _status,
+    "path": _path,
+    "endpoint": _as_is,
+    "rule": _as_is,
+    "severity": _severity,
+    "has_findings": _has_findings,
+    "cassette": _as_is,
+    "text": _text,
+}

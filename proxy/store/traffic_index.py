@@ -1,0 +1,365 @@
+"""The UI's index of the traffic: SQLite, with an FTS5 table over body text, so a page asks for one
+window of rows, counts or one exchange's detail, and never holds the whole traffic (nor does this
+process). The only module that opens the database.
+
+What goes in is already redacted: the caller (`app/traffic_view.py`) redacts every exchange before it
+becomes an `Entry`. Filters are compiled from a parsed `Query` into SQL with parameters; no user text
+is ever part of the SQL. A live server's index is a private temporary file (0600) removed at close; an
+offline one is a cache file named by its sources' identity, so reopening the same cassettes is instant.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import shutil
+import sqlite3
+import tempfile
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from proxy.core.ui.query import Query
+from proxy.errors import CommerceProxyError
+from proxy.store.cassette_reader.cache_paths import FOLDER_NAME
+from proxy.store.writing import NewFile
+
+SCHEMA_VERSION = 1
+BODY_TEXT_LONGEST = 1 << 20  # characters of each body the text search sees
+_SCHEMA = """
+CREATE TABLE exchanges(
+    id INTEGER PRIMARY KEY, cassette TEXT, idx INTEGER, method TEXT NOT NULL, target TEXT NOT NULL,
+    route TEXT NOT NULL, status INTEGER, time TEXT, duration REAL, size INTEGER NOT NULL, endpoint TEXT,
+    errors INTEGER NOT NULL, warnings INTEGER NOT NULL, infos INTEGER NOT NULL,
+    answered_by TEXT, recording TEXT, answered_detail TEXT);
+CREATE TABLE details(id INTEGER PRIMARY KEY, document TEXT NOT NULL);
+CREATE TABLE findings(exchange INTEGER NOT NULL, rule TEXT NOT NULL, PRIMARY KEY (rule, exchange))
+    WITHOUT ROWID;
+CREATE VIRTUAL TABLE bodies USING fts5(request, response, tokenize='trigram', content='');
+CREATE TABLE about(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+"""
+_ROW_COLUMNS = (
+    "id, cassette, idx, method, target, status, time, duration, size, endpoint, errors, warnings, infos, "
+    "answered_by, recording, answered_detail"
+)
+_SEVERITY_COLUMNS = {"error": "errors", "warning": "warnings", "info": "infos"}  # fixed names, not input
+
+
+@dataclass(frozen=True, slots=True)
+class Answered:
+    """How replay answered a request: by "recording", "simulated", "fault", "miss" or "upstream";
+    `recording` "cassette#index" when a recording did; `detail` the near-miss text of a miss."""
+
+    by: str
+    recording: str | None = None
+    detail: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """One exchange as the index keeps it, redacted: its row's fields, the distinct rules it broke,
+    the text of its bodies for the search, and its detail document (stored as JSON text, not
+    compressed: a search of the file's bytes for a secret must be able to find it)."""
+
+    method: str
+    target: str  # path and query, as sent
+    route: str  # the path alone, which `path` patterns match
+    size: int
+    cassette: str | None = None
+    index: int | None = None
+    status: int | None = None
+    time: str | None = None
+    duration_ms: float | None = None
+    endpoint: str | None = None
+    severities: tuple[int, int, int] = (0, 0, 0)  # errors, warnings, infos
+    rules: frozenset[str] = frozenset()
+    answered: Answered | None = None
+    request_text: str = ""
+    response_text: str = ""
+    detail: dict[str, Any] = field(default_factory=dict)
+
+
+class TrafficIndex:
+    """An open index. Not thread-safe: one thread (the server's loop) uses it."""
+
+    def __init__(self, connection: sqlite3.Connection, path: Path, owned: bool) -> None:
+        self._db = connection
+        self.path = path
+        self._owned = owned  # a private temporary file, removed at close
+        self.cursor: int = self._db.execute("SELECT coalesce(max(id), 0) FROM exchanges").fetchone()[0]
+
+    def add(self, entries: Iterable[Entry]) -> int:
+        """Append entries in one transaction (ids follow on); the new cursor (the last id)."""
+        rows: list[tuple[Any, ...]] = []
+        details: list[tuple[int, str]] = []
+        findings: list[tuple[int, str]] = []
+        bodies: list[tuple[int, str, str]] = []
+        number = self.cursor
+        for entry in entries:
+            number += 1
+            answered = entry.answered
+            rows.append(
+                (
+                    number, entry.cassette, entry.index, entry.method, entry.target,
+                    entry.status, entry.time, entry.duration_ms, entry.size, entry.endpoint,
+                    *entry.severities,
+                    answered.by if answered else None,
+                    answered.recording if answered else None,
+                    answered.detail if answered else None,
+                    entry.route,
+                )
+            )  # fmt: skip
+            details.append((number, json.dumps(entry.detail, ensure_ascii=False)))
+            findings.extend((number, rule) for rule in entry.rules)
+            if entry.request_text or entry.response_text:
+                bodies.append(
+                    (number, entry.request_text[:BODY_TEXT_LONGEST], entry.response_text[:BODY_TEXT_LONGEST])
+                )
+        if not rows:
+            return self.cursor
+        try:
+            with self._db:
+                self._db.executemany(
+                    f"INSERT INTO exchanges({_ROW_COLUMNS}, route) VALUES ({_marks(17)})", rows
+                )
+                self._db.executemany("INSERT INTO details VALUES (?, ?)", details)
+                self._db.executemany("INSERT INTO findings VALUES (?, ?)", findings)
+                self._db.executemany("INSERT INTO bodies(rowid, request, response) VALUES (?, ?, ?)", bodies)
+        except sqlite3.Error as error:  # a full disk...: one line, the index as it was
+            raise CommerceProxyError(f"{self.path}: cannot add to the UI's index: {error}") from None
+        self.cursor = number
+        return self.cursor
+
+    def window(self, query: Query, offset: int, limit: int) -> tuple[int, list[dict[str, Any]]]:
+        """How many rows match, and the rows from `offset` (in index order), at most `limit`."""
+        where, parameters = compiled(query)
+        if where == "1":
+            total = self._db.execute("SELECT count(*) FROM exchanges").fetchone()[0]
+        else:
+            total = self._db.execute(f"SELECT count(*) FROM exchanges WHERE {where}", parameters).fetchone()[
+                0
+            ]
+        found = self._db.execute(
+            f"SELECT {_ROW_COLUMNS} FROM exchanges WHERE {where} ORDER BY id LIMIT ? OFFSET ?",
+            (*parameters, max(0, limit), max(0, offset)),
+        )
+        return total, [row_document(row) for row in found]
+
+    def after(self, cursor: int, limit: int) -> list[dict[str, Any]]:
+        """The rows added after `cursor` (an id), in order, at most `limit`."""
+        found = self._db.execute(
+            f"SELECT {_ROW_COLUMNS} FROM exchanges WHERE id > ? ORDER BY id LIMIT ?", (cursor, max(0, limit))
+        )
+        return [row_document(row) for row in found]
+
+    def counts(self, query: Query) -> dict[str, Any]:
+        """For the matching exchanges: how many, and how many of them have a finding of each rule, of
+        each severity, and hit each endpoint."""
+        where, parameters = compiled(query)
+        total, errors, warnings, infos = self._db.execute(
+            "SELECT count(*), coalesce(sum(errors > 0), 0), coalesce(sum(warnings > 0), 0), "
+            f"coalesce(sum(infos > 0), 0) FROM exchanges WHERE {where}",
+            parameters,
+        ).fetchone()
+        rules = self._db.execute(
+            "SELECT rule, count(*) FROM findings WHERE exchange IN "
+            f"(SELECT id FROM exchanges WHERE {where}) GROUP BY rule ORDER BY rule",
+            parameters,
+        )
+        endpoints = self._db.execute(
+            f"SELECT endpoint, count(*) FROM exchanges WHERE endpoint IS NOT NULL AND ({where}) "
+            "GROUP BY endpoint ORDER BY endpoint",
+            parameters,
+        )
+        return {
+            "total": total,
+            "rules": dict(rules.fetchall()),
+            "severities": {"error": errors, "warning": warnings, "info": infos},
+            "endpoints": dict(endpoints.fetchall()),
+        }
+
+    def exchange(self, number: int) -> tuple[dict[str, Any], dict[str, Any]] | None:
+        """One exchange's row and stored detail document, or None when there is no such id."""
+        row = self._db.execute(f"SELECT {_ROW_COLUMNS} FROM exchanges WHERE id = ?", (number,)).fetchone()
+        if row is None:
+            return None
+        (document,) = self._db.execute("SELECT document FROM details WHERE id = ?", (number,)).fetchone()
+        return row_document(row), json.loads(document)
+
+    def about(self, key: str) -> str | None:
+        """A note kept with the index (its sources' names...)."""
+        found = self._db.execute("SELECT value FROM about WHERE key = ?", (key,)).fetchone()
+        return None if found is None else str(found[0])
+
+    def note(self, key: str, value: str) -> None:
+        with self._db:
+            self._db.execute("INSERT OR REPLACE INTO about VALUES (?, ?)", (key, value))
+
+    def close(self) -> None:
+        """Close it; a private temporary index is removed."""
+        self._db.close()
+        if self._owned:
+            with contextlib.suppress(OSError):
+                self.path.unlink()
+                self.path.parent.rmdir()
+
+
+def compiled(query: Query) -> tuple[str, tuple[Any, ...]]:
+    """The SQL condition on `exchanges` for a query, and its parameters: values only ever bound."""
+    conditions: list[str] = []
+    parameters: list[Any] = []
+    for column, value in (
+        ("method", query.method),
+        ("endpoint", query.endpoint),
+        ("cassette", query.cassette),
+    ):
+        if value is not None:
+            conditions.append(f"{column} = ?")
+            parameters.append(value)
+    statuses = query.status_range
+    if statuses is not None:
+        conditions.append("status BETWEEN ? AND ?")
+        parameters.extend(statuses)
+    if query.path is not None:
+        conditions.append("route GLOB ?")
+        parameters.append(sql_glob(query.path))
+    if query.rule is not None:
+        conditions.append("id IN (SELECT exchange FROM findings WHERE rule = ?)")
+        parameters.append(query.rule)
+    if query.severity is not None:
+        conditions.append(f"{_SEVERITY_COLUMNS[query.severity]} > 0")
+    if query.has_findings is not None:
+        conditions.append(f"errors + warnings + infos {'>' if query.has_findings else '='} 0")
+    if query.text is not None:
+        conditions.append("id IN (SELECT rowid FROM bodies WHERE bodies MATCH ?)")
+        parameters.append('"' + query.text.replace('"', '""') + '"')  # one phrase: the text as it is
+    return " AND ".join(conditions) or "1", tuple(parameters)
+
+
+def sql_glob(pattern: str) -> str:
+    """A `path` pattern as SQLite's GLOB reads it: `*` and `?` wild, `[` literal."""
+    return pattern.replace("[", "[[]")
+
+
+def row_document(row: Sequence[Any]) -> dict[str, Any]:
+    """A row of `_ROW_COLUMNS` as the API's row document."""
+    (number, cassette, index, method, target, status, time, duration, size, endpoint, errors, warnings,
+     infos, by, recording, detail) = row  # fmt: skip
+    return {
+        "id": number,
+        "cassette": cassette,
+        "index": index,
+        "method": method,
+        "path": target,
+        "status": status,
+        "time": time,
+        "duration_ms": duration,
+        "size": size,
+        "endpoint": endpoint,
+        "findings": {"error": errors, "warning": warnings, "info": infos},
+        "answered": None if by is None else {"by": by, "recording": recording, "detail": detail},
+    }
+
+
+def temporary_index() -> TrafficIndex:
+    """A new, empty index in a private temporary folder (0700, the file 0600), removed at close."""
+    folder = Path(tempfile.mkdtemp(prefix="commerce-proxy-ui-"))
+    path = folder / "traffic.sqlite"
+    return TrafficIndex(_created(path), path, owned=True)
+
+
+def _created(path: Path) -> sqlite3.Connection:
+    os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600))
+    connection = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    connection.isolation_level = "DEFERRED"  # `with connection:` is one transaction
+    connection.execute("PRAGMA journal_mode = OFF")  # a scratch file: rebuilt, never repaired
+    connection.execute("PRAGMA synchronous = OFF")
+    connection.executescript(_SCHEMA)
+    connection.execute("INSERT INTO about VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
+    connection.commit()
+    return connection
+
+
+@dataclass(frozen=True, slots=True)
+class CacheEntry:
+    """Where the offline index of some sources is cached (one file per set of source paths, so a
+    changed cassette replaces its index rather than adding one), and the identity of what it was built
+    from: the sources' sizes and times, and whatever else its contents depend on."""
+
+    path: Path
+    identity: str
+
+
+def cache_entry(sources: Sequence[Path], salt: str) -> CacheEntry | None:
+    """The cache entry of the index of `sources` (`salt`: the rules, the version...); None when the
+    cache is off (`COMMERCE_PROXY_CACHE=off`) or a source cannot be looked at. The entry lives in the
+    cache folder of the first source, or in `COMMERCE_PROXY_CACHE`'s folder."""
+    setting = os.environ.get("COMMERCE_PROXY_CACHE", "")
+    if setting.lower() == "off" or not sources:
+        return None
+    names: list[str] = []
+    states: list[Any] = [SCHEMA_VERSION, salt]
+    try:
+        for source in sources:
+            state = source.stat()
+            names.append(str(source.resolve()))
+            states.append([state.st_size, state.st_mtime_ns, state.st_ino])
+    except OSError:
+        return None
+    digest = hashlib.sha256(json.dumps(names).encode()).hexdigest()[:24]
+    first = sources[0]
+    folder = Path(setting) if setting else (first if first.is_dir() else first.parent) / FOLDER_NAME
+    identity = hashlib.sha256(json.dumps([names, states]).encode()).hexdigest()
+    return CacheEntry(folder / f"ui-index-{digest}.sqlite", identity)
+
+
+def open_cached(entry: CacheEntry) -> TrafficIndex | None:
+    """The cached index, read-only, when it was built, whole, from sources of the same identity."""
+    path = entry.path
+    if path.is_symlink() or not path.is_file():
+        return None
+    try:
+        connection = sqlite3.connect(
+            f"file:{quote(str(path))}?mode=ro", uri=True, isolation_level=None, check_same_thread=False
+        )
+    except sqlite3.Error:
+        return None
+    try:
+        found = dict(connection.execute("SELECT key, value FROM about").fetchall())
+    except sqlite3.Error:
+        found = {}
+    if found.get("schema") != str(SCHEMA_VERSION) or found.get("identity") != entry.identity:
+        connection.close()
+        return None
+    return TrafficIndex(connection, path, owned=False)
+
+
+def keep_as_cache(index: TrafficIndex, entry: CacheEntry) -> TrafficIndex:
+    """Note a built temporary index's identity, copy it over the cache entry (through the one writer
+    of files, 0600) and go on reading the cached copy; the temporary one is removed. When the cache
+    cannot be written, the temporary index is used as it is."""
+    index.note("identity", entry.identity)
+    try:
+        written = NewFile(entry.path, "the UI's index cache", create_folders=True, mode=0o600)
+        try:
+            with index.path.open("rb") as source:
+                shutil.copyfileobj(source, written.handle, 1 << 20)
+        except BaseException:
+            written.abandon()
+            raise
+        written.commit()
+    except (CommerceProxyError, OSError):
+        return index
+    cached = open_cached(entry)
+    if cached is None:
+        return index
+    index.close()
+    return cached
+
+
+def _marks(count: int) -> str:
+    return ", ".join("?" * count)

@@ -1,0 +1,73 @@
+"""The UI's filter: parameters in, one `Query` out, and back; every bad parameter is one line naming it."""
+
+from __future__ import annotations
+
+import pytest
+
+from proxy.core.ui.query import PARAMETERS, Query, QueryError, parse_query
+from proxy.errors import UsageError
+
+QUERIES = [
+    Query(),
+    Query(method="GET"),
+    Query(status="2xx"),
+    Query(status="404"),
+    Query(path="/v2/products*"),
+    Query(endpoint="update a feature (PUT /v2/subscriptions/features/{feature_uuid})"),
+    Query(rule="pagination.links.next", severity="error"),
+    Query(has_findings=True),
+    Query(has_findings=False, cassette="tests/cassettes/a.yaml"),
+    Query(text="ünïcode & = ?"),
+    Query("DELETE", "5xx", "*/x?", "e", "r", "info", True, "c", "abc"),
+]
+
+
+@pytest.mark.parametrize("query", QUERIES)
+def test_to_pairs_is_the_inverse_of_parse(query: Query) -> None:
+    assert parse_query(query.to_pairs()) == query
+    assert [name for name, _ in query.to_pairs()] == [
+        name for name in PARAMETERS if getattr(query, name) is not None
+    ]
+
+
+def test_spellings_are_normalised_and_other_parameters_are_the_callers() -> None:
+    query = parse_query(
+        [("method", "get"), ("status", "2XX"), ("has_findings", "yes"), ("offset", "x"), ("rule", "")]
+    )
+    assert query == Query(method="GET", status="2xx", has_findings=True)
+    assert parse_query([("has_findings", "0")]).has_findings is False
+
+
+def test_status_range() -> None:
+    assert Query(status="4xx").status_range == (400, 499)
+    assert Query(status="201").status_range == (201, 201)
+    assert Query().status_range is None
+
+
+BAD = [
+    ("method", "GET /", "'method'"),
+    ("method", "G3T", "'method'"),
+    ("status", "2x", "'status'"),
+    ("status", "6xx", "'status'"),
+    ("status", "99", "'status'"),
+    ("status", "abc", "'status'"),
+    ("path", "v2/products", "'path'"),
+    ("severity", "fatal", "'severity'"),
+    ("has_findings", "maybe", "'has_findings'"),
+    ("text", "ab", "'text'"),
+    ("cassette", "x" * 2001, "'cassette'"),
+]
+
+
+@pytest.mark.parametrize(("name", "value", "named"), BAD)
+def test_every_bad_parameter_is_one_line_naming_it(name: str, value: str, named: str) -> None:
+    with pytest.raises(QueryError) as raised:
+        parse_query([(name, value)])
+    message = str(raised.value)
+    assert "\n" not in message and named in message
+    assert isinstance(raised.value, UsageError)
+
+
+def test_a_parameter_given_twice_is_refused() -> None:
+    with pytest.raises(QueryError, match="'rule': given twice"):
+        parse_query([("rule", "a"), ("rule", "b")])

@@ -1,0 +1,161 @@
+"""The UI's traffic index against a plain-Python filter over the same rows: many drawn exchange sets and
+filters, the index's windows and counts must be the reference's."""
+
+from __future__ import annotations
+
+import fnmatch
+import random
+from collections import Counter
+from dataclasses import replace
+from typing import Any
+
+import pytest
+
+from proxy.core.ui.query import Query
+from proxy.store.traffic_index import Answered, Entry, TrafficIndex, temporary_index
+
+METHODS = ("GET", "PUT", "POST", "DELETE")
+ROUTES = ("/v2/products", "/v2/products/[1]", "/v2/extensions/a/b", "/oauth/access_token", "/v2/x?y")
+RULES = ("pagination.links.next", "auth.bearer.missing", "shape.feature", "coverage.error-body")
+ENDPOINTS = ("list products (GET /v2/products)", "update a feature", None)
+WORDS = ("alpha", "Beta", "gamma", "ÉTÉ", "delta-42", '"quoted"', "a*b", "100%")
+STATUSES = (200, 201, 204, 301, 404, 422, 500, 503)
+
+
+def draw_entry(chance: random.Random) -> Entry:
+    route = chance.choice(ROUTES)
+    rules = frozenset(chance.sample(RULES, chance.choice((0, 0, 1, 2))))
+    severities = (chance.randint(0, 2), chance.randint(0, 1), chance.randint(0, 1)) if rules else (0, 0, 0)
+    by = chance.choice((None, "recording", "miss"))
+    return Entry(
+        method=chance.choice(METHODS),
+        target=route + chance.choice(("", "?page[limit]=1")),
+        route=route,
+        size=chance.randint(0, 5000),
+        cassette=chance.choice(("a.yaml", "b.yaml", None)),
+        index=chance.randint(0, 50),
+        status=chance.choice(STATUSES),
+        time=chance.choice((None, "2024-01-01T00:00:00Z")),
+        duration_ms=chance.choice((None, 1.5)),
+        endpoint=chance.choice(ENDPOINTS),
+        severities=severities,
+        rules=rules,
+        answered=None if by is None else Answered(by, "a.yaml#3" if by == "recording" else None, None),
+        request_text=" ".join(chance.sample(WORDS, chance.randint(0, 3))),
+        response_text=" ".join(chance.sample(WORDS, chance.randint(0, 3))),
+        detail={"n": chance.random()},
+    )
+
+
+def draw_query(chance: random.Random) -> Query:
+    def maybe(*values: Any) -> Any:
+        return chance.choice((None, None, *values))
+
+    return Query(
+        method=maybe(*METHODS),
+        status=maybe("2xx", "4xx", "5xx", "404", "3xx"),
+        path=maybe("/v2/*", "*/[1]", "/v2/product?", "*", "/oauth/*", "/v2/x?y", "/v2/products"),
+        endpoint=maybe(*[endpoint for endpoint in ENDPOINTS if endpoint]),
+        rule=maybe(*RULES, "no.such-rule"),
+        severity=maybe("error", "warning", "info"),
+        has_findings=maybe(True, False),
+        cassette=maybe("a.yaml", "b.yaml"),
+        text=maybe("alp", "beta", "été", "ta-4", '"quo', "a*b", "00%", "mma Bet", "zzz"),
+    )
+
+
+def matches(query: Query, entry: Entry) -> bool:
+    """The reference: each filter as the contract says, in plain Python."""
+    statuses = query.status_range
+    severity_at = {"error": 0, "warning": 1, "info": 2}
+    return (
+        (query.method is None or entry.method == query.method)
+        and (statuses is None or (entry.status is not None and statuses[0] <= entry.status <= statuses[1]))
+        and (query.path is None or fnmatch.fnmatchcase(entry.route, query.path.replace("[", "[[]")))
+        and (query.endpoint is None or entry.endpoint == query.endpoint)
+        and (query.rule is None or query.rule in entry.rules)
+        and (query.severity is None or entry.severities[severity_at[query.severity]] > 0)
+        and (query.has_findings is None or (sum(entry.severities) > 0) == query.has_findings)
+        and (query.cassette is None or entry.cassette == query.cassette)
+        and (
+            query.text is None
+            or query.text.lower() in entry.request_text.lower()
+            or query.text.lower() in entry.response_text.lower()
+        )
+    )
+
+
+def reference_counts(query: Query, entries: list[Entry]) -> dict[str, Any]:
+    chosen = [entry for entry in entries if matches(query, entry)]
+    return {
+        "total": len(chosen),
+        "rules": dict(sorted(Counter(rule for entry in chosen for rule in entry.rules).items())),
+        "severities": {
+            name: sum(1 for entry in chosen if entry.severities[at] > 0)
+            for at, name in enumerate(("error", "warning", "info"))
+        },
+        "endpoints": dict(sorted(Counter(entry.endpoint for entry in chosen if entry.endpoint).items())),
+    }
+
+
+@pytest.fixture
+def index() -> Any:
+    opened = temporary_index()
+    yield opened
+    opened.close()
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_windows_and_counts_are_the_reference_filters(seed: int, index: TrafficIndex) -> None:
+    chance = random.Random(seed)
+    entries: list[Entry] = []
+    for _ in range(chance.randint(1, 4)):  # built incrementally, in batches
+        batch = [draw_entry(chance) for _ in range(chance.randint(0, 60))]
+        entries.extend(batch)
+        assert index.add(batch) == len(entries)
+    for _ in range(40):
+        query = draw_query(chance)
+        expected = [number for number, entry in enumerate(entries, start=1) if matches(query, entry)]
+        offset, limit = chance.randint(0, 30), chance.randint(0, 40)
+        total, rows = index.window(query, offset, limit)
+        assert total == len(expected), query
+        assert [row["id"] for row in rows] == expected[offset : offset + limit], query
+        assert index.counts(query) == reference_counts(query, entries), query
+
+
+def test_a_row_says_what_its_entry_said(index: TrafficIndex) -> None:
+    entry = Entry(
+        method="GET", target="/v2/products?page[limit]=1", route="/v2/products", size=12, cassette="a.yaml",
+        index=4, status=200, time="2024-01-01T00:00:00Z", duration_ms=2.5, endpoint="list",
+        severities=(1, 0, 2), rules=frozenset({"r"}), answered=Answered("miss", None, "near: x"),
+        detail={"request": 1},
+    )  # fmt: skip
+    index.add([entry, replace(entry, answered=None, status=None)])
+    rows = index.after(0, 10)
+    assert rows[0] == {
+        "id": 1, "cassette": "a.yaml", "index": 4, "method": "GET", "path": "/v2/products?page[limit]=1",
+        "status": 200, "time": "2024-01-01T00:00:00Z", "duration_ms": 2.5, "size": 12, "endpoint": "list",
+        "findings": {"error": 1, "warning": 0, "info": 2},
+        "answered": {"by": "miss", "recording": None, "detail": "near: x"},
+    }  # fmt: skip
+    assert rows[1]["answered"] is None and rows[1]["status"] is None
+    assert index.after(1, 10) == rows[1:] and index.after(2, 10) == []
+    assert index.exchange(1) == (rows[0], {"request": 1})
+    assert index.exchange(3) is None
+
+
+def test_user_text_is_never_sql(index: TrafficIndex) -> None:
+    tricky = "x' OR 1=1; DROP TABLE exchanges; --"
+    index.add([Entry("GET", "/a", "/a", 0, cassette="c", response_text="safe")])
+    query = Query(method="GET", path=tricky.replace("x", "/"), cassette=tricky, rule=tricky, text=tricky)
+    assert index.window(query, 0, 10) == (0, [])
+    assert index.window(Query(text='afe"'), 0, 10)[0] == 0
+    assert index.window(Query(), 0, 10)[0] == 1
+
+
+def test_a_temporary_index_is_private_and_removed_at_close() -> None:
+    opened = temporary_index()
+    assert opened.path.stat().st_mode & 0o777 == 0o600
+    assert opened.path.parent.stat().st_mode & 0o777 == 0o700
+    opened.close()
+    assert not opened.path.exists() and not opened.path.parent.exists()
