@@ -144,6 +144,17 @@ def _json(status: int, document: Any) -> Outgoing:
     return json_answer(status, document, UI_HEADERS)
 
 
+def attach_ui(door: Door, server: WireServer, routes: UiRoutes) -> None:
+    """Serve `routes` behind `door` on `server` (record, spy, replay); the view closes after the
+    server's own cleanup (a record's cassette is written first)."""
+
+    async def close_view() -> None:
+        routes.view.close()
+
+    door.ui = routes
+    server.on_cleanup.append(close_view)
+
+
 def create_ui_app(routes: UiRoutes, token: str) -> WireServer:
     """`commerce-proxy ui`'s server: the UI over its view, and /_proxy/health; nothing else is served."""
 

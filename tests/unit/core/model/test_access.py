@@ -64,7 +64,11 @@ HOSTS = {  # Host value: this machine's?
 }
 MARKS = {  # name: (header lines, a browser page of another origin?, a change a form could make?)
     "none": ([], False, False),
-    "same-origin": ([("Sec-Fetch-Site", "same-origin"), ("Origin", f"http://127.0.0.1:{PORT}")], False, False),
+    "same-origin": (
+        [("Sec-Fetch-Site", "same-origin"), ("Origin", f"http://127.0.0.1:{PORT}")],
+        False,
+        False,
+    ),
     "typed": ([("Sec-Fetch-Site", "none")], False, False),
     "json": ([("Content-Type", "application/json")], False, False),
     "foreign origin": ([("Origin", "http://attacker.example")], True, True),
