@@ -18,6 +18,7 @@ EXAMPLES: dict[str, str] = {
     "rules": "commerce-proxy rules --format json",
     "sandbox": "commerce-proxy sandbox --port 9000 --break pagination.links.next",
     "demo": "commerce-proxy demo --cassette demo.yaml",
+    "ui": "commerce-proxy ui cassettes/ build/spy.journal --port 8090",
     "cassette": "commerce-proxy cassette list cassettes/session.yaml",
     "cassette list": "commerce-proxy cassette list cassettes/",
     "cassette show": "commerce-proxy cassette show cassettes/session.yaml 6",

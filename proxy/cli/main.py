@@ -11,7 +11,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from proxy.cli import cassette, check, demo, interchange, record, replay, rules, sandbox, spy, verify
+from proxy.cli import cassette, check, demo, interchange, record, replay, rules, sandbox, spy, ui, verify
 from proxy.cli.cassette_diff import git_driver_argv
 from proxy.cli.help import finish_help
 from proxy.cli.options import FLAGS, OneLineParser, common_options
@@ -21,7 +21,7 @@ from proxy.core.reports.escaping import visible
 from proxy.errors import CommerceProxyError, SettingError
 from proxy.version import __version__
 
-COMMANDS = (record, spy, replay, check, verify, rules, sandbox, demo, cassette, interchange)
+COMMANDS = (record, spy, replay, check, verify, rules, sandbox, demo, cassette, interchange, ui)
 
 log = logging.getLogger("proxy")
 

@@ -68,6 +68,15 @@ def allowed_host(text: str) -> str:
     return name
 
 
+def add_ui(command: argparse.ArgumentParser) -> None:
+    command.add_argument(
+        "--no-ui",
+        action="store_true",
+        help="do not serve the web UI at /_proxy/ui/ (by default it is served, behind the token printed "
+        "on the line after 'listening on')",
+    )
+
+
 def add_wire_limits(command: argparse.ArgumentParser) -> None:
     command.add_argument(
         "--head-timeout",

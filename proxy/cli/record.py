@@ -42,6 +42,7 @@ def add_to(commands: Any, common: argparse.ArgumentParser) -> None:
         "--no-check", action="store_true", help="do not check traffic against the rules while recording"
     )
     options.add_serving(record)
+    options.add_ui(record)
     options.add_wire_limits(record)
     options.add_matching(record)
     options.add_redaction(record)
@@ -77,9 +78,14 @@ def run(arguments: argparse.Namespace) -> int:
             f"findings at {url}/_proxy/findings)"
         )
 
-    return serve_reported(
-        RecordProxy(settings), arguments, ready, report, "commerce-proxy record", asked.report
-    )
+    proxy = RecordProxy(settings)
+    token = None
+    if not arguments.no_ui:
+        from proxy.app.ui_setup import ui_view
+        from proxy.cli.serving import open_ui
+
+        token = open_ui(proxy.door, proxy.server, ui_view("record", live=proxy.recording.live))
+    return serve_reported(proxy, arguments, ready, report, "commerce-proxy record", asked.report, token)
 
 
 def recording(arguments: argparse.Namespace) -> ForwardRequest:

@@ -10,7 +10,7 @@ from typing import Any
 from proxy.app.replay_setup import SLOW_BODY_MS, ReplayOptions, ReplayRequest
 from proxy.cli import options
 from proxy.cli.inputs import command_matching, extra_redaction, rule_choice, show_notes
-from proxy.cli.serving import serve
+from proxy.cli.serving import open_ui, serve
 from proxy.core.replay.faults import Fault, Latency
 from proxy.errors import UsageError
 
@@ -77,6 +77,7 @@ def add_to(commands: Any, common: argparse.ArgumentParser) -> None:
         "(findings logged and at /_proxy/findings)",
     )
     options.add_serving(replay)
+    options.add_ui(replay)
     options.add_wire_limits(replay)
     options.add_matching(replay)
     options.add_redaction(replay)
@@ -120,7 +121,7 @@ def serve_replay(asked: ReplayRequest, arguments: argparse.Namespace) -> int:
     """Serve the replay `asked` for (by `replay`, or `record --mode none`) with the command line's
     serving options until stopped."""
     from proxy.app.replay_setup import prepare_replay
-    from proxy.server.replay import create_replay_app
+    from proxy.server.replay import Replayer
 
     replay = prepare_replay(asked)
     show_notes(replay.loaded)
@@ -133,4 +134,10 @@ def serve_replay(asked: ReplayRequest, arguments: argparse.Namespace) -> int:
             f"({len(book.recordings)} exchanges from {len(replay.loaded)} cassette(s){checked})"
         )
 
-    return serve(create_replay_app(book, replay.options, live), arguments, ready)
+    replayer = Replayer(book, replay.options, live)
+    token = None
+    if not arguments.no_ui:
+        from proxy.app.ui_setup import ui_view
+
+        token = open_ui(replayer.door, replayer.server, ui_view("replay", live=live))
+    return serve(replayer.server, arguments, ready, token)

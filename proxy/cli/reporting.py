@@ -94,13 +94,14 @@ def serve_reported(
     report: LiveReport | None,
     title: str,
     asked: SessionReportRequest,
+    ui_token: str | None = None,
 ) -> int:
     """Serve until stopped; then write the session's report (once the server has been ready, however
     it stopped) and give the exit status `--fail-on` asks for."""
     from proxy.cli.serving import serve
 
     if report is None:
-        return serve(proxy.server, arguments, ready)
+        return serve(proxy.server, arguments, ready, ui_token)
     from proxy.app.session_report import finish_session_report
 
     served: list[str] = []
@@ -112,7 +113,7 @@ def serve_reported(
     with report:
         report.attach(proxy.recording)
         try:
-            serve(proxy.server, arguments, announced)
+            serve(proxy.server, arguments, announced, ui_token)
         finally:
             status = finish_session_report(report, asked, shown(), title, bool(served))
         return status

@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from proxy.cli.output import say
 
 if TYPE_CHECKING:
+    from proxy.server.admin import Door
     from proxy.server.serving import Servable
+    from proxy.server.wire import WireServer
 
 
 def announce(message: str) -> None:
@@ -20,9 +22,12 @@ def announce(message: str) -> None:
     say(message, flush=True)
 
 
-def serve(app: Servable, arguments: argparse.Namespace, ready: Callable[[str], str]) -> int:
+def serve(
+    app: Servable, arguments: argparse.Namespace, ready: Callable[[str], str], ui_token: str | None = None
+) -> int:
     """Serve `app` with the command line's wire limits and allowed hosts until stopped; `ready(url)` is the
-    ready line."""
+    ready line, followed by the UI's address with its token when the server has a UI."""
+    from proxy.core.model.access import ui_address
     from proxy.server.serving import run_served, serve_until_stopped
     from proxy.server.wire import WireServer
 
@@ -32,5 +37,20 @@ def serve(app: Servable, arguments: argparse.Namespace, ready: Callable[[str], s
         app.head_seconds = arguments.head_timeout
         app.max_connections = arguments.max_connections
         app.hosts = HostPolicy.of(arguments.allow_host, allowing="--allow-host NAME")
-    run_served(serve_until_stopped(app, arguments.host, arguments.port, lambda url: announce(ready(url))))
+
+    def announced(url: str) -> None:
+        announce(ready(url))
+        if ui_token is not None:
+            announce(f"ui: {ui_address(url, ui_token)}")
+
+    run_served(serve_until_stopped(app, arguments.host, arguments.port, announced))
     return 0
+
+
+def open_ui(door: Door, server: WireServer, view: Any) -> str:
+    """Serve the UI over `view` on a server's door (closed with the server); the token to print."""
+    from proxy.app.ui_setup import filter_parser, page_files
+    from proxy.server.ui_routes import UiRoutes, attach_ui
+
+    attach_ui(door, server, UiRoutes(view, filter_parser(), page_files()))
+    return door.token

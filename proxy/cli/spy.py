@@ -19,6 +19,7 @@ def add_to(commands: Any, common: argparse.ArgumentParser) -> None:
     )
     options.add_upstream(spy)
     options.add_serving(spy)
+    options.add_ui(spy)
     options.add_wire_limits(spy)
     options.add_redaction(spy)
     options.add_rule_options(spy)
@@ -43,4 +44,11 @@ def run(arguments: argparse.Namespace) -> int:
             f"{rules} rules (findings at {url}/_proxy/findings)"
         )
 
-    return serve_reported(RecordProxy(settings), arguments, ready, report, "commerce-proxy spy", asked.report)
+    proxy = RecordProxy(settings)
+    token = None
+    if not arguments.no_ui:
+        from proxy.app.ui_setup import ui_view
+        from proxy.cli.serving import open_ui
+
+        token = open_ui(proxy.door, proxy.server, ui_view("spy", live=proxy.recording.live))
+    return serve_reported(proxy, arguments, ready, report, "commerce-proxy spy", asked.report, token)

@@ -1,13 +1,15 @@
 """The `/_proxy/` admin endpoints of the record, spy and replay servers, all in this module.
 
 They answer JSON and are never forwarded, recorded or checked; a path under /_proxy/ that is not
-listed here is a 404, and a listed one asked with another method a 405. A route that changes state
-(not GET) refuses, with a 403, a request a browser marks as sent by a page on another origin.
+listed here is a 404, and a listed one asked with another method a 405. Every request for one of them,
+and for the UI under /_proxy/ui/ when the server has one, first passes the one access decision
+(`proxy/core/model/access.py:decide_access`): the UI needs the server's token, a route that changes
+state (not GET) needs it in a header and refuses what a browser marks as sent by another origin.
 
   record, spy  GET /_proxy/health    mode and how many exchanges were recorded
                GET /_proxy/findings  every finding so far (waits for the live checker to catch up)
   replay       GET /_proxy/health    mode and how many exchanges the cassettes hold
-               POST /_proxy/reset    rewind every sequence, simulated state and fault plan
+               POST /_proxy/reset    rewind every sequence, simulated state and fault plan (token)
                GET /_proxy/usage     recordings never used, requests that missed, simulated answers
                GET /_proxy/findings  the findings of `replay --check`
 """
@@ -15,25 +17,73 @@ listed here is a 404, and a listed one asked with another method a 405. A route 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Protocol
 
 from proxy.app.recorder import Recorder
+from proxy.core.model.access import UI_PATH, Refuse, SetCookie, decide_access
 from proxy.core.model.bodies import error_document
-from proxy.core.model.hosts import HostPolicy, cross_site_refusal
+from proxy.core.model.hosts import HostPolicy
 from proxy.core.replay.faults import FaultPlan
 from proxy.core.replay.usage import usage_report
 from proxy.core.rules.engine import LiveChecker
 from proxy.server.library import Library
-from proxy.server.wire import Incoming, Outgoing, json_answer
+from proxy.server.wire import Incoming, Outgoing, Reply, json_answer
 
 AdminRoutes = dict[str, tuple[str, Callable[[], Outgoing | Awaitable[Outgoing]]]]
+# What every answer under /_proxy/ui/ carries: no script but the page's own files, no framing, no
+# guessing of types, no address sent on, nothing kept by a cache.
+UI_HEADERS = {
+    "Content-Security-Policy": "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' "
+    "data:; connect-src 'self'; font-src 'self'; base-uri 'none'; form-action 'self'; "
+    "frame-ancestors 'none'",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "Cache-Control": "no-store",
+}
 
 
-def answer_admin(
-    routes: AdminRoutes, incoming: Incoming, path: str, hosts: HostPolicy
-) -> Outgoing | Awaitable[Outgoing]:
-    """An admin endpoint's answer from `routes` (path: method, builder); 404 or 405 otherwise, and 403
-    for a state-changing route asked from a page on another origin."""
+class UiAnswering(Protocol):
+    """The UI's routes, as the door hands them a request it let through (`ui_routes.UiRoutes`)."""
+
+    def answer(self, incoming: Incoming, path: str, query: str) -> Reply | Awaitable[Reply]: ...
+
+
+@dataclass
+class Door:
+    """A server's `/_proxy/` routes and who may use them: its admin routes, its access token, and its
+    UI (None: no UI, its paths are 404s)."""
+
+    routes: AdminRoutes
+    token: str
+    ui: UiAnswering | None = None
+
+
+def answer_ours(door: Door, incoming: Incoming, path: str, hosts: HostPolicy) -> Reply | Awaitable[Reply]:
+    """The answer to a request for a `/_proxy/` path: the access decision first, then the UI or the
+    admin route."""
+    ui = path.startswith(UI_PATH) or path == UI_PATH.rstrip("/")
+    if ui and door.ui is None:
+        return admin_not_found(incoming.method, path)
+    decision = decide_access(
+        incoming.method, incoming.target, incoming.headers, door.token, hosts, incoming.reached_at
+    )
+    shown = UI_HEADERS if ui else {}
+    if isinstance(decision, Refuse):
+        return json_answer(decision.status, error_document(403, "Forbidden", decision.detail), shown)
+    if isinstance(decision, SetCookie):
+        headers = (("Location", decision.location), ("Set-Cookie", decision.cookie), *shown.items())
+        return Outgoing(303, headers, b"")
+    if ui:
+        assert door.ui is not None
+        if path == UI_PATH.rstrip("/"):
+            return Outgoing(308, (("Location", UI_PATH), *shown.items()), b"")
+        return door.ui.answer(incoming, path, incoming.target.partition("?")[2])
+    return answer_admin(door.routes, incoming, path)
+
+
+def answer_admin(routes: AdminRoutes, incoming: Incoming, path: str) -> Outgoing | Awaitable[Outgoing]:
+    """An admin endpoint's answer from `routes` (path: method, builder); 404 or 405 otherwise."""
     method = incoming.method
     known = routes.get(path)
     if known is None:
@@ -42,11 +92,6 @@ def answer_admin(
     if method != allowed and not (allowed == "GET" and method == "HEAD"):
         document = error_document(405, "Method Not Allowed", f"{path} takes {allowed}")
         return json_answer(405, document, headers={"Allow": allowed})
-    if allowed != "GET":
-        why = cross_site_refusal(incoming.headers, hosts, incoming.reached_at)
-        if why is not None:
-            detail = f"{method} {path} changes this server's state; refused because {why}"
-            return json_answer(403, error_document(403, "Forbidden", detail))
     return build()
 
 

@@ -12,11 +12,12 @@ from collections.abc import Awaitable
 
 from proxy.app.recorder import Answered, Forward, Recorder, Refuse, Relay, Replay, upstream_base
 from proxy.app.recording import RecordingSession, RecordSettings
+from proxy.app.ui_setup import ui_token
 from proxy.core.model.bodies import dump_json, error_document
 from proxy.core.model.exchange import Request, Response, without_headers
 from proxy.core.model.hop_by_hop import end_to_end
 from proxy.core.model.links import OriginRewriter, origin_of
-from proxy.server.admin import answer_admin, record_routes
+from proxy.server.admin import Door, answer_ours, record_routes
 from proxy.server.answers import AnswerCache, serve_answer
 from proxy.server.convert import ADMIN_PREFIX, core_request
 from proxy.server.replay import MAX_REQUEST_BYTES
@@ -52,7 +53,7 @@ class RecordProxy:
         self.recorder = Recorder(settings)
         self.cache = AnswerCache()
         self.rewriters: dict[str, OriginRewriter] = {}  # one per origin clients use to reach us
-        self.admin = record_routes(self)
+        self.door = Door(record_routes(self), ui_token())  # the UI's, when one is opened on it
         self.server = WireServer(self.handle, max_body=MAX_REQUEST_BYTES)
         self.server.on_cleanup.append(self.finish)
 
@@ -64,7 +65,7 @@ class RecordProxy:
         """The wire's request as a core request, the use case's decision, its answer on the wire."""
         path, _, query = incoming.target.partition("?")
         if path.startswith(ADMIN_PREFIX):
-            return answer_admin(self.admin, incoming, path, self.server.hosts)
+            return answer_ours(self.door, incoming, path, self.server.hosts)
         core = core_request(incoming, path, query)
         if isinstance(core, Outgoing):
             return core

@@ -15,6 +15,7 @@ from collections.abc import Awaitable
 from dataclasses import replace
 
 from proxy.app.replay_setup import ReplayOptions, replay_clock, write_usage_report
+from proxy.app.ui_setup import ui_token
 from proxy.core.model.bodies import error_document
 from proxy.core.model.exchange import Exchange, Request
 from proxy.core.model.links import origin_of
@@ -27,7 +28,7 @@ from proxy.core.replay.usage import usage_report, usage_summary
 from proxy.core.rules.engine import Checked, LiveChecker
 from proxy.core.rules.findings import SIMULATED
 from proxy.errors import CommerceProxyError
-from proxy.server.admin import answer_admin, replay_routes
+from proxy.server.admin import Door, answer_ours, replay_routes
 from proxy.server.answers import (
     NO_MATCH_HEADER,
     AnswerCache,
@@ -113,14 +114,14 @@ class Replayer:
         self.live = live
         self.cache = AnswerCache()
         self.simulated = 0  # simulated answers checked, numbered apart from the recordings
-        self.admin = replay_routes(self)
+        self.door = Door(replay_routes(self), ui_token())  # the UI's, when one is opened on it
         self.server = WireServer(self.handle, max_body=MAX_REQUEST_BYTES)
         self.server.on_cleanup.append(self.report_usage)
 
     def handle(self, incoming: Incoming) -> Reply | Awaitable[Reply]:
         path, _, query = incoming.target.partition("?")
         if path.startswith(ADMIN_PREFIX):
-            return answer_admin(self.admin, incoming, path, self.server.hosts)
+            return answer_ours(self.door, incoming, path, self.server.hosts)
         core = core_request(incoming, path, query)
         if isinstance(core, Outgoing):
             return core

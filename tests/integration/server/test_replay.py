@@ -7,9 +7,11 @@ import json
 from urllib.parse import unquote
 
 import aiohttp
+import pytest
 from yarl import URL
 
 from proxy.core.cassette.document import Cassette
+from proxy.core.model.access import TOKEN_HEADER, TOKEN_VARIABLE
 from proxy.core.model.exchange import Body, Exchange, Request, Response
 from proxy.core.redaction.redact import RedactionPolicy
 from proxy.core.replay.book import ReplayBook
@@ -81,8 +83,12 @@ async def test_absolute_links_move_to_the_replay_origin(serve: Serve) -> None:
         assert answer.headers["Location"] == f"{url}/v2/products/1"
 
 
-async def test_sequences_play_in_order_repeat_the_last_and_rewind_on_reset(serve: Serve) -> None:
-    """Before and after an update get both versions; past the end the last repeats; reset rewinds."""
+async def test_sequences_play_in_order_repeat_the_last_and_rewind_on_reset(
+    serve: Serve, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Before and after an update get both versions; past the end the last repeats; reset (with the
+    server's token, from COMMERCE_PROXY_UI_TOKEN) rewinds."""
+    monkeypatch.setenv(TOKEN_VARIABLE, "reset-token-0123456789abcdef")
     entry = make_request(path="/v2/extensions/w/1")
     url = await replay(
         serve, make_exchange(entry, body=json_body({"v": 1})), make_exchange(entry, body=json_body({"v": 2}))
@@ -93,6 +99,9 @@ async def test_sequences_play_in_order_repeat_the_last_and_rewind_on_reset(serve
             async with session.get(f"{url}/v2/extensions/w/1") as answer:
                 seen.append((await answer.json())["v"])
         async with session.post(f"{url}/_proxy/reset") as answer:
+            assert answer.status == 403  # no token
+        headers = {TOKEN_HEADER: "reset-token-0123456789abcdef"}
+        async with session.post(f"{url}/_proxy/reset", headers=headers) as answer:
             assert answer.status == 200
         async with session.get(f"{url}/v2/extensions/w/1") as answer:
             seen.append((await answer.json())["v"])

@@ -14,6 +14,7 @@ import pytest
 from proxy.app.recording import RecordSettings
 from proxy.cli.options import allowed_host
 from proxy.core.cassette.document import Cassette
+from proxy.core.model.access import TOKEN_COOKIE, TOKEN_HEADER, TOKEN_VARIABLE
 from proxy.core.model.hosts import HostPolicy
 from proxy.core.redaction.redact import RedactionPolicy
 from proxy.core.replay.book import ReplayBook
@@ -25,6 +26,7 @@ from proxy.server.serving import Runner, Servable, start
 from tests.conftest import json_body, make_exchange, make_request
 from tests.integration.server.upstream import HITS, create_upstream_app
 
+TOKEN = "a-script-knows-this-token-0123456789"
 FOREIGN_NAMES = [
     "attacker.example",
     "rebind.attacker.example",
@@ -243,9 +245,13 @@ def cross_site_marks(port: int) -> Iterator[str]:
         yield f"Content-Type: {kind}\r\nContent-Length: 3\r\n"
 
 
-async def test_a_cross_site_post_to_reset_is_refused_and_rewinds_nothing() -> None:
-    """Every cross-site mark gets a 403 and the sequence is not rewound; a script's POST (no marks, or
-    the marks of a page on this server) still rewinds."""
+async def test_a_cross_site_post_to_reset_is_refused_and_rewinds_nothing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Every cross-site mark gets a 403 and the sequence is not rewound, the token sent or not; a
+    script's POST (no marks, or the marks of a page on this server) with the token header still rewinds;
+    without it, or with the token only as a cookie, it is a 403."""
+    monkeypatch.setenv(TOKEN_VARIABLE, TOKEN)
     first = make_exchange(make_request(path="/v2/seq"), body=json_body({"n": 1}))
     second = make_exchange(make_request(path="/v2/seq"), body=json_body({"n": 2}))
     book = ReplayBook.build([("c.yaml", Cassette((first, second), None))], MatchPolicy(), RedactionPolicy())
@@ -258,8 +264,10 @@ async def test_a_cross_site_post_to_reset_is_refused_and_rewinds_nothing() -> No
         assert status == 200
         return int(json.loads(body)["n"])
 
-    async def reset(marks: str, body: str = "") -> tuple[int, bytes]:
-        head = f"POST /_proxy/reset HTTP/1.1\r\n{host}{marks}Connection: close\r\n"
+    async def reset(
+        marks: str, body: str = "", token: str = f"{TOKEN_HEADER}: {TOKEN}\r\n"
+    ) -> tuple[int, bytes]:
+        head = f"POST /_proxy/reset HTTP/1.1\r\n{host}{token}{marks}Connection: close\r\n"
         if "Content-Length" not in marks:
             head += f"Content-Length: {len(body)}\r\n"
         return await status_for(
@@ -275,6 +283,10 @@ async def test_a_cross_site_post_to_reset_is_refused_and_rewinds_nothing() -> No
             assert status == 403, (mark, status, body)
             detail = json.loads(body)["errors"][0]["detail"]
             assert "changes this server's state" in detail or "may not use this server" in detail, detail
+        assert await next_n() == 2  # never rewound
+        for without in ["", f"Cookie: {TOKEN_COOKIE}={TOKEN}\r\n", f"{TOKEN_HEADER}: {TOKEN[:-1]}\r\n"]:
+            status, body = await reset("", token=without)
+            assert status == 403 and TOKEN_HEADER in json.loads(body)["errors"][0]["detail"], without
         assert await next_n() == 2  # never rewound
         for allowed in [
             "",

@@ -1,0 +1,70 @@
+"""Setting up the UI of a server: its access token, its page's files, and its view of the traffic.
+
+The views are the traffic index's use cases (`proxy.app.traffic_view`), imported when a UI is made,
+so a server without one (`--no-ui`, the pytest plugin's) never loads them.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import secrets
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from proxy.core.model.access import TOKEN_VARIABLE
+from proxy.errors import UsageError
+
+if TYPE_CHECKING:
+    from proxy.core.rules.engine import LiveChecking
+    from proxy.store.rule_files import RulesInForce
+
+TOKEN_TEXT = re.compile(r"[A-Za-z0-9._~-]{16,256}")  # what a cookie, a header and a URL carry as is
+
+
+def ui_token(environment: Mapping[str, str] | None = None) -> str:
+    """The server's access token: `COMMERCE_PROXY_UI_TOKEN` when set (scripts that POST /_proxy/reset
+    set it), else a new random one for this start."""
+    given = (os.environ if environment is None else environment).get(TOKEN_VARIABLE, "")
+    if not given:
+        return secrets.token_urlsafe(32)
+    if not TOKEN_TEXT.fullmatch(given):
+        raise UsageError(
+            f"{TOKEN_VARIABLE}: a token is 16 to 256 letters, digits, '-', '_', '.' or '~' "
+            f"(it was {len(given)} characters of other kinds)"
+        )
+    return given
+
+
+def page_files() -> dict[str, bytes]:
+    """The page's files by name (index.html, app.js, ...), from the package's data."""
+    from proxy.store.page_files import page_files as read
+
+    return read()
+
+
+def filter_parser() -> Callable[[Iterable[tuple[str, str]]], Any]:
+    """The one reader of a filter's parameters (`parse_query`: a `Query`, or a `QueryError` naming the
+    bad parameter)."""
+    from proxy.core.ui.query import parse_query  # type: ignore[import-not-found,import-untyped,unused-ignore]
+
+    return parse_query  # type: ignore[no-any-return,unused-ignore]
+
+
+def ui_view(
+    mode: str,
+    *,
+    live: LiveChecking | None = None,
+    paths: Sequence[Path] = (),
+    in_force: RulesInForce | None = None,
+) -> Any:
+    """The view of the traffic the UI shows: of a live server (`record`, `spy`, `replay`), indexing
+    each exchange its checker follows, or of files (`offline`: cassettes, folders, journals, HAR),
+    checked with `in_force` as `check` would."""
+    from proxy.app import traffic_view  # type: ignore[attr-defined,unused-ignore]
+
+    if mode == "offline":
+        assert in_force is not None
+        return traffic_view.offline_view(paths, in_force)
+    return traffic_view.live_view(mode, live)

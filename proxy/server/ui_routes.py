@@ -1,0 +1,179 @@
+"""The UI's routes under /_proxy/ui/: the page, its files, the JSON API and the push of new exchanges.
+
+An adapter like the CLI: each route reads its parameters and calls the traffic view (the use case in
+`proxy/app/traffic_view.py`), which does the work. The access decision has already let the request in
+(`admin.answer_ours`). The API documents are the view's own; docs/ui.md describes them.
+
+    GET /_proxy/ui/                    the page          GET /_proxy/ui/api/info            view.info()
+    GET /_proxy/ui/assets/NAME         its files         GET /_proxy/ui/api/counts?FILTER   view.counts
+    GET /_proxy/ui/api/exchanges?FILTER&offset=&limit=   view.window
+    GET /_proxy/ui/api/exchanges/ID    view.exchange     GET /_proxy/ui/api/events?cursor=N  events
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
+from typing import Any, Protocol
+from urllib.parse import parse_qsl
+
+from proxy.core.model.access import UI_PATH
+from proxy.core.model.bodies import error_document
+from proxy.core.redaction.book import KNOWN
+from proxy.errors import UsageError
+from proxy.server.admin import UI_HEADERS, Door, answer_ours
+from proxy.server.ui_assets import PAGE, Assets
+from proxy.server.wire import Incoming, Outgoing, Reply, Stream, WireServer, json_answer
+
+API = UI_PATH + "api/"
+ASSETS = UI_PATH + "assets/"
+LIMIT, MOST = 100, 500  # rows in a window by default, and at most
+KEEP_ALIVE_SECONDS = 15.0  # a comment line this often keeps an idle event stream open through proxies
+NUMBER = re.compile(r"[0-9]{1,12}")
+HEALTH = "/_proxy/health"
+
+Document = dict[str, Any]
+ParseFilter = Callable[[Iterable[tuple[str, str]]], Any]  # `parse_query`: a Query, or a QueryError
+
+
+class TrafficViewing(Protocol):
+    """What the routes call of a traffic view (`proxy.app.traffic_view.TrafficView`)."""
+
+    mode: str
+
+    def info(self) -> Document: ...
+    def window(self, query: Any, offset: int, limit: int) -> Document: ...
+    def counts(self, query: Any) -> Document: ...
+    def exchange(self, number: int) -> Document | None: ...
+    def changes(self, cursor: int, limit: int = MOST) -> Document: ...
+    async def wait(self, cursor: int, timeout: float) -> int: ...
+    def close(self) -> None: ...
+
+
+class BadParameter(Exception):
+    """A parameter the API cannot take: a 400 with this one line."""
+
+
+class UiRoutes:
+    """The routes over one view. `parse` reads a filter's parameters (the core's `parse_query`), `files`
+    are the page's files by name."""
+
+    def __init__(
+        self,
+        view: TrafficViewing,
+        parse: ParseFilter,
+        files: Mapping[str, bytes],
+        keep_alive: float = KEEP_ALIVE_SECONDS,
+    ) -> None:
+        self.view = view
+        self.parse = parse
+        self.assets = Assets(files)
+        self.keep_alive = keep_alive
+
+    def answer(self, incoming: Incoming, path: str, query: str) -> Reply | Awaitable[Reply]:
+        """The answer to a request the door let in."""
+        if incoming.method not in ("GET", "HEAD"):
+            document = error_document(405, "Method Not Allowed", f"{path} takes GET")
+            return json_answer(405, document, {"Allow": "GET", **UI_HEADERS})
+        try:
+            return self._route(incoming, path, parse_qsl(query, keep_blank_values=True))
+        except (BadParameter, UsageError) as error:
+            return _json(400, error_document(400, "Bad Request", str(error).splitlines()[0]))
+
+    def _route(self, incoming: Incoming, path: str, pairs: list[tuple[str, str]]) -> Reply:
+        if path == UI_PATH:
+            return self.assets.answer(PAGE)
+        if path.startswith(ASSETS):
+            return self.assets.answer(path.removeprefix(ASSETS))
+        route = path.removeprefix(API)
+        if route == "info":
+            return _json(200, self.view.info())
+        if route == "counts":
+            return _json(200, self.view.counts(self.parse(pairs)))
+        if route == "exchanges":
+            offset = _number(pairs, "offset", 0)
+            limit = _number(pairs, "limit", LIMIT)
+            if limit > MOST:
+                raise BadParameter(f"limit={limit}: at most {MOST} exchanges a window")
+            rest = [(name, value) for name, value in pairs if name not in ("offset", "limit")]
+            return _json(200, self.view.window(self.parse(rest), offset, limit))
+        if route.startswith("exchanges/") and NUMBER.fullmatch(route.removeprefix("exchanges/")):
+            number = int(route.removeprefix("exchanges/"))
+            found = self.view.exchange(number)
+            if found is None:
+                return _json(404, error_document(404, "Not Found", f"no exchange {number}"))
+            return _json(200, found)
+        if route == "events":
+            resumed = incoming.header("Last-Event-ID")
+            cursor = _number([("Last-Event-ID", resumed)], "Last-Event-ID", 0) if resumed else None
+            if cursor is None:
+                cursor = _number(pairs, "cursor", 0)
+            headers = (("Content-Type", "text/event-stream; charset=utf-8"), *UI_HEADERS.items())
+            return Stream(200, headers, self.events(cursor))
+        return _json(404, error_document(404, "Not Found", f"no UI route {path[:80]!r}"))
+
+    async def events(self, cursor: int) -> AsyncIterator[bytes]:
+        """Server-Sent Events from `cursor`: each batch of new rows as one `exchanges` event whose id
+        is the cursor after it (so a reconnecting page resumes with Last-Event-ID), a comment line
+        when nothing happened for a while."""
+        yield b": commerce-proxy events\n\n"
+        while True:
+            changed = self.view.changes(cursor, MOST)
+            moved = int(changed["cursor"])
+            if changed["exchanges"]:
+                text = KNOWN.scrub(json.dumps(changed, ensure_ascii=False, separators=(",", ":")))
+                yield f"id: {moved}\nevent: exchanges\ndata: {text}\n\n".encode()
+            if moved != cursor:
+                cursor = moved
+                continue
+            if await self.view.wait(cursor, self.keep_alive) == cursor:
+                yield b": keep-alive\n\n"
+
+
+def _number(pairs: list[tuple[str, str]], name: str, default: int) -> int:
+    values = [value for key, value in pairs if key == name]
+    if not values:
+        return default
+    if len(values) > 1 or not NUMBER.fullmatch(values[0]):
+        raise BadParameter(f"{name}={values[-1][:40]!r}: expected one whole number, 0 or more")
+    return int(values[0])
+
+
+def _json(status: int, document: Any) -> Outgoing:
+    return json_answer(status, document, UI_HEADERS)
+
+
+def attach_ui(door: Door, server: WireServer, routes: UiRoutes) -> None:
+    """Serve `routes` behind `door` on `server` (record, spy, replay); the view closes after the
+    server's own cleanup (a record's cassette is written first)."""
+
+    async def close_view() -> None:
+        routes.view.close()
+
+    door.ui = routes
+    server.on_cleanup.append(close_view)
+
+
+def create_ui_app(routes: UiRoutes, token: str) -> WireServer:
+    """`commerce-proxy ui`'s server: the UI over its view, and /_proxy/health; nothing else is served."""
+
+    def health() -> Outgoing:
+        info = routes.view.info()
+        return json_answer(200, {"status": "ok", "mode": routes.view.mode, "exchanges": info["exchanges"]})
+
+    door = Door({HEALTH: ("GET", health)}, token, routes)
+
+    def handle(incoming: Incoming) -> Reply | Awaitable[Reply]:
+        path = incoming.target.partition("?")[0]
+        if path.startswith("/_proxy/"):
+            return answer_ours(door, incoming, path, server.hosts)
+        detail = f"this server shows recorded traffic at {UI_PATH}; it serves nothing at {path[:80]!r}"
+        return json_answer(404, error_document(404, "Not Found", detail))
+
+    async def close_view() -> None:
+        routes.view.close()
+
+    server = WireServer(handle)
+    server.on_cleanup.append(close_view)
+    return server
