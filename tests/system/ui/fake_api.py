@@ -206,7 +206,8 @@ def fake_app(traffic: FakeTraffic, token: str, csp: bool = True) -> web.Applicat
         if request.path == "/_proxy/ui/" and "token" in request.query:
             if not hmac.compare_digest(request.query["token"], token):
                 raise web.HTTPForbidden(text="wrong token")
-            answer = web.HTTPSeeOther("/_proxy/ui/")
+            rest = request.url.with_query([(k, v) for k, v in request.query.items() if k != "token"])
+            answer = web.HTTPSeeOther(rest.path_qs)
             answer.set_cookie(COOKIE, token, httponly=True, samesite="Strict", path="/_proxy/")
             raise answer
         if not hmac.compare_digest(given, token):
