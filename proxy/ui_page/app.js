@@ -55,10 +55,13 @@ function writeUrl(push) {
   }
 }
 
+let countsAsked = 0;
+
 async function loadCounts() {
+  const asked = (countsAsked += 1);
   try {
     const document_ = await api.counts(pairs(filter));
-    if (document_ === null) return;
+    if (document_ === null || asked !== countsAsked) return; // a later filter's counts are on their way
     showCounts(countsNav, document_, filter, { toggle });
     fillChoices(document.getElementById("rule-names"), Object.keys(document_.rules || {}));
     fillChoices(document.getElementById("endpoint-names"), Object.keys(document_.endpoints || {}));

@@ -55,6 +55,9 @@ export class WindowedList {
       this.total = 0;
       this.selected = -1;
       this.scroller.scrollTop = 0;
+      this.spacer.replaceChildren(); // no row of the last filter stays in view under the new one
+      this.empty.textContent = "";
+      this.layout();
     }
     return this.load(0, true);
   }
