@@ -1,13 +1,13 @@
 // The windowed list: only the rows in view plus a margin are in the document, and rows are fetched by
 // offset, one page of PAGE rows at a time, as the list scrolls. The scroll height stands for every
-// matching row; past MAX_HEIGHT pixels it is scaled, so a million rows scroll as smoothly as a thousand.
+// matching row; past MAX_HEIGHT pixels (625,000 rows) it is scaled, so a million rows fit a browser's largest element.
 
 import { el, clear, bytes } from "./dom.js";
 
 export const ROW_HEIGHT = 24;
 export const PAGE = 200;
 const MARGIN = 20; // rows above and below the visible ones
-const MAX_HEIGHT = 4_000_000;
+const MAX_HEIGHT = 15_000_000; // under Firefox's largest element (about 17.9M px); Chrome's is 33.5M
 const KEPT_PAGES = 12;
 
 const COLUMNS = [
