@@ -1,0 +1,188 @@
+// The page: wires the filter form, the URL, the counts, the windowed list, the exchange pane and the
+// live push together. Every number and row comes from the JSON API; the page keeps no traffic of its own
+// beyond the pages of rows in view.
+
+import * as api from "./api.js";
+import { FIELDS, fromSearch, toSearch, pairs, isEmpty, readForm, fillForm } from "./filters.js";
+import { WindowedList } from "./list.js";
+import { showCounts, fillChoices } from "./counts.js";
+import { showExchange, showMissing } from "./detail.js";
+import { follow } from "./live.js";
+
+const REFRESH_MS = 250;
+
+const form = document.getElementById("filters");
+const infoLine = document.getElementById("info");
+const statusLine = document.getElementById("status");
+const countsNav = document.getElementById("counts");
+const pane = document.getElementById("pane");
+
+let { filter, exchange: openId } = fromSearch(location.search);
+let about = null;
+let liveState = "";
+let refreshTimer = 0;
+let opening = 0;
+
+const list = new WindowedList(document.getElementById("list"), {
+  fetchPage: async (offset, limit) => {
+    const answer = await api.window_(pairs(filter), offset, limit);
+    say("");
+    return answer;
+  },
+  onOpen: (id) => open(id),
+  onError: (error) => say(error.message, true),
+});
+
+function say(message, isError = false) {
+  statusLine.textContent = message;
+  statusLine.classList.toggle("error", isError);
+}
+
+function showInfo() {
+  if (!about) return;
+  const sources = (about.sources || []).join(", ");
+  const parts = [`${about.mode}`, `${about.exchanges} exchanges`];
+  if (sources) parts.push(sources);
+  if (liveState) parts.push(liveState);
+  infoLine.textContent = parts.join(" · ");
+  document.body.dataset.mode = about.mode;
+}
+
+function writeUrl(push) {
+  const url = `${location.pathname}${toSearch(filter, openId)}`;
+  if (url !== `${location.pathname}${location.search}`) {
+    history[push ? "pushState" : "replaceState"](null, "", url);
+  }
+}
+
+let countsAsked = 0;
+
+async function loadCounts() {
+  const asked = (countsAsked += 1);
+  try {
+    const document_ = await api.counts(pairs(filter));
+    if (document_ === null || asked !== countsAsked) return; // a later filter's counts are on their way
+    showCounts(countsNav, document_, filter, { toggle });
+    fillChoices(document.getElementById("rule-names"), Object.keys(document_.rules || {}));
+    fillChoices(document.getElementById("endpoint-names"), Object.keys(document_.endpoints || {}));
+  } catch (error) {
+    say(error.message, true);
+  }
+}
+
+function applyFilter(next, push = true) {
+  filter = next;
+  fillForm(form, filter);
+  writeUrl(push);
+  list.reset();
+  loadCounts();
+}
+
+function toggle(field, value) {
+  const next = { ...filter };
+  if (next[field] === value) delete next[field];
+  else next[field] = value;
+  applyFilter(next);
+}
+
+async function open(id, push = true) {
+  openId = id;
+  writeUrl(push);
+  list.markOpen(id);
+  const asked = (opening += 1);
+  try {
+    const doc = await api.exchange(id);
+    if (asked !== opening) return;
+    const close = () => closePane();
+    const hrefFor = (other) => `${location.pathname}${toSearch(filter, other)}`;
+    if (doc === null) showMissing(pane, id, close);
+    else showExchange(pane, doc, { openExchange: (other) => open(other), close, hrefFor });
+    document.body.classList.add("with-pane");
+  } catch (error) {
+    say(error.message, true);
+  }
+}
+
+function closePane() {
+  openId = null;
+  opening += 1;
+  pane.hidden = true;
+  document.body.classList.remove("with-pane");
+  list.markOpen(null);
+  writeUrl(true);
+  list.scroller.focus();
+}
+
+function onRows(cursor, rows) {
+  if (about) {
+    about.cursor = cursor;
+    about.exchanges += rows.length;
+    showInfo();
+  }
+  if (rows.length === 0) return;
+  const placed = isEmpty(filter) && list.append(rows);
+  clearTimeout(refreshTimer);
+  refreshTimer = setTimeout(() => {
+    if (!placed) list.refresh();
+    loadCounts();
+  }, REFRESH_MS);
+}
+
+let typing = 0;
+form.addEventListener("submit", (event) => {
+  event.preventDefault();
+  applyFilter(readForm(form));
+});
+form.addEventListener("change", () => applyFilter(readForm(form)));
+form.addEventListener("input", (event) => {
+  if (event.target.tagName !== "INPUT") return;
+  clearTimeout(typing);
+  typing = setTimeout(() => {
+    const next = readForm(form);
+    if (FIELDS.some((field) => (next[field] || "") !== (filter[field] || ""))) applyFilter(next, false);
+  }, 400);
+});
+document.getElementById("clear").addEventListener("click", () => applyFilter({}));
+window.addEventListener("popstate", () => {
+  const state = fromSearch(location.search);
+  filter = state.filter;
+  fillForm(form, filter);
+  list.reset();
+  loadCounts();
+  if (state.exchange) open(state.exchange, false);
+  else if (openId) {
+    openId = null;
+    pane.hidden = true;
+    document.body.classList.remove("with-pane");
+    list.markOpen(null);
+  }
+});
+document.addEventListener("keydown", (event) => {
+  if (event.key === "Escape" && !pane.hidden) closePane();
+});
+
+async function start() {
+  fillForm(form, filter);
+  try {
+    about = await api.info();
+  } catch (error) {
+    infoLine.textContent = "";
+    say(error.message, true);
+    return;
+  }
+  showInfo();
+  await Promise.all([list.reset(), loadCounts()]);
+  if (openId) open(openId, false);
+  list.scroller.focus();
+  if (about.mode !== "offline") {
+    follow(about.cursor ?? 0, {
+      onRows,
+      onState: (state) => {
+        liveState = state;
+        showInfo();
+      },
+    });
+  }
+}
+
+start();

@@ -1,0 +1,69 @@
+"""Live rows: exchanges the server adds while the page is open arrive through /api/events."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from playwright.sync_api import expect
+
+from tests.system.ui.conftest import Opened, Served
+from tests.system.ui.exchanges import detail, finding
+from tests.system.ui.fake_api import FakeTraffic
+
+RULE = "cart.total.sum"
+
+
+def event_streams(requests: list[str]) -> list[str]:
+    return [url for url in requests if "/api/events" in url]
+
+
+def test_new_exchanges_appear_with_their_findings_and_counts(
+    serve_ui: Callable[..., Served], open_page: Callable[..., Opened]
+) -> None:
+    served = serve_ui(FakeTraffic([detail(n) for n in (1, 2, 3)], mode="record", sources=["live.yaml"]))
+    opened = open_page(served.ui_url)
+    page = opened.page
+    expect(page.locator("#info")).to_contain_text("live")
+    served.add([detail(0, method="POST", path="/v2/carts/7/items", findings=[finding(RULE)])])
+    new_row = page.locator(".spacer .row[data-id='4']")
+    expect(new_row.locator(".c-path")).to_have_text("/v2/carts/7/items")
+    expect(new_row.locator(".badge.error")).to_have_text("1")
+    expect(page.locator(f"#counts ul.rules button[data-value='{RULE}'] .count")).to_have_text("1")
+    expect(page.locator("#matching")).to_have_text("4")
+    expect(page.locator("#info")).to_contain_text("4 exchanges")
+    # Pushed, not polled: one stream from the cursor the page started at, and no window asked again.
+    assert [url.split("?")[1] for url in event_streams(opened.requests)] == ["cursor=3"]
+    assert [url for url in opened.requests if "/api/exchanges?" in url] == [
+        f"{served.base_url}/_proxy/ui/api/exchanges?offset=0&limit=200"
+    ]
+    assert opened.problems == []
+
+
+def test_under_a_filter_only_matching_new_exchanges_appear(
+    serve_ui: Callable[..., Served], open_page: Callable[..., Opened]
+) -> None:
+    served = serve_ui(FakeTraffic([detail(n) for n in (1, 2, 3)], mode="spy"))
+    opened = open_page(served.ui_url + f"&rule={RULE}", wait_for="#list p.empty:not(:empty)")
+    page = opened.page
+    expect(page.locator("#info")).to_contain_text("live")
+    served.add([detail(0, path="/v2/plain"), detail(0, path="/v2/broken", findings=[finding(RULE)])])
+    expect(page.locator(".spacer .row[data-id='5'] .c-path")).to_have_text("/v2/broken")
+    expect(page.locator("#matching")).to_have_text("1")
+    assert page.locator(".spacer .row[data-id='4']").count() == 0
+    assert opened.problems == []
+
+
+def test_the_list_follows_the_end_while_it_is_scrolled_there(
+    serve_ui: Callable[..., Served], open_page: Callable[..., Opened]
+) -> None:
+    served = serve_ui(FakeTraffic([detail(n) for n in range(1, 101)], mode="record"))
+    opened = open_page(served.ui_url)
+    page: Any = opened.page
+    expect(page.locator("#info")).to_contain_text("live")
+    page.keyboard.press("End")
+    expect(page.locator(".spacer .row.selected")).to_have_attribute("data-id", "100")
+    served.add([detail(0, path=f"/v2/later/{n}") for n in range(30)])
+    last = page.locator(".spacer .row[data-id='130']")
+    expect(last).to_be_in_viewport()
+    assert opened.problems == []
