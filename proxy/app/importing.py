@@ -115,11 +115,15 @@ def read_har(source: Path) -> Any:
 def export_har(asked: ExportRequest) -> int:
     """The cassette written to the output as a HAR 1.2 file (never over the cassette, nor over another
     without `force`); how many exchanges it holds."""
+    Reads((asked.cassette,)).refuse_bad_output(asked.output, "the HAR file", asked.force)
+    read = load_cassette(asked.cassette).cassette
+    write_atomically(asked.output, har_text(read), "the HAR file")
+    return len(read.exchanges)
+
+
+def har_text(cassette: Cassette) -> str:
+    """The HAR file `export-har` writes for the cassette (the UI's export gives the same bytes)."""
     from proxy.core.interchange.har import cassette_to_har
     from proxy.version import __version__
 
-    Reads((asked.cassette,)).refuse_bad_output(asked.output, "the HAR file", asked.force)
-    read = load_cassette(asked.cassette).cassette
-    document = cassette_to_har(read, __version__)
-    write_atomically(asked.output, json.dumps(document, indent=2, ensure_ascii=False) + "\n", "the HAR file")
-    return len(read.exchanges)
+    return json.dumps(cassette_to_har(cassette, __version__), indent=2, ensure_ascii=False) + "\n"
