@@ -25,7 +25,7 @@ from proxy.core.redaction.redact import RedactionPolicy, redact_exchange
 from proxy.core.replay.book import ReplayBook
 from proxy.core.replay.matching import MatchPolicy
 from proxy.core.rules.config import RuleConfig
-from proxy.core.rules.engine import Checker, LiveChecker, LiveChecking
+from proxy.core.rules.engine import Checked, Checker, Listener, LiveChecker, LiveChecking
 from proxy.core.rules.findings import FindingsLog
 from proxy.core.rules.ruleset import RuleSet
 from proxy.errors import CommerceProxyError, JournalError, UsageError
@@ -111,6 +111,7 @@ class RecordingSession:
         self.recorded = 0  # exchanges journaled by this session
         self.re_recorded: ReRecorded | None = None  # --mode all over a cassette: what it kept
         self.checked = 0  # exchanges handed to the live checker (spy journals nothing)
+        self._followers: list[Listener] = []  # told of each exchange kept when nothing checks them
         self.replayed = 0
         self.kept: list[Exchange] | None = None  # a list: every exchange kept here too (an HTML report)
         self._said_withheld = False
@@ -158,8 +159,20 @@ class RecordingSession:
             self.kept.append(redacted)
         if self.live is not None:
             self.live.check(redacted, index, line)  # a checker process reads the journal's line
+        elif self._followers:
+            kept = Checked(index, redacted, [])
+            for listener in self._followers:
+                listener(kept)
         self.checked += 1
         return index
+
+    def follow(self, listener: Listener) -> None:
+        """`listener` is told of each exchange kept, with its findings, in order: through the live
+        checker when there is one (`follow_findings`), else as kept, with none (`record --no-check`)."""
+        if self.live is not None:
+            self.live.follow(listener)
+        else:
+            self._followers.append(listener)
 
     @property
     def findings(self) -> FindingsLog:

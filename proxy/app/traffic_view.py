@@ -17,7 +17,7 @@ import queue
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from proxy.app.traffic_rows import detail_document, entry_of
 from proxy.app.traffic_sources import sources_of
@@ -25,7 +25,7 @@ from proxy.core.model.exchange import Exchange
 from proxy.core.redaction.book import KNOWN
 from proxy.core.redaction.policy import RedactionPolicy
 from proxy.core.redaction.redact import redact_exchange
-from proxy.core.rules.engine import Checked, Checker, LiveChecking
+from proxy.core.rules.engine import Checked, Checker, Listener
 from proxy.core.rules.findings import Finding
 from proxy.core.rules.ruleset import RuleSet
 from proxy.core.ui.query import Query
@@ -366,18 +366,25 @@ class LiveView(TrafficView):
         super().close()
 
 
+class Followed(Protocol):
+    """What tells a live view of each exchange checked: a live checker, or a recording session (which
+    tells of each exchange it keeps even when nothing checks them)."""
+
+    def follow(self, listener: Listener) -> None: ...
+
+
 def live_view(
     mode: str,
-    live: LiveChecking | None,
+    live: Followed | None,
     in_force: RulesInForce,
     *,
     sources: Sequence[str] = (),
     policy: RedactionPolicy | None = None,
     cassette: str | None = None,
 ) -> LiveView:
-    """The view of a running `record`, `spy` or `replay`: every exchange `live` checks (when there is a
-    live checker; its row's index is the checker's sequence number, its cassette `cassette`), and every
-    one handed to `add_answered`, redacted with `policy` (default: the project's)."""
+    """The view of a running `record`, `spy` or `replay`: every exchange `live` tells of (a recording
+    session's or a live checker's; its row's index is the sequence number, its cassette `cassette`),
+    and every one handed to `add_answered`, redacted with `policy` (default: the project's)."""
     view = LiveView(mode, temporary_index(), sources)
     indexer = LiveIndexer(view, Endpoints(in_force.ruleset), policy or in_force.project.redaction, cassette)
     view.indexer = indexer

@@ -11,13 +11,15 @@ import re
 import secrets
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from proxy.core.model.access import TOKEN_VARIABLE
 from proxy.errors import UsageError
 
 if TYPE_CHECKING:
-    from proxy.core.rules.engine import LiveChecking
+    from proxy.app.traffic_view import Followed, LiveView, TrafficView
+    from proxy.core.redaction.policy import RedactionPolicy
+    from proxy.core.ui.query import Query
     from proxy.store.rule_files import RulesInForce
 
 TOKEN_TEXT = re.compile(r"[A-Za-z0-9._~-]{16,256}")  # what a cookie, a header and a URL carry as is
@@ -44,27 +46,31 @@ def page_files() -> dict[str, bytes]:
     return read()
 
 
-def filter_parser() -> Callable[[Iterable[tuple[str, str]]], Any]:
+def filter_parser() -> Callable[[Iterable[tuple[str, str]]], Query]:
     """The one reader of a filter's parameters (`parse_query`: a `Query`, or a `QueryError` naming the
     bad parameter)."""
-    from proxy.core.ui.query import parse_query  # type: ignore[import-not-found,import-untyped,unused-ignore]
+    from proxy.core.ui.query import parse_query
 
-    return parse_query  # type: ignore[no-any-return,unused-ignore]
+    return parse_query
 
 
-def ui_view(
+def offline_ui_view(paths: Sequence[Path], in_force: RulesInForce) -> TrafficView:
+    """The view of files (cassettes, folders, journals, HAR), checked with `in_force` as `check` would."""
+    from proxy.app.traffic_view import offline_view
+
+    return offline_view(paths, in_force)
+
+
+def live_ui_view(
     mode: str,
+    in_force: RulesInForce,
     *,
-    live: LiveChecking | None = None,
-    paths: Sequence[Path] = (),
-    in_force: RulesInForce | None = None,
-) -> Any:
-    """The view of the traffic the UI shows: of a live server (`record`, `spy`, `replay`), indexing
-    each exchange its checker follows, or of files (`offline`: cassettes, folders, journals, HAR),
-    checked with `in_force` as `check` would."""
-    from proxy.app import traffic_view  # type: ignore[attr-defined,unused-ignore]
+    followed: Followed | None = None,
+    policy: RedactionPolicy | None = None,
+    cassette: str | None = None,
+) -> LiveView:
+    """The view of a live server (`record`, `spy`, `replay`): each exchange `followed` tells of, and
+    those replay hands to `add_answered`."""
+    from proxy.app.traffic_view import live_view
 
-    if mode == "offline":
-        assert in_force is not None
-        return traffic_view.offline_view(paths, in_force)
-    return traffic_view.live_view(mode, live)
+    return live_view(mode, followed, in_force, policy=policy, cassette=cassette)

@@ -137,7 +137,9 @@ def serve_replay(asked: ReplayRequest, arguments: argparse.Namespace) -> int:
     replayer = Replayer(book, replay.options, live)
     token = None
     if not arguments.no_ui:
-        from proxy.app.ui_setup import ui_view
+        from proxy.app.ui_setup import live_ui_view
 
-        token = open_ui(replayer.door, replayer.server, ui_view("replay", live=live))
+        view = live_ui_view("replay", asked.rules.load(), policy=book.redaction)
+        replayer.shown = view.add_answered
+        token = open_ui(replayer.door, replayer.server, view)
     return serve(replayer.server, arguments, ready, token)

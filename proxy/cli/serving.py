@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from proxy.cli.output import say
 
 if TYPE_CHECKING:
     from proxy.server.admin import Door
     from proxy.server.serving import Servable
+    from proxy.server.ui_routes import TrafficViewing
     from proxy.server.wire import WireServer
 
 
@@ -47,7 +48,7 @@ def serve(
     return 0
 
 
-def open_ui(door: Door, server: WireServer, view: Any) -> str:
+def open_ui(door: Door, server: WireServer, view: TrafficViewing) -> str:
     """Serve the UI over `view` on a server's door (closed with the server); the token to print."""
     from proxy.app.ui_setup import filter_parser, page_files
     from proxy.server.ui_routes import UiRoutes, attach_ui

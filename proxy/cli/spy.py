@@ -47,8 +47,9 @@ def run(arguments: argparse.Namespace) -> int:
     proxy = RecordProxy(settings)
     token = None
     if not arguments.no_ui:
-        from proxy.app.ui_setup import ui_view
+        from proxy.app.ui_setup import live_ui_view
         from proxy.cli.serving import open_ui
 
-        token = open_ui(proxy.door, proxy.server, ui_view("spy", live=proxy.recording.live))
+        view = live_ui_view("spy", asked.rules.load(), followed=proxy.recording, policy=settings.redaction)
+        token = open_ui(proxy.door, proxy.server, view)
     return serve_reported(proxy, arguments, ready, report, "commerce-proxy spy", asked.report, token)

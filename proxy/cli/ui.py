@@ -29,11 +29,11 @@ def add_to(commands: Any, common: argparse.ArgumentParser) -> None:
 
 def run(arguments: argparse.Namespace) -> int:
     """`ui`: index and check the files, then serve the page until stopped."""
-    from proxy.app.ui_setup import filter_parser, page_files, ui_token, ui_view
+    from proxy.app.ui_setup import filter_parser, offline_ui_view, page_files, ui_token
     from proxy.server.ui_routes import UiRoutes, create_ui_app
 
     token = ui_token()
-    view = ui_view("offline", paths=tuple(arguments.paths), in_force=load_rules_in_force(arguments))
+    view = offline_ui_view(tuple(arguments.paths), load_rules_in_force(arguments))
     info = view.info()
     server = create_ui_app(UiRoutes(view, filter_parser(), page_files()), token)
 

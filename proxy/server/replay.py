@@ -11,10 +11,11 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from dataclasses import replace
 
 from proxy.app.replay_setup import ReplayOptions, replay_clock, write_usage_report
+from proxy.app.traffic_view import Answered
 from proxy.app.ui_setup import ui_token
 from proxy.core.model.bodies import error_document
 from proxy.core.model.exchange import Exchange, Request
@@ -26,7 +27,7 @@ from proxy.core.replay.faults import FAULT_TITLES, Fault, FaultPlan
 from proxy.core.replay.simulation.answers import Simulated
 from proxy.core.replay.usage import usage_report, usage_summary
 from proxy.core.rules.engine import Checked, LiveChecker
-from proxy.core.rules.findings import SIMULATED
+from proxy.core.rules.findings import SIMULATED, Finding
 from proxy.errors import CommerceProxyError
 from proxy.server.admin import Door, answer_ours, replay_routes
 from proxy.server.answers import (
@@ -50,6 +51,7 @@ from proxy.server.wire import (
 )
 
 log = logging.getLogger(__name__)
+Shown = Callable[[Exchange, list[Finding], Answered], None]  # the UI's view, told of each answer
 MAX_REQUEST_BYTES = 50 * 1024 * 1024
 SLOW_CHUNKS = 10
 
@@ -76,6 +78,21 @@ def respond(
         answer = serve_simulated(result, template.upstream, origin)
         return answer, template.exchange.duration_ms, None, result
     return no_match(core, book, result, logged), None, None, result
+
+
+def how_answered(result: Answer | Simulated | Miss) -> Answered:
+    """What the UI says of an answer: the recording that gave it (as `cassette show` names it), a
+    simulation, or a miss with the simulator's reason or the closest recording's differences."""
+    if isinstance(result, Answer):
+        return Answered("recording", f"{result.recording.cassette}#{result.recording.index}")
+    if isinstance(result, Simulated):
+        return Answered("simulated")
+    closest = "; ".join(
+        f"{near.recording.cassette}#{near.recording.index} differs in "
+        + ", ".join(difference.where for difference in near.differences[:3])
+        for near in result.near
+    )
+    return Answered("miss", None, "; ".join(part for part in (result.reason, closest) if part) or None)
 
 
 def fault_response(fault: Fault) -> Outgoing:
@@ -114,6 +131,7 @@ class Replayer:
         self.live = live
         self.cache = AnswerCache()
         self.simulated = 0  # simulated answers checked, numbered apart from the recordings
+        self.shown: Shown | None = None  # the UI's view, told of every answer and how it was made
         self.door = Door(replay_routes(self), ui_token())  # the UI's, when one is opened on it
         self.server = WireServer(self.handle, max_body=MAX_REQUEST_BYTES)
         self.server.on_cleanup.append(self.report_usage)
@@ -132,7 +150,11 @@ class Replayer:
             if fault.kind == "drop":
                 return DROP
             if fault.status is not None:
-                return fault_response(fault)
+                faulted = fault_response(fault)
+                if self.shown is not None:
+                    served = Exchange(core, core_response(faulted), replay_clock())
+                    self.shown(served, [], Answered("fault", None, f"--fault {fault.text}"))
+                return faulted
         origin = origin_of("http://" + (incoming.header("Host") or self.server.address))
         name = incoming.header(CASSETTE_HEADER)
         if name is not None:
@@ -149,8 +171,8 @@ class Replayer:
             headers, body = token_answer_now(recording.exchange, answer.headers, answer.body, time.time())
             length = None if answer.length == len(answer.body) else answer.length  # HEAD keeps its own
             answer = Outgoing(answer.status, headers, body, answer.reason, length)
-        if self.live is not None:
-            self.check(core, answer, chosen, recording)
+        if self.live is not None or self.shown is not None:
+            self.observe(core, answer, chosen, recording, result)
         reply: Reply = answer
         if fault is not None and fault.kind == "slow":
             reply = Trickle(answer, self.options.slow_body_ms / 1000, SLOW_CHUNKS)
@@ -167,28 +189,37 @@ class Replayer:
         reply = self.serve(chosen, core, origin, fault)
         return await reply if isinstance(reply, Awaitable) else reply
 
-    def check(self, core: Request, answer: Outgoing, chosen: ReplayBook, recording: Recording | None) -> None:
-        """Check the answer served (not a miss: that 404 is ours, not the API's) with its request. A
-        recorded answer's findings carry its cassette and index there (what `cassette show FILE N`
-        opens); a simulated one's are numbered apart, in the order they were served."""
-        assert self.live is not None
-        if any(name == NO_MATCH_HEADER for name, _ in answer.headers):
-            return
+    def observe(
+        self,
+        core: Request,
+        answer: Outgoing,
+        chosen: ReplayBook,
+        recording: Recording | None,
+        result: Answer | Simulated | Miss,
+    ) -> None:
+        """Check the answer served (not a miss: that 404 is ours, not the API's) with its request, and
+        show it with how it was made. A recorded answer's findings carry its cassette and index there
+        (what `cassette show FILE N` opens); a simulated one's are numbered apart, in the order they
+        were served."""
         # A recorded answer is as old as its recording, or its cassette's last confirmation (what the
         # max_age rule judges); a simulated one, new.
         recorded_at = recording.exchange.recorded_at if recording is not None else replay_clock()
         confirmed_at = recording.exchange.confirmed_at if recording is not None else None
         served = Exchange(core, core_response(answer), recorded_at, confirmed_at=confirmed_at)
         exchange = redact_exchange(served, chosen.redaction)
-        if recording is None:
-            index, cassette = self.simulated, SIMULATED
-            self.simulated += 1
-        else:
-            index, cassette = recording.index, recording.cassette
-        findings = self.live.checker.check(exchange, index)
-        self.live.report(
-            Checked(index, exchange, [replace(finding, cassette=cassette) for finding in findings])
-        )
+        findings: list[Finding] = []
+        ours = any(name == NO_MATCH_HEADER for name, _ in answer.headers)  # a miss's 404, a simulation
+        if self.live is not None and not ours:
+            if recording is None:
+                index, cassette = self.simulated, SIMULATED
+                self.simulated += 1
+            else:
+                index, cassette = recording.index, recording.cassette
+            found = self.live.checker.check(exchange, index)
+            findings = [replace(finding, cassette=cassette) for finding in found]
+            self.live.report(Checked(index, exchange, findings))
+        if self.shown is not None:
+            self.shown(exchange, findings, how_answered(result))
 
     async def report_usage(self) -> None:
         if not self.server.bound:

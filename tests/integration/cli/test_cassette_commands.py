@@ -145,7 +145,10 @@ def test_deleting_history_that_later_answers_rely_on_is_caught(
             "--where 'status>>1': column 8, '>1': status > needs a number",
         ),
         (["rehost", "{path}", "--to", "ftp://x"], "--to 'ftp://x': expected an http:// or https:// URL"),
-        (["merge", "{path}", "-o", "{other}"], "is an existing cassette; the merged cassette would replace it"),
+        (
+            ["merge", "{path}", "-o", "{other}"],
+            "is an existing cassette; the merged cassette would replace it",
+        ),
     ],
 )
 def test_unusable_edits_are_one_line_and_change_nothing(

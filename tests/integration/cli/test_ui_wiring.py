@@ -12,6 +12,7 @@ import signal
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import aiohttp
 import pytest
@@ -20,7 +21,6 @@ from proxy.core.model.access import TOKEN_HEADER
 from tests.paths import ROOT
 from tests.running import sandbox_process
 
-STAND_IN = Path(__file__).with_name("ui_stand_in.py")
 UI_LINE = re.compile(r"ui: (http://127\.0\.0\.1:[0-9]+)/_proxy/ui/\?token=([A-Za-z0-9_-]{40,})")
 
 
@@ -28,7 +28,8 @@ async def started(*arguments: str) -> tuple[asyncio.subprocess.Process, list[str
     """The command started on a free port; its process and its first stdout line."""
     process = await asyncio.create_subprocess_exec(
         sys.executable,
-        str(STAND_IN),
+        "-m",
+        "proxy",
         *arguments,
         "--port",
         "0",
@@ -39,6 +40,21 @@ async def started(*arguments: str) -> tuple[asyncio.subprocess.Process, list[str
     assert process.stdout is not None
     first = (await asyncio.wait_for(process.stdout.readline(), 60)).decode()
     return process, [first]
+
+
+async def rows_seen(base: str, token: str, wanted: int, seconds: float = 5.0) -> list[dict[str, Any]]:
+    """The UI's rows once `wanted` are there (asked every 50 ms, for at most `seconds`)."""
+    rows: list[dict[str, Any]] = []
+    async with aiohttp.ClientSession() as session:
+        for _ in range(int(seconds / 0.05)):
+            async with session.get(
+                f"{base}/_proxy/ui/api/exchanges", headers={TOKEN_HEADER: token}
+            ) as answer:
+                rows = (await answer.json())["exchanges"]
+            if len(rows) >= wanted:
+                return rows
+            await asyncio.sleep(0.05)
+    raise AssertionError(f"{len(rows)} of {wanted} exchanges in the UI after {seconds} s: {rows}")
 
 
 async def stopped(process: asyncio.subprocess.Process) -> tuple[int, str, str]:
@@ -78,8 +94,13 @@ async def test_the_ui_address_follows_the_listening_line_and_opens_the_ui(
             assert answer.status == 200 and (await answer.json())["mode"] == "replay"
         async with session.post(f"{base}/_proxy/reset", headers={TOKEN_HEADER: token}) as answer:
             assert answer.status == 200
+        async with session.get(f"{base}/v2/nothing-recorded-here") as answer:
+            assert answer.status == 404
+    [row] = await rows_seen(base, token, 1)
+    assert row["method"] == "GET" and row["path"] == "/v2/nothing-recorded-here" and row["status"] == 404
+    assert row["answered"]["by"] == "miss", row
     status, out, err = await stopped(process)
-    assert status == 0 and out == "" and "closed the replay view" in err, (out, err)
+    assert status == 0 and out == "", (out, err)
 
 
 async def test_no_ui_prints_no_address_and_serves_no_ui(processes: list[asyncio.subprocess.Process]) -> None:
@@ -92,7 +113,7 @@ async def test_no_ui_prints_no_address_and_serves_no_ui(processes: list[asyncio.
         async with session.get(f"{base}/_proxy/health") as answer:
             assert answer.status == 200
     status, out, err = await stopped(process)
-    assert status == 0 and out == "" and "view" not in err
+    assert status == 0 and out == "" and "/_proxy/ui/" not in err
 
 
 async def test_the_ui_command_serves_files_offline(processes: list[asyncio.subprocess.Process]) -> None:
@@ -108,13 +129,14 @@ async def test_the_ui_command_serves_files_offline(processes: list[asyncio.subpr
         async with session.get(f"{base}/_proxy/ui/?token={token}", allow_redirects=False) as answer:
             assert answer.status == 303 and answer.headers["Location"] == "/_proxy/ui/"
         async with session.get(f"{base}/_proxy/ui/api/info", headers={TOKEN_HEADER: token}) as answer:
-            assert json.loads(await answer.text())["sources"] == [example.name]
+            info = json.loads(await answer.text())
+            assert info["mode"] == "offline" and info["exchanges"] > 0, info
         async with session.get(f"{base}/_proxy/health") as answer:
             assert (await answer.json())["mode"] == "offline"
         async with session.get(f"{base}/v2/products") as answer:
             assert answer.status == 404
     status, _, err = await stopped(process)
-    assert status == 0 and "closed the offline view" in err
+    assert status == 0, err
 
 
 async def test_spy_serves_its_ui_over_its_live_view(processes: list[asyncio.subprocess.Process]) -> None:
@@ -133,5 +155,42 @@ async def test_spy_serves_its_ui_over_its_live_view(processes: list[asyncio.subp
             session.get(f"{base}/_proxy/ui/api/info", headers={TOKEN_HEADER: token}) as answer,
         ):
             assert (await answer.json())["mode"] == "spy"
+        async with aiohttp.ClientSession() as session:
+            base_of = lines[0].split("listening on ", 1)[1].split(",")[0]
+            async with session.get(f"{base_of}/v2/products") as answer:
+                status = answer.status  # the sandbox asks for a token: a 401 is traffic too
+        [row] = await rows_seen(base, token, 1, seconds=1.0)  # within 1 s of its answer
+        assert row["path"] == "/v2/products" and row["status"] == status, row
         status, _, err = await stopped(process)
-        assert status == 0 and "closed the spy view" in err
+        assert status == 0, err
+
+
+@pytest.mark.parametrize("checking", [True, False])
+async def test_record_shows_each_exchange_it_keeps_with_its_cassette_index(
+    tmp_path: Path, checking: bool, processes: list[asyncio.subprocess.Process]
+) -> None:
+    """With or without live checking (`--no-check`), every exchange kept is in the UI within 1 s, named
+    by the cassette and the index `cassette show` opens."""
+    cassette = tmp_path / "shop.yaml"
+    with sandbox_process() as upstream:
+        flags = [] if checking else ["--no-check"]
+        process, lines = await started("record", "--upstream", upstream, "--cassette", str(cassette), *flags)
+        processes.append(process)
+        assert process.stdout is not None
+        found = UI_LINE.fullmatch(
+            (await asyncio.wait_for(process.stdout.readline(), 30)).decode().rstrip("\n")
+        )
+        assert found, lines
+        base, token = found.groups()
+        proxy_base = lines[0].split("listening on ", 1)[1].split(",")[0]
+        async with aiohttp.ClientSession() as session:
+            for path in ("/v2/products", "/v2/brands"):
+                async with session.get(f"{proxy_base}{path}") as answer:
+                    await answer.read()
+        rows = await rows_seen(base, token, 2, seconds=1.0)
+        assert [(row["cassette"], row["index"], row["path"]) for row in rows] == [
+            (str(cassette), 0, "/v2/products"),
+            (str(cassette), 1, "/v2/brands"),
+        ]
+        status, _, err = await stopped(process)
+        assert status == 0, err
