@@ -6,8 +6,8 @@ what a client may rely on: keep-alive, pipelined requests answered in order, HTT
 100-continue`, HEAD, limits on header and body size (431, 413), 400 on bad input, idle connections
 closed, write back-pressure, and a graceful stop that lets answers in flight finish.
 Every request passes one gate before its body is read: its Host must name this machine (`HostPolicy`), so
-a web page reaching us by DNS rebinding gets a 421 and nothing else, and a request a browser sends for a
-page on another origin gets a 403.
+a web page reaching us by DNS rebinding gets a 421 (a 403 on our own /_proxy/ paths) and nothing else, and
+a request a browser sends for a page on another origin gets a 403.
 
 A handler gets an `Incoming` and returns an `Outgoing` (or an awaitable of one, only when it must wait),
 `DROP` to cut the connection, a `Trickle` to send the body slowly, or a `Stream` of chunks (events).
@@ -315,12 +315,11 @@ class _Connection(asyncio.Protocol):
         if not self.url.startswith(b"/"):
             raise target_refusal(self.parser.get_method(), self.url)
         # Before the body is read or anything is served: a Host naming another machine is a web page's.
-        pairs = tuple(self.header_pairs)
-        foreign = self.server.hosts.refusal(pairs, self.reached_at) or self.server.hosts.page_refusal(
-            pairs, self.reached_at
-        )
-        if foreign is not None:
-            raise RequestRefused(foreign.status, foreign.detail)
+        hosts, pairs = self.server.hosts, tuple(self.header_pairs)
+        foreign = hosts.refusal(pairs, self.reached_at) or hosts.page_refusal(pairs, self.reached_at)
+        if foreign is not None:  # our own paths refuse a foreign Host as the access decision does: 403
+            ours = foreign.status == 421 and self.url.startswith(b"/_proxy/")
+            raise RequestRefused(403 if ours else foreign.status, foreign.detail)
         for name, value in self.header_pairs:
             lowered = name.lower()
             if lowered == "content-length" and value.strip().isdigit():

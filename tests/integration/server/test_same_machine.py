@@ -160,7 +160,7 @@ async def test_only_a_host_naming_this_machine_is_answered(
     servers: dict[str, Started], kind: str, tmp_path: Path
 ) -> None:
     """Over 250 Host values per server: foreign and rebinding names, other IPs, odd bytes, quotes, long
-    values, ports, IPv6 forms are a 421 or 400 in the API's error shape, and nothing is forwarded or
+    values, ports, IPv6 forms are a 421 or 400 in the API's error shape (403 on /_proxy/ paths), and nothing is forwarded or
     recorded; loopback names at any port are answered."""
     url = await servers[kind]()
     port = int(url.rsplit(":", 1)[1])
@@ -175,7 +175,7 @@ async def test_only_a_host_naming_this_machine_is_answered(
         if answered:
             assert status not in (400, 421), (host, status, body)
         else:
-            assert status in (400, 421), (host, status, body)
+            assert status in (400, 421), (host, status, body)  # a proxied path: /_proxy/ is a 403
             if kind == "sandbox" and status == 400 and not body.startswith(b"{"):
                 assert body, host  # aiohttp's own parser refused the bytes, saying which
             else:
@@ -186,6 +186,31 @@ async def test_only_a_host_naming_this_machine_is_answered(
         head = f"GET /_proxy/health HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n"
         status, body = await status_for(url, head)
         assert json.loads(body)["recorded"] == 0, "a refused request was recorded"
+
+
+@pytest.mark.parametrize("kind", ["replay", "record", "spy"])
+async def test_a_foreign_host_gets_403_on_our_paths_and_421_on_the_proxied_ones(
+    servers: dict[str, Started], kind: str
+) -> None:
+    """DNS rebinding reaches `/_proxy/` (the UI, the admin routes) with a foreign Host: 403, the access
+    decision's answer; a proxied path keeps its 421; a malformed Host stays a 400 on both."""
+    url = await servers[kind]()
+    for target, foreign in [
+        ("/_proxy/health", 403),
+        ("/_proxy/ui/", 403),
+        ("/_proxy/ui/api/info", 403),
+        ("/_proxy/reset", 403),
+        ("/v2/products?page[limit]=1", 421),
+    ]:
+        for host, expected in [("rebind.example:8080", foreign), ("attacker.test", foreign), ("a b", 400)]:
+            method = "POST" if target == "/_proxy/reset" else "GET"
+            status, body = await status_for(
+                url, f"{method} {target} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"
+            )
+            assert status == expected, (target, host, status, body)
+            assert json.loads(body)["errors"][0]["status"] == str(expected)
+    hits: dict[str, int] = servers["hits"]  # type: ignore[assignment]
+    assert not hits, hits
 
 
 async def test_a_request_without_host_is_a_scripts_and_is_answered(servers: dict[str, Started]) -> None:
@@ -205,7 +230,7 @@ async def test_an_allowed_name_and_the_address_listened_on_are_answered() -> Non
         for host, expected in [
             ("proxy.internal:9", 200),
             ("PROXY.INTERNAL", 200),
-            ("other.internal", 421),
+            ("other.internal", 403),  # a /_proxy/ path: refused as the access decision refuses
             ("127.0.0.1:1", 200),
         ]:
             status, _ = await status_for(
