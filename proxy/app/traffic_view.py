@@ -90,6 +90,23 @@ class TrafficView:
             found = self._index.exchange(number)
         return None if found is None else detail_document(*found)
 
+    def stored(self, number: int) -> tuple[dict[str, Any], dict[str, Any]] | None:
+        """One exchange's row and the document its index keeps (the UI's actions rebuild it from
+        that), or None when there is no such id."""
+        with self._lock:
+            return self._index.exchange(number)
+
+    def replace_with(self, other: TrafficView) -> None:
+        """Show `other`'s exchanges from now on (an offline source was edited and indexed again: ids
+        after it may have moved); this view's old index is closed."""
+        with self._lock:
+            old, self._index, self.sources = self._index, other._index, other.sources
+            waiters = list(self._waiters)
+        old.close()
+        for loop, future in waiters:
+            with contextlib.suppress(RuntimeError):
+                loop.call_soon_threadsafe(_settle, future)
+
     def changes(self, cursor: int, limit: int = LIMIT_MOST) -> dict[str, Any]:
         """The rows added after `cursor` (0: from the start), at most `limit`, and the cursor to ask
         from next."""

@@ -82,16 +82,17 @@ def run(arguments: argparse.Namespace) -> int:
     token = None
     if not arguments.no_ui:
         from proxy.app.ui_setup import live_ui_view
-        from proxy.cli.serving import open_ui
+        from proxy.cli.serving import forwarding_actions, open_ui
 
+        in_force = asked.rules.load()
         view = live_ui_view(
             "record",
-            asked.rules.load(),
+            in_force,
             followed=proxy.recording,
             policy=settings.redaction,
             cassette=str(arguments.cassette),
         )
-        token = open_ui(proxy.door, proxy.server, view)
+        token = open_ui(proxy.door, proxy.server, view, forwarding_actions("record", proxy, in_force))
     return serve_reported(proxy, arguments, ready, report, "commerce-proxy record", asked.report, token)
 
 

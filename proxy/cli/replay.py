@@ -137,9 +137,12 @@ def serve_replay(asked: ReplayRequest, arguments: argparse.Namespace) -> int:
     replayer = Replayer(book, replay.options, live)
     token = None
     if not arguments.no_ui:
+        from proxy.app.ui_action_cases import ActionSetting
         from proxy.app.ui_setup import live_ui_view
 
-        view = live_ui_view("replay", asked.rules.load(), policy=book.redaction)
+        in_force = asked.rules.load()
+        view = live_ui_view("replay", in_force, policy=book.redaction)
         replayer.shown = view.add_answered
-        token = open_ui(replayer.door, replayer.server, view)
+        setting = ActionSetting("replay", in_force, policy=book.redaction)
+        token = open_ui(replayer.door, replayer.server, view, setting)
     return serve(replayer.server, arguments, ready, token)

@@ -12,9 +12,13 @@ from typing import TYPE_CHECKING
 from proxy.cli.output import say
 
 if TYPE_CHECKING:
+    from proxy.app.project_rules import RulesInForce
+    from proxy.app.traffic_view import TrafficView
+    from proxy.app.ui_action_cases import ActionSetting
     from proxy.server.admin import Door
+    from proxy.server.record import RecordProxy
     from proxy.server.serving import Servable
-    from proxy.server.ui_routes import TrafficViewing
+    from proxy.server.ui_action_routes import ActionRoutes
     from proxy.server.wire import WireServer
 
 
@@ -48,10 +52,38 @@ def serve(
     return 0
 
 
-def open_ui(door: Door, server: WireServer, view: TrafficViewing) -> str:
-    """Serve the UI over `view` on a server's door (closed with the server); the token to print."""
+def open_ui(door: Door, server: WireServer, view: TrafficView, setting: ActionSetting | None = None) -> str:
+    """Serve the UI over `view` on a server's door (closed with the server), with its actions when a
+    `setting` says what they may do; the token to print."""
     from proxy.app.ui_setup import filter_parser, page_files
     from proxy.server.ui_routes import UiRoutes, attach_ui
 
-    attach_ui(door, server, UiRoutes(view, filter_parser(), page_files()))
+    attach_ui(door, server, UiRoutes(view, filter_parser(), page_files(), actions=ui_actions(view, setting)))
     return door.token
+
+
+def ui_actions(view: TrafficView, setting: ActionSetting | None) -> ActionRoutes | None:
+    """The UI's action routes over `view` (None: no setting, no actions)."""
+    if setting is None:
+        return None
+    from proxy.app.ui_action_cases import UiActions
+    from proxy.app.ui_setup import filter_parser
+    from proxy.server.ui_action_routes import ActionRoutes
+
+    return ActionRoutes(UiActions(view, setting), filter_parser())
+
+
+def forwarding_actions(mode: str, proxy: RecordProxy, in_force: RulesInForce) -> ActionSetting:
+    """What the actions of `record` and `spy` may do: resend through the server's upstream client."""
+    from proxy.app.ui_action_cases import ActionSetting
+    from proxy.server.ui_action_routes import pool_sender
+
+    settings = proxy.settings
+    return ActionSetting(
+        mode,
+        in_force,
+        upstream=settings.upstream,
+        send=pool_sender(proxy.pool),
+        policy=settings.redaction,
+        sends_authorization=proxy.pool.authorization is not None,
+    )

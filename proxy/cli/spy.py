@@ -48,8 +48,9 @@ def run(arguments: argparse.Namespace) -> int:
     token = None
     if not arguments.no_ui:
         from proxy.app.ui_setup import live_ui_view
-        from proxy.cli.serving import open_ui
+        from proxy.cli.serving import forwarding_actions, open_ui
 
-        view = live_ui_view("spy", asked.rules.load(), followed=proxy.recording, policy=settings.redaction)
-        token = open_ui(proxy.door, proxy.server, view)
+        in_force = asked.rules.load()
+        view = live_ui_view("spy", in_force, followed=proxy.recording, policy=settings.redaction)
+        token = open_ui(proxy.door, proxy.server, view, forwarding_actions("spy", proxy, in_force))
     return serve_reported(proxy, arguments, ready, report, "commerce-proxy spy", asked.report, token)

@@ -29,13 +29,21 @@ def add_to(commands: Any, common: argparse.ArgumentParser) -> None:
 
 def run(arguments: argparse.Namespace) -> int:
     """`ui`: index and check the files, then serve the page until stopped."""
+    from proxy.app.ui_action_cases import ActionSetting
     from proxy.app.ui_setup import filter_parser, offline_ui_view, page_files, ui_token
+    from proxy.cli.inputs import rule_choice
+    from proxy.cli.serving import ui_actions
     from proxy.server.ui_routes import UiRoutes, create_ui_app
 
     token = ui_token()
-    view = offline_ui_view(tuple(arguments.paths), load_rules_in_force(arguments))
+    in_force = load_rules_in_force(arguments)
+    view = offline_ui_view(tuple(arguments.paths), in_force)
     info = view.info()
-    server = create_ui_app(UiRoutes(view, filter_parser(), page_files()), token)
+    setting = ActionSetting(
+        "offline", in_force, policy=in_force.project.redaction, rules=rule_choice(arguments)
+    )
+    routes = UiRoutes(view, filter_parser(), page_files(), actions=ui_actions(view, setting))
+    server = create_ui_app(routes, token)
 
     def ready(url: str) -> str:
         return (

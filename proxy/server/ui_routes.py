@@ -51,6 +51,14 @@ class TrafficViewing(Protocol):
     def close(self) -> None: ...
 
 
+class ActionAnswering(Protocol):
+    """The action routes (`ui_action_routes.ActionRoutes`): an answer, or None for a route not theirs."""
+
+    def answer(
+        self, incoming: Incoming, route: str, pairs: list[tuple[str, str]]
+    ) -> Reply | Awaitable[Reply] | None: ...
+
+
 class BadParameter(Exception):
     """A parameter the API cannot take: a 400 with this one line."""
 
@@ -65,14 +73,21 @@ class UiRoutes:
         parse: ParseFilter,
         files: Mapping[str, bytes],
         keep_alive: float = KEEP_ALIVE_SECONDS,
+        actions: ActionAnswering | None = None,
     ) -> None:
         self.view = view
         self.parse = parse
         self.assets = Assets(files)
         self.keep_alive = keep_alive
+        self.actions = actions  # the action routes (curl, diff, export, baseline, edit...), when served
 
     def answer(self, incoming: Incoming, path: str, query: str) -> Reply | Awaitable[Reply]:
         """The answer to a request the door let in."""
+        if self.actions is not None and path.startswith(API):
+            pairs = parse_qsl(query, keep_blank_values=True)
+            handled = self.actions.answer(incoming, path.removeprefix(API), pairs)
+            if handled is not None:
+                return handled
         if incoming.method not in ("GET", "HEAD"):
             document = error_document(405, "Method Not Allowed", f"{path} takes GET")
             return json_answer(405, document, {"Allow": "GET", **UI_HEADERS})

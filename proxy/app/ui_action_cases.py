@@ -1,0 +1,322 @@
+"""The UI's actions over the exchanges a traffic view shows, named by their ids: what each may do where,
+and the use cases of `proxy/app/ui_actions.py` it calls. The server decodes a request and encodes the
+answer; every decision (which source may be edited, in which mode a resend is allowed, how many
+exchanges an export takes) is made here, as one of the refusals below.
+
+The exchanges are rebuilt from what the view's index keeps of them: already redacted, so nothing here
+can show or send a secret the index never had.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from collections import Counter
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field, replace
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from proxy.app import ui_actions
+from proxy.app.command_inputs import RuleChoice
+from proxy.app.traffic_rows import finding_document
+from proxy.app.traffic_sources import sources_of
+from proxy.app.traffic_view import TrafficView, offline_view
+from proxy.core.interchange.curl import curl_command
+from proxy.core.model.exchange import EMPTY_BODY, Body, Exchange, JSONFromText, JSONValue, Request, Response
+from proxy.core.redaction.policy import RedactionPolicy
+from proxy.core.redaction.redact import is_token_request, placeholder_credential, redact_exchange
+from proxy.core.rules.endpoints import routed_path
+from proxy.core.ui.query import Query
+from proxy.errors import CommerceProxyError, UsageError
+from proxy.store.cassette_reader.loading import read_cassette_file
+from proxy.store.rule_files import RulesInForce
+
+EXPORT_MOST = 100_000  # exchanges one export takes
+PAGE = 500  # rows read from the view at a time
+Send = Callable[[Request], Awaitable[Response]]  # the server's upstream client, for a resend
+UNKNOWN_UPSTREAM = "http://localhost"  # curl's base when the source names no upstream (a HAR, a journal)
+
+
+class Refused(CommerceProxyError):
+    """An action refused, with one line saying why. Its kind is the subclass."""
+
+
+class NotFound(Refused):
+    """No such exchange or source."""
+
+
+class WrongMode(Refused):
+    """Not in this server's mode (an edit while recording, a resend offline)."""
+
+
+class Conflict(Refused):
+    """The thing cannot take it: a journal edited, no baseline configured, a credential redacted."""
+
+
+class TooMany(Refused):
+    """More exchanges than one answer takes."""
+
+
+@dataclass
+class ActionSetting:
+    """What the actions know of their server: its mode, rules, the upstream it forwards to (record,
+    spy) and how to send there, and the redaction a live answer gets before it is shown."""
+
+    mode: str
+    in_force: RulesInForce | None = None
+    upstream: str | None = None
+    send: Send | None = None
+    policy: RedactionPolicy = field(default_factory=RedactionPolicy)
+    rules: RuleChoice = field(default_factory=RuleChoice)
+    sends_authorization: bool = False  # the upstream client adds its own Authorization when none is sent
+
+
+class UiActions:
+    """The actions over one view."""
+
+    def __init__(self, view: TrafficView, setting: ActionSetting) -> None:
+        self.view = view
+        self.setting = setting
+
+    # reads
+
+    def sources(self) -> dict[str, Any]:
+        """The view's sources, each with its kind (a live server's one: "live")."""
+        if self.setting.mode != "offline":
+            return {"sources": [{"name": name, "kind": "live"} for name in self.view.sources]}
+        return {"sources": [{"name": str(s.path), "kind": s.kind} for s in _sources(self.view.sources)]}
+
+    def curl(self, number: int) -> dict[str, Any]:
+        """The exchange's request as a curl command line, at the upstream it was (or is) sent to."""
+        row, exchange = self._exchange(number)
+        return {"command": curl_command(exchange, self._base(row))}
+
+    def diff(self, a: int, b: int, verbose: bool = False) -> dict[str, Any]:
+        """Two exchanges compared by meaning (`verbose`: volatile differences too)."""
+        return ui_actions.exchange_diff(self._exchange(a)[1], self._exchange(b)[1], verbose=verbose)
+
+    def cassette_diff(self, a: str, b: str) -> dict[str, Any]:
+        """Two of the view's cassettes, as `cassette diff --format json` compares them."""
+        cassettes = {str(s.path) for s in self._offline_sources() if s.kind == "cassette"}
+        for name in (a, b):
+            if name not in cassettes:
+                raise NotFound(f"{name[:120]!r} is not one of this view's cassettes (see /api/sources)")
+        return ui_actions.cassette_diff_document(Path(a), Path(b), in_force=self.setting.in_force)
+
+    def export(self, query: Query, kind: str) -> tuple[bytes, str]:
+        """The exchanges matching `query`, as a HAR or a cassette file, and the file's name."""
+        if kind not in ui_actions.EXPORT_KINDS:
+            raise UsageError(f"format={kind[:40]!r}: expected one of {', '.join(ui_actions.EXPORT_KINDS)}")
+        total = int(self.view.window(query, 0, 0)["total"])
+        if total > EXPORT_MOST:
+            raise TooMany(
+                f"{total} exchanges match: an export takes at most {EXPORT_MOST}; narrow the filter"
+            )
+        exchanges: list[Exchange] = []
+        upstreams: set[str] = set()
+        for offset in range(0, total, PAGE):
+            for row in self.view.window(query, offset, PAGE)["exchanges"]:
+                exchanges.append(self._exchange(int(row["id"]))[1])
+                upstreams.add(self._base(row))
+        upstream = upstreams.pop() if len(upstreams) == 1 else None
+        policy = self.setting.in_force.project.redaction if self.setting.in_force else None
+        data = ui_actions.export_document(exchanges, kind, upstream, policy=policy)
+        return data, f"commerce-proxy-export.{'har' if kind == 'har' else 'yaml'}"
+
+    # changes
+
+    def accept(self, number: int, rule: str) -> dict[str, Any]:
+        """The exchange's findings of `rule` accepted into the project's baseline."""
+        row, stored = self._stored(number)
+        found = [doc for doc in stored["findings"] if doc["rule"] == rule]
+        if not found:
+            raise NotFound(f"exchange {number} has no finding of rule {rule[:80]!r}")
+        if self.setting.in_force is None:
+            raise Conflict("this server checks no rules: there is no baseline to accept into")
+        path = routed_path(str(row["path"]).partition("?")[0])
+        keys = [(rule, str(row["method"]), path, str(doc["where"])) for doc in found]
+        try:
+            result = ui_actions.accept_into_baseline(self.setting.in_force, keys)
+        except UsageError as error:
+            raise Conflict(str(error).splitlines()[0]) from None
+        return {"path": str(result.path), "added": result.added, "total": result.total}
+
+    def delete(self, number: int) -> dict[str, Any]:
+        """`cassette delete` of the exchange's cassette, re-checked; the view re-indexed."""
+        path, index = self._editable(number)
+        return self._edited(path, lambda: ui_actions.delete_exchange(path, index, rules=self.setting.rules))
+
+    def edit(self, number: int, field_name: str, value: JSONValue, unset: bool = False) -> dict[str, Any]:
+        """`cassette set` (or `unset`) on the exchange, re-checked; the view re-indexed."""
+        path, index = self._editable(number)
+        return self._edited(
+            path,
+            lambda: ui_actions.edit_exchange(
+                path, index, field_name, value, unset=unset, rules=self.setting.rules
+            ),
+        )
+
+    async def resend(self, number: int) -> dict[str, Any]:
+        """The recorded request sent to the upstream again (never recorded), and what changed."""
+        if self.setting.mode not in ("record", "spy") or self.setting.send is None:
+            raise WrongMode(
+                f"resend sends to the upstream: only `record` and `spy` do (this is {self._mode})"
+            )
+        _, recorded = self._exchange(number)
+        request = recorded.request
+        if is_token_request(request):
+            raise Conflict("the token request is never re-sent: its recording holds no secret")
+        where = placeholder_credential(request, self.setting.policy)
+        if where is not None and where.lower() == "header authorization" and self.setting.sends_authorization:
+            headers = tuple((n, v) for n, v in request.headers if n.lower() != "authorization")
+            request, where = replace(request, headers=headers), None  # the server's own credentials go
+        if where is not None:
+            raise Conflict(f"its {where} holds a redacted value the live service would refuse")
+        response = await self.setting.send(request)
+        live = redact_exchange(Exchange(request, response), self.setting.policy)
+        return {"status": response.status, "diff": ui_actions.exchange_diff(recorded, live)}
+
+    # helpers
+
+    @property
+    def _mode(self) -> str:
+        return self.setting.mode
+
+    def _stored(self, number: int) -> tuple[dict[str, Any], dict[str, Any]]:
+        found = self.view.stored(number)
+        if found is None:
+            raise NotFound(f"no exchange {number}")
+        return found
+
+    def _exchange(self, number: int) -> tuple[dict[str, Any], Exchange]:
+        row, stored = self._stored(number)
+        return row, exchange_of(row, stored)
+
+    def _offline_sources(self) -> list[Any]:
+        if self.setting.mode != "offline":
+            raise WrongMode(f"the view's files are compared offline only (this is {self._mode})")
+        return _sources(self.view.sources)
+
+    def _editable(self, number: int) -> tuple[Path, int]:
+        """The cassette file and index of an exchange an edit may change: offline, from a cassette."""
+        if self.setting.mode != "offline":
+            raise WrongMode(
+                f"exchanges are edited offline only (`commerce-proxy ui CASSETTE`); this is {self._mode}"
+            )
+        row, _ = self._stored(number)
+        kinds = {str(s.path): s.kind for s in _sources(self.view.sources)}
+        name, index = row.get("cassette"), row.get("index")
+        kind = kinds.get(str(name))
+        if kind != "cassette" or index is None:
+            raise Conflict(f"exchange {number} is from a {kind or 'source'} file: edit the cassette instead")
+        return Path(str(name)), int(index)
+
+    def _edited(self, path: Path, run: Callable[[], ui_actions.Edited]) -> dict[str, Any]:
+        before = self._findings_of(str(path))
+        try:
+            edited = run()
+        except UsageError as error:
+            raise Conflict(str(error).splitlines()[0]) from None
+        if self.setting.in_force is not None:
+            rebuilt = offline_view([Path(name) for name in self.view.sources], self.setting.in_force)
+            self.view.replace_with(rebuilt)
+        remaining = Counter(_key(doc) for doc in self._findings_of(str(path)))
+        removed = []
+        for doc in before:  # each finding the cassette showed and shows no more, as often as it went
+            if remaining[_key(doc)] > 0:
+                remaining[_key(doc)] -= 1
+            else:
+                removed.append(doc)
+        added = [finding_document(finding) for finding in edited.recheck.added] if edited.recheck else []
+        return {"summary": edited.summary, "added": added, "removed": removed, "cursor": self.view.cursor}
+
+    def _findings_of(self, cassette: str) -> list[dict[str, Any]]:
+        """Every finding the view shows for one cassette's exchanges."""
+        query = Query(cassette=cassette)
+        found: list[dict[str, Any]] = []
+        total = int(self.view.window(query, 0, 0)["total"])
+        for offset in range(0, total, PAGE):
+            for row in self.view.window(query, offset, PAGE)["exchanges"]:
+                if any(row["findings"].values()):
+                    found.extend(self._stored(int(row["id"]))[1]["findings"])
+        return found
+
+    def _base(self, row: dict[str, Any]) -> str:
+        """Where the exchange's request goes: the upstream (record, spy), or its cassette's recorded
+        upstream (offline, replay: the recording that answered)."""
+        if self.setting.mode in ("record", "spy") and self.setting.upstream:
+            return self.setting.upstream
+        name = row.get("cassette")
+        answered = row.get("answered") or {}
+        if answered.get("recording"):
+            name = str(answered["recording"]).rpartition("#")[0]
+        return (_upstream_of(str(name)) if name else None) or UNKNOWN_UPSTREAM
+
+
+def _key(document: dict[str, Any]) -> tuple[str, str, str, str]:
+    return (document["rule"], document["severity"], document["message"], document["where"])
+
+
+@cache
+def _sources_cached(names: tuple[str, ...]) -> tuple[Any, ...]:
+    return tuple(sources_of([Path(name) for name in names]))
+
+
+def _sources(names: Sequence[str]) -> list[Any]:
+    return list(_sources_cached(tuple(names)))
+
+
+def _upstream_of(name: str) -> str | None:
+    """A cassette's recorded upstream (None: not a cassette, or it names none)."""
+    path = Path(name)
+    if not path.is_file() or path.suffix.lower() not in (".yaml", ".yml"):
+        return None
+    try:
+        return read_cassette_file(path).upstream
+    except CommerceProxyError:
+        return None
+
+
+def exchange_of(row: dict[str, Any], stored: dict[str, Any]) -> Exchange:
+    """The exchange an index row and its kept document describe (redacted, as it was indexed)."""
+    path, _, query = str(row["path"]).partition("?")
+    request, response = stored["request"], stored["response"]
+    return Exchange(
+        Request(
+            str(row["method"]),
+            path,
+            query,
+            _headers(request["headers"]),
+            _body(request["body"]),
+        ),
+        Response(
+            int(response["status"]),
+            _headers(response["headers"]),
+            _body(response["body"]),
+            response.get("reason"),
+        ),
+        recorded_at=row.get("time"),
+        duration_ms=row.get("duration_ms"),
+    )
+
+
+def _headers(pairs: list[list[str]]) -> tuple[tuple[str, str], ...]:
+    return tuple((str(name), str(value)) for name, value in pairs)
+
+
+def _body(stored: list[Any]) -> Body:
+    """A kept body (`[kind, text]`: JSON as its exact text, text, binary as base64) as a `Body`."""
+    kind, text = stored
+    if kind == "json":
+        return JSONFromText(text=str(text))
+    if kind == "text":
+        return Body("text", str(text))
+    if kind == "binary":
+        try:
+            base64.b64decode(str(text), validate=True)
+        except (binascii.Error, ValueError):
+            return EMPTY_BODY
+        return Body("base64", str(text))
+    return EMPTY_BODY

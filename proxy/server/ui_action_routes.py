@@ -1,0 +1,193 @@
+"""The UI's action routes under /_proxy/ui/api/: each reads its parameters or JSON body, calls the
+actions (`proxy/app/ui_action_cases.py`, which decide), and writes the answer. The access decision has
+let the request in; every POST came with the token header.
+
+    GET  exchanges/ID/curl   diff?a=&b=[&all=1]   sources   cassette-diff?a=&b=   export?FILTER&format=
+    POST baseline   exchanges/ID/delete   exchanges/ID/edit   exchanges/ID/resend
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Awaitable, Callable, Iterable
+from typing import Any
+
+from proxy.app.ui_action_cases import Conflict, NotFound, Send, TooMany, UiActions, WrongMode
+from proxy.core.model.bodies import body_from_bytes, body_to_bytes, error_document
+from proxy.core.model.exchange import Request, Response
+from proxy.core.model.hop_by_hop import end_to_end
+from proxy.core.redaction.book import KNOWN
+from proxy.errors import CommerceProxyError, UsageError
+from proxy.server.admin import UI_HEADERS
+from proxy.server.upstream import UpstreamError, UpstreamPool
+from proxy.server.wire import Incoming, Outgoing, Reply, json_answer
+
+BODY_MOST = 64 * 1024  # bytes of a POST's JSON body
+NUMBER = re.compile(r"[0-9]{1,12}")
+ON_EXCHANGE = re.compile(r"exchanges/([^/]*)/(curl|delete|edit|resend)")
+POSTS = frozenset({"baseline", "delete", "edit", "resend"})
+STATUS: dict[type[Exception], tuple[int, str]] = {
+    NotFound: (404, "Not Found"),
+    WrongMode: (405, "Method Not Allowed"),
+    Conflict: (409, "Conflict"),
+    TooMany: (413, "Payload Too Large"),
+}
+ParseFilter = Callable[[Iterable[tuple[str, str]]], Any]
+Pairs = list[tuple[str, str]]
+
+
+class UpstreamFailed(CommerceProxyError):
+    """A resend the upstream did not answer: 502."""
+
+
+class ActionRoutes:
+    """The action routes over one `UiActions`; `parse` reads a filter (the core's `parse_query`)."""
+
+    def __init__(self, actions: UiActions, parse: ParseFilter) -> None:
+        self.actions = actions
+        self.parse = parse
+
+    def answer(self, incoming: Incoming, route: str, pairs: Pairs) -> Reply | Awaitable[Reply] | None:
+        """The answer to an action route, or None when `route` names none (the read routes answer)."""
+        matched = ON_EXCHANGE.fullmatch(route)
+        name = matched.group(2) if matched else route
+        if name not in POSTS and name not in ("curl", "diff", "sources", "cassette-diff", "export"):
+            return None
+        wanted = "POST" if name in POSTS else "GET"
+        if incoming.method not in ((wanted,) if wanted == "POST" else ("GET", "HEAD")):
+            document = error_document(
+                405, "Method Not Allowed", f"/_proxy/ui/api/{route[:80]} takes {wanted}"
+            )
+            return json_answer(405, document, {"Allow": wanted, **UI_HEADERS})
+        try:
+            number = _id(matched.group(1)) if matched else None
+            if wanted == "POST":
+                return self._post(name, number, _json_body(incoming))
+            return self._get(name, number, pairs)
+        except (CommerceProxyError, UsageError) as error:
+            return refused(error)
+
+    def _get(self, name: str, number: int | None, pairs: Pairs) -> Outgoing:
+        actions = self.actions
+        if name == "curl" and number is not None:
+            return _json(200, actions.curl(number))
+        if name == "diff":
+            everything = _one(pairs, "all", "0") in ("1", "true")
+            return _json(200, actions.diff(_id(_one(pairs, "a")), _id(_one(pairs, "b")), everything))
+        if name == "sources":
+            return _json(200, actions.sources())
+        if name == "cassette-diff":
+            return _json(200, actions.cassette_diff(_one(pairs, "a"), _one(pairs, "b")))
+        kind = _one(pairs, "format", "har")
+        data, filename = actions.export(self.parse([p for p in pairs if p[0] != "format"]), kind)
+        shown = "application/json" if kind == "har" else "application/yaml"
+        headers = (
+            ("Content-Type", f"{shown}; charset=utf-8"),
+            ("Content-Disposition", f'attachment; filename="{filename}"'),
+            *UI_HEADERS.items(),
+        )
+        return Outgoing(200, headers, data)
+
+    def _post(self, name: str, number: int | None, body: dict[str, Any]) -> Reply | Awaitable[Reply]:
+        actions = self.actions
+        if name == "baseline":
+            rule = body.get("rule")
+            if not isinstance(rule, str) or not rule:
+                raise UsageError('expected {"exchange": ID, "rule": RULE}: "rule" is missing or not text')
+            exchange = body.get("exchange")
+            if not isinstance(exchange, int) or isinstance(exchange, bool) or exchange < 1:
+                raise UsageError('expected {"exchange": ID, "rule": RULE}: "exchange" is not an id')
+            return _json(200, actions.accept(exchange, rule))
+        assert number is not None
+        if name == "delete":
+            return _json(200, actions.delete(number))
+        if name == "edit":
+            field = body.get("field")
+            unset = body.get("unset", False)
+            if not isinstance(field, str) or not field or not isinstance(unset, bool):
+                raise UsageError('expected {"field": F, "value": V} or {"field": F, "unset": true}')
+            if not unset and "value" not in body:
+                raise UsageError(f'edit of {field[:80]!r}: give "value", or "unset": true')
+            return _json(200, actions.edit(number, field, body.get("value"), unset))
+        return self._resend(number)
+
+    async def _resend(self, number: int) -> Reply:
+        try:
+            return _json(200, await self.actions.resend(number))
+        except (CommerceProxyError, UsageError) as error:
+            return refused(error)
+
+
+def refused(error: Exception) -> Outgoing:
+    """A refusal as the API's one-line JSON error with its status (400 for bad input)."""
+    status, title = next(
+        (known for kind, known in STATUS.items() if isinstance(error, kind)), (400, "Bad Request")
+    )
+    if isinstance(error, UpstreamFailed):
+        status, title = 502, "Bad Gateway"
+    elif not isinstance(error, UsageError) and status == 400:
+        status, title = 409, "Conflict"  # a file the action could not read, lock or write
+    line = KNOWN.scrub(str(error).splitlines()[0] if str(error) else type(error).__name__)
+    return _json(status, error_document(status, title, line))
+
+
+def pool_sender(pool: UpstreamPool) -> Send:
+    """A resend through the server's own upstream client, as the client's request was forwarded."""
+
+    async def send(request: Request) -> Response:
+        headers = end_to_end(request.headers, frozenset({"host", "content-length"}))
+        try:
+            answer = await pool.send(request.method, request.target, headers, body_to_bytes(request.body))
+        except UpstreamError as error:
+            raise UpstreamFailed(f"{request.method} {request.path}: no answer: {error}") from None
+        return Response(
+            answer.status, answer.headers, body_from_bytes(answer.body, answer.headers), answer.reason
+        )
+
+    return send
+
+
+def _json_body(incoming: Incoming) -> dict[str, Any]:
+    kind = (incoming.header("Content-Type") or "").partition(";")[0].strip().lower()
+    if kind != "application/json":
+        raise _Unsupported("a POST to the UI's API sends Content-Type: application/json")
+    if len(incoming.body) > BODY_MOST:
+        raise _TooLarge(f"the body is over {BODY_MOST} bytes")
+    if not incoming.body.strip():
+        return {}
+    try:
+        document = json.loads(incoming.body)
+    except (ValueError, UnicodeDecodeError) as error:
+        raise UsageError(f"the body is not JSON: {error}") from None
+    if not isinstance(document, dict):
+        raise UsageError("the body is not a JSON object")
+    return document
+
+
+class _Unsupported(UsageError):
+    """415."""
+
+
+class _TooLarge(TooMany):
+    """413."""
+
+
+STATUS[_Unsupported] = (415, "Unsupported Media Type")
+
+
+def _id(text: str) -> int:
+    if not NUMBER.fullmatch(text):
+        raise UsageError(f"{text[:40]!r} is not an exchange id (a whole number, 1 the first)")
+    return int(text)
+
+
+def _one(pairs: Pairs, name: str, default: str | None = None) -> str:
+    values = [value for key, value in pairs if key == name]
+    if len(values) > 1 or (not values and default is None):
+        raise UsageError(f"{name}: expected one value")
+    return values[0] if values else str(default)
+
+
+def _json(status: int, document: Any) -> Outgoing:
+    return json_answer(status, document, UI_HEADERS)
