@@ -18,6 +18,8 @@ async function oneLine(response) {
   try {
     const document = JSON.parse(text);
     if (document && typeof document.error === "string") return document.error;
+    const first = document && Array.isArray(document.errors) ? document.errors[0] : null;
+    if (first && typeof first.detail === "string") return first.detail; // the API's error document
     if (document && typeof document.message === "string") return document.message;
   } catch {
     // not JSON: the text itself

@@ -13,6 +13,7 @@ import sys
 import urllib.request
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -55,13 +56,15 @@ class RealServer:
             return int(error.code)
 
 
-def start(*arguments: str) -> RealServer:
-    """`commerce-proxy ARGUMENTS --port 0`, once it printed its UI address."""
+def start(*arguments: str, cwd: Path | None = None) -> RealServer:
+    """`commerce-proxy ARGUMENTS --port 0` (in `cwd`, a folder of the test's where it may look for a
+    project's config), once it printed its UI address."""
     process = subprocess.Popen(
         [sys.executable, "-m", "proxy", *arguments, "--port", "0"],
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         text=True,
+        cwd=cwd,
         env={**os.environ, "PYTHONPATH": str(ROOT), "COMMERCE_PROXY_UI_TOKEN": ""},
     )
     assert process.stdout is not None
@@ -92,8 +95,8 @@ def real_server() -> Iterator[Callable[..., RealServer]]:
     """real_server(*arguments) -> RealServer: a real command serving the UI, stopped after the test."""
     started: list[RealServer] = []
 
-    def run(*arguments: str) -> RealServer:
-        started.append(start(*arguments))
+    def run(*arguments: str, cwd: Path | None = None) -> RealServer:
+        started.append(start(*arguments, cwd=cwd))
         return started[-1]
 
     yield run
