@@ -8,7 +8,7 @@ import { el, clear } from "./dom.js";
 import { diffView } from "./diff.js";
 import { previousOfEndpoint } from "./neighbours.js";
 
-const NUMERIC = /^(status|duration_ms)$|\.json\./;
+const NUMERIC = /(^|\.)(status|duration_ms)$|\.json\./;
 
 export class Actions {
   constructor({ mode, say, openExchange, changed }) {

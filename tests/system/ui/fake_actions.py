@@ -24,7 +24,7 @@ def add_action_routes(app: web.Application, traffic: FakeTraffic) -> None:
         return web.json_response(document, status=status, headers={"Cache-Control": "no-store"})
 
     def one_line(status: int, text: str) -> web.Response:
-        return api({"error": text}, status)
+        return api({"errors": [{"status": str(status), "title": "refused", "detail": text}]}, status)
 
     def found(request: web.Request) -> Detail | None:
         return traffic.detail(int(request.match_info["number"]))
