@@ -60,8 +60,11 @@ def take(address: str, chromium: str) -> list[str]:
         page.locator(".spacer .row[data-id]").nth(1).click()
         page.locator("#pane .finding").first.wait_for()
         shoot(page, "ui-exchange.png")
+        page.locator(".spacer .row[data-id]").nth(
+            4
+        ).click()  # two pages of one listing: a diff that says much
         page.locator("#pane .act-mark").click()
-        page.locator(".spacer .row[data-id]").nth(2).click()
+        page.locator(".spacer .row[data-id]").nth(5).click()
         page.locator("#pane .act-diff-marked").click()
         try:
             page.locator("#pane .diff, #status.error").first.wait_for()

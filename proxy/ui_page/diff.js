@@ -20,7 +20,7 @@ export function diffView(doc, { title, all, onToggle, openExchange, ids }) {
   }
   view.append(el("p", { class: "verdict", text: doc.drifted ? "the answers differ in meaning" :
     "the answers mean the same" }));
-  view.append(changes("Request", doc.request || [], false), changes("Response", doc.changes || [], true));
+  view.append(changes("Response", doc.changes || [], true), changes("Request", doc.request || [], false));
   return view;
 }
 

@@ -14,9 +14,9 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-import yaml
 from playwright.sync_api import expect
 
+from proxy.store.cassette_reader.loading import read_cassette_file
 from tests.paths import ROOT
 from tests.running import sandbox_process
 from tests.system.ui.conftest import Opened
@@ -94,8 +94,8 @@ def test_export_of_the_filtered_view_imports_back_with_import_har(
     download.value.save_as(har)
     imported = cli("import-har", str(har), "-o", str(project / "back.yaml"), cwd=project)
     assert imported.returncode == 0, imported.stderr
-    back = yaml.safe_load((project / "back.yaml").read_text())["exchanges"]
-    assert [(e["request"]["method"], e["request"]["path"]) for e in back] == [
+    back = read_cassette_file(project / "back.yaml").exchanges
+    assert [(e.request.method, e.request.target) for e in back] == [
         (row["method"], row["path"]) for row in wanted
     ]
 
