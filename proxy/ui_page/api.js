@@ -18,6 +18,8 @@ async function oneLine(response) {
   try {
     const document = JSON.parse(text);
     if (document && typeof document.error === "string") return document.error;
+    const first = document && Array.isArray(document.errors) ? document.errors[0] : null;
+    if (first && typeof first.detail === "string") return first.detail; // the API's error document
     if (document && typeof document.message === "string") return document.message;
   } catch {
     // not JSON: the text itself
@@ -44,3 +46,44 @@ export function window_(filterPairs, offset, limit) {
   const asked = Math.min(limit, MAX_LIMIT);
   return getJson("exchanges", [...filterPairs, ["offset", String(offset)], ["limit", String(asked)]]);
 }
+
+// The token for the calls that change state. The cookie is HttpOnly, so the page cannot read it; the
+// server puts it in /api/info's "token" only for a request that came with the cookie (a page on another
+// origin can read no answer of ours, and sends no SameSite=Strict cookie).
+let token = "";
+
+export function useToken(value) {
+  token = typeof value === "string" ? value : "";
+}
+
+export async function postJson(path, document) {
+  const response = await fetch(apiUrl(path), {
+    method: "POST",
+    headers: {
+      Accept: "application/json",
+      "Content-Type": "application/json",
+      "X-Commerce-Proxy-Token": token,
+    },
+    credentials: "same-origin",
+    body: JSON.stringify(document),
+  });
+  if (!response.ok) throw new ApiError(`${response.status}: ${await oneLine(response)}`);
+  return response.json();
+}
+
+async function mustGet(path, pairs = []) {
+  const found = await getJson(path, pairs);
+  if (found === null) throw new ApiError(`404: ${path} not found`);
+  return found;
+}
+
+const one = (id) => `exchanges/${encodeURIComponent(id)}`;
+export const curl = (id) => mustGet(`${one(id)}/curl`);
+export const diff = (a, b, all = false) =>
+  mustGet("diff", [["a", String(a)], ["b", String(b)], ...(all ? [["all", "1"]] : [])]);
+export const acceptFinding = (id, rule) => postJson("baseline", { exchange: id, rule });
+export const deleteExchange = (id) => postJson(`${one(id)}/delete`, {});
+export const editExchange = (id, field, value, unset = false) =>
+  postJson(`${one(id)}/edit`, unset ? { field, unset: true } : { field, value });
+export const resend = (id) => postJson(`${one(id)}/resend`, {});
+export const exportUrl = (filterPairs, format) => apiUrl("export", [...filterPairs, ["format", format]]);

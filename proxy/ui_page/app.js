@@ -8,6 +8,7 @@ import { WindowedList } from "./list.js";
 import { showCounts, fillChoices } from "./counts.js";
 import { showExchange, showMissing } from "./detail.js";
 import { follow } from "./live.js";
+import { Actions } from "./actions.js";
 
 const REFRESH_MS = 250;
 
@@ -22,6 +23,7 @@ let about = null;
 let liveState = "";
 let refreshTimer = 0;
 let opening = 0;
+let actions = null;
 
 const list = new WindowedList(document.getElementById("list"), {
   fetchPage: async (offset, limit) => {
@@ -70,9 +72,29 @@ async function loadCounts() {
   }
 }
 
+function exportLinks() {
+  for (const format of ["har", "cassette"]) {
+    document.getElementById(`export-${format}`).href = api.exportUrl(pairs(filter), format).href;
+  }
+}
+
+// After an edit or a delete: ids after the edited exchange may have moved, so the window is fetched
+// again where it stands, the counts too, and the exchange reopened (or the pane closed).
+async function changedOffline(id) {
+  const info = await api.info();
+  if (info) {
+    about = { ...about, ...info };
+    showInfo();
+  }
+  await Promise.all([list.refresh(), loadCounts()]);
+  if (id === null) closePane();
+  else await open(id, false);
+}
+
 function applyFilter(next, push = true) {
   filter = next;
   fillForm(form, filter);
+  exportLinks();
   writeUrl(push);
   list.reset();
   loadCounts();
@@ -96,7 +118,7 @@ async function open(id, push = true) {
     const close = () => closePane();
     const hrefFor = (other) => `${location.pathname}${toSearch(filter, other)}`;
     if (doc === null) showMissing(pane, id, close);
-    else showExchange(pane, doc, { openExchange: (other) => open(other), close, hrefFor });
+    else showExchange(pane, doc, { openExchange: (other) => open(other), close, hrefFor, actions });
     document.body.classList.add("with-pane");
   } catch (error) {
     say(error.message, true);
@@ -147,6 +169,7 @@ window.addEventListener("popstate", () => {
   const state = fromSearch(location.search);
   filter = state.filter;
   fillForm(form, filter);
+  exportLinks();
   list.reset();
   loadCounts();
   if (state.exchange) open(state.exchange, false);
@@ -163,6 +186,7 @@ document.addEventListener("keydown", (event) => {
 
 async function start() {
   fillForm(form, filter);
+  exportLinks();
   try {
     about = await api.info();
   } catch (error) {
@@ -170,6 +194,8 @@ async function start() {
     say(error.message, true);
     return;
   }
+  api.useToken(about.token);
+  actions = new Actions({ mode: about.mode, say, openExchange: (id) => open(id), changed: changedOffline });
   showInfo();
   await Promise.all([list.reset(), loadCounts()]);
   if (openId) open(openId, false);

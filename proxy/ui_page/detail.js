@@ -3,13 +3,15 @@
 
 import { el, clear, bytes } from "./dom.js";
 
-export function showExchange(pane, doc, { openExchange, close, hrefFor }) {
+export function showExchange(pane, doc, { openExchange, close, hrefFor, actions }) {
   clear(pane);
   pane.hidden = false;
   const closer = el("button", { type: "button", class: "close", text: "close", onclick: close });
   const title = el("h2", {}, el("span", { class: "method", text: doc.method }), " ",
     el("span", { class: "path", text: doc.path }));
-  pane.append(closer, title, facts(doc), findings(doc.findings || [], openExchange, hrefFor),
+  const more = actions ? (finding) => actions.findingButtons(doc, finding) : () => null;
+  pane.append(closer, title, ...(actions ? actions.bar(doc) : []), facts(doc),
+    findings(doc.findings || [], openExchange, hrefFor, more),
     part("Request", null, doc.request), part("Response", doc.response?.status, doc.response));
   pane.scrollTop = 0;
 }
@@ -42,14 +44,14 @@ function facts(doc) {
   return list;
 }
 
-function findings(items, openExchange, hrefFor) {
+function findings(items, openExchange, hrefFor, more) {
   const section = el("section", { class: "findings" }, el("h3", { text: `Findings (${items.length})` }));
   if (items.length === 0) section.append(el("p", { class: "empty", text: "None: every rule in force holds." }));
   for (const finding of items) {
     const item = el("article", { class: `finding ${severityClass(finding.severity)}` },
       el("h4", {}, el("span", { class: `badge ${severityClass(finding.severity)}`, text: finding.severity }), " ",
         el("code", { class: "rule", text: finding.rule })),
-      el("p", { class: "message", text: finding.message }));
+      el("p", { class: "message", text: finding.message }), more(finding));
     const details = el("dl");
     for (const name of ["where", "expected", "found"]) {
       const value = finding[name];

@@ -129,3 +129,6 @@ def open_page(browser: Any) -> Iterator[Callable[[str], Opened]]:
     yield open_
     for context in contexts:
         context.close()
+
+
+from tests.system.ui.real_servers import real_server  # noqa: E402, F401  (the real servers' fixture)

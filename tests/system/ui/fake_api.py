@@ -62,8 +62,13 @@ class FakeTraffic:
         sources: Sequence[str] = (),
         count: int = 0,
         make: Callable[[int], Detail] | None = None,
+        baseline: bool = True,
+        upstream: str = "http://127.0.0.1:9",
     ) -> None:
         self.mode = mode
+        self.baseline: list[tuple[int, str]] | None = [] if baseline else None  # what was accepted
+        self.upstream = upstream
+        self.asked: list[tuple[str, dict[str, str]]] = []  # action calls the tests look at
         self.sources = list(sources)
         self._held = list(details)
         self._count = count
@@ -92,6 +97,15 @@ class FakeTraffic:
             waiting, self._moved = self._moved, []
         for loop, moved in waiting:
             loop.call_soon_threadsafe(moved.set)
+
+    def remove(self, number: int) -> None:
+        """Exchange `number` deleted (a held one): the ones after it move up a number, as the real
+        view's do after it re-indexes the cassette."""
+        with self._lock:
+            del self._held[number - self._count - 1]
+            for place, detail in enumerate(self._held):
+                detail["id"] = self._count + place + 1
+            self._counts_cache.clear()
 
     async def wait(self, cursor: int, timeout: float) -> None:
         moved = asyncio.Event()
@@ -190,6 +204,15 @@ def one_test(name: str, value: str) -> Callable[[Detail], bool]:
     raise BadFilter(f"unknown filter parameter {name!r}")
 
 
+def compile_filter_or_400(query: dict[str, str]) -> Callable[[Detail], bool]:
+    try:
+        return compile_filter(query)
+    except BadFilter as error:
+        raise web.HTTPBadRequest(
+            text=json.dumps({"error": str(error)}), content_type="application/json"
+        ) from None
+
+
 def body_text(detail: Detail) -> str:
     sides = (detail.get("request") or {}, detail.get("response") or {})
     return "\n".join((side.get("body") or {}).get("text") or "" for side in sides)
@@ -202,7 +225,9 @@ def fake_app(traffic: FakeTraffic, token: str, csp: bool = True) -> web.Applicat
 
     @web.middleware
     async def guard(request: web.Request, handler: Any) -> web.StreamResponse:
-        given = request.cookies.get(COOKIE) or request.headers.get("X-Commerce-Proxy-Token", "")
+        header = request.headers.get("X-Commerce-Proxy-Token", "")
+        # A call that changes state needs the header: the cookie alone is not enough.
+        given = header if request.method == "POST" else request.cookies.get(COOKIE) or header
         if request.path == "/_proxy/ui/" and "token" in request.query:
             if not hmac.compare_digest(request.query["token"], token):
                 raise web.HTTPForbidden(text="wrong token")
@@ -237,14 +262,15 @@ def fake_app(traffic: FakeTraffic, token: str, csp: bool = True) -> web.Applicat
         return asset_response(name)
 
     async def info(request: web.Request) -> web.Response:
-        return api(
-            {
-                "mode": traffic.mode,
-                "sources": traffic.sources,
-                "exchanges": traffic.total,
-                "cursor": traffic.total,
-            }
-        )
+        document: dict[str, Any] = {
+            "mode": traffic.mode,
+            "sources": traffic.sources,
+            "exchanges": traffic.total,
+            "cursor": traffic.total,
+        }
+        if hmac.compare_digest(request.cookies.get(COOKIE, ""), token):
+            document["token"] = token  # for the page's POSTs: only to a request that carried the cookie
+        return api(document)
 
     async def exchanges(request: web.Request) -> web.Response:
         try:
@@ -300,6 +326,9 @@ def fake_app(traffic: FakeTraffic, token: str, csp: bool = True) -> web.Applicat
     app.router.add_get(r"/_proxy/ui/api/exchanges/{number:\d+}", one)
     app.router.add_get("/_proxy/ui/api/events", events)
     app.on_shutdown.append(stop)
+    from tests.system.ui.fake_actions import add_action_routes  # it imports this module
+
+    add_action_routes(app, traffic)
     return app
 
 

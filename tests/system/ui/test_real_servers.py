@@ -1,0 +1,186 @@
+"""The page against the real servers: `commerce-proxy ui PATH` and `commerce-proxy record` (against
+the sandbox, or a tiny upstream of the test's answering markup), driven in Chromium."""
+
+from __future__ import annotations
+
+import shutil
+import urllib.parse
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from aiohttp import web
+from playwright.sync_api import expect
+
+from proxy.server.background import BackgroundServer
+from tests.paths import ROOT
+from tests.running import sandbox_process
+from tests.system.ui.conftest import Opened
+from tests.system.ui.real_servers import RealServer
+from tests.system.ui.test_list import PROBES
+
+EXAMPLES = sorted((ROOT / "cassettes").glob("*.yaml"))
+
+
+@pytest.fixture
+def sandbox() -> Iterator[str]:
+    with sandbox_process() as upstream:
+        yield upstream
+
+
+def test_the_page_opens_with_its_token_and_refuses_without(
+    real_server: Callable[..., RealServer], open_page: Callable[..., Opened]
+) -> None:
+    server = real_server("ui", *map(str, EXAMPLES))
+    opened = open_page(f"{server.base_url}/_proxy/ui/", wait_for=None)
+    refused = opened.page.goto(f"{server.base_url}/_proxy/ui/api/info")
+    assert refused is not None and refused.status == 403
+    assert "needs this server's token" in opened.page.locator("body").inner_text()
+
+    opened = open_page(server.ui_url)
+    total = server.api("info")["exchanges"]
+    assert total > 0
+    expect(opened.page.locator("#info")).to_contain_text(f"offline · {total} exchanges")
+    assert "token=" not in opened.page.url  # the redirect took it out of the address bar
+    assert opened.problems == []
+
+
+def test_an_exchange_sent_through_record_appears_within_a_second(
+    tmp_path: Path, sandbox: str, real_server: Callable[..., RealServer], open_page: Callable[..., Opened]
+) -> None:
+    server = real_server("record", "--upstream", sandbox, "--cassette", str(tmp_path / "shop.yaml"))
+    opened = open_page(server.ui_url, wait_for="#info:has-text('record')")
+    page = opened.page
+    status = server.get("/v2/products?page=1")
+    row = page.locator(".spacer .row[data-id='1']")
+    expect(row.locator(".c-path")).to_have_text("/v2/products?page=1", timeout=1_000)
+    expect(row.locator(".c-status")).to_have_text(str(status))
+    server.get("/v2/brands")
+    expect(page.locator(".spacer .row[data-id='2'] .c-path")).to_have_text("/v2/brands", timeout=1_000)
+    assert opened.problems == []
+
+
+def test_filtering_by_rule_and_opening_an_exchange_and_its_findings(
+    real_server: Callable[..., RealServer], open_page: Callable[..., Opened]
+) -> None:
+    server = real_server("ui", *map(str, EXAMPLES))
+    rules = server.api("counts")["rules"]
+    assert rules, "the example cassettes break some rule"
+    rule = sorted(rules)[0]
+    expected = server.api(f"counts?rule={urllib.parse.quote(rule)}")["total"]
+    opened = open_page(server.ui_url)
+    page = opened.page
+    page.locator(f"#counts ul.rules button[data-value='{rule}']").click()
+    expect(page.locator("#matching")).to_have_text(str(expected))
+    assert urllib.parse.parse_qs(urllib.parse.urlsplit(page.url).query)["rule"] == [rule]
+    expect(page.locator(".spacer .row[data-id]")).to_have_count(min(expected, 200))
+    first = page.locator(".spacer .row[data-id]").first
+    number = first.get_attribute("data-id")
+    first.click()
+    pane = page.locator("#pane")
+    expect(pane.locator(".facts")).to_contain_text(f"#{number}")
+    shown_rules = pane.locator(".finding .rule").all_inner_texts()
+    assert rule in shown_rules
+    detail = server.api(f"exchanges/{number}")
+    assert shown_rules == [finding["rule"] for finding in detail["findings"]]
+    finding = pane.locator(".finding").nth(shown_rules.index(rule))
+    assert finding.locator(".message").inner_text() == detail["findings"][shown_rules.index(rule)]["message"]
+    assert opened.problems == []
+
+
+def hostile_upstream() -> web.Application:
+    script, image, link = PROBES
+
+    async def answer(request: web.Request) -> web.Response:
+        if request.path.endswith("/html"):
+            return web.Response(
+                text=f'<html><body>{script}{image}<a href="{link}">x</a></body></html>',
+                content_type="text/html",
+                headers={"X-Note": script, "Link": f"<{link}>"},
+            )
+        return web.json_response({"name": script, "image": image, "next": link}, headers={"X-Note": image})
+
+    app = web.Application()
+    app.router.add_route("*", "/{tail:.*}", answer)
+    return app
+
+
+def test_markup_recorded_from_a_real_upstream_runs_nothing(
+    tmp_path: Path, real_server: Callable[..., RealServer], open_page: Callable[..., Opened]
+) -> None:
+    upstream = BackgroundServer(hostile_upstream)
+    try:
+        server = real_server("record", "--upstream", upstream.start(), "--cassette", str(tmp_path / "x.yaml"))
+        script, image, link = PROBES
+        server.get("/v2/products/html")
+        server.get("/v2/products?q=" + urllib.parse.quote(image))
+        opened = open_page(server.ui_url)
+        page = opened.page
+        expect(page.locator(".spacer .row[data-id]")).to_have_count(2)
+        for number in (1, 2):
+            page.locator(f".spacer .row[data-id='{number}']").click()
+            expect(page.locator("#pane .facts")).to_contain_text(f"#{number}")
+            shown = page.locator("#pane").inner_text()
+            assert script in shown and image in shown and link in shown, shown
+        assert page.evaluate("document.querySelectorAll('#main script, #main img, #main iframe').length") == 0
+        hrefs = page.evaluate("[...document.querySelectorAll('a[href]')].map((a) => a.getAttribute('href'))")
+        assert not any("javascript" in href for href in hrefs), hrefs
+        assert page.evaluate("window.__probe") is None
+        assert page.evaluate("window.__violations") == []
+        assert opened.problems == []
+    finally:
+        upstream.stop()
+
+
+FOREIGN_PAGE = """<!doctype html><title>elsewhere</title><script>
+const target = new URLSearchParams(location.search).get("target");
+async function attempt(path, init) {
+  try { const r = await fetch(target + path, init); return r.type + " " + r.status; }
+  catch (error) { return "refused " + error.name; }
+}
+window.__tried = (async () => [
+  await attempt("/_proxy/reset", {method: "POST", mode: "no-cors", credentials: "include"}),
+  await attempt("/_proxy/ui/api/exchanges/1/delete",
+    {method: "POST", mode: "no-cors", credentials: "include", body: "{}", headers: {"Content-Type": "text/plain"}}),
+  await attempt("/_proxy/ui/api/exchanges/1/delete",
+    {method: "POST", credentials: "include", body: "{}",
+     headers: {"Content-Type": "application/json", "X-Commerce-Proxy-Token": "guessed"}}),
+  await attempt("/_proxy/ui/api/exchanges", {credentials: "include"}),
+])();
+</script>"""
+
+
+def test_a_page_of_another_origin_can_post_nothing(
+    tmp_path: Path, real_server: Callable[..., RealServer], open_page: Callable[..., Opened]
+) -> None:
+    cassette = tmp_path / "shop.yaml"
+    shutil.copyfile(EXAMPLES[0], cassette)
+    before = cassette.read_bytes()
+    server = real_server("ui", str(cassette))
+
+    async def page_of_elsewhere(request: web.Request) -> web.Response:
+        return web.Response(text=FOREIGN_PAGE, content_type="text/html")
+
+    def elsewhere() -> web.Application:
+        app = web.Application()
+        app.router.add_get("/", page_of_elsewhere)
+        return app
+
+    foreign = BackgroundServer(elsewhere)
+    try:
+        opened = open_page(server.ui_url)  # the browser holds the cookie: another port is the same site
+        statuses: list[tuple[str, str, int]] = []
+        page = opened.page
+        page.on(
+            "response",
+            lambda r: statuses.append((r.request.method, urllib.parse.urlsplit(r.url).path, r.status)),
+        )
+        page.goto(f"{foreign.start()}/?target={urllib.parse.quote(server.base_url)}")
+        tried = page.evaluate("window.__tried")
+        assert tried[0] == "opaque 0" and tried[1] == "opaque 0", tried  # sent, its answer unreadable
+        assert tried[2].startswith("refused") and tried[3].startswith("refused"), tried  # CORS: no answer
+        posts = [(path, status) for method, path, status in statuses if method == "POST"]
+        assert posts == [("/_proxy/reset", 403), ("/_proxy/ui/api/exchanges/1/delete", 403)], statuses
+        assert cassette.read_bytes() == before
+    finally:
+        foreign.stop()
