@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from proxy.app.recorder import Recorder
-from proxy.core.model.access import UI_PATH, Refuse, SetCookie, decide_access
+from proxy.core.model.access import UI_PATH, Allow, Refuse, SetCookie, decide_access
 from proxy.core.model.bodies import error_document
 from proxy.core.model.hosts import HostPolicy
 from proxy.core.replay.faults import FaultPlan
@@ -46,7 +46,9 @@ UI_HEADERS = {
 class UiAnswering(Protocol):
     """The UI's routes, as the door hands them a request it let through (`ui_routes.UiRoutes`)."""
 
-    def answer(self, incoming: Incoming, path: str, query: str) -> Reply | Awaitable[Reply]: ...
+    def answer(
+        self, incoming: Incoming, path: str, query: str, page_token: str | None = None
+    ) -> Reply | Awaitable[Reply]: ...
 
 
 @dataclass
@@ -78,7 +80,8 @@ def answer_ours(door: Door, incoming: Incoming, path: str, hosts: HostPolicy) ->
         assert door.ui is not None
         if path == UI_PATH.rstrip("/"):
             return Outgoing(308, (("Location", UI_PATH), *shown.items()), b"")
-        return door.ui.answer(incoming, path, incoming.target.partition("?")[2])
+        page_token = door.token if isinstance(decision, Allow) and decision.page else None
+        return door.ui.answer(incoming, path, incoming.target.partition("?")[2], page_token)
     return answer_admin(door.routes, incoming, path)
 
 

@@ -27,7 +27,10 @@ READS = frozenset({"GET", "HEAD"})
 
 @dataclass(frozen=True, slots=True)
 class Allow:
-    """Serve the request."""
+    """Serve the request. `page`: it came with the token's cookie, so from the page the printed address
+    opened (which cannot read its HttpOnly cookie, and learns the token for its POSTs from /api/info)."""
+
+    page: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,7 +83,9 @@ def decide_access(
         rest = "&".join(part for part in parts if not _named_token(part))  # the rest as it was written
         cookie = f"{TOKEN_COOKIE}={token}; HttpOnly; SameSite=Strict; Path={OURS}"
         return SetCookie(path + (f"?{rest}" if rest else ""), cookie)
-    if _same(_header(headers, TOKEN_HEADER), token) or _same(_cookie(headers, TOKEN_COOKIE), token):
+    if _same(_cookie(headers, TOKEN_COOKIE), token):
+        return Allow(page=True)
+    if _same(_header(headers, TOKEN_HEADER), token):
         return Allow()
     return Refuse(
         403,

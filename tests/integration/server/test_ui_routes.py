@@ -166,6 +166,29 @@ async def test_the_printed_address_sets_the_cookie_which_then_opens_the_page(
     assert status == 403
 
 
+async def test_info_tells_the_token_only_to_the_page_that_came_with_its_cookie(
+    ui: tuple[str, FakeView],
+) -> None:
+    """The page cannot read its HttpOnly cookie and needs the token for its POSTs: api/info tells it to a
+    request that came with the cookie, and to nothing else (a header already holds it; a wrong or
+    doubled cookie opens nothing)."""
+    url, _ = ui
+    _, _, body = await fetch(url, "/_proxy/ui/api/info", f"Cookie: {TOKEN_COOKIE}={TOKEN}")
+    assert json.loads(body)["token"] == TOKEN
+    _, _, body = await fetch(url, "/_proxy/ui/api/info", AUTH)
+    assert "token" not in json.loads(body)
+    for cookie in (
+        f"{TOKEN_COOKIE}=wrong",
+        f"{TOKEN_COOKIE}={TOKEN}; {TOKEN_COOKIE}={TOKEN}",
+        f"other={TOKEN}",
+    ):
+        status, _, body = await fetch(url, "/_proxy/ui/api/info", f"Cookie: {cookie}")
+        assert status == 403 and TOKEN.encode() not in body, cookie
+    for route in ("exchanges", "counts", "exchanges/1"):
+        _, _, body = await fetch(url, f"/_proxy/ui/api/{route}", f"Cookie: {TOKEN_COOKIE}={TOKEN}")
+        assert TOKEN.encode() not in body, route
+
+
 async def test_the_api_answers_the_views_documents_with_the_security_headers(
     ui: tuple[str, FakeView],
 ) -> None:
