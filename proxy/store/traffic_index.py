@@ -18,6 +18,8 @@ import shutil
 import sqlite3
 import tempfile
 import zlib
+from array import array
+from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,6 +32,7 @@ from proxy.store.cassette_reader.cache_paths import FOLDER_NAME
 from proxy.store.writing import NewFile
 
 SCHEMA_VERSION = 2  # 2: detail documents stored compressed
+MATCHING_KEPT = 4  # filters whose matching ids are kept (8 bytes an id: 8 MB for a million)
 BODY_TEXT_LONGEST = 1 << 20  # characters of each body the text search sees
 _SCHEMA = """
 CREATE TABLE exchanges(
@@ -47,6 +50,7 @@ _ROW_COLUMNS = (
     "id, cassette, idx, method, target, status, time, duration, size, endpoint, errors, warnings, infos, "
     "answered_by, recording, answered_detail"
 )
+_TEXT = "id IN (SELECT rowid FROM bodies WHERE bodies MATCH ?)"
 _SEVERITY_COLUMNS = {"error": "errors", "warning": "warnings", "info": "infos"}  # fixed names, not input
 
 
@@ -92,6 +96,11 @@ class TrafficIndex:
         self.path = path
         self._owned = owned  # a private temporary file, removed at close
         self.cursor: int = self._db.execute("SELECT coalesce(max(id), 0) FROM exchanges").fetchone()[0]
+        # The ids matching the last few filters, as of `cursor`: a scroll through a filtered view is a
+        # slice of them, however deep (an OFFSET would read every row before it), and its total their
+        # number. The index only grows (ids follow on), so a list is brought up to date by asking for
+        # the ids past the cursor it was made at. Whatever removes or renumbers rows must `forget()`.
+        self._matching: OrderedDict[tuple[str, tuple[Any, ...]], tuple[int, array[int]]] = OrderedDict()
 
     def add(self, entries: Iterable[Entry]) -> int:
         """Append entries in one transaction (ids follow on); the new cursor (the last id)."""
@@ -137,18 +146,54 @@ class TrafficIndex:
 
     def window(self, query: Query, offset: int, limit: int) -> tuple[int, list[dict[str, Any]]]:
         """How many rows match, and the rows from `offset` (in index order), at most `limit`."""
-        where, parameters = compiled(query)
-        if where == "1":
+        offset, limit = max(0, offset), max(0, limit)
+        if compiled(query)[0] == "1":  # the whole traffic: ids run from 1 with no gap
             total = self._db.execute("SELECT count(*) FROM exchanges").fetchone()[0]
-        else:
-            total = self._db.execute(f"SELECT count(*) FROM exchanges WHERE {where}", parameters).fetchone()[
-                0
-            ]
+            found = self._db.execute(
+                f"SELECT {_ROW_COLUMNS} FROM exchanges ORDER BY id LIMIT ? OFFSET ?", (limit, offset)
+            )
+            return total, [row_document(row) for row in found]
+        ids = self.matching(query)
+        chosen = ids[offset : offset + limit].tolist()
+        if not chosen:
+            return len(ids), []
         found = self._db.execute(
-            f"SELECT {_ROW_COLUMNS} FROM exchanges WHERE {where} ORDER BY id LIMIT ? OFFSET ?",
-            (*parameters, max(0, limit), max(0, offset)),
+            f"SELECT {_ROW_COLUMNS} FROM exchanges WHERE id IN ({_marks(len(chosen))}) ORDER BY id", chosen
         )
-        return total, [row_document(row) for row in found]
+        return len(ids), [row_document(row) for row in found]
+
+    def matching(self, query: Query) -> array[int]:
+        """The ids of the rows matching `query`, in order (kept for the last MATCHING_KEPT filters)."""
+        key = compiled(query)
+        where, parameters = key
+        kept = self._matching.pop(key, None)
+        if kept is not None and kept[0] == self.cursor:
+            self._matching[key] = kept
+            return kept[1]
+        since, ids = kept if kept is not None else (0, array("q"))
+        if query.text is not None and where.endswith(_TEXT):
+            # Driven by the text index (its rowids come in order): no list of every match built first.
+            rest = where[: -len(_TEXT)].removesuffix(" AND ")
+            found = self._db.execute(
+                "SELECT exchanges.id FROM bodies JOIN exchanges ON exchanges.id = bodies.rowid "
+                f"WHERE bodies MATCH ? AND bodies.rowid > ? AND ({rest or '1'}) ORDER BY bodies.rowid",
+                (parameters[-1], since, *parameters[:-1]),
+            )
+        else:
+            found = self._db.execute(
+                f"SELECT id FROM exchanges WHERE id > ? AND ({where}) ORDER BY id", (since, *parameters)
+            )
+        ids = array("q", ids)
+        while rows := found.fetchmany(65536):
+            ids.extend(number for (number,) in rows)
+        self._matching[key] = (self.cursor, ids)
+        while len(self._matching) > MATCHING_KEPT:
+            self._matching.popitem(last=False)
+        return ids
+
+    def forget(self) -> None:
+        """Drop the kept lists of matching ids (after rows were removed or renumbered)."""
+        self._matching.clear()
 
     def after(self, cursor: int, limit: int) -> list[dict[str, Any]]:
         """The rows added after `cursor` (an id), in order, at most `limit`."""
@@ -235,8 +280,8 @@ def compiled(query: Query) -> tuple[str, tuple[Any, ...]]:
         conditions.append(f"{_SEVERITY_COLUMNS[query.severity]} > 0")
     if query.has_findings is not None:
         conditions.append(f"errors + warnings + infos {'>' if query.has_findings else '='} 0")
-    if query.text is not None:
-        conditions.append("id IN (SELECT rowid FROM bodies WHERE bodies MATCH ?)")
+    if query.text is not None:  # last, its parameter too: `matching` drives the query from it
+        conditions.append(_TEXT)
         parameters.append('"' + query.text.replace('"', '""') + '"')  # one phrase: the text as it is
     return " AND ".join(conditions) or "1", tuple(parameters)
 
