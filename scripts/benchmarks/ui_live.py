@@ -6,6 +6,8 @@ the time from the probe's answer to its row drawn in the page."""
 from __future__ import annotations
 
 import json
+import shutil
+import tempfile
 import threading
 import time
 import urllib.request
@@ -64,7 +66,10 @@ def measure(work: Path, rounds: int, seconds: float, log: Callable[[str], None])
         f"local paths = {{{paths}}}\nlocal i = 0\n"
         "request = function()\n  i = i % #paths + 1\n  return wrk.format(nil, paths[i])\nend\n"
     )
-    upstream = Nginx(work)
+    # nginx's worker runs unprivileged when started as root: its pages live in a folder of their own
+    # under /tmp, readable (the bench's own folder is private).
+    pages = Path(tempfile.mkdtemp(prefix="commerce-proxy-bench-nginx-"))
+    upstream = Nginx(pages)
     off, no_page, one_page, lags = [], [], [], []
     seen_count = sent_count = 0
     try:
@@ -96,8 +101,11 @@ def measure(work: Path, rounds: int, seconds: float, log: Callable[[str], None])
                 finally:
                     process.stop()
                 log(f"  record, UI {case}: {figure.requests_per_s:.0f} req/s")
+                if figure.non_2xx or figure.errors:
+                    raise RuntimeError(f"record, UI {case}: {figure.non_2xx} non-2xx, {figure.errors} errors")
     finally:
         upstream.stop()
+        shutil.rmtree(pages, ignore_errors=True)
     figures: dict[str, float] = {
         "rps_off": median(off),
         "ratio_no_page": median([on / base for on, base in zip(no_page, off, strict=True)]),
