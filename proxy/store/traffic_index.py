@@ -103,6 +103,7 @@ class TrafficIndex:
         # number. The index only grows (ids follow on), so a list is brought up to date by asking for
         # the ids past the cursor it was made at. Whatever removes or renumbers rows must `forget()`.
         self._matching: OrderedDict[tuple[str, tuple[Any, ...]], tuple[int, array[int]]] = OrderedDict()
+        self._counted: OrderedDict[tuple[str, tuple[Any, ...]], tuple[int, dict[str, Any]]] = OrderedDict()
 
     def add(self, entries: Iterable[Entry]) -> int:
         """Append entries in one transaction (ids follow on); the new cursor (the last id)."""
@@ -185,8 +186,9 @@ class TrafficIndex:
         return ids
 
     def forget(self) -> None:
-        """Drop the kept lists of matching ids (after rows were removed or renumbered)."""
+        """Drop the kept lists of matching ids and counts (after rows were removed or renumbered)."""
         self._matching.clear()
+        self._counted.clear()
 
     def after(self, cursor: int, limit: int) -> list[dict[str, Any]]:
         """The rows added after `cursor` (an id), in order, at most `limit`."""
@@ -197,8 +199,26 @@ class TrafficIndex:
 
     def counts(self, query: Query) -> dict[str, Any]:
         """For the matching exchanges: how many, and how many of them have a finding of each rule, of
-        each severity, and hit each endpoint."""
-        where, parameters = compiled(query)
+        each severity, and hit each endpoint. Kept for the last few filters and brought up to date
+        past the cursor they were counted at (every count is a sum over rows); the whole traffic's
+        counts of a cached index were counted when it was built."""
+        key = compiled(query)
+        kept = self._counted.pop(key, None)
+        if kept is None and key[0] == "1":
+            kept = self._stored_counts()
+        since, known = kept if kept is not None else (0, None)
+        if known is None or since != self.cursor:
+            fresh = self._counts_after(key, since)
+            known = fresh if known is None else _summed(known, fresh)
+        self._counted[key] = (self.cursor, known)
+        while len(self._counted) > MATCHING_KEPT:
+            self._counted.popitem(last=False)
+        copy: dict[str, Any] = json.loads(json.dumps(known))  # the caller's own
+        return copy
+
+    def _counts_after(self, key: tuple[str, tuple[Any, ...]], since: int) -> dict[str, Any]:
+        where, parameters = key
+        where, parameters = f"id > ? AND ({where})", (since, *parameters)
         total, errors, warnings, infos = self._db.execute(
             "SELECT count(*), coalesce(sum(errors > 0), 0), coalesce(sum(warnings > 0), 0), "
             f"coalesce(sum(infos > 0), 0) FROM exchanges WHERE {where}",
@@ -220,6 +240,14 @@ class TrafficIndex:
             "severities": {"error": errors, "warning": warnings, "info": infos},
             "endpoints": dict(endpoints.fetchall()),
         }
+
+    def _stored_counts(self) -> tuple[int, dict[str, Any]] | None:
+        """The whole traffic's counts noted when the index was built, with the cursor they are at."""
+        with contextlib.suppress(TypeError, ValueError):
+            cursor, counted = json.loads(self.about("counts") or "null")
+            if isinstance(cursor, int) and isinstance(counted, dict) and cursor <= self.cursor:
+                return cursor, counted
+        return None
 
     def exchange(self, number: int) -> tuple[dict[str, Any], dict[str, Any]] | None:
         """One exchange's row and stored detail document, or None when there is no such id."""
@@ -281,6 +309,22 @@ def compiled(query: Query) -> tuple[str, tuple[Any, ...]]:
 
 # An entry as it is stored, less its id: its row, its packed detail, its rules, its bodies' text.
 Prepared = tuple[tuple[Any, ...], bytes, tuple[str, ...], str, str]
+
+
+def _summed(first: dict[str, Any], second: dict[str, Any]) -> dict[str, Any]:
+    """Two documents of counts over disjoint rows, added."""
+
+    def added(one: dict[str, int], other: dict[str, int]) -> dict[str, int]:
+        return {name: one.get(name, 0) + other.get(name, 0) for name in sorted({*one, *other})}
+
+    return {
+        "total": first["total"] + second["total"],
+        "rules": added(first["rules"], second["rules"]),
+        "severities": {
+            name: first["severities"][name] + second["severities"][name] for name in first["severities"]
+        },
+        "endpoints": added(first["endpoints"], second["endpoints"]),
+    }
 
 
 def prepared(entry: Entry) -> Prepared:
@@ -428,6 +472,7 @@ def keep_as_cache(index: TrafficIndex, entry: CacheEntry) -> TrafficIndex:
     of files, 0600) and go on reading the cached copy; the temporary one is removed. When the cache
     cannot be written, the temporary index is used as it is."""
     index.note("identity", entry.identity)
+    index.note("counts", json.dumps([index.cursor, index.counts(Query())]))  # the first page's, at once
     try:
         written = NewFile(entry.path, "the UI's index cache", create_folders=True, mode=0o600)
         try:

@@ -120,6 +120,8 @@ def test_windows_and_counts_are_the_reference_filters(seed: int, index: TrafficI
             offset = chance.randint(0, 30)
             total, rows = index.window(query, offset, 10)
             assert (total, [row["id"] for row in rows]) == (len(expected), expected[offset : offset + 10])
+            assert index.counts(query) == reference_counts(query, entries), query
+        assert index.counts(Query()) == reference_counts(Query(), entries)
     for _ in range(40):
         query = draw_query(chance)
         expected = [number for number, entry in enumerate(entries, start=1) if matches(query, entry)]
