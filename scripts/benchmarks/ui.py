@@ -224,7 +224,7 @@ def report(count: int, cassettes: int, size: int, figures: dict[str, float]) -> 
         ["counts of a filter, p95 (worst)", f"{ms('counts_p95')} ({ms('counts_worst')})", ""],
         ["JS heap after scrolling", f"{figures.get('heap_mb', float('nan')):.0f} MB", "at most 200 MB"],
         ["live lag, answer to row drawn, p95 (worst)", f"{ms('lag_p95')} ({ms('lag_worst')})", "at most 1 s"],
-        ["live: exchanges in the page / sent", figures.get("lag_seen", "n/a"), "all"],
+        ["live: probe rows drawn in the page / probes sent", figures.get("lag_seen", "n/a"), "all"],
         ["`record` req/s, UI off", f"{figures.get('rps_off', float('nan')):.0f}", ""],
         ["`record`, UI on with no page / off", ratio("ratio_no_page"), "at least 0.95"],
         ["`record`, UI on with one page / off", ratio("ratio_one_page"), "at least 0.85"],
