@@ -15,12 +15,13 @@ import hashlib
 import logging
 import queue
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
 from proxy.app.traffic_rows import detail_document, entry_of
 from proxy.app.traffic_sources import sources_of
+from proxy.app.two_core_index import index_stream
 from proxy.core.model.exchange import Exchange
 from proxy.core.redaction.book import KNOWN
 from proxy.core.redaction.policy import RedactionPolicy
@@ -34,6 +35,7 @@ from proxy.store.rule_files import RulesInForce
 from proxy.store.traffic_index import (
     Answered,
     Entry,
+    Prepared,
     TrafficIndex,
     cache_entry,
     keep_as_cache,
@@ -47,7 +49,6 @@ __all__ = ["Answered", "TrafficView", "live_view", "offline_view"]
 
 LIMIT_MOST = 500  # rows in one window or one batch of changes
 FLUSH_SECONDS = 0.05  # how long a live exchange waits, at most, to be indexed
-BATCH = 2000  # entries indexed in one transaction when building offline
 
 
 class TrafficView:
@@ -210,18 +211,22 @@ def offline_view(paths: Sequence[Path], in_force: RulesInForce, *, cache: bool =
         for source in sources:
             name = str(source.path)
             checker = Checker(in_force.ruleset, in_force.project.config, cassette=name)
-            batch: list[Entry] = []
-            for number, exchange in enumerate(source.exchanges()):
+
+            def build(exchange: Exchange, number: int, checker: Checker = checker, name: str = name) -> Entry:
                 # Redacted first, then checked, as a live session checks what it recorded: the
                 # secrets of a cassette written by hand never reach a finding, and the exchange's
                 # secrets are looked for once (the search is most of the cost).
                 shown = redact_exchange(exchange, policy)
                 findings = checker.check(shown, number)
-                batch.append(_entry(shown, findings, None, endpoints, name, number))
-                if len(batch) >= BATCH:
-                    adding.add(batch)
-                    batch = []
-            adding.add(batch)
+                # An exchange no rule judged: the check named its operation already (a path shape
+                # is most of the cost of naming one whose path holds an id).
+                verdict = checker.verdict
+                named = endpoints if verdict is None else lambda method, path: verdict.group
+                return _entry(shown, findings, None, named, name, number)
+
+            # A large cached cassette is indexed on two cores, as `check` checks it.
+            path = source.path if source.kind == "cassette" else None
+            index_stream(checker, path, source.exchanges(), build, policy, adding.add, adding.add_prepared)
         adding.finish()
     except BaseException:
         adding.finish(failed=True)
@@ -239,7 +244,7 @@ class BackgroundAdds:
 
     def __init__(self, index: TrafficIndex) -> None:
         self._index = index
-        self._queue: queue.Queue[list[Entry] | None] = queue.Queue(maxsize=2)
+        self._queue: queue.Queue[list[Entry] | list[Prepared] | None] = queue.Queue(maxsize=2)
         self._error: BaseException | None = None
         self._thread = threading.Thread(target=self._run, name="commerce-proxy-ui-build", daemon=True)
         self._thread.start()
@@ -249,6 +254,10 @@ class BackgroundAdds:
             raise self._error
         if batch:
             self._queue.put(batch)
+
+    def add_prepared(self, batch: list[Prepared]) -> None:
+        """Rows another process prepared (tuples, not entries)."""
+        self.add(batch)  # type: ignore[arg-type]
 
     def finish(self, failed: bool = False) -> None:
         """Wait for every batch to be added (the first error the thread met is raised here)."""
@@ -265,7 +274,10 @@ class BackgroundAdds:
         while (batch := self._queue.get()) is not None:
             if self._error is None:
                 try:
-                    self._index.add(batch)
+                    if isinstance(batch[0], Entry):
+                        self._index.add(batch)
+                    else:
+                        self._index.add_prepared(batch)
                 except BaseException as error:  # raised in the building thread by `add` or `finish`
                     self._error = error
 
@@ -274,7 +286,7 @@ def _entry(
     exchange: Exchange,
     findings: Sequence[Finding],
     policy: RedactionPolicy | None,
-    endpoints: Endpoints,
+    endpoints: Callable[[str, str], str],
     cassette: str | None,
     number: int | None,
     answered: Answered | None = None,

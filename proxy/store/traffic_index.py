@@ -17,18 +17,24 @@ import os
 import shutil
 import sqlite3
 import tempfile
+import zlib
+from array import array
+from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+import orjson
+
 from proxy.core.ui.query import Query
 from proxy.errors import CommerceProxyError
 from proxy.store.cassette_reader.cache_paths import FOLDER_NAME
 from proxy.store.writing import NewFile
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: detail documents stored compressed
+MATCHING_KEPT = 4  # filters whose matching ids are kept (8 bytes an id: 8 MB for a million)
 BODY_TEXT_LONGEST = 1 << 20  # characters of each body the text search sees
 _SCHEMA = """
 CREATE TABLE exchanges(
@@ -36,7 +42,7 @@ CREATE TABLE exchanges(
     route TEXT NOT NULL, status INTEGER, time TEXT, duration REAL, size INTEGER NOT NULL, endpoint TEXT,
     errors INTEGER NOT NULL, warnings INTEGER NOT NULL, infos INTEGER NOT NULL,
     answered_by TEXT, recording TEXT, answered_detail TEXT);
-CREATE TABLE details(id INTEGER PRIMARY KEY, document TEXT NOT NULL);
+CREATE TABLE details(id INTEGER PRIMARY KEY, document BLOB NOT NULL);
 CREATE TABLE findings(exchange INTEGER NOT NULL, rule TEXT NOT NULL, PRIMARY KEY (rule, exchange))
     WITHOUT ROWID;
 CREATE VIRTUAL TABLE bodies USING fts5(request, response, tokenize='trigram', content='');
@@ -46,6 +52,7 @@ _ROW_COLUMNS = (
     "id, cassette, idx, method, target, status, time, duration, size, endpoint, errors, warnings, infos, "
     "answered_by, recording, answered_detail"
 )
+_TEXT = "id IN (SELECT rowid FROM bodies WHERE bodies MATCH ?)"
 _SEVERITY_COLUMNS = {"error": "errors", "warning": "warnings", "info": "infos"}  # fixed names, not input
 
 
@@ -62,8 +69,8 @@ class Answered:
 @dataclass(frozen=True, slots=True)
 class Entry:
     """One exchange as the index keeps it, redacted: its row's fields, the distinct rules it broke,
-    the text of its bodies for the search, and its detail document (stored as JSON text, not
-    compressed: a search of the file's bytes for a secret must be able to find it)."""
+    the text of its bodies for the search, and its detail document (stored as zlib-compressed JSON:
+    the detail is most of an index's size; a test of the file for secrets decompresses every one)."""
 
     method: str
     target: str  # path and query, as sent
@@ -91,34 +98,31 @@ class TrafficIndex:
         self.path = path
         self._owned = owned  # a private temporary file, removed at close
         self.cursor: int = self._db.execute("SELECT coalesce(max(id), 0) FROM exchanges").fetchone()[0]
+        # The ids matching the last few filters, as of `cursor`: a scroll through a filtered view is a
+        # slice of them, however deep (an OFFSET would read every row before it), and its total their
+        # number. The index only grows (ids follow on), so a list is brought up to date by asking for
+        # the ids past the cursor it was made at. Whatever removes or renumbers rows must `forget()`.
+        self._matching: OrderedDict[tuple[str, tuple[Any, ...]], tuple[int, array[int]]] = OrderedDict()
+        self._counted: OrderedDict[tuple[str, tuple[Any, ...]], tuple[int, dict[str, Any]]] = OrderedDict()
 
     def add(self, entries: Iterable[Entry]) -> int:
         """Append entries in one transaction (ids follow on); the new cursor (the last id)."""
+        return self.add_prepared([prepared(entry) for entry in entries])
+
+    def add_prepared(self, items: Iterable[Prepared]) -> int:
+        """Append entries `prepared` already (by another process, maybe) in one transaction."""
         rows: list[tuple[Any, ...]] = []
-        details: list[tuple[int, str]] = []
+        details: list[tuple[int, bytes]] = []
         findings: list[tuple[int, str]] = []
         bodies: list[tuple[int, str, str]] = []
         number = self.cursor
-        for entry in entries:
+        for row, detail, rules, request_text, response_text in items:
             number += 1
-            answered = entry.answered
-            rows.append(
-                (
-                    number, entry.cassette, entry.index, entry.method, entry.target,
-                    entry.status, entry.time, entry.duration_ms, entry.size, entry.endpoint,
-                    *entry.severities,
-                    answered.by if answered else None,
-                    answered.recording if answered else None,
-                    answered.detail if answered else None,
-                    entry.route,
-                )
-            )  # fmt: skip
-            details.append((number, json.dumps(entry.detail, ensure_ascii=False)))
-            findings.extend((number, rule) for rule in entry.rules)
-            if entry.request_text or entry.response_text:
-                bodies.append(
-                    (number, entry.request_text[:BODY_TEXT_LONGEST], entry.response_text[:BODY_TEXT_LONGEST])
-                )
+            rows.append((number, *row))
+            details.append((number, detail))
+            findings.extend((number, rule) for rule in rules)
+            if request_text or response_text:
+                bodies.append((number, request_text, response_text))
         if not rows:
             return self.cursor
         try:
@@ -136,18 +140,55 @@ class TrafficIndex:
 
     def window(self, query: Query, offset: int, limit: int) -> tuple[int, list[dict[str, Any]]]:
         """How many rows match, and the rows from `offset` (in index order), at most `limit`."""
-        where, parameters = compiled(query)
-        if where == "1":
+        offset, limit = max(0, offset), max(0, limit)
+        if compiled(query)[0] == "1":  # the whole traffic: ids run from 1 with no gap
             total = self._db.execute("SELECT count(*) FROM exchanges").fetchone()[0]
-        else:
-            total = self._db.execute(f"SELECT count(*) FROM exchanges WHERE {where}", parameters).fetchone()[
-                0
-            ]
+            found = self._db.execute(
+                f"SELECT {_ROW_COLUMNS} FROM exchanges ORDER BY id LIMIT ? OFFSET ?", (limit, offset)
+            )
+            return total, [row_document(row) for row in found]
+        ids = self.matching(query)
+        chosen = ids[offset : offset + limit].tolist()
+        if not chosen:
+            return len(ids), []
         found = self._db.execute(
-            f"SELECT {_ROW_COLUMNS} FROM exchanges WHERE {where} ORDER BY id LIMIT ? OFFSET ?",
-            (*parameters, max(0, limit), max(0, offset)),
+            f"SELECT {_ROW_COLUMNS} FROM exchanges WHERE id IN ({_marks(len(chosen))}) ORDER BY id", chosen
         )
-        return total, [row_document(row) for row in found]
+        return len(ids), [row_document(row) for row in found]
+
+    def matching(self, query: Query) -> array[int]:
+        """The ids of the rows matching `query`, in order (kept for the last MATCHING_KEPT filters)."""
+        key = compiled(query)
+        where, parameters = key
+        kept = self._matching.pop(key, None)
+        if kept is not None and kept[0] == self.cursor:
+            self._matching[key] = kept
+            return kept[1]
+        since, ids = kept if kept is not None else (0, array("q"))
+        if query.text is not None and where.endswith(_TEXT):
+            # Driven by the text index (its rowids come in order): no list of every match built first.
+            rest = where[: -len(_TEXT)].removesuffix(" AND ")
+            found = self._db.execute(
+                "SELECT exchanges.id FROM bodies JOIN exchanges ON exchanges.id = bodies.rowid "
+                f"WHERE bodies MATCH ? AND bodies.rowid > ? AND ({rest or '1'}) ORDER BY bodies.rowid",
+                (parameters[-1], since, *parameters[:-1]),
+            )
+        else:
+            found = self._db.execute(
+                f"SELECT id FROM exchanges WHERE id > ? AND ({where}) ORDER BY id", (since, *parameters)
+            )
+        ids = array("q", ids)
+        while rows := found.fetchmany(65536):
+            ids.extend(number for (number,) in rows)
+        self._matching[key] = (self.cursor, ids)
+        while len(self._matching) > MATCHING_KEPT:
+            self._matching.popitem(last=False)
+        return ids
+
+    def forget(self) -> None:
+        """Drop the kept lists of matching ids and counts (after rows were removed or renumbered)."""
+        self._matching.clear()
+        self._counted.clear()
 
     def after(self, cursor: int, limit: int) -> list[dict[str, Any]]:
         """The rows added after `cursor` (an id), in order, at most `limit`."""
@@ -158,8 +199,26 @@ class TrafficIndex:
 
     def counts(self, query: Query) -> dict[str, Any]:
         """For the matching exchanges: how many, and how many of them have a finding of each rule, of
-        each severity, and hit each endpoint."""
-        where, parameters = compiled(query)
+        each severity, and hit each endpoint. Kept for the last few filters and brought up to date
+        past the cursor they were counted at (every count is a sum over rows); the whole traffic's
+        counts of a cached index were counted when it was built."""
+        key = compiled(query)
+        kept = self._counted.pop(key, None)
+        if kept is None and key[0] == "1":
+            kept = self._stored_counts()
+        since, known = kept if kept is not None else (0, None)
+        if known is None or since != self.cursor:
+            fresh = self._counts_after(key, since)
+            known = fresh if known is None else _summed(known, fresh)
+        self._counted[key] = (self.cursor, known)
+        while len(self._counted) > MATCHING_KEPT:
+            self._counted.popitem(last=False)
+        copy: dict[str, Any] = json.loads(json.dumps(known))  # the caller's own
+        return copy
+
+    def _counts_after(self, key: tuple[str, tuple[Any, ...]], since: int) -> dict[str, Any]:
+        where, parameters = key
+        where, parameters = f"id > ? AND ({where})", (since, *parameters)
         total, errors, warnings, infos = self._db.execute(
             "SELECT count(*), coalesce(sum(errors > 0), 0), coalesce(sum(warnings > 0), 0), "
             f"coalesce(sum(infos > 0), 0) FROM exchanges WHERE {where}",
@@ -182,13 +241,21 @@ class TrafficIndex:
             "endpoints": dict(endpoints.fetchall()),
         }
 
+    def _stored_counts(self) -> tuple[int, dict[str, Any]] | None:
+        """The whole traffic's counts noted when the index was built, with the cursor they are at."""
+        with contextlib.suppress(TypeError, ValueError):
+            cursor, counted = json.loads(self.about("counts") or "null")
+            if isinstance(cursor, int) and isinstance(counted, dict) and cursor <= self.cursor:
+                return cursor, counted
+        return None
+
     def exchange(self, number: int) -> tuple[dict[str, Any], dict[str, Any]] | None:
         """One exchange's row and stored detail document, or None when there is no such id."""
         row = self._db.execute(f"SELECT {_ROW_COLUMNS} FROM exchanges WHERE id = ?", (number,)).fetchone()
         if row is None:
             return None
         (document,) = self._db.execute("SELECT document FROM details WHERE id = ?", (number,)).fetchone()
-        return row_document(row), json.loads(document)
+        return row_document(row), unpacked(document)
 
     def about(self, key: str) -> str | None:
         """A note kept with the index (its sources' names...)."""
@@ -234,10 +301,72 @@ def compiled(query: Query) -> tuple[str, tuple[Any, ...]]:
         conditions.append(f"{_SEVERITY_COLUMNS[query.severity]} > 0")
     if query.has_findings is not None:
         conditions.append(f"errors + warnings + infos {'>' if query.has_findings else '='} 0")
-    if query.text is not None:
-        conditions.append("id IN (SELECT rowid FROM bodies WHERE bodies MATCH ?)")
+    if query.text is not None:  # last, its parameter too: `matching` drives the query from it
+        conditions.append(_TEXT)
         parameters.append('"' + query.text.replace('"', '""') + '"')  # one phrase: the text as it is
     return " AND ".join(conditions) or "1", tuple(parameters)
+
+
+# An entry as it is stored, less its id: its row, its packed detail, its rules, its bodies' text.
+Prepared = tuple[tuple[Any, ...], bytes, tuple[str, ...], str, str]
+
+
+def _summed(first: dict[str, Any], second: dict[str, Any]) -> dict[str, Any]:
+    """Two documents of counts over disjoint rows, added."""
+
+    def added(one: dict[str, int], other: dict[str, int]) -> dict[str, int]:
+        return {name: one.get(name, 0) + other.get(name, 0) for name in sorted({*one, *other})}
+
+    return {
+        "total": first["total"] + second["total"],
+        "rules": added(first["rules"], second["rules"]),
+        "severities": {
+            name: first["severities"][name] + second["severities"][name] for name in first["severities"]
+        },
+        "endpoints": added(first["endpoints"], second["endpoints"]),
+    }
+
+
+def prepared(entry: Entry) -> Prepared:
+    """What `add` stores of an entry (the detail packed), made where the entry is (a child process)."""
+    answered = entry.answered
+    row = (
+        entry.cassette, entry.index, entry.method, entry.target, entry.status, entry.time,
+        entry.duration_ms, entry.size, entry.endpoint, *entry.severities,
+        answered.by if answered else None,
+        answered.recording if answered else None,
+        answered.detail if answered else None,
+        entry.route,
+    )  # fmt: skip
+    return (
+        row,
+        packed(entry.detail),
+        tuple(entry.rules),
+        entry.request_text[:BODY_TEXT_LONGEST],
+        entry.response_text[:BODY_TEXT_LONGEST],
+    )
+
+
+def packed(document: dict[str, Any]) -> bytes:
+    """A detail document as stored: its JSON, compressed (level 1: a fifth of the size for a tenth of
+    the cost of level 6's extra few percent)."""
+    try:
+        text = orjson.dumps(document)  # a fifth of json's time
+    except (orjson.JSONEncodeError, TypeError):  # a lone surrogate, an integer past 64 bits...
+        text = json.dumps(document, ensure_ascii=False, separators=(",", ":")).encode(
+            "utf-8", "surrogatepass"
+        )
+    return zlib.compress(text, 1)
+
+
+def unpacked(stored: bytes) -> dict[str, Any]:
+    """A stored detail document back."""
+    text = zlib.decompress(stored)
+    try:
+        document: dict[str, Any] = orjson.loads(text)
+    except orjson.JSONDecodeError:  # what only json wrote (a lone surrogate)
+        document = json.loads(text.decode("utf-8", "surrogatepass"))
+    return document
 
 
 def sql_glob(pattern: str) -> str:
@@ -343,6 +472,7 @@ def keep_as_cache(index: TrafficIndex, entry: CacheEntry) -> TrafficIndex:
     of files, 0600) and go on reading the cached copy; the temporary one is removed. When the cache
     cannot be written, the temporary index is used as it is."""
     index.note("identity", entry.identity)
+    index.note("counts", json.dumps([index.cursor, index.counts(Query())]))  # the first page's, at once
     try:
         written = NewFile(entry.path, "the UI's index cache", create_folders=True, mode=0o600)
         try:

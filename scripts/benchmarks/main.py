@@ -1,4 +1,5 @@
-"""`scripts/bench`: throughput against the peers, cassette loading against vcrpy and cassetter, and `check`.
+"""`scripts/bench`: throughput against the peers, cassette loading against vcrpy and cassetter, `check`, and
+the web UI at scale (`--only ui`).
 
 Everything runs on 127.0.0.1 with bounded durations and stops by itself; only processes it started are
 stopped, by PID. A full run writes the docs page docs/benchmarks.md.
@@ -23,6 +24,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 import loading
 import smoke
 import throughput
+import ui
 import verifying
 from common import ROOT, TOOLS, cpu_reference, tool_version
 from page import page
@@ -47,11 +49,18 @@ def main() -> int:
     )
     parser.add_argument("--rounds", type=int, default=None, help="interleaved rounds (default 3; --quick 1)")
     parser.add_argument("--seconds", type=float, default=None, help="each wrk run (default 5; --quick 1)")
-    parser.add_argument("--only", choices=("throughput", "loading", "verify"), help="run one part")
+    parser.add_argument("--only", choices=("throughput", "loading", "verify", "ui"), help="run one part")
     parser.add_argument(
         "--subjects",
         metavar="REGEX",
         help="throughput: only subjects whose name matches (the limit and the baseline always run)",
+    )
+    parser.add_argument(
+        "--ui-exchanges",
+        type=int,
+        default=None,
+        metavar="N",
+        help="ui: the cassette set's exchanges (default 1,000,000; --quick 20,000)",
     )
     parser.add_argument(
         "-o",
@@ -71,7 +80,7 @@ def main() -> int:
         or not (TOOLS / "node_modules" / "wiremock").is_dir()
     ):
         missing.append("npm packages talkback and wiremock in .bench/")
-    if missing and arguments.only not in ("loading", "verify"):
+    if missing and arguments.only not in ("loading", "verify", "ui"):
         print(
             f"scripts/bench: missing {', '.join(missing)} (scripts/bench installs them when run as root)",
             file=sys.stderr,
@@ -112,8 +121,21 @@ def main() -> int:
             (work / "loading").mkdir()
             lines += loading.run(work / "loading", sizes, rounds, log)
             lines.append("")
+        if arguments.only in (None, "ui"):
+            settle(work)
+            count = arguments.ui_exchanges or (20_000 if arguments.quick else 1_000_000)
+            log(f"ui: {count:,} exchanges, {rounds} round(s)")
+            lines += ["## The web UI at scale (`commerce-proxy ui` and `record`'s page)", ""]
+            (work / "ui").mkdir()
+            lines += ui.run(work / "ui", count, rounds, seconds, log)
+            lines.append("")
     lines.append(f"Whole run: {time.perf_counter() - started:.0f} s.")
-    full = not arguments.quick and arguments.only is None and arguments.subjects is None
+    full = (
+        not arguments.quick
+        and arguments.only is None
+        and arguments.subjects is None
+        and arguments.ui_exchanges is None
+    )
     output = arguments.output or (DOCS_PAGE if full else ROOT / "bench-results.md")
     output.write_text(page(lines) if output == DOCS_PAGE else "\n".join(lines) + "\n")
     log(f"scripts/bench: wrote {output}")

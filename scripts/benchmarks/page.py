@@ -37,6 +37,14 @@ elsewhere; `scripts/bench replay-core` times replay's matching core in-process.
   entry reads) to an upstream that takes 50 ms an answer (`replay --latency 50` over the same cassette,
   so nothing drifts), at `--concurrency 8`, whole command timed. The floor beside it is what that
   latency and concurrency allow (1,000 x 50 ms / 8); `scripts/bench --only verify` runs this part alone.
+- **The web UI.** `scripts/bench --only ui` generates a cassette set of 1,000,000 exchanges of about 1 KB
+  (`--ui-exchanges N`; `--quick` 20,000) and measures, in one run: a warm `check` of the set against
+  building the UI's offline index of it (each in a fresh process, the parse cache warm; the ratio, and
+  the index file's size); `commerce-proxy ui` on the built index: the first paint of the list in
+  Debian's chromium (Playwright), its JS heap after scrolling end to end (DevTools), and the p95 of the
+  API's answers to a fixed set of filters, scroll positions and counts; then `record` in front of nginx
+  at full rate (wrk) with the UI off, on with no page and on with one page (ratios of requests/s), and
+  the live lag: probe requests sent beside the load, from each answer to its row drawn in the page.
 - **Subsets.** `scripts/bench --only throughput --subjects 'replay|talkback'` runs the named subjects
   (with the limit and the baseline) for quick comparisons; only a full run writes this page.
 

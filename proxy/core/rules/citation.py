@@ -8,6 +8,7 @@ place builds the words; every report calls it. No I/O.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import lru_cache
 from typing import Protocol, TypeVar
 
 RULES_PAGE = (
@@ -61,6 +62,7 @@ def section_label(section: str) -> str:
     return "; ".join(f"§ {part}" for part in cited_parts(section))
 
 
+@lru_cache(maxsize=1024)  # a finding's property, asked once a finding: 50 us of parsing each time
 def citation(rule_id: str, section: str) -> str:
     """What every report shows as a finding's documentation: the sections, then where to read them."""
     return f"{section_label(section)} (more: {rule_command(rule_id)})"

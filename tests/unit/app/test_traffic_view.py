@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sqlite3
+import zlib
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -119,6 +122,11 @@ def test_an_offline_view_of_a_folder_shows_rows_details_and_findings(
     finally:
         view.close()
     data = index_file.read_bytes()
+    with closing(sqlite3.connect(index_file)) as database:
+        stored = [document for (document,) in database.execute("SELECT document FROM details")]
+    assert len(stored) == 2 and all(isinstance(document, bytes) for document in stored)
+    data += b"".join(zlib.decompress(document) for document in stored)  # the details are compressed
+    assert b"Bearer <redacted>" in data  # the search below reads the details' text
     assert SECRET.encode() not in data and b"9f8e7d6c5b4a" not in data  # no secret in the database file
 
 

@@ -109,10 +109,19 @@ def index() -> Any:
 def test_windows_and_counts_are_the_reference_filters(seed: int, index: TrafficIndex) -> None:
     chance = random.Random(seed)
     entries: list[Entry] = []
+    # The same filters asked between batches: the kept lists of matching ids must follow the growth.
+    asked = [draw_query(chance) for _ in range(6)]
     for _ in range(chance.randint(1, 4)):  # built incrementally, in batches
         batch = [draw_entry(chance) for _ in range(chance.randint(0, 60))]
         entries.extend(batch)
         assert index.add(batch) == len(entries)
+        for query in asked:
+            expected = [number for number, entry in enumerate(entries, start=1) if matches(query, entry)]
+            offset = chance.randint(0, 30)
+            total, rows = index.window(query, offset, 10)
+            assert (total, [row["id"] for row in rows]) == (len(expected), expected[offset : offset + 10])
+            assert index.counts(query) == reference_counts(query, entries), query
+        assert index.counts(Query()) == reference_counts(Query(), entries)
     for _ in range(40):
         query = draw_query(chance)
         expected = [number for number, entry in enumerate(entries, start=1) if matches(query, entry)]

@@ -1,0 +1,135 @@
+"""The UI's offline index of one large cassette built on two cores, with the same rows as on one.
+
+As `check` does (`two_core_check.py`): when the parse cache says how many exchanges a cassette has, a
+forked child redacts, checks and prepares the rows of the last part of them while this process does the
+first part and adds its rows to the index (SQLite, in a thread of its own). The child catches up on the
+history before its part through the observers only (redacting the exchanges they watch, since this
+process checks redacted exchanges), then sends its prepared rows (their detail documents compressed
+already) back pickled through a temporary file this process made; this process adds them after its own.
+
+Redaction depends on the secrets learned before each exchange (`KNOWN`, the book every output is scrubbed
+with). The child starts with the book as it is at the fork, so its rows are those one core makes only
+when this process's part teaches the book nothing new; otherwise (a cassette holding secrets that were
+not redacted when it was written), or when the child fails or hangs, this process, whose checker has then
+seen exactly the child's history, indexes the rest itself.
+"""
+
+from __future__ import annotations
+
+import pickle
+import struct
+import time
+from collections.abc import Callable, Iterator
+from itertools import islice
+from pathlib import Path
+from typing import BinaryIO
+
+from proxy.core.model.exchange import Exchange
+from proxy.core.redaction.book import KNOWN
+from proxy.core.redaction.policy import RedactionPolicy
+from proxy.core.redaction.redact import redact_exchange
+from proxy.core.rules.engine import Checker
+from proxy.store.cassette_reader.streaming import stream_history, warm_count
+from proxy.store.traffic_index import Entry, Prepared, prepared
+from proxy.workers.choice import runner
+
+SMALLEST_SPLIT = 4000  # exchanges; below, a fork costs more than it saves (as for `check`)
+SHARE = 0.5  # of the exchanges indexed here: this process also adds the child's rows to SQLite
+PATIENCE_S = 30.0  # and twice this process's own time: then the child is given up
+BATCH = 2000
+TRAILER = struct.Struct("qq")  # what the child went through, and how many batches of rows it wrote
+
+Build = Callable[[Exchange, int], Entry]  # a redacted exchange, checked, as the index keeps it
+
+
+def index_stream(
+    checker: Checker,
+    path: Path | None,
+    exchanges: Iterator[Exchange],
+    build: Build,
+    policy: RedactionPolicy,
+    add: Callable[[list[Entry]], None],
+    add_prepared: Callable[[list[Prepared]], None],
+) -> None:
+    """Index the exchanges of the cassette at `path` (None: not a cassette) in order: `build` redacts and
+    checks one with `checker`; `add` takes batches of entries, `add_prepared` batches the child made."""
+    count = warm_count(path) if path is not None else None
+    if path is None or count is None or count < SMALLEST_SPLIT:
+        _index_here(enumerate(exchanges), build, add)
+        return
+    split = int(count * SHARE)
+    known = KNOWN.values
+    child = runner().start(lambda output: _index_from(checker, path, split, build, policy, output))
+    if child is None:
+        _index_here(enumerate(exchanges), build, add)
+        return
+    started = time.monotonic()
+    try:
+        done = _index_here(enumerate(islice(exchanges, split)), build, add)
+        output = child.result(PATIENCE_S + 2 * (time.monotonic() - started))
+        theirs = _trailer_of(output)
+        if done == split and output is not None and theirs is not None and KNOWN.values == known:
+            for _ in range(theirs[1]):
+                add_prepared(pickle.load(output))  # our own child's output, in a file we made
+            KNOWN.add(pickle.load(output))
+            return
+        # The child failed, or this part taught the book a secret the child did not know: this
+        # process, its checker having seen exactly the child's history, goes on from there.
+        _index_here(enumerate(exchanges, start=done), build, add)
+    finally:
+        child.stop()
+
+
+def _index_here(
+    numbered: Iterator[tuple[int, Exchange]], build: Build, add: Callable[[list[Entry]], None]
+) -> int:
+    """Index exchanges in this process, in batches; how many (the last number + 1)."""
+    batch: list[Entry] = []
+    count = 0
+    for number, exchange in numbered:
+        batch.append(build(exchange, number))
+        count = number + 1
+        if len(batch) >= BATCH:
+            add(batch)
+            batch = []
+    add(batch)
+    return count
+
+
+def _index_from(
+    checker: Checker, path: Path, split: int, build: Build, policy: RedactionPolicy, output: BinaryIO
+) -> None:
+    """The child's work: observe the (redacted) exchanges before `split` that the observers watch, build
+    and prepare the rest, write them in pickled batches, the secrets it learned, then a trailer."""
+    batch: list[Prepared] = []
+    batches = count = 0
+    for index, exchange in stream_history(path, split, checker.remembers):
+        if index < split:
+            checker.observe(redact_exchange(exchange, policy), index)
+        else:
+            batch.append(prepared(build(exchange, index)))
+            if len(batch) >= BATCH:
+                pickle.dump(batch, output, protocol=pickle.HIGHEST_PROTOCOL)
+                batch, batches = [], batches + 1
+        count = index + 1
+    if batch:
+        pickle.dump(batch, output, protocol=pickle.HIGHEST_PROTOCOL)
+        batches += 1
+    pickle.dump(sorted(KNOWN.values), output, protocol=pickle.HIGHEST_PROTOCOL)
+    output.write(TRAILER.pack(count, batches))
+
+
+def _trailer_of(output: BinaryIO | None) -> tuple[int, int] | None:
+    """The child's (count, batches) from the end of its file, which is then read from its start."""
+    if output is None:
+        return None
+    try:
+        size = output.seek(0, 2)
+        if size < TRAILER.size:
+            return None
+        output.seek(size - TRAILER.size)
+        trailer = TRAILER.unpack(output.read(TRAILER.size))
+        output.seek(0)
+    except (OSError, struct.error):
+        return None
+    return trailer
