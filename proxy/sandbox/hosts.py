@@ -72,7 +72,8 @@ async def same_machine(request: web.Request, handler: Handler) -> web.StreamResp
         return error(400, "Bad Request", f"malformed Host header {values[0][:80]!r}")
     local = request.transport.get_extra_info("sockname") if request.transport is not None else None
     reached_at = canonical(str(local[0]).lower()) if isinstance(local, tuple) else None
-    if name in LOOPBACK_NAMES or name == reached_at or name.rstrip(".") in request.app[ALLOWED]:
+    answered = name in LOOPBACK_NAMES or name == reached_at or name in request.app[ALLOWED]
+    if answered and not name.endswith("."):  # a trailing dot never names this machine, as in the proxies
         return await handler(request)
     detail = (
         f"Host {values[0][:80]!r} does not name this machine: the sandbox answers to localhost, "

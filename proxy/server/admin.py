@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from proxy.app.recorder import Recorder
-from proxy.core.model.access import UI_PATH, Allow, Refuse, SetCookie, decide_access
+from proxy.core.model.access import UI_PATH, Refuse, SetCookie, decide_access
 from proxy.core.model.bodies import error_document
 from proxy.core.model.hosts import HostPolicy
 from proxy.core.replay.faults import FaultPlan
@@ -46,9 +46,7 @@ UI_HEADERS = {
 class UiAnswering(Protocol):
     """The UI's routes, as the door hands them a request it let through (`ui_routes.UiRoutes`)."""
 
-    def answer(
-        self, incoming: Incoming, path: str, query: str, page_token: str | None = None
-    ) -> Reply | Awaitable[Reply]: ...
+    def answer(self, incoming: Incoming, path: str, query: str) -> Reply | Awaitable[Reply]: ...
 
 
 @dataclass
@@ -68,7 +66,13 @@ def answer_ours(door: Door, incoming: Incoming, path: str, hosts: HostPolicy) ->
     if ui and door.ui is None:
         return admin_not_found(incoming.method, path)
     decision = decide_access(
-        incoming.method, incoming.target, incoming.headers, door.token, hosts, incoming.reached_at
+        incoming.method,
+        incoming.target,
+        incoming.headers,
+        door.token,
+        hosts,
+        incoming.reached_at,
+        incoming.reached_port,
     )
     shown = UI_HEADERS if ui else {}
     if isinstance(decision, Refuse):
@@ -80,8 +84,7 @@ def answer_ours(door: Door, incoming: Incoming, path: str, hosts: HostPolicy) ->
         assert door.ui is not None
         if path == UI_PATH.rstrip("/"):
             return Outgoing(308, (("Location", UI_PATH), *shown.items()), b"")
-        page_token = door.token if isinstance(decision, Allow) and decision.page else None
-        return door.ui.answer(incoming, path, incoming.target.partition("?")[2], page_token)
+        return door.ui.answer(incoming, path, incoming.target.partition("?")[2])
     return answer_admin(door.routes, incoming, path)
 
 

@@ -81,11 +81,8 @@ class UiRoutes:
         self.keep_alive = keep_alive
         self.actions = actions  # the action routes (curl, diff, export, baseline, edit...), when served
 
-    def answer(
-        self, incoming: Incoming, path: str, query: str, page_token: str | None = None
-    ) -> Reply | Awaitable[Reply]:
-        """The answer to a request the door let in; `page_token`, the token when the request came from
-        the page with its cookie (api/info tells it, for the page's POSTs)."""
+    def answer(self, incoming: Incoming, path: str, query: str) -> Reply | Awaitable[Reply]:
+        """The answer to a request the door let in."""
         if self.actions is not None and path.startswith(API):
             pairs = parse_qsl(query, keep_blank_values=True)
             handled = self.actions.answer(incoming, path.removeprefix(API), pairs)
@@ -95,21 +92,18 @@ class UiRoutes:
             document = error_document(405, "Method Not Allowed", f"{path} takes GET")
             return json_answer(405, document, {"Allow": "GET", **UI_HEADERS})
         try:
-            return self._route(incoming, path, parse_qsl(query, keep_blank_values=True), page_token)
+            return self._route(incoming, path, parse_qsl(query, keep_blank_values=True))
         except (BadParameter, UsageError) as error:
             return _json(400, error_document(400, "Bad Request", str(error).splitlines()[0]))
 
-    def _route(
-        self, incoming: Incoming, path: str, pairs: list[tuple[str, str]], page_token: str | None = None
-    ) -> Reply:
+    def _route(self, incoming: Incoming, path: str, pairs: list[tuple[str, str]]) -> Reply:
         if path == UI_PATH:
             return self.assets.answer(PAGE)
         if path.startswith(ASSETS):
             return self.assets.answer(path.removeprefix(ASSETS))
         route = path.removeprefix(API)
         if route == "info":
-            told = {"token": page_token} if page_token is not None else {}
-            return _json(200, {**self.view.info(), **told})
+            return _json(200, self.view.info())
         if route == "counts":
             return _json(200, self.view.counts(self.parse(pairs)))
         if route == "exchanges":

@@ -55,6 +55,7 @@ class Incoming:
     body: bytes
     http_version: str = "1.1"
     reached_at: str | None = None  # the local address the client connected to (for same-machine checks)
+    reached_port: int | None = None  # and its port (the UI's cookie is named after it)
 
     def header(self, name: str) -> str | None:
         """The first value of a header, by case-insensitive name."""
@@ -235,7 +236,7 @@ class _Connection(asyncio.Protocol):
         self.last_activity = self.loop.time()
         self._writable: asyncio.Future[None] | None = None
         self._reading_paused = False
-        self.reached_at: str | None = None  # the local address the client connected to
+        self.reached: tuple[str | None, int | None] = (None, None)  # the local address and port reached
         self._next_chunk: asyncio.Future[bytes] | None = None  # a stream's chunk being waited for
         self._reset()
 
@@ -261,7 +262,7 @@ class _Connection(asyncio.Protocol):
             return
         self.server._connections.add(self)
         local = self.transport.get_extra_info("sockname")
-        self.reached_at = str(local[0]) if isinstance(local, tuple) else None
+        self.reached = (str(local[0]), int(local[1])) if isinstance(local, tuple) else (None, None)
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.server._connections.discard(self)
@@ -316,7 +317,7 @@ class _Connection(asyncio.Protocol):
             raise target_refusal(self.parser.get_method(), self.url)
         # Before the body is read or anything is served: a Host naming another machine is a web page's.
         hosts, pairs = self.server.hosts, tuple(self.header_pairs)
-        foreign = hosts.refusal(pairs, self.reached_at) or hosts.page_refusal(pairs, self.reached_at)
+        foreign = hosts.refusal(pairs, self.reached[0]) or hosts.page_refusal(pairs, self.reached[0])
         if foreign is not None:  # our own paths refuse a foreign Host as the access decision does: 403
             ours = foreign.status == 421 and self.url.startswith(b"/_proxy/")
             raise RequestRefused(403 if ours else foreign.status, foreign.detail)
@@ -342,7 +343,7 @@ class _Connection(asyncio.Protocol):
             tuple(self.header_pairs),
             b"".join(self.body_parts),
             self.parser.get_http_version(),
-            self.reached_at,
+            *self.reached,
         )
         self.queue.append((incoming, not self.parser.should_keep_alive()))
         self._reset()

@@ -1,11 +1,38 @@
 // The UI's JSON API (docs/ui.md), relative to this file: /_proxy/ui/assets/ -> /_proxy/ui/api/.
-// The access cookie goes with every request on its own (same origin).
+// Every call carries the server's token in the X-Commerce-Proxy-Token header: the page's cookie opens
+// the page alone (a browser sends cookies to every port of a host; no other page can set our header).
 
 const API = new URL("../api/", import.meta.url);
 
 export const MAX_LIMIT = 500;
 
 export class ApiError extends Error {}
+export class TokenRefused extends ApiError {} // a 403: this page holds no token of its server's
+
+// The token: the server's redirect from the printed address puts it in the fragment (`#token=T`, never
+// sent to any server); the page keeps it in localStorage, which is this origin's alone (scheme, host
+// and port), and takes it out of the address bar.
+const KEPT = "commerce-proxy-token";
+let token = "";
+
+export function takeToken() {
+  const given = new URLSearchParams(location.hash.slice(1)).get("token") || "";
+  if (given) history.replaceState(history.state, "", `${location.pathname}${location.search}`);
+  try {
+    if (given) localStorage.setItem(KEPT, given);
+    token = given || localStorage.getItem(KEPT) || "";
+  } catch {
+    token = given; // storage refused (a private window's rule): this tab still works
+  }
+  return token !== "";
+}
+
+export const authorized = (more = {}) => ({ ...more, "X-Commerce-Proxy-Token": token });
+
+async function refused(response) {
+  const line = `${response.status}: ${await oneLine(response)}`;
+  return response.status === 403 ? new TokenRefused(line) : new ApiError(line);
+}
 
 export function apiUrl(path, pairs = []) {
   const url = new URL(path, API);
@@ -29,12 +56,12 @@ async function oneLine(response) {
 
 export async function getJson(path, pairs = [], signal = undefined) {
   const response = await fetch(apiUrl(path, pairs), {
-    headers: { Accept: "application/json" },
+    headers: authorized({ Accept: "application/json" }),
     credentials: "same-origin",
     signal,
   });
   if (response.status === 404) return null;
-  if (!response.ok) throw new ApiError(`${response.status}: ${await oneLine(response)}`);
+  if (!response.ok) throw await refused(response);
   return response.json();
 }
 
@@ -47,27 +74,14 @@ export function window_(filterPairs, offset, limit) {
   return getJson("exchanges", [...filterPairs, ["offset", String(offset)], ["limit", String(asked)]]);
 }
 
-// The token for the calls that change state. The cookie is HttpOnly, so the page cannot read it; the
-// server puts it in /api/info's "token" only for a request that came with the cookie (a page on another
-// origin can read no answer of ours, and sends no SameSite=Strict cookie).
-let token = "";
-
-export function useToken(value) {
-  token = typeof value === "string" ? value : "";
-}
-
 export async function postJson(path, document) {
   const response = await fetch(apiUrl(path), {
     method: "POST",
-    headers: {
-      Accept: "application/json",
-      "Content-Type": "application/json",
-      "X-Commerce-Proxy-Token": token,
-    },
+    headers: authorized({ Accept: "application/json", "Content-Type": "application/json" }),
     credentials: "same-origin",
     body: JSON.stringify(document),
   });
-  if (!response.ok) throw new ApiError(`${response.status}: ${await oneLine(response)}`);
+  if (!response.ok) throw await refused(response);
   return response.json();
 }
 
@@ -87,3 +101,18 @@ export const editExchange = (id, field, value, unset = false) =>
   postJson(`${one(id)}/edit`, unset ? { field, unset: true } : { field, value });
 export const resend = (id) => postJson(`${one(id)}/resend`, {});
 export const exportUrl = (filterPairs, format) => apiUrl("export", [...filterPairs, ["format", format]]);
+
+// A download needs the header too, so it is fetched and handed to the browser as a file of its own.
+export async function download(url) {
+  const response = await fetch(url, { headers: authorized(), credentials: "same-origin" });
+  if (!response.ok) throw await refused(response);
+  const disposition = response.headers.get("Content-Disposition") || "";
+  const name = /filename="?([^";]+)"?/.exec(disposition)?.[1] || "export";
+  const link = document.createElement("a");
+  link.href = URL.createObjectURL(await response.blob());
+  link.download = name;
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(link.href), 60_000);
+}

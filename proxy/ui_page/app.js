@@ -78,6 +78,24 @@ function exportLinks() {
   }
 }
 
+for (const format of ["har", "cassette"]) {
+  document.getElementById(`export-${format}`).addEventListener("click", (event) => {
+    event.preventDefault(); // the API needs the token header, which a plain link cannot send
+    api.download(event.currentTarget.href).catch((error) => say(error.message, true));
+  });
+}
+
+// The one line a page shows when it holds no token of its server's (opened by hand, or its server
+// restarted with a new one): the token comes only from the address printed at start.
+function noToken() {
+  const line = document.createElement("p");
+  line.id = "no-token";
+  line.textContent =
+    "This page needs its server's token: open the address commerce-proxy printed at start " +
+    "(ui: http://…/_proxy/ui/?token=…).";
+  document.body.replaceChildren(line);
+}
+
 // After an edit or a delete: ids after the edited exchange may have moved, so the window is fetched
 // again where it stands, the counts too, and the exchange reopened (or the pane closed).
 async function changedOffline(id) {
@@ -185,16 +203,17 @@ document.addEventListener("keydown", (event) => {
 });
 
 async function start() {
+  if (!api.takeToken()) return noToken();
   fillForm(form, filter);
   exportLinks();
   try {
     about = await api.info();
   } catch (error) {
+    if (error instanceof api.TokenRefused) return noToken();
     infoLine.textContent = "";
     say(error.message, true);
     return;
   }
-  api.useToken(about.token);
   actions = new Actions({ mode: about.mode, say, openExchange: (id) => open(id), changed: changedOffline });
   showInfo();
   await Promise.all([list.reset(), loadCounts()]);
@@ -207,6 +226,7 @@ async function start() {
         liveState = state;
         showInfo();
       },
+      onRefused: noToken,
     });
   }
 }

@@ -1,24 +1,30 @@
 """Who may use a `/_proxy/` route: the one access decision of every server, as docs/security.md names it.
 
-The UI shows recorded traffic, so it needs the server's token: a cookie set from the printed address
-(`?token=T`, answered with a redirect that drops it from the URL), or the header scripts send. A call
-that changes state needs the header itself, since a browser sends a cookie with any page's request but
-no page on another origin can set a header on a plain request; and it passes the cross-site check. The
-read-only admin routes scripts poll (health, findings, usage) need no token. Pure: the token is given.
+The UI's data and every call that changes state need the server's token in the X-Commerce-Proxy-Token
+header: a browser sends cookies to every server on the same host whatever its port, but no page on
+another origin can set a header on a request it makes. The printed address (`?token=T`) is answered with
+a redirect to the page with the token in the fragment (`#token=T`, never sent to a server), where the
+page's script keeps it; the redirect also sets a cookie that opens the page and its files alone (they
+hold no data), named after the server's port so two servers never overwrite each other's, and whose
+value is derived from the token, so a server on another port that receives it learns nothing of use.
+A change also passes the cross-site check. The read-only admin routes scripts poll (health, findings,
+usage) need no token. Pure: the token is given.
 """
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 from dataclasses import dataclass
-from urllib.parse import unquote_plus, urlencode
+from urllib.parse import quote, unquote_plus, urlencode
 
 from proxy.core.model.exchange import Headers
 from proxy.core.model.hosts import HostPolicy, cross_site_refusal
 
 OURS = "/_proxy/"
 UI_PATH = "/_proxy/ui/"
-TOKEN_COOKIE = "commerce_proxy_token"
+PAGE_FILES = UI_PATH + "assets/"  # the page's script and style: no data, so the cookie opens them
+TOKEN_COOKIE = "commerce_proxy_token"  # and `_PORT`: see `cookie_name`
 TOKEN_HEADER = "X-Commerce-Proxy-Token"
 TOKEN_PARAMETER = "token"
 TOKEN_VARIABLE = "COMMERCE_PROXY_UI_TOKEN"  # a fixed token from the environment (scripts that POST)
@@ -27,10 +33,7 @@ READS = frozenset({"GET", "HEAD"})
 
 @dataclass(frozen=True, slots=True)
 class Allow:
-    """Serve the request. `page`: it came with the token's cookie, so from the page the printed address
-    opened (which cannot read its HttpOnly cookie, and learns the token for its POSTs from /api/info)."""
-
-    page: bool = False
+    """Serve the request."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,7 +46,8 @@ class Refuse:
 
 @dataclass(frozen=True, slots=True)
 class SetCookie:
-    """Answer 303 to `location` (the URL without its token), setting the token's cookie."""
+    """Answer 303 to `location` (the URL with its token moved into the fragment), setting the page's
+    cookie."""
 
     location: str
     cookie: str
@@ -53,20 +57,27 @@ Access = Allow | Refuse | SetCookie
 
 
 def decide_access(
-    method: str, target: str, headers: Headers, token: str, hosts: HostPolicy, reached_at: str | None
+    method: str,
+    target: str,
+    headers: Headers,
+    token: str,
+    hosts: HostPolicy,
+    reached_at: str | None,
+    port: int | None,
 ) -> Access:
     """Whether a request for a `/_proxy/` target may be served. `token` is the server's; `hosts` and
-    `reached_at` say which Host and Origin are this machine's."""
+    `reached_at` say which Host and Origin are this machine's; `port` is the one the server listens on
+    (its cookie's name)."""
     path, _, query = target.partition("?")
     foreign = hosts.refusal(headers, reached_at) or hosts.page_refusal(headers, reached_at)
     if foreign is not None:
         return Refuse(403, foreign.detail)
-    changes = method.upper() not in READS
-    if changes:
+    header = _same(_header(headers, TOKEN_HEADER), token)
+    if method.upper() not in READS:
         why = cross_site_refusal(headers, hosts, reached_at)
         if why is not None:
             return Refuse(403, f"{method} {path} changes this server's state; refused because {why}")
-        if not _same(_header(headers, TOKEN_HEADER), token):
+        if not header:
             return Refuse(
                 403,
                 f"{method} {path} changes this server's state; send the token printed at start in the "
@@ -81,17 +92,36 @@ def decide_access(
         if not all(_same(value, token) for value in given):
             return Refuse(403, f"the token in this address is not this server's ({UI_PATH})")
         rest = "&".join(part for part in parts if not _named_token(part))  # the rest as it was written
-        cookie = f"{TOKEN_COOKIE}={token}; HttpOnly; SameSite=Strict; Path={OURS}"
-        return SetCookie(path + (f"?{rest}" if rest else ""), cookie)
-    if _same(_cookie(headers, TOKEN_COOKIE), token):
-        return Allow(page=True)
-    if _same(_header(headers, TOKEN_HEADER), token):
+        cookie = f"{cookie_name(port)}={page_pass(token)}; HttpOnly; SameSite=Strict; Path={UI_PATH}"
+        fragment = f"#{TOKEN_PARAMETER}={quote(token, safe='')}"
+        return SetCookie(path + (f"?{rest}" if rest else "") + fragment, cookie)
+    if header:
         return Allow()
+    page = path == UI_PATH or path.startswith(PAGE_FILES)
+    if page and token and _same(_cookie(headers, cookie_name(port)), page_pass(token)):
+        return Allow()
+    if page:
+        return Refuse(
+            403,
+            f"{UI_PATH} needs this server's token: open the address printed at start (ui: ...?token=...)",
+        )
     return Refuse(
         403,
-        f"{UI_PATH} needs this server's token: open the address printed at start (ui: ...?token=...), "
-        f"or send the {TOKEN_HEADER} header",
+        f"{path} needs this server's token in the {TOKEN_HEADER} header (the page sends it; a cookie "
+        "opens the page alone)",
     )
+
+
+def cookie_name(port: int | None) -> str:
+    """The page's cookie, named after the server's port: a browser keeps cookies per host, not per
+    port, so two servers on one machine would otherwise overwrite each other's."""
+    return TOKEN_COOKIE if port is None else f"{TOKEN_COOKIE}_{port}"
+
+
+def page_pass(token: str) -> str:
+    """The page cookie's value: derived from the token, from which the token cannot be had back, so a
+    server on another port the browser sends it to can open no data or action with it."""
+    return hmac.new(token.encode("utf-8", "replace"), b"commerce-proxy page", hashlib.sha256).hexdigest()
 
 
 def ui_address(base_url: str, token: str) -> str:

@@ -22,6 +22,7 @@ SHOWN = 80  # characters of a refused value quoted back
 # What a page on any origin can post without the browser asking the server first (CORS "simple").
 FORM_TYPES = ("application/x-www-form-urlencoded", "multipart/form-data", "text/plain")
 SAME_ORIGIN_FETCHES = frozenset({"same-origin", "none"})  # Sec-Fetch-Site of our own page or a typed URL
+MARKS = ("origin", "sec-fetch-site")  # what a browser sends once; given twice, neither can be judged
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,7 +83,7 @@ class HostPolicy:
         cls, names: tuple[str, ...] | list[str] = (), bound: str | None = None, allowing: str | None = None
     ) -> HostPolicy:
         """From the allowed names (already checked with `host_name`) and the bound address."""
-        given = {_canonical(name.strip().lower().strip("[]")) for name in names}
+        given = {_canonical(name.strip().lower().strip("[]").removesuffix(".")) for name in names}
         if bound and bound not in ("0.0.0.0", "::", ""):
             given.add(_canonical(bound.strip().lower().strip("[]")))
         return cls(frozenset(given), allowing)
@@ -112,7 +113,11 @@ class HostPolicy:
         """Why a request is a page's on another origin, or None: an `Origin` (every cross-origin fetch and
         every form post carries one) that does not name this machine, or, without one, a browser's
         `Sec-Fetch-Site: cross-site` (an image or script tag). A page on this machine, a typed URL and a
-        script pass; so `record` never forwards a foreign page's request with the upstream credentials."""
+        script pass; so `record` never forwards a foreign page's request with the upstream credentials.
+        A mark given twice is refused: judging either one alone would let the other pass unjudged."""
+        doubled = doubled_mark(headers)
+        if doubled is not None:
+            return HostRefusal(403, f"more than one {doubled} header: a browser sends one")
         origin = next((value.strip() for name, value in headers if name.lower() == "origin"), None)
         if origin is not None:
             if self._local_origin(origin, reached_at):
@@ -142,10 +147,22 @@ class HostPolicy:
         return name is not None and self.answers_to(name, reached_at)
 
     def answers_to(self, name: str, reached_at: str | None) -> bool:
-        """Whether a host name (from `host_name`) is this machine as this server sees it."""
-        if name in LOOPBACK_NAMES or name in self.allowed or name.rstrip(".") in self.allowed:
+        """Whether a host name (from `host_name`) is this machine as this server sees it. A name with a
+        trailing dot (`localhost.`, `127.0.0.1.`) never is, whichever name it ends: a resolver may send
+        it past the hosts file, and no page of ours is served at it."""
+        if name.endswith("."):
+            return False
+        if name in LOOPBACK_NAMES or name in self.allowed:
             return True
         return reached_at is not None and name == _canonical(reached_at.lower().partition("%")[0])
+
+
+def doubled_mark(headers: Headers) -> str | None:
+    """The browser's mark (Origin, Sec-Fetch-Site) that appears more than once, or None."""
+    for mark in MARKS:
+        if sum(1 for name, _ in headers if name.lower() == mark) > 1:
+            return "Sec-Fetch-Site" if mark == "sec-fetch-site" else "Origin"
+    return None
 
 
 def cross_site_refusal(headers: Headers, policy: HostPolicy, reached_at: str | None) -> str | None:
@@ -153,8 +170,11 @@ def cross_site_refusal(headers: Headers, policy: HostPolicy, reached_at: str | N
 
     Browsers mark what a page sends: `Sec-Fetch-Site`, and `Origin` on every POST. A form from any
     site may post with the types in FORM_TYPES without asking first; our own clients never need them.
-    A script sends none of these marks, so it is unaffected.
+    A script sends none of these marks, so it is unaffected. A mark given twice is refused.
     """
+    doubled = doubled_mark(headers)
+    if doubled is not None:
+        return f"it carries more than one {doubled} header"
     fields = {name.lower(): value.strip() for name, value in reversed(headers)}
     site = fields.get("sec-fetch-site")
     if site is not None and site.lower() not in SAME_ORIGIN_FETCHES:

@@ -36,6 +36,8 @@ FOREIGN_NAMES = [
     "evil",
     "xn--80ak6aa92e.com",
     "localhost.",
+    "127.0.0.1.",
+    "[::1].",
     "localhos",
     "local-host",
     "my_service",
@@ -230,6 +232,9 @@ async def test_an_allowed_name_and_the_address_listened_on_are_answered() -> Non
         for host, expected in [
             ("proxy.internal:9", 200),
             ("PROXY.INTERNAL", 200),
+            ("proxy.internal.", 403),  # a trailing dot never names this machine, whichever name it ends
+            ("127.0.0.1.:1", 403),
+            ("localhost.", 403),
             ("other.internal", 403),  # a /_proxy/ path: refused as the access decision refuses
             ("127.0.0.1:1", 200),
         ]:

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from proxy.core.model.access import TOKEN_COOKIE, TOKEN_HEADER, TOKEN_VARIABLE
+from proxy.core.model.access import TOKEN_COOKIE, TOKEN_HEADER, TOKEN_VARIABLE, cookie_name, page_pass
 from proxy.core.redaction.redact import RedactionPolicy
 from proxy.core.replay.book import ReplayBook
 from proxy.core.replay.matching import MatchPolicy
@@ -147,46 +147,46 @@ def secured(headers: dict[str, str]) -> None:
 AUTH = f"{TOKEN_HEADER}: {TOKEN}"
 
 
-async def test_the_printed_address_sets_the_cookie_which_then_opens_the_page(
+async def test_the_printed_address_moves_the_token_to_the_fragment_and_its_cookie_opens_the_page_alone(
     ui: tuple[str, FakeView],
 ) -> None:
+    """?token=T answers 303 to the page with the token in the fragment (the page's script keeps it), and a
+    cookie named after the port whose value is not the token; that cookie opens the page and its files,
+    and no data."""
     url, _ = ui
+    port = int(url.rsplit(":", 1)[1])
     status, headers, _ = await fetch(url, "/_proxy/ui/")
     assert status == 403
     secured(headers)
     status, headers, _ = await fetch(url, f"/_proxy/ui/?token={TOKEN}&rule=a.b")
-    assert status == 303 and headers["location"] == "/_proxy/ui/?rule=a.b"
-    assert headers["set-cookie"] == f"{TOKEN_COOKIE}={TOKEN}; HttpOnly; SameSite=Strict; Path=/_proxy/"
+    assert status == 303 and headers["location"] == f"/_proxy/ui/?rule=a.b#token={TOKEN}"
+    cookie = f"{cookie_name(port)}={page_pass(TOKEN)}"
+    assert headers["set-cookie"] == f"{cookie}; HttpOnly; SameSite=Strict; Path=/_proxy/ui/"
+    assert cookie_name(port) == f"{TOKEN_COOKIE}_{port}" and TOKEN not in headers["set-cookie"]
     secured(headers)
-    status, headers, body = await fetch(url, "/_proxy/ui/?rule=a.b", f"Cookie: {TOKEN_COOKIE}={TOKEN}")
-    assert (status, body) == (200, PAGE_FILES["index.html"])
-    assert headers["content-type"] == "text/html; charset=utf-8"
-    secured(headers)
+    for page in ("/_proxy/ui/?rule=a.b", "/_proxy/ui/assets/app.js"):
+        status, headers, body = await fetch(url, page, f"Cookie: {cookie}")
+        assert status == 200, page
+        secured(headers)
+    assert body == PAGE_FILES["app.js"]
     status, _, _ = await fetch(url, "/_proxy/ui/?token=wrong")
     assert status == 403
 
 
-async def test_info_tells_the_token_only_to_the_page_that_came_with_its_cookie(
-    ui: tuple[str, FakeView],
-) -> None:
-    """The page cannot read its HttpOnly cookie and needs the token for its POSTs: api/info tells it to a
-    request that came with the cookie, and to nothing else (a header already holds it; a wrong or
-    doubled cookie opens nothing)."""
+async def test_no_cookie_opens_data_and_info_never_tells_the_token(ui: tuple[str, FakeView]) -> None:
+    """Every data route needs the header: the page's cookie, the token sent as a cookie under any name,
+    are each a 403; api/info, asked with the header, does not hold the token."""
     url, _ = ui
-    _, _, body = await fetch(url, "/_proxy/ui/api/info", f"Cookie: {TOKEN_COOKIE}={TOKEN}")
-    assert json.loads(body)["token"] == TOKEN
+    port = int(url.rsplit(":", 1)[1])
     _, _, body = await fetch(url, "/_proxy/ui/api/info", AUTH)
-    assert "token" not in json.loads(body)
-    for cookie in (
-        f"{TOKEN_COOKIE}=wrong",
-        f"{TOKEN_COOKIE}={TOKEN}; {TOKEN_COOKIE}={TOKEN}",
-        f"other={TOKEN}",
-    ):
-        status, _, body = await fetch(url, "/_proxy/ui/api/info", f"Cookie: {cookie}")
-        assert status == 403 and TOKEN.encode() not in body, cookie
-    for route in ("exchanges", "counts", "exchanges/1"):
-        _, _, body = await fetch(url, f"/_proxy/ui/api/{route}", f"Cookie: {TOKEN_COOKIE}={TOKEN}")
-        assert TOKEN.encode() not in body, route
+    assert "token" not in json.loads(body) and TOKEN.encode() not in body
+    cookies = [
+        f"{name}={value}" for name in (TOKEN_COOKIE, cookie_name(port)) for value in (TOKEN, page_pass(TOKEN))
+    ]
+    for cookie in cookies:
+        for route in ("info", "exchanges", "counts", "exchanges/1", "events?cursor=0"):
+            status, _, body = await fetch(url, f"/_proxy/ui/api/{route}", f"Cookie: {cookie}")
+            assert status == 403 and TOKEN.encode() not in body, (cookie, route)
 
 
 async def test_the_api_answers_the_views_documents_with_the_security_headers(

@@ -1,7 +1,8 @@
 """A stand-in for the UI's server (docs/ui.md's routes and documents), for the page's browser tests.
 
-It serves proxy/ui_page/ at /_proxy/ui/ with the server's headers, sets the access cookie from
-`?token=` as the server does, and answers the JSON API from an in-test list of detail documents (or a
+It serves proxy/ui_page/ at /_proxy/ui/ with the server's headers, lets each request in or not by the
+servers' own access decision (`decide_access`: the token header for data and actions, the port's page
+cookie set from `?token=` for the page alone), and answers the JSON API from an in-test list of detail documents (or a
 function making the document of exchange N, for 100,000 rows). Filters are evaluated here in plain
 Python, with one-line 400 answers for bad values like the real parser's.
 """
@@ -11,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import fnmatch
-import hmac
 import json
 import re
 import threading
@@ -21,6 +21,8 @@ from typing import Any
 
 from aiohttp import web
 
+from proxy.core.model.access import Refuse, SetCookie, decide_access
+from proxy.core.model.hosts import HostPolicy
 from tests.paths import ROOT
 
 PAGE_FOLDER = ROOT / "proxy" / "ui_page"
@@ -28,7 +30,6 @@ CSP = (
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
     "font-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 )
-COOKIE = "commerce_proxy_token"
 TYPES = {".html": "text/html", ".js": "text/javascript", ".css": "text/css"}
 ROW_FIELDS = (
     "id",
@@ -219,26 +220,24 @@ def body_text(detail: Detail) -> str:
 
 
 def fake_app(traffic: FakeTraffic, token: str, csp: bool = True) -> web.Application:
-    """The fake's routes, behind the token cookie (or header) as the real server's are; `csp=False`
-    leaves the Content-Security-Policy out, so the XSS probes show the page safe on its own too."""
+    """The fake's routes, behind the real servers' access decision; `csp=False` leaves the
+    Content-Security-Policy out, so the XSS probes show the page safe on its own too."""
     stopping = asyncio.Event()
 
     @web.middleware
     async def guard(request: web.Request, handler: Any) -> web.StreamResponse:
-        header = request.headers.get("X-Commerce-Proxy-Token", "")
-        # A call that changes state needs the header: the cookie alone is not enough.
-        given = header if request.method == "POST" else request.cookies.get(COOKIE) or header
-        if request.path == "/_proxy/ui/" and "token" in request.query:
-            if not hmac.compare_digest(request.query["token"], token):
-                raise web.HTTPForbidden(text="wrong token")
-            rest = request.url.with_query([(k, v) for k, v in request.query.items() if k != "token"])
-            answer = web.HTTPSeeOther(rest.path_qs)
-            answer.set_cookie(COOKIE, token, httponly=True, samesite="Strict", path="/_proxy/")
-            raise answer
-        if not hmac.compare_digest(given, token):
+        headers = tuple(
+            (name.decode("latin-1"), value.decode("latin-1")) for name, value in request.raw_headers
+        )
+        local = request.transport.get_extra_info("sockname") if request.transport is not None else None
+        at, port = (str(local[0]), int(local[1])) if isinstance(local, tuple) else (None, None)
+        decision = decide_access(request.method, request.raw_path, headers, token, HostPolicy.of(), at, port)
+        if isinstance(decision, SetCookie):
             return web.Response(
-                status=403, text="commerce-proxy: this page needs the token the server printed\n"
+                status=303, headers={"Location": decision.location, "Set-Cookie": decision.cookie}
             )
+        if isinstance(decision, Refuse):
+            return web.Response(status=decision.status, text=f"commerce-proxy: {decision.detail}\n")
         answer = await handler(request)
         if not answer.prepared:
             answer.headers.update({"X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer"})
@@ -268,8 +267,6 @@ def fake_app(traffic: FakeTraffic, token: str, csp: bool = True) -> web.Applicat
             "exchanges": traffic.total,
             "cursor": traffic.total,
         }
-        if hmac.compare_digest(request.cookies.get(COOKIE, ""), token):
-            document["token"] = token  # for the page's POSTs: only to a request that carried the cookie
         return api(document)
 
     async def exchanges(request: web.Request) -> web.Response:
