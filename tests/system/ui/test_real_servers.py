@@ -4,7 +4,9 @@ the sandbox, or a tiny upstream of the test's answering markup), driven in Chrom
 from __future__ import annotations
 
 import shutil
+import urllib.error
 import urllib.parse
+import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -41,8 +43,92 @@ def test_the_page_opens_with_its_token_and_refuses_without(
     total = server.api("info")["exchanges"]
     assert total > 0
     expect(opened.page.locator("#info")).to_contain_text(f"offline · {total} exchanges")
-    assert "token=" not in opened.page.url  # the redirect took it out of the address bar
+    assert "token" not in opened.page.url  # out of the address bar: neither query nor fragment
+    assert "token" not in server.api("info")
     assert opened.problems == []
+    opened.page.evaluate("localStorage.clear()")  # the cookie alone: the page, and one line
+    opened.page.reload()
+    expect(opened.page.locator("#no-token")).to_contain_text("open the address commerce-proxy printed")
+
+
+def listening_elsewhere(seen: list[dict[str, str]]) -> BackgroundServer:
+    """Another server on 127.0.0.1 (another port), keeping the headers of every request it gets."""
+
+    async def keep(request: web.Request) -> web.Response:
+        seen.append(dict(request.headers))
+        return web.Response(text="elsewhere")
+
+    def app() -> web.Application:
+        application = web.Application()
+        application.router.add_route("*", "/{tail:.*}", keep)
+        return application
+
+    return BackgroundServer(app)
+
+
+def test_another_server_on_this_machine_gets_no_credential_of_the_ui(
+    tmp_path: Path, real_server: Callable[..., RealServer], open_page: Callable[..., Opened]
+) -> None:
+    """Finding 1: the browser sends the page's cookie to every port of 127.0.0.1. Whatever a server on
+    another port receives, sent back to ours, reads no exchange and changes nothing (403)."""
+    cassette = tmp_path / "shop.yaml"
+    shutil.copyfile(EXAMPLES[0], cassette)
+    before = cassette.read_bytes()
+    server = real_server("ui", str(cassette))
+    seen: list[dict[str, str]] = []
+    other = listening_elsewhere(seen)
+    try:
+        opened = open_page(server.ui_url)
+        base = other.start()
+        for path in ("/_proxy/ui/", "/_proxy/ui/api/exchanges", "/_proxy/ui/assets/app.js", "/_proxy/x"):
+            opened.page.goto(base + path)
+        cookies = {headers.get("Cookie", "") for headers in seen}
+        assert any(cookies), seen  # the browser did send it on: the leak the design must make worthless
+        for cookie in cookies:
+            assert server.token not in cookie
+            for method, route, body in [
+                ("GET", "/_proxy/ui/api/exchanges", None),
+                ("GET", "/_proxy/ui/api/info", None),
+                ("POST", "/_proxy/ui/api/exchanges/1/delete", b"{}"),
+                ("POST", "/_proxy/reset", b"{}"),
+            ]:
+                asked = urllib.request.Request(
+                    server.base_url + route,
+                    data=body,
+                    method=method,
+                    headers={"Cookie": cookie, "Content-Type": "application/json"},
+                )
+                with pytest.raises(urllib.error.HTTPError) as refused:
+                    urllib.request.urlopen(asked, timeout=30)
+                refused.value.read()
+                assert refused.value.code == 403, (method, route, cookie)
+        assert cassette.read_bytes() == before
+    finally:
+        other.stop()
+
+
+def test_two_servers_pages_in_one_browser_both_keep_working(
+    real_server: Callable[..., RealServer], open_page: Callable[..., Opened]
+) -> None:
+    """Finding 2: each server's cookie is named after its port and each page keeps its token in its own
+    origin's storage, so opening the second page takes nothing from the first."""
+    first_server = real_server("ui", str(EXAMPLES[0]))
+    second_server = real_server("ui", *map(str, EXAMPLES))
+    first = open_page(first_server.ui_url)
+    second = first.page.context.new_page()
+    second.goto(second_server.ui_url)
+    second.wait_for_selector(".spacer .row[data-id]")
+    for page, server in [(first.page, first_server), (second, second_server), (first.page, first_server)]:
+        page.bring_to_front()
+        page.reload()
+        total = server.api("info")["exchanges"]
+        expect(page.locator("#info")).to_contain_text(f"offline · {total} exchanges")
+        page.locator(".spacer .row[data-id='1']").click()
+        expect(page.locator("#pane .facts")).to_contain_text("#1")
+    names = sorted(cookie["name"] for cookie in first.page.context.cookies())
+    ports = sorted(server.base_url.rsplit(":", 1)[1] for server in (first_server, second_server))
+    assert names == [f"commerce_proxy_token_{port}" for port in ports]
+    assert first.problems == []
 
 
 def test_an_exchange_sent_through_record_appears_within_a_second(
