@@ -127,7 +127,7 @@ async def test_the_ui_command_serves_files_offline(processes: list[asyncio.subpr
     base, token = found.groups()
     async with aiohttp.ClientSession() as session:
         async with session.get(f"{base}/_proxy/ui/?token={token}", allow_redirects=False) as answer:
-            assert answer.status == 303 and answer.headers["Location"] == "/_proxy/ui/"
+            assert answer.status == 303 and answer.headers["Location"] == f"/_proxy/ui/#token={token}"
         async with session.get(f"{base}/_proxy/ui/api/info", headers={TOKEN_HEADER: token}) as answer:
             info = json.loads(await answer.text())
             assert info["mode"] == "offline" and info["exchanges"] > 0, info
