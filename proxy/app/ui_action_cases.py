@@ -25,8 +25,9 @@ from proxy.app.traffic_sources import sources_of
 from proxy.app.traffic_view import TrafficView, offline_view
 from proxy.core.interchange.curl import curl_command
 from proxy.core.model.exchange import EMPTY_BODY, Body, Exchange, JSONFromText, JSONValue, Request, Response
+from proxy.core.redaction.placeholders import redacted_places
 from proxy.core.redaction.policy import RedactionPolicy
-from proxy.core.redaction.redact import is_token_request, placeholder_credential, redact_exchange
+from proxy.core.redaction.redact import is_token_request, redact_exchange
 from proxy.core.rules.endpoints import routed_path
 from proxy.core.ui.query import Query
 from proxy.errors import CommerceProxyError, UsageError
@@ -168,12 +169,13 @@ class UiActions:
         request = recorded.request
         if is_token_request(request):
             raise Conflict("the token request is never re-sent: its recording holds no secret")
-        where = placeholder_credential(request, self.setting.policy)
-        if where is not None and where.lower() == "header authorization" and self.setting.sends_authorization:
+        places = redacted_places(request)  # anywhere in it, as `verify` refuses to send it
+        if self.setting.sends_authorization and "header authorization" in [p.lower() for p in places]:
             headers = tuple((n, v) for n, v in request.headers if n.lower() != "authorization")
-            request, where = replace(request, headers=headers), None  # the server's own credentials go
-        if where is not None:
-            raise Conflict(f"its {where} holds a redacted value the live service would refuse")
+            request = replace(request, headers=headers)  # the server's own credentials go
+            places = [p for p in places if p.lower() != "header authorization"]
+        if places:
+            raise Conflict(f"its {places[0]} holds a redacted value the live service would refuse")
         response = await self.setting.send(request)
         live = redact_exchange(Exchange(request, response), self.setting.policy)
         return {"status": response.status, "diff": ui_actions.exchange_diff(recorded, live)}
