@@ -15,6 +15,7 @@ from proxy.app import editing as session
 from proxy.app.cassette_reading import per_exchange, selected
 from proxy.app.check_run import check_cassette
 from proxy.app.command_inputs import ExtraRedaction, Reads, RuleChoice
+from proxy.app.traffic_rows import indexed_identity
 from proxy.core.cassette.document import Cassette, exchange_to_document
 from proxy.core.editing.edits import (
     SplitBy,
@@ -31,7 +32,7 @@ from proxy.core.editing.edits import (
 )
 from proxy.core.editing.selection import Selection
 from proxy.core.model.exchange import Exchange, JSONValue
-from proxy.core.redaction.redact import RedactionPolicy
+from proxy.core.redaction.redact import RedactionPolicy, redact_exchange
 from proxy.core.rules.findings import Finding
 from proxy.errors import UsageError
 from proxy.store import clock
@@ -63,11 +64,19 @@ class Edited:
     recheck: session.Recheck | None
 
 
+class Moved(UsageError):
+    """The exchange at the index an edit names is not the one its caller saw there."""
+
+
+MOVED = "the cassette changed since it was indexed; reload"
+
+
 @dataclass(frozen=True, slots=True)
 class DeleteRequest:
     path: Path
     indexes: tuple[str, ...]  # as given: 0 the first, -1 the last
     options: EditOptions = field(default_factory=EditOptions)
+    expected: str | None = None  # the one index's `indexed_identity` as its caller saw it (the UI)
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,6 +113,7 @@ class FieldRequest:
     value: JSONValue = None
     unset: bool = False
     options: EditOptions = field(default_factory=EditOptions)
+    expected: str | None = None  # the exchange's `indexed_identity` as its caller saw it (the UI)
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,6 +131,7 @@ def delete(request: DeleteRequest) -> Edited:
     with _in_place(request.path, request.options):
         in_force, original = _read(request.path, request.options)
         indexes = checked_indexes(original, request.indexes)
+        _refuse_moved(original, indexes, request.expected, _policy(request.options, in_force))
         edited = delete_exchanges(original, indexes)
         summary = f"{request.path}: deleted {len(set(indexes))} exchange(s); {len(edited.exchanges)} left"
         return _write(
@@ -207,6 +218,7 @@ def change_field(request: FieldRequest) -> Edited:
     with _in_place(request.path, request.options):
         in_force, original = _read(request.path, request.options)
         [index] = checked_indexes(original, [request.index])
+        _refuse_moved(original, [index], request.expected, _policy(request.options, in_force))
         exchanges = list(original.exchanges)
         exchanges[index] = change(exchanges[index])
         edited = Cassette(tuple(exchanges), original.upstream, original.confirmed_at)
@@ -248,6 +260,19 @@ def _once_each(in_force: RulesInForce, loaded: Sequence[Named]) -> list[Finding]
                 seen.add(identity)
                 before.extend(found.get(index, []))
     return before
+
+
+def _refuse_moved(
+    cassette: Cassette, indexes: Sequence[int], expected: str | None, policy: RedactionPolicy
+) -> None:
+    """Under the lock, before anything changes: the exchange at the index is the one the caller saw
+    (redacted as it was shown), else the edit is refused. A file changed by another writer in
+    between (a delete before it, an insert, a reorder, a rewrite) never makes it edit another one."""
+    if expected is None:
+        return
+    [index] = indexes
+    if indexed_identity(redact_exchange(cassette.exchanges[index], policy)) != expected:
+        raise Moved(MOVED)
 
 
 def _refuse_missing_folder(output: Path, what: str) -> None:

@@ -9,6 +9,8 @@ from __future__ import annotations
 import base64
 import binascii
 import contextlib
+import hashlib
+import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -20,6 +22,31 @@ from proxy.store.traffic_index import Answered, Entry
 
 HEX_BYTES = 4096  # of a binary body, shown as hex
 TEXT_LONGEST = 2 * 1024 * 1024  # characters of a text or JSON body shown
+
+
+def indexed_identity(exchange: Exchange) -> str:
+    """What names one (redacted) exchange as the index keeps it: its request line, status, recorded
+    time, and a digest of its kept heads and bodies. An action on an indexed row compares it with the
+    exchange now at that row's position (`row_identity`), so it never acts on another one."""
+    entry = entry_of(exchange, [], cassette=None, index=None, endpoint=None)
+    detail = entry.detail
+    return _identity(
+        entry.method, entry.target, entry.status, entry.time, detail["request"], detail["response"]
+    )
+
+
+def row_identity(row: dict[str, Any], stored: dict[str, Any]) -> str:
+    """`indexed_identity` of an exchange from its index row and kept document."""
+    return _identity(
+        row["method"], row["path"], row["status"], row["time"], stored["request"], stored["response"]
+    )
+
+
+def _identity(
+    method: str, target: str, status: int | None, time: str | None, request: Any, response: Any
+) -> str:
+    text = json.dumps([method, target, status, time, request, response], ensure_ascii=False, sort_keys=True)
+    return f"{method} {target} {status} {time} {hashlib.sha256(text.encode()).hexdigest()[:32]}"
 
 
 def entry_of(

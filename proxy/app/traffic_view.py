@@ -38,6 +38,7 @@ from proxy.store.traffic_index import (
     Prepared,
     TrafficIndex,
     cache_entry,
+    file_states,
     keep_as_cache,
     open_cached,
     temporary_index,
@@ -58,6 +59,7 @@ class TrafficView:
     def __init__(self, mode: str, index: TrafficIndex, sources: Sequence[str]) -> None:
         self.mode = mode  # "record" | "spy" | "replay" | "offline"
         self.sources = list(sources)
+        self.state: list[list[int]] | None = None  # offline: its files' `file_states` when indexed
         self._index = index
         self._lock = threading.Lock()
         self._waiters: set[tuple[asyncio.AbstractEventLoop, asyncio.Future[None]]] = set()
@@ -102,6 +104,7 @@ class TrafficView:
         after it may have moved); this view's old index is closed."""
         with self._lock:
             old, self._index, self.sources = self._index, other._index, other.sources
+            self.state = other.state
             waiters = list(self._waiters)
         old.close()
         for loop, future in waiters:
@@ -199,10 +202,11 @@ def offline_view(paths: Sequence[Path], in_force: RulesInForce, *, cache: bool =
     sources = sources_of(paths)
     names = [str(source.path) for source in sources]
     identity = [file for source in sources for file in source.identity()]
+    state = file_states(identity)  # taken before reading: a change while indexing is seen next time
     where = cache_entry(identity, _salt(in_force)) if cache else None
     cached = open_cached(where) if where is not None else None
     if cached is not None:
-        return TrafficView("offline", cached, names)
+        return _offline(cached, names, state)
     index = temporary_index()
     adding = BackgroundAdds(index)
     try:
@@ -234,7 +238,19 @@ def offline_view(paths: Sequence[Path], in_force: RulesInForce, *, cache: bool =
         raise
     if where is not None:
         index = keep_as_cache(index, where)
-    return TrafficView("offline", index, names)
+    return _offline(index, names, state)
+
+
+def _offline(index: TrafficIndex, names: list[str], state: list[list[int]] | None) -> TrafficView:
+    view = TrafficView("offline", index, names)
+    view.state = state
+    return view
+
+
+def offline_state(view: TrafficView) -> list[list[int]] | None:
+    """The state of an offline view's files now (compared with `view.state`: changed since indexed)."""
+    sources = sources_of([Path(name) for name in view.sources])
+    return file_states([file for source in sources for file in source.identity()])
 
 
 class BackgroundAdds:

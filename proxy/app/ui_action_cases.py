@@ -19,14 +19,16 @@ from pathlib import Path
 from typing import Any
 
 from proxy.app import ui_actions
+from proxy.app.cassette_edits import MOVED, Moved
 from proxy.app.command_inputs import RuleChoice
-from proxy.app.traffic_rows import finding_document
+from proxy.app.traffic_rows import finding_document, row_identity
 from proxy.app.traffic_sources import sources_of
-from proxy.app.traffic_view import TrafficView, offline_view
+from proxy.app.traffic_view import TrafficView, offline_state, offline_view
 from proxy.core.interchange.curl import curl_command
 from proxy.core.model.exchange import EMPTY_BODY, Body, Exchange, JSONFromText, JSONValue, Request, Response
+from proxy.core.redaction.placeholders import redacted_places
 from proxy.core.redaction.policy import RedactionPolicy
-from proxy.core.redaction.redact import is_token_request, placeholder_credential, redact_exchange
+from proxy.core.redaction.redact import is_token_request, redact_exchange
 from proxy.core.rules.endpoints import routed_path
 from proxy.core.ui.query import Query
 from proxy.errors import CommerceProxyError, UsageError
@@ -145,16 +147,17 @@ class UiActions:
 
     def delete(self, number: int) -> dict[str, Any]:
         """`cassette delete` of the exchange's cassette, re-checked; the view re-indexed."""
-        path, index = self._editable(number)
-        return self._edited(path, lambda: ui_actions.delete_exchange(path, index, rules=self.setting.rules))
+        path, index, seen = self._editable(number)
+        rules = self.setting.rules
+        return self._edited(path, lambda: ui_actions.delete_exchange(path, index, rules=rules, expected=seen))
 
     def edit(self, number: int, field_name: str, value: JSONValue, unset: bool = False) -> dict[str, Any]:
         """`cassette set` (or `unset`) on the exchange, re-checked; the view re-indexed."""
-        path, index = self._editable(number)
+        path, index, seen = self._editable(number)
         return self._edited(
             path,
             lambda: ui_actions.edit_exchange(
-                path, index, field_name, value, unset=unset, rules=self.setting.rules
+                path, index, field_name, value, unset=unset, rules=self.setting.rules, expected=seen
             ),
         )
 
@@ -168,12 +171,13 @@ class UiActions:
         request = recorded.request
         if is_token_request(request):
             raise Conflict("the token request is never re-sent: its recording holds no secret")
-        where = placeholder_credential(request, self.setting.policy)
-        if where is not None and where.lower() == "header authorization" and self.setting.sends_authorization:
+        places = redacted_places(request)  # anywhere in it, as `verify` refuses to send it
+        if self.setting.sends_authorization and "header authorization" in [p.lower() for p in places]:
             headers = tuple((n, v) for n, v in request.headers if n.lower() != "authorization")
-            request, where = replace(request, headers=headers), None  # the server's own credentials go
-        if where is not None:
-            raise Conflict(f"its {where} holds a redacted value the live service would refuse")
+            request = replace(request, headers=headers)  # the server's own credentials go
+            places = [p for p in places if p.lower() != "header authorization"]
+        if places:
+            raise Conflict(f"its {places[0]} holds a redacted value the live service would refuse")
         response = await self.setting.send(request)
         live = redact_exchange(Exchange(request, response), self.setting.policy)
         return {"status": response.status, "diff": ui_actions.exchange_diff(recorded, live)}
@@ -199,29 +203,40 @@ class UiActions:
             raise WrongMode(f"the view's files are compared offline only (this is {self._mode})")
         return _sources(self.view.sources)
 
-    def _editable(self, number: int) -> tuple[Path, int]:
-        """The cassette file and index of an exchange an edit may change: offline, from a cassette."""
+    def _editable(self, number: int) -> tuple[Path, int, str]:
+        """The cassette file and index of an exchange an edit may change (offline, from a cassette), and
+        its identity as indexed; a view whose files changed since it was indexed is indexed again and
+        the action refused (the id may name another exchange now)."""
         if self.setting.mode != "offline":
             raise WrongMode(
                 f"exchanges are edited offline only (`commerce-proxy ui CASSETTE`); this is {self._mode}"
             )
-        row, _ = self._stored(number)
+        if offline_state(self.view) != self.view.state:
+            self._reindex()
+            raise Conflict(MOVED)
+        row, stored = self._stored(number)
         kinds = {str(s.path): s.kind for s in _sources(self.view.sources)}
         name, index = row.get("cassette"), row.get("index")
         kind = kinds.get(str(name))
         if kind != "cassette" or index is None:
             raise Conflict(f"exchange {number} is from a {kind or 'source'} file: edit the cassette instead")
-        return Path(str(name)), int(index)
+        return Path(str(name)), int(index), row_identity(row, stored)
+
+    def _reindex(self) -> None:
+        if self.setting.in_force is not None:
+            rebuilt = offline_view([Path(name) for name in self.view.sources], self.setting.in_force)
+            self.view.replace_with(rebuilt)
 
     def _edited(self, path: Path, run: Callable[[], ui_actions.Edited]) -> dict[str, Any]:
         before = self._findings_of(str(path))
         try:
             edited = run()
+        except Moved as error:
+            self._reindex()
+            raise Conflict(str(error)) from None
         except UsageError as error:
             raise Conflict(str(error).splitlines()[0]) from None
-        if self.setting.in_force is not None:
-            rebuilt = offline_view([Path(name) for name in self.view.sources], self.setting.in_force)
-            self.view.replace_with(rebuilt)
+        self._reindex()
         remaining = Counter(_key(doc) for doc in self._findings_of(str(path)))
         removed = []
         for doc in before:  # each finding the cassette showed and shows no more, as often as it went

@@ -109,12 +109,15 @@ def accept_into_baseline(in_force: RulesInForce, keys: Iterable[BaselineKey]) ->
     return AcceptResult(path, len(wanted - present), total)
 
 
-def delete_exchange(path: Path, index: int, *, rules: RuleChoice | None = None) -> Edited:
+def delete_exchange(
+    path: Path, index: int, *, rules: RuleChoice | None = None, expected: str | None = None
+) -> Edited:
     """`cassette delete PATH INDEX`: the same use case, under the cassette's lock, saved atomically and
-    re-checked (`Edited.recheck` holds the findings the edit added)."""
+    re-checked (`Edited.recheck` holds the findings the edit added). `expected`: the exchange's
+    `indexed_identity` as the view indexed it; another one at INDEX now is refused (`Moved`)."""
     options = cassette_edits.EditOptions(rules=rules or RuleChoice())
     _refuse_negative(index)
-    return cassette_edits.delete(cassette_edits.DeleteRequest(path, (str(index),), options))
+    return cassette_edits.delete(cassette_edits.DeleteRequest(path, (str(index),), options, expected))
 
 
 def edit_exchange(
@@ -125,12 +128,15 @@ def edit_exchange(
     *,
     unset: bool = False,
     rules: RuleChoice | None = None,
+    expected: str | None = None,
 ) -> Edited:
     """`cassette set PATH INDEX FIELD VALUE` (or `unset` with `unset`): the same use case, under the
-    cassette's lock, redacted, saved atomically and re-checked."""
+    cassette's lock, redacted, saved atomically and re-checked; `expected` as `delete_exchange`'s."""
     options = cassette_edits.EditOptions(rules=rules or RuleChoice())
     _refuse_negative(index)
-    request = cassette_edits.FieldRequest(path, str(index), field, value, unset=unset, options=options)
+    request = cassette_edits.FieldRequest(
+        path, str(index), field, value, unset=unset, options=options, expected=expected
+    )
     return cassette_edits.change_field(request)
 
 

@@ -68,9 +68,11 @@ def live_ui_view(
     followed: Followed | None = None,
     policy: RedactionPolicy | None = None,
     cassette: str | None = None,
+    sources: Sequence[str] = (),
 ) -> LiveView:
     """The view of a live server (`record`, `spy`, `replay`): each exchange `followed` tells of, and
-    those replay hands to `add_answered`."""
+    those replay hands to `add_answered`. `sources`: where its traffic comes from, as `api/info` names
+    it (record: its cassette; spy: its upstream; replay: the cassettes it answers from)."""
     from proxy.app.traffic_view import live_view
 
-    return live_view(mode, followed, in_force, policy=policy, cassette=cassette)
+    return live_view(mode, followed, in_force, sources=sources, policy=policy, cassette=cassette)

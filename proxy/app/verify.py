@@ -25,8 +25,9 @@ from proxy.core.drift.origins import Origins
 from proxy.core.drift.verification import Verification, Verified
 from proxy.core.model.confirmation import confirmation
 from proxy.core.model.exchange import Exchange, Request, Response, with_header
+from proxy.core.redaction.placeholders import redacted_places
 from proxy.core.redaction.policy import PLACEHOLDER, RedactionPolicy
-from proxy.core.redaction.redact import is_token_request, placeholder_credential, redact_exchange
+from proxy.core.redaction.redact import is_token_request, redact_exchange
 from proxy.core.rules.engine import Checker
 from proxy.core.rules.findings import Finding
 from proxy.errors import UsageError
@@ -68,7 +69,7 @@ async def verify(
             result = Verified(str(path), index, f"{request.method} {request.target}")
             result.recorded_status = exchange.response.status
             results.append(result)
-            result.skipped = _why_not_sent(request, policy, options)
+            result.skipped = _why_not_sent(request, options)
             if result.skipped is None:
                 groups.setdefault((number, request.path), []).append((result, exchange))
     missing = [result for result in results if result.skipped == NEEDS_TOKEN]
@@ -108,17 +109,20 @@ async def verify(
 NEEDS_TOKEN = "needs a token"
 
 
-def _why_not_sent(request: Request, policy: RedactionPolicy, options: VerifyOptions) -> str | None:
+def _why_not_sent(request: Request, options: VerifyOptions) -> str | None:
     if is_token_request(request):
         return "the token request is never re-sent: its recording holds no secret"
     if request.method.upper() not in READS and not options.writes:
         return "a write: re-sent only with --writes"
-    where = placeholder_credential(request, policy)
-    if where is None:
-        return None
-    if where.lower() == "header authorization":
-        return None if options.token is not None else NEEDS_TOKEN
-    return f"its {where} holds a redacted value the live service would refuse"
+    # Anywhere, not only where the policy redacts a credential: a request sent again must never
+    # carry the placeholder (a bearer token it takes from --token is the one place given back).
+    places = redacted_places(request)
+    others = [where for where in places if where.lower() != "header authorization"]
+    if len(others) < len(places) and options.token is None:
+        return NEEDS_TOKEN
+    if others:
+        return f"its {others[0]} holds a redacted value the live service would refuse"
+    return None
 
 
 async def _live(recorded: Exchange, send: Send, policy: RedactionPolicy, token: str | None) -> Exchange:

@@ -91,6 +91,7 @@ def run(arguments: argparse.Namespace) -> int:
             followed=proxy.recording,
             policy=settings.redaction,
             cassette=str(arguments.cassette),
+            sources=[str(arguments.cassette)],
         )
         token = open_ui(proxy.door, proxy.server, view, forwarding_actions("record", proxy, in_force))
     return serve_reported(proxy, arguments, ready, report, "commerce-proxy record", asked.report, token)

@@ -141,7 +141,8 @@ def serve_replay(asked: ReplayRequest, arguments: argparse.Namespace) -> int:
         from proxy.app.ui_setup import live_ui_view
 
         in_force = asked.rules.load()
-        view = live_ui_view("replay", in_force, policy=book.redaction)
+        loaded = [str(one.path) for one in replay.loaded]
+        view = live_ui_view("replay", in_force, policy=book.redaction, sources=loaded)
         replayer.shown = view.add_answered
         setting = ActionSetting("replay", in_force, policy=book.redaction)
         token = open_ui(replayer.door, replayer.server, view, setting)

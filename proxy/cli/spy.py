@@ -51,6 +51,8 @@ def run(arguments: argparse.Namespace) -> int:
         from proxy.cli.serving import forwarding_actions, open_ui
 
         in_force = asked.rules.load()
-        view = live_ui_view("spy", in_force, followed=proxy.recording, policy=settings.redaction)
+        view = live_ui_view(
+            "spy", in_force, followed=proxy.recording, policy=settings.redaction, sources=[upstream]
+        )
         token = open_ui(proxy.door, proxy.server, view, forwarding_actions("spy", proxy, in_force))
     return serve_reported(proxy, arguments, ready, report, "commerce-proxy spy", asked.report, token)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from proxy.core.model.bodies import body_from_bytes, error_document
+from proxy.core.model.browser import browser_icon_request
 from proxy.core.model.exchange import Request, Response
 from proxy.errors import BodyTooLarge
 from proxy.server.wire import Incoming, Outgoing, json_answer
@@ -28,3 +29,12 @@ def core_request(incoming: Incoming, path: str, query: str) -> Request | Outgoin
     except BodyTooLarge as error:
         return json_answer(413, error_document(413, "Payload Too Large", f"{error}; not served"))
     return Request(incoming.method, path, query, incoming.headers, body)
+
+
+def served_here(incoming: Incoming, path: str) -> Outgoing | None:
+    """The answer to a request no client of the API made (a browser's own icon fetch, provoked by a page
+    of ours), which record, spy and replay give themselves: never forwarded, recorded or matched."""
+    if browser_icon_request(incoming.method, path, incoming.headers):
+        detail = f"{path[:80]}: a browser's own icon request; commerce-proxy neither forwards nor records it"
+        return json_answer(404, error_document(404, "Not Found", detail))
+    return None

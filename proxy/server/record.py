@@ -19,7 +19,7 @@ from proxy.core.model.hop_by_hop import end_to_end
 from proxy.core.model.links import OriginRewriter, origin_of
 from proxy.server.admin import Door, answer_ours, record_routes
 from proxy.server.answers import AnswerCache, serve_answer
-from proxy.server.convert import ADMIN_PREFIX, core_request
+from proxy.server.convert import ADMIN_PREFIX, core_request, served_here
 from proxy.server.replay import MAX_REQUEST_BYTES
 from proxy.server.upstream import UpstreamError, UpstreamPool
 from proxy.server.watching import FORWARDED, Seen, Watch
@@ -66,6 +66,8 @@ class RecordProxy:
         path, _, query = incoming.target.partition("?")
         if path.startswith(ADMIN_PREFIX):
             return answer_ours(self.door, incoming, path, self.server.hosts)
+        if (here := served_here(incoming, path)) is not None:
+            return here
         core = core_request(incoming, path, query)
         if isinstance(core, Outgoing):
             return core

@@ -37,7 +37,7 @@ from proxy.server.answers import (
     serve_answer,
     serve_simulated,
 )
-from proxy.server.convert import ADMIN_PREFIX, core_request, core_response
+from proxy.server.convert import ADMIN_PREFIX, core_request, core_response, served_here
 from proxy.server.library import CASSETTE_HEADER, Library
 from proxy.server.watching import Seen, Watch
 from proxy.server.wire import (
@@ -140,6 +140,8 @@ class Replayer:
         path, _, query = incoming.target.partition("?")
         if path.startswith(ADMIN_PREFIX):
             return answer_ours(self.door, incoming, path, self.server.hosts)
+        if (here := served_here(incoming, path)) is not None:
+            return here
         core = core_request(incoming, path, query)
         if isinstance(core, Outgoing):
             return core

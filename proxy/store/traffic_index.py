@@ -423,6 +423,15 @@ class CacheEntry:
     identity: str
 
 
+def file_states(files: Sequence[Path]) -> list[list[int]] | None:
+    """Each file's size, modification time and inode: what says it changed since it was indexed (None:
+    one cannot be looked at)."""
+    try:
+        return [[state.st_size, state.st_mtime_ns, state.st_ino] for state in map(Path.stat, files)]
+    except OSError:
+        return None
+
+
 def cache_entry(sources: Sequence[Path], salt: str) -> CacheEntry | None:
     """The cache entry of the index of `sources` (`salt`: the rules, the version...); None when the
     cache is off (`COMMERCE_PROXY_CACHE=off`) or a source cannot be looked at. The entry lives in the
@@ -430,15 +439,11 @@ def cache_entry(sources: Sequence[Path], salt: str) -> CacheEntry | None:
     setting = os.environ.get("COMMERCE_PROXY_CACHE", "")
     if setting.lower() == "off" or not sources:
         return None
-    names: list[str] = []
-    states: list[Any] = [SCHEMA_VERSION, salt]
-    try:
-        for source in sources:
-            state = source.stat()
-            names.append(str(source.resolve()))
-            states.append([state.st_size, state.st_mtime_ns, state.st_ino])
-    except OSError:
+    names = [str(source.resolve()) for source in sources]
+    found = file_states(sources)
+    if found is None:
         return None
+    states: list[Any] = [SCHEMA_VERSION, salt, *found]
     digest = hashlib.sha256(json.dumps(names).encode()).hexdigest()[:24]
     first = sources[0]
     folder = Path(setting) if setting else (first if first.is_dir() else first.parent) / FOLDER_NAME
