@@ -13,8 +13,11 @@ from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 
 
 class Running:
-    def __init__(self, process: asyncio.subprocess.Process, url: str) -> None:
-        self.process, self.url = process, url
+    def __init__(self, process: asyncio.subprocess.Process, url: str, ui: str | None = None) -> None:
+        self.process, self.url, self.ui = process, url, ui
+
+
+SERVES_A_UI = {"record", "spy", "replay", "ui"}  # they print the UI's address after the ready line
 
 
 @contextlib.asynccontextmanager
@@ -38,7 +41,11 @@ async def commerce_proxy(*arguments: str, file_size_limit: int | None = None) ->
         assert process.stdout is not None
         line = (await asyncio.wait_for(process.stdout.readline(), 30)).decode()
         assert "listening on http://" in line, line + (await process.stderr.read()).decode()  # type: ignore[union-attr]
-        yield Running(process, line.split("listening on ", 1)[1].split()[0].rstrip(","))
+        ui = None
+        if arguments and arguments[0] in SERVES_A_UI and "--no-ui" not in arguments:
+            ui = (await asyncio.wait_for(process.stdout.readline(), 30)).decode().rstrip("\n")
+            assert ui.startswith("ui: http://"), ui
+        yield Running(process, line.split("listening on ", 1)[1].split()[0].rstrip(","), ui)
     finally:
         if process.returncode is None:
             process.kill()

@@ -71,8 +71,12 @@ def chromium_path() -> str | None:
     )
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
+    # Module, not session: Playwright's sync API keeps an event loop running in this thread while it is
+    # open, and every asyncio test that xdist runs after it in the same worker would then fail
+    # ("Runner.run() cannot be called from a running event loop"). A module fixture is closed as soon as
+    # the worker moves to another module's test.
     executable = chromium_path()
     if executable is None:
         reason = "no chromium on this machine (apt-get install chromium): the UI's browser tests need it"
