@@ -50,6 +50,10 @@ __all__ = ["Answered", "TrafficView", "live_view", "offline_view"]
 
 LIMIT_MOST = 500  # rows in one window or one batch of changes
 FLUSH_SECONDS = 0.05  # how long a live exchange waits, at most, to be indexed
+# Exchanges held for the index at once. Past it the serving path indexes them itself: a burst faster
+# than the indexing thread slows the server a little rather than holding every exchange in memory
+# (3,000 replayed 20 KB answers held about 300 MB, which the allocator kept after they were indexed).
+MOST_PENDING = 64
 
 
 class TrafficView:
@@ -327,6 +331,9 @@ def _salt(in_force: RulesInForce) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
+Pending = tuple[Exchange, list[Finding], int | None, Answered | None, bool]
+
+
 class LiveIndexer:
     """Takes each exchange from the serving path (a list append) and indexes it from its own thread,
     every FLUSH_SECONDS, in one transaction per batch."""
@@ -338,52 +345,71 @@ class LiveIndexer:
         self._endpoints = endpoints
         self._policy = policy
         self._cassette = cassette  # what a checked exchange's row names as its cassette
-        self._pending: list[tuple[Exchange, list[Finding], int | None, Answered | None, bool]] = []
+        self._pending: list[Pending] = []
         self._lock = threading.Lock()
+        self._flushing = threading.Lock()
+        self._broken = False  # the index failed (a full disk): nothing more is taken
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="commerce-proxy-ui-index", daemon=True)
         self._thread.start()
 
     def checked(self, checked: Checked) -> None:
         """A live checker's follower: the exchange is already redacted."""
-        with self._lock:
-            self._pending.append((checked.exchange, checked.findings, checked.sequence, None, False))
+        self._take((checked.exchange, checked.findings, checked.sequence, None, False))
 
     def answered(self, exchange: Exchange, findings: list[Finding], answered: Answered) -> None:
         """An exchange replay answered (its request as the client sent it: redacted before indexing)."""
+        self._take((exchange, findings, None, answered, True))
+
+    def _take(self, item: Pending) -> None:
         with self._lock:
-            self._pending.append((exchange, findings, None, answered, True))
+            if self._broken:
+                return
+            self._pending.append(item)
+            full = len(self._pending) >= MOST_PENDING
+        if full:
+            self._flush_safely()
 
     def flush(self) -> None:
-        """Index what is pending now."""
-        with self._lock:
-            taken, self._pending = self._pending, []
-        entries = [
-            _entry(
-                exchange,
-                findings,
-                self._policy if redact else None,
-                self._endpoints,
-                None if redact else self._cassette,
-                number,
-                answered,
-            )
-            for exchange, findings, number, answered, redact in taken
-        ]
-        self.view._add(entries)
+        """Index what is pending now (one flush at a time, so ids keep the order exchanges came in)."""
+        with self._flushing:
+            with self._lock:
+                taken, self._pending = self._pending, []
+            entries = [
+                _entry(
+                    exchange,
+                    findings,
+                    self._policy if redact else None,
+                    self._endpoints,
+                    None if redact else self._cassette,
+                    number,
+                    answered,
+                )
+                for exchange, findings, number, answered, redact in taken
+            ]
+            self.view._add(entries)
 
     def stop(self) -> None:
         """Index what is pending and stop the thread."""
         self._stop.set()
         self._thread.join(timeout=5)
-        self.flush()
+        self._flush_safely()
+
+    def _flush_safely(self) -> bool:
+        """`flush`, and on a failure (a full disk) the proxy goes on and the UI stops growing."""
+        try:
+            self.flush()
+        except CommerceProxyError as error:
+            with self._lock:
+                already, self._broken, self._pending = self._broken, True, []
+            if not already:
+                log.warning("the UI's index stopped taking exchanges: %s", error)
+            return False
+        return True
 
     def _run(self) -> None:
         while not self._stop.wait(FLUSH_SECONDS):
-            try:
-                self.flush()
-            except CommerceProxyError as error:  # a full disk: the proxy goes on, the UI stops growing
-                log.warning("the UI's index stopped taking exchanges: %s", error)
+            if not self._flush_safely():
                 return
 
 

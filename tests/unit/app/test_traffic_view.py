@@ -251,3 +251,32 @@ def test_windows_are_bounded_and_a_failed_build_says_why_in_one_line(
         offline_view([cassette], in_force, cache=False)
     with pytest.raises(CommerceProxyError, match="no such file or folder"):
         offline_view([tmp_path / "missing.yaml"], in_force)
+
+
+@pytest.mark.parametrize("burst", [1, 63, 64, 65, 500, 2_000])
+def test_a_live_burst_holds_a_bounded_number_of_exchanges_and_loses_none(
+    in_force: RulesInForce, burst: int
+) -> None:
+    """However fast exchanges come (here: with the indexing thread stopped, so it never takes any), at
+    most MOST_PENDING wait for the index at once; every one is indexed, in the order it came. Before,
+    3,000 replayed 20 KB answers sent at once were all held until the thread woke (RSS +290 MB)."""
+    from proxy.app.traffic_view import MOST_PENDING
+
+    view = live_view("replay", None, in_force)
+    indexer = view.indexer
+    assert indexer is not None
+    indexer._stop.set()
+    indexer._thread.join(timeout=5)
+    most = 0
+    try:
+        for number in range(burst):
+            answer = Response(200, (), Body("text", f"answer {number}"))
+            view.add_answered(Exchange(Request("GET", f"/v2/n/{number}"), answer), [], Answered("miss"))
+            most = max(most, len(indexer._pending))
+        assert most < MOST_PENDING
+        view.flush()
+        rows = view.window(Query(), 0, 500)
+        assert rows["total"] == burst
+        assert [row["path"] for row in rows["exchanges"]] == [f"/v2/n/{n}" for n in range(min(burst, 500))]
+    finally:
+        view.close()
