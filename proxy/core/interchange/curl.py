@@ -85,10 +85,13 @@ def _word(text: str) -> str:
 
 def _printf_format(body: bytes) -> str:
     """A printf format printing exactly `body`: printable ASCII as is (`%` and `\\` doubled), every
-    other byte as a three-digit octal escape, which POSIX printf understands."""
+    other byte as a three-digit octal escape, which POSIX printf understands; a leading `-` escaped too,
+    or bash's and dash's printf would read the format as an option."""
     parts = []
-    for byte in body:
-        if byte == 0x25:
+    for position, byte in enumerate(body):
+        if byte == 0x2D and position == 0:
+            parts.append("\\055")
+        elif byte == 0x25:
             parts.append("%%")
         elif byte == 0x5C:
             parts.append("\\\\")

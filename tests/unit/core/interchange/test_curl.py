@@ -228,3 +228,13 @@ def test_a_body_decoded_from_gzip_is_sent_without_its_content_encoding(recorder:
     sent = run(curl_command(Exchange(request_, Response(200)), BASE), recorder)
     assert sent.headers == [("Content-Type", "text/plain")]
     assert sent.body == b"hello"
+
+
+@pytest.mark.parametrize("shell", ["bash", "sh"])
+@pytest.mark.parametrize("raw", [b"-\x00", b"--\xff", b"-v x\x01", b"-%d\x00", b"-", b"\x00-"])
+def test_a_body_starting_with_a_dash_is_not_read_as_an_option(recorder: Path, raw: bytes, shell: str) -> None:
+    """printf reads a format starting with `-` as an option (bash's and dash's alike): found by the
+    generator above as `-\\x00` arriving empty."""
+    request_ = Request("GET", "/", "", (), Body("base64", base64.b64encode(raw).decode()))
+    command = curl_command(Exchange(request_, Response(200)), BASE)
+    assert run(command, recorder, shell=shell).body == raw
