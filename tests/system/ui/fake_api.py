@@ -77,6 +77,9 @@ class FakeTraffic:
         self._lock = threading.Lock()
         self._moved: list[tuple[asyncio.AbstractEventLoop, asyncio.Event]] = []
         self._counts_cache: dict[str, dict[str, Any]] = {}
+        self.streams: list[int] = []  # the cursor each event request asked from
+        self.drops = 0  # event streams opened before the last `drop_streams` end
+        self.refusing = 0  # event requests still to answer 503
 
     @property
     def total(self) -> int:
@@ -107,6 +110,24 @@ class FakeTraffic:
             for place, detail in enumerate(self._held):
                 detail["id"] = self._count + place + 1
             self._counts_cache.clear()
+
+    def drop_streams(self, refuse: int = 0) -> None:
+        """Every open event stream ends, as a server's connection drops (any thread), and the next
+        `refuse` event requests are answered 503, as a server not back yet."""
+        with self._lock:
+            self.drops += 1
+            self.refusing = refuse
+            waiting, self._moved = self._moved, []
+        for loop, moved in waiting:
+            loop.call_soon_threadsafe(moved.set)
+
+    def refuse_stream(self) -> bool:
+        """Whether this event request is one `drop_streams` said to refuse."""
+        with self._lock:
+            if self.refusing == 0:
+                return False
+            self.refusing -= 1
+            return True
 
     async def wait(self, cursor: int, timeout: float) -> None:
         moved = asyncio.Event()
@@ -293,11 +314,15 @@ def fake_app(traffic: FakeTraffic, token: str, csp: bool = True) -> web.Applicat
 
     async def events(request: web.Request) -> web.StreamResponse:
         cursor = int(request.headers.get("Last-Event-ID") or request.query.get("cursor", "0"))
+        traffic.streams.append(cursor)
+        if traffic.refuse_stream():
+            return api({"error": "not back yet"}, 503)
+        opened_at = traffic.drops
         stream = web.StreamResponse(
             headers={"Content-Type": "text/event-stream", "Cache-Control": "no-store"}
         )
         await stream.prepare(request)
-        while not stopping.is_set():
+        while not stopping.is_set() and traffic.drops == opened_at:
             if traffic.total > cursor:
                 rows = [
                     row_of(traffic.detail(n) or {})

@@ -67,3 +67,29 @@ def test_the_list_follows_the_end_while_it_is_scrolled_there(
     last = page.locator(".spacer .row[data-id='130']")
     expect(last).to_be_in_viewport()
     assert opened.problems == []
+
+
+def test_the_list_resumes_after_the_event_stream_drops_with_every_exchange_once(
+    serve_ui: Callable[..., Served], open_page: Callable[..., Opened]
+) -> None:
+    traffic = FakeTraffic([detail(n) for n in (1, 2, 3)], mode="record", sources=["live.yaml"])
+    served = serve_ui(traffic)
+    opened = open_page(served.ui_url)
+    page: Any = opened.page
+    expect(page.locator("#info")).to_contain_text("live")
+    page.evaluate("window.__same_page = true")  # gone if the page reloads
+    served.add([detail(0, path=f"/v2/before/{n}") for n in (4, 5)])
+    expect(page.locator(".spacer .row[data-id='5'] .c-path")).to_have_text("/v2/before/5")
+    # The server drops the stream, refuses the next try, and exchanges arrive while the page is away.
+    traffic.drop_streams(refuse=1)
+    served.add([detail(0, path=f"/v2/after/{n}") for n in (6, 7, 8)])
+    expect(page.locator(".spacer .row[data-id='8'] .c-path")).to_have_text("/v2/after/8")
+    expect(page.locator("#info")).to_contain_text("8 exchanges")
+    expect(page.locator("#info")).to_contain_text("live")
+    ids = page.locator(".spacer .row[data-id]").evaluate_all("rows => rows.map(row => row.dataset.id)")
+    assert ids == [str(n) for n in range(1, 9)]
+    assert page.evaluate("window.__same_page") is True
+    # It resumed from its cursor each time (never from the start), through one refused try.
+    assert traffic.streams[0] == 3 and len(traffic.streams) >= 3
+    assert all(cursor >= 5 for cursor in traffic.streams[1:])
+    assert [p for p in opened.problems if "503" not in p] == []
