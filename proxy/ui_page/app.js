@@ -33,7 +33,21 @@ const list = new WindowedList(document.getElementById("list"), {
   },
   onOpen: (id) => open(id),
   onError: (error) => say(error.message, true),
+  onPick: (ids) => picked(ids),
 });
+
+// Two rows picked in the list (ctrl-click, or Space on the selected row): the later one opens with the
+// diff of the two under its buttons, the first picked as `a`.
+async function picked(ids) {
+  if (ids.length < 2) {
+    say(ids.length === 1 ? `#${ids[0]} picked: ctrl-click (or Space on) another row to diff the two` : "");
+    return;
+  }
+  const [a, b] = ids;
+  say("");
+  await open(b);
+  if (openId === b && actions) await actions.run(() => actions.diff(a, b));
+}
 
 function say(message, isError = false) {
   statusLine.textContent = message;
@@ -99,6 +113,7 @@ function noToken() {
 // After an edit or a delete: ids after the edited exchange may have moved, so the window is fetched
 // again where it stands, the counts too, and the exchange reopened (or the pane closed).
 async function changedOffline(id) {
+  list.unpickAll(); // the ids after the edited exchange may name others now
   const info = await api.info();
   if (info) {
     about = { ...about, ...info };

@@ -17,10 +17,12 @@ const COLUMNS = [
 ];
 
 export class WindowedList {
-  constructor(root, { fetchPage, onOpen, onError }) {
+  constructor(root, { fetchPage, onOpen, onError, onPick = () => {} }) {
     this.fetchPage = fetchPage; // (offset, limit) -> Promise<{total, exchanges}>
     this.onOpen = onOpen;
     this.onError = onError;
+    this.onPick = onPick; // (ids) after a row is picked for a diff or unpicked: the ids picked, in order
+    this.picked = []; // ids picked for a diff (ctrl-click, Space): at most two, in the order picked
     this.total = 0;
     this.pages = new Map(); // page number -> rows
     this.loading = new Set();
@@ -41,7 +43,10 @@ export class WindowedList {
     this.scroller.addEventListener("keydown", (event) => this.key(event));
     this.spacer.addEventListener("click", (event) => {
       const row = event.target.closest(".row");
-      if (row) this.choose(Number(row.dataset.offset), true);
+      if (!row) return;
+      const picking = event.ctrlKey || event.metaKey;
+      this.choose(Number(row.dataset.offset), !picking);
+      if (picking) this.pick(Number(row.dataset.offset));
     });
     new ResizeObserver(() => this.schedule()).observe(this.scroller);
   }
@@ -168,6 +173,7 @@ export class WindowedList {
     const classes = ["row"];
     if (offset === this.selected) classes.push("selected");
     if (row && row.id === this.openId) classes.push("open");
+    if (row && this.picked.includes(row.id)) classes.push("picked");
     const node = el("div", { class: classes.join(" "), role: "row", "data-offset": offset });
     node.style.top = `${y}px`;
     if (row === undefined) {
@@ -206,6 +212,21 @@ export class WindowedList {
     this.schedule();
   }
 
+  // A row picked for a diff, or unpicked when it was; a third pick starts a new pair.
+  pick(offset) {
+    const row = this.rowAt(offset);
+    if (!row) return;
+    if (this.picked.includes(row.id)) this.picked = this.picked.filter((id) => id !== row.id);
+    else this.picked = this.picked.length >= 2 ? [row.id] : [...this.picked, row.id];
+    this.schedule();
+    this.onPick([...this.picked]);
+  }
+
+  unpickAll() {
+    this.picked = [];
+    this.schedule();
+  }
+
   markOpen(id) {
     this.openId = id;
     this.schedule();
@@ -228,6 +249,9 @@ export class WindowedList {
     } else if (event.key === "Home" || event.key === "End") {
       event.preventDefault();
       this.choose(event.key === "Home" ? 0 : this.total - 1, false);
+    } else if (event.key === " " && this.selected >= 0) {
+      event.preventDefault();
+      this.pick(this.selected);
     } else if (event.key === "Enter") {
       event.preventDefault();
       const row = this.rowAt(this.selected);

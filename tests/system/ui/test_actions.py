@@ -100,6 +100,38 @@ def test_two_marked_exchanges_diff_in_tiers_only_what_changed_until_asked(
     assert opened.problems == [] and page.evaluate("window.__probe") is None
 
 
+def test_any_two_rows_picked_in_the_list_diff_with_ctrl_click_or_space(
+    serve_ui: Callable[..., Served], open_page: Callable[..., Opened]
+) -> None:
+    traffic = shop()
+    opened = open_page(serve_ui(traffic).ui_url)
+    page = opened.page
+    page.locator(".spacer .row[data-id='3']").click(modifiers=["Control"])
+    expect(page.locator("#status")).to_contain_text("#3 picked")
+    expect(page.locator("#pane")).to_be_hidden()  # a pick opens nothing
+    page.locator(".spacer .row[data-id='1']").click(modifiers=["Control"])
+    expect(page.locator("#pane .diff h3")).to_have_text("diff #3 → #1")
+    expect(page.locator("#pane h2")).to_have_text("GET /v2/products?page=1")
+    assert page.locator(".spacer .row.picked").evaluate_all("rows => rows.map(r => r.dataset.id)") == [
+        "1",
+        "3",
+    ]
+    # A third pick starts a new pair, a picked row clicked again is unpicked, the keyboard picks too.
+    row_2 = page.locator(".spacer .row[data-id='2']")
+    row_2.click(modifiers=["Control"])
+    expect(page.locator(".spacer .row.picked")).to_have_count(1)
+    expect(page.locator("#status")).to_contain_text("#2 picked")
+    row_2.click(modifiers=["Control"])
+    expect(page.locator(".spacer .row.picked")).to_have_count(0)
+    row_2.click(modifiers=["Control"])
+    page.locator(".scroller").focus()
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("Space")
+    expect(page.locator("#pane .diff h3")).to_have_text("diff #2 → #3")
+    assert [(q["a"], q["b"]) for kind, q in traffic.asked if kind == "diff"] == [("3", "1"), ("2", "3")]
+    assert opened.problems == [] and page.evaluate("window.__probe") is None
+
+
 def test_a_finding_diffs_with_the_exchange_it_compares_with(
     serve_ui: Callable[..., Served], open_page: Callable[..., Opened]
 ) -> None:
