@@ -1,5 +1,6 @@
 """What `commerce-proxy ui PATH...` opens: cassettes, folders of cassettes, recording journals and HAR
-files, each as a named stream of exchanges in order, read one at a time where the format allows."""
+files, each as a named stream of exchanges in order, read one at a time where the format allows; and
+`verify` JSON reports, which hold differences, not exchanges (compared with a cassette in the UI)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from proxy.app.importing import read_har
+from proxy.app.verify_results import is_verify_report
 from proxy.core.interchange.har import exchanges_from_har
 from proxy.core.model.exchange import Exchange
 from proxy.errors import CommerceProxyError
@@ -23,10 +25,12 @@ class Source:
     """One file of traffic: a cassette (with its journal, if one is beside it), a journal, a HAR."""
 
     path: Path
-    kind: str  # "cassette" | "journal" | "har"
+    kind: str  # "cassette" | "journal" | "har" | "verify"
 
     def exchanges(self) -> Iterator[Exchange]:
-        """Its exchanges in recorded order (a cassette's as `check` streams them)."""
+        """Its exchanges in recorded order (a cassette's as `check` streams them; a report has none)."""
+        if self.kind == "verify":
+            return iter(())
         if self.kind == "har":
             return (imported.exchange for imported in exchanges_from_har(read_har(self.path), str(self.path)))
         if self.kind == "journal":
@@ -51,6 +55,8 @@ def sources_of(paths: Sequence[Path]) -> list[Source]:
             found.extend(Source(file, "cassette") for file in files)
         elif given.suffix.lower() == HAR_SUFFIX:
             found.append(Source(given, "har"))
+        elif is_verify_report(given):
+            found.append(Source(given, "verify"))
         elif given.name.endswith(JOURNAL_SUFFIX):
             found.append(Source(given, "journal"))
         elif not given.exists():

@@ -24,6 +24,7 @@ from proxy.app.command_inputs import RuleChoice
 from proxy.app.traffic_rows import finding_document, row_identity
 from proxy.app.traffic_sources import sources_of
 from proxy.app.traffic_view import TrafficView, offline_state, offline_view
+from proxy.app.verify_results import read_verify_report, verify_diff_document
 from proxy.core.interchange.curl import curl_command
 from proxy.core.model.exchange import EMPTY_BODY, Body, Exchange, JSONFromText, JSONValue, Request, Response
 from proxy.core.redaction.placeholders import redacted_places
@@ -99,13 +100,28 @@ class UiActions:
         """Two exchanges compared by meaning (`verbose`: volatile differences too)."""
         return ui_actions.exchange_diff(self._exchange(a)[1], self._exchange(b)[1], verbose=verbose)
 
-    def cassette_diff(self, a: str, b: str) -> dict[str, Any]:
-        """Two of the view's cassettes, as `cassette diff --format json` compares them."""
-        cassettes = {str(s.path) for s in self._offline_sources() if s.kind == "cassette"}
+    def cassette_diff(self, a: str, b: str, verbose: bool = False) -> dict[str, Any]:
+        """Two of the view's cassettes, as `cassette diff --format json` compares them; or a cassette
+        and a `verify` report of it, in the same shape (`verbose`: volatile differences too)."""
+        kinds = {str(s.path): s.kind for s in self._offline_sources() if s.kind in ("cassette", "verify")}
         for name in (a, b):
-            if name not in cassettes:
-                raise NotFound(f"{name[:120]!r} is not one of this view's cassettes (see /api/sources)")
-        return ui_actions.cassette_diff_document(Path(a), Path(b), in_force=self.setting.in_force)
+            if name not in kinds:
+                raise NotFound(
+                    f"{name[:120]!r} is not one of this view's cassettes or verify reports (see /api/sources)"
+                )
+        if kinds[a] == kinds[b] == "verify":
+            raise UsageError("two verify reports: compare a report with a cassette it verified")
+        if "verify" in (kinds[a], kinds[b]):
+            live_is_b = kinds[b] == "verify"
+            report, cassette = (b, a) if live_is_b else (a, b)
+            try:
+                document = read_verify_report(Path(report))
+                return verify_diff_document(document, report, cassette, live_is_b=live_is_b, verbose=verbose)
+            except CommerceProxyError as error:
+                raise Conflict(str(error).splitlines()[0]) from None
+        return ui_actions.cassette_diff_document(
+            Path(a), Path(b), in_force=self.setting.in_force, verbose=verbose
+        )
 
     def export(self, query: Query, kind: str) -> tuple[bytes, str]:
         """The exchanges matching `query`, as a HAR or a cassette file, and the file's name."""

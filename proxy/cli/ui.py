@@ -19,7 +19,11 @@ def add_to(commands: Any, common: argparse.ArgumentParser) -> None:
         "findings (offline: nothing is forwarded)",
     )
     ui.add_argument(
-        "paths", nargs="+", type=Path, metavar="PATH", help="a cassette, folder, journal or HAR file"
+        "paths",
+        nargs="+",
+        type=Path,
+        metavar="PATH",
+        help="a cassette, folder, journal or HAR file, or a `verify --format json` report to compare",
     )
     options.add_serving(ui)
     options.add_wire_limits(ui)

@@ -2,7 +2,8 @@
 actions (`proxy/app/ui_action_cases.py`, which decide), and writes the answer. The access decision has
 let the request in; every POST came with the token header.
 
-    GET  exchanges/ID/curl   diff?a=&b=[&all=1]   sources   cassette-diff?a=&b=   export?FILTER&format=
+    GET  exchanges/ID/curl   diff?a=&b=[&all=1]   sources   cassette-diff?a=&b=[&all=1]
+         export?FILTER&format=
     POST baseline   exchanges/ID/delete   exchanges/ID/edit   exchanges/ID/resend
 """
 
@@ -78,7 +79,8 @@ class ActionRoutes:
         if name == "sources":
             return _json(200, actions.sources())
         if name == "cassette-diff":
-            return _json(200, actions.cassette_diff(_one(pairs, "a"), _one(pairs, "b")))
+            everything = _one(pairs, "all", "0") in ("1", "true")
+            return _json(200, actions.cassette_diff(_one(pairs, "a"), _one(pairs, "b"), everything))
         kind = _one(pairs, "format", "har")
         data, filename = actions.export(self.parse([p for p in pairs if p[0] != "format"]), kind)
         shown = "application/json" if kind == "har" else "application/yaml"

@@ -95,6 +95,9 @@ const one = (id) => `exchanges/${encodeURIComponent(id)}`;
 export const curl = (id) => mustGet(`${one(id)}/curl`);
 export const diff = (a, b, all = false) =>
   mustGet("diff", [["a", String(a)], ["b", String(b)], ...(all ? [["all", "1"]] : [])]);
+export const sources = () => mustGet("sources");
+export const cassetteDiff = (a, b, all = false) =>
+  mustGet("cassette-diff", [["a", a], ["b", b], ...(all ? [["all", "1"]] : [])]);
 export const acceptFinding = (id, rule) => postJson("baseline", { exchange: id, rule });
 export const deleteExchange = (id) => postJson(`${one(id)}/delete`, {});
 export const editExchange = (id, field, value, unset = false) =>

@@ -9,6 +9,7 @@ import { showCounts, fillChoices } from "./counts.js";
 import { showExchange, showMissing } from "./detail.js";
 import { follow } from "./live.js";
 import { Actions } from "./actions.js";
+import { comparable, showCompare } from "./sources.js";
 
 const REFRESH_MS = 250;
 
@@ -24,6 +25,7 @@ let liveState = "";
 let refreshTimer = 0;
 let opening = 0;
 let actions = null;
+let comparableSources = []; // offline: the cassettes and verify reports the compare pane offers
 
 const list = new WindowedList(document.getElementById("list"), {
   fetchPage: async (offset, limit) => {
@@ -158,6 +160,18 @@ async function open(id, push = true) {
   }
 }
 
+// The compare pane (offline, two or more cassettes or verify reports): it takes the exchange's place.
+function openCompare() {
+  openId = null;
+  opening += 1;
+  list.markOpen(null);
+  writeUrl(true);
+  showCompare(pane, comparableSources, { close: closePane, say });
+  document.body.classList.add("with-pane");
+}
+
+document.getElementById("compare").addEventListener("click", openCompare);
+
 function closePane() {
   openId = null;
   opening += 1;
@@ -234,7 +248,10 @@ async function start() {
   await Promise.all([list.reset(), loadCounts()]);
   if (openId) open(openId, false);
   list.scroller.focus();
-  if (about.mode !== "offline") {
+  if (about.mode === "offline") {
+    comparableSources = await comparable().catch(() => []);
+    document.getElementById("compare").hidden = comparableSources.length < 2;
+  } else {
     follow(about.cursor ?? 0, {
       onRows,
       onState: (state) => {

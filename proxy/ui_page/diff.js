@@ -9,19 +9,26 @@ const TIERS = ["breaking", "additive", "data", "volatile"];
 export function diffView(doc, { title, all, onToggle, openExchange, ids }) {
   const view = el("section", { class: "diff" }, el("h3", { text: title }));
   view.append(side("a", doc.a, ids?.[0], openExchange), side("b", doc.b, ids?.[1], openExchange));
-  const counts = doc.counts || {};
-  view.append(el("p", { class: "tiers" }, ...TIERS.map((tier) =>
-    el("span", { class: `tier ${tier}`, text: `${tier} ${counts[tier] ?? 0}` }))));
-  if (onToggle) {
-    const box = el("input", { type: "checkbox", class: "all-tiers" });
-    box.checked = Boolean(all);
-    box.addEventListener("change", () => onToggle(box.checked));
-    view.append(el("label", { class: "toggle" }, box, " show every tier (volatile too)"));
-  }
+  view.append(tierCounts(doc.counts));
+  if (onToggle) view.append(everyTier(all, onToggle));
   view.append(el("p", { class: "verdict", text: doc.drifted ? "the answers differ in meaning" :
     "the answers mean the same" }));
   view.append(changes("Response", doc.changes || [], true), changes("Request", doc.request || [], false));
   return view;
+}
+
+// The differences counted by tier, every tier named.
+export function tierCounts(counts = {}) {
+  return el("p", { class: "tiers" }, ...TIERS.map((tier) =>
+    el("span", { class: `tier ${tier}`, text: `${tier} ${counts[tier] ?? 0}` })));
+}
+
+// "Only what changed" unless ticked: the volatile tier asked for too.
+export function everyTier(all, onToggle) {
+  const box = el("input", { type: "checkbox", class: "all-tiers" });
+  box.checked = Boolean(all);
+  box.addEventListener("change", () => onToggle(box.checked));
+  return el("label", { class: "toggle" }, box, " show every tier (volatile too)");
 }
 
 function side(name, about, id, openExchange) {
@@ -54,7 +61,8 @@ function changes(name, items, tiered) {
   return section;
 }
 
-function value(item, key) {
+// One side's value in a cell: `missing` when that side lacks the place, else its JSON as text.
+export function value(item, key) {
   if (!(key in item)) return el("td", { class: "absent", text: "missing" });
   const shown = typeof item[key] === "string" ? item[key] : JSON.stringify(item[key]);
   return el("td", {}, el("code", { text: shown }));

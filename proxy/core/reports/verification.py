@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from proxy.core.drift.compare import Difference, Tier, tier_counts
-from proxy.core.drift.verification import Verification
+from proxy.core.drift.verification import Verification, Verified
 from proxy.core.reports.differences import (
     difference_line,
     difference_row,
@@ -43,8 +43,27 @@ def verify_json(verification: Verification, verbose: bool = False) -> str:
         "counts": verification.counts(),
         "skipped": skipped,
         "findings": [finding.to_json() for finding in verification.findings],
+        "cassettes": _per_cassette(verification),
     }
     return json_text(document, indent=2) + "\n"
+
+
+def _per_cassette(verification: Verification) -> list[dict[str, object]]:
+    """Each cassette verified, in order: how many of its exchanges were sent and skipped, and its
+    differences counted by tier (volatile too, listed or not), so a reader (the UI) can tell a cassette
+    that did not change from one that was not verified."""
+    grouped_results: dict[str, list[Verified]] = {}
+    for result in verification.results:
+        grouped_results.setdefault(result.cassette, []).append(result)
+    return [
+        {
+            "cassette": name,
+            "sent": sum(1 for result in results if result.skipped is None),
+            "skipped": sum(1 for result in results if result.skipped is not None),
+            "counts": tier_counts(item for result in results for item in result.differences),
+        }
+        for name, results in grouped_results.items()
+    ]
 
 
 def verify_text(verification: Verification, verbose: bool = False) -> str:
@@ -137,6 +156,7 @@ def refused_report(form: str, reason: str) -> str:
             "counts": dict.fromkeys(("breaking", "additive", "data", "volatile"), 0),
             "skipped": [],
             "findings": [],
+            "cassettes": [],
         }
         return json_text(document, indent=2) + "\n"
     if form == "markdown":

@@ -120,9 +120,14 @@ def add_action_routes(app: web.Application, traffic: FakeTraffic) -> None:
         live = {**detail, "response": {**detail["response"], "status": 503}}
         return api({"status": 503, "diff": diff_document(detail, live, False)})
 
+    async def sources(request: web.Request) -> web.Response:
+        kind = "cassette" if traffic.mode == "offline" else "live"
+        return api({"sources": [{"name": name, "kind": kind} for name in traffic.sources]})
+
     number = r"{number:\d+}"
     app.router.add_get(f"/_proxy/ui/api/exchanges/{number}/curl", curl)
     app.router.add_get("/_proxy/ui/api/diff", diff)
+    app.router.add_get("/_proxy/ui/api/sources", sources)
     app.router.add_get("/_proxy/ui/api/export", export)
     app.router.add_post("/_proxy/ui/api/baseline", baseline)
     app.router.add_post(f"/_proxy/ui/api/exchanges/{number}/delete", delete)

@@ -17,11 +17,14 @@ import pytest
 from playwright.sync_api import expect
 
 from proxy.store.cassette_reader.loading import read_cassette_file
+from proxy.store.shipped import shipped_dir
 from tests.paths import ROOT
 from tests.running import sandbox_process
 from tests.system.ui.conftest import Opened
 from tests.system.ui.real_servers import RealServer
 from tests.system.ui.test_real_servers import EXAMPLES
+
+WALK = shipped_dir("cassettes") / "pagination-walk.yaml"
 
 
 @pytest.fixture
@@ -151,3 +154,70 @@ def test_resend_in_record_shows_the_diff_with_the_recording(
     expect(opened.page.locator("#pane .resent")).to_have_text(f"resent: the upstream answered {status}")
     expect(opened.page.locator("#pane .diff h3")).to_have_text("recorded #1 → live answer")
     assert server.api("info")["exchanges"] == 1  # never recorded
+
+
+def verify_report(cassette: Path, name: str) -> str:
+    """`verify --format json -v`'s report of `cassette` (named `name`, as verify was given it), from
+    live answers that moved a status and a Date: written by verify's own renderer."""
+    from dataclasses import replace
+
+    from proxy.core.drift.compare import compare_exchanges
+    from proxy.core.drift.pairing import request_line
+    from proxy.core.drift.verification import Verification, Verified
+    from proxy.core.reports.verification import verify_json
+
+    results = []
+    for index, recorded in enumerate(read_cassette_file(cassette).exchanges[1:4], start=1):
+        heads = tuple(
+            (n, "Mon, 01 Jan 2035 00:00:00 GMT" if n == "Date" else v) for n, v in recorded.response.headers
+        )
+        live = replace(
+            recorded, response=replace(recorded.response, status=500 if index == 2 else 200, headers=heads)
+        )
+        results.append(Verified(name, index, request_line(recorded), compare_exchanges(recorded, live)))
+    return verify_json(Verification(results, []), verbose=True)
+
+
+def test_two_cassettes_and_a_cassette_with_its_verify_report_compare_in_tiers(
+    project: Path, real_server: Callable[..., RealServer], open_page: Callable[..., Opened]
+) -> None:
+    shutil.copyfile(WALK, project / "a.yaml")
+    shutil.copyfile(WALK, project / "b.yaml")
+    assert (
+        cli("cassette", "set", "b.yaml", "1", "resp.header.Date", "Tue, 02 Jan 2035", cwd=project).returncode
+        == 0
+    )
+    assert cli("cassette", "delete", "b.yaml", "3", cwd=project).returncode == 0
+    (project / "verified.json").write_text(verify_report(project / "a.yaml", "a.yaml"))
+    server = real_server("ui", "a.yaml", "b.yaml", "verified.json", cwd=project)
+    opened = open_page(server.ui_url)
+    page = opened.page
+    page.locator("#compare").click()
+    pane = page.locator("#pane")
+    pane.locator("select.compare-b").select_option("b.yaml")
+    pane.locator(".act-compare").click()
+    expected = server.api("cassette-diff?a=a.yaml&b=b.yaml")
+    counts = "".join(f"{tier} {n}" for tier, n in expected["counts"].items())
+    expect(pane.locator(".compared .tiers")).to_have_text(counts)
+    expect(pane.locator(".compared tr.change")).to_have_count(len(expected["changes"]))
+    expect(pane.locator(".only.removed li")).to_have_count(1)
+    pane.locator(".compared input.all-tiers").check()
+    every = server.api("cassette-diff?a=a.yaml&b=b.yaml&all=1")["changes"]
+    assert len(every) > len(expected["changes"])  # the Date: volatile, listed when asked
+    expect(pane.locator(".compared tr.change")).to_have_count(len(every))
+    expect(pane.locator(".compared tr.change.volatile td code").first).to_have_text("headers.Date")
+
+    pane.locator("select.compare-b").select_option("verified.json")
+    pane.locator(".act-compare").click()
+    expect(pane.locator(".compared .note").first).to_have_text(
+        "b: the live answers verify got; a: the recorded ones"
+    )
+    expect(pane.locator(".compared tr.change")).to_have_count(1)  # the status; the Dates are volatile
+    expect(pane.locator(".compared tr.change td.tier")).to_have_text(
+        server.api("cassette-diff?a=a.yaml&b=verified.json")["changes"][0]["tier"]
+    )
+    pane.locator(".compared input.all-tiers").check()
+    expect(pane.locator(".compared tr.change")).to_have_count(
+        len(server.api("cassette-diff?a=a.yaml&b=verified.json&all=1")["changes"])
+    )
+    assert opened.problems == []
