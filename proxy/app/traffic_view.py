@@ -3,8 +3,7 @@ rows added since a cursor, over the index (`store/traffic_index.py`).
 
 Offline (`commerce-proxy ui PATH...`) the sources are checked with the checker `check` uses, redacted,
 and indexed once; the index is cached by the sources' identity, so reopening them is instant. Live
-(`record`, `spy`, `replay`) each exchange the live checker follows is handed over cheaply and indexed
-off the serving path, in batches every `FLUSH_SECONDS` by a thread of its own.
+(`record`, `spy`, `replay`) the view is fed by `proxy/app/live_traffic.py`.
 """
 
 from __future__ import annotations
@@ -12,12 +11,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
-import logging
 import queue
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from proxy.app.traffic_rows import detail_document, entry_of
 from proxy.app.traffic_sources import sources_of
@@ -26,11 +24,10 @@ from proxy.core.model.exchange import Exchange
 from proxy.core.redaction.book import KNOWN
 from proxy.core.redaction.policy import RedactionPolicy
 from proxy.core.redaction.redact import redact_exchange
-from proxy.core.rules.engine import Checked, Checker, Listener
+from proxy.core.rules.engine import Checker
 from proxy.core.rules.findings import Finding
 from proxy.core.rules.ruleset import RuleSet
 from proxy.core.ui.query import Query
-from proxy.errors import CommerceProxyError
 from proxy.store.rule_files import RulesInForce
 from proxy.store.traffic_index import (
     Answered,
@@ -45,15 +42,9 @@ from proxy.store.traffic_index import (
 )
 from proxy.version import __version__
 
-log = logging.getLogger(__name__)
-__all__ = ["Answered", "TrafficView", "live_view", "offline_view"]
+__all__ = ["Answered", "TrafficView", "offline_view"]
 
 LIMIT_MOST = 500  # rows in one window or one batch of changes
-FLUSH_SECONDS = 0.05  # how long a live exchange waits, at most, to be indexed
-# Exchanges held for the index at once. Past it the serving path indexes them itself: a burst faster
-# than the indexing thread slows the server a little rather than holding every exchange in memory
-# (3,000 replayed 20 KB answers held about 300 MB, which the allocator kept after they were indexed).
-MOST_PENDING = 64
 
 
 class TrafficView:
@@ -329,136 +320,3 @@ def _salt(in_force: RulesInForce) -> str:
     rules = [(rule.id, rule.severity, rule.check, repr(rule.params)) for rule in in_force.ruleset.rules]
     text = repr((__version__, rules, repr(in_force.project.config), repr(in_force.project.redaction)))
     return hashlib.sha256(text.encode()).hexdigest()
-
-
-Pending = tuple[Exchange, list[Finding], int | None, Answered | None, bool]
-
-
-class LiveIndexer:
-    """Takes each exchange from the serving path (a list append) and indexes it from its own thread,
-    every FLUSH_SECONDS, in one transaction per batch."""
-
-    def __init__(
-        self, view: TrafficView, endpoints: Endpoints, policy: RedactionPolicy | None, cassette: str | None
-    ) -> None:
-        self.view = view
-        self._endpoints = endpoints
-        self._policy = policy
-        self._cassette = cassette  # what a checked exchange's row names as its cassette
-        self._pending: list[Pending] = []
-        self._lock = threading.Lock()
-        self._flushing = threading.Lock()
-        self._broken = False  # the index failed (a full disk): nothing more is taken
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="commerce-proxy-ui-index", daemon=True)
-        self._thread.start()
-
-    def checked(self, checked: Checked) -> None:
-        """A live checker's follower: the exchange is already redacted."""
-        self._take((checked.exchange, checked.findings, checked.sequence, None, False))
-
-    def answered(self, exchange: Exchange, findings: list[Finding], answered: Answered) -> None:
-        """An exchange replay answered (its request as the client sent it: redacted before indexing)."""
-        self._take((exchange, findings, None, answered, True))
-
-    def _take(self, item: Pending) -> None:
-        with self._lock:
-            if self._broken:
-                return
-            self._pending.append(item)
-            full = len(self._pending) >= MOST_PENDING
-        if full:
-            self._flush_safely()
-
-    def flush(self) -> None:
-        """Index what is pending now (one flush at a time, so ids keep the order exchanges came in)."""
-        with self._flushing:
-            with self._lock:
-                taken, self._pending = self._pending, []
-            entries = [
-                _entry(
-                    exchange,
-                    findings,
-                    self._policy if redact else None,
-                    self._endpoints,
-                    None if redact else self._cassette,
-                    number,
-                    answered,
-                )
-                for exchange, findings, number, answered, redact in taken
-            ]
-            self.view._add(entries)
-
-    def stop(self) -> None:
-        """Index what is pending and stop the thread."""
-        self._stop.set()
-        self._thread.join(timeout=5)
-        self._flush_safely()
-
-    def _flush_safely(self) -> bool:
-        """`flush`, and on a failure (a full disk) the proxy goes on and the UI stops growing."""
-        try:
-            self.flush()
-        except CommerceProxyError as error:
-            with self._lock:
-                already, self._broken, self._pending = self._broken, True, []
-            if not already:
-                log.warning("the UI's index stopped taking exchanges: %s", error)
-            return False
-        return True
-
-    def _run(self) -> None:
-        while not self._stop.wait(FLUSH_SECONDS):
-            if not self._flush_safely():
-                return
-
-
-class LiveView(TrafficView):
-    """A live server's view: its index a private temporary file, fed by a `LiveIndexer`."""
-
-    def __init__(self, mode: str, index: TrafficIndex, sources: Sequence[str]) -> None:
-        super().__init__(mode, index, sources)
-        self.indexer: LiveIndexer | None = None
-
-    def add_answered(self, exchange: Exchange, findings: list[Finding], answered: Answered) -> None:
-        """Replay (without --check) hands each answered exchange with how it was answered."""
-        if self.indexer is not None:
-            self.indexer.answered(exchange, findings, answered)
-
-    def flush(self) -> None:
-        """Index what is pending now (tests, and the end of a session)."""
-        if self.indexer is not None:
-            self.indexer.flush()
-
-    def close(self) -> None:
-        if self.indexer is not None:
-            self.indexer.stop()
-            self.indexer = None
-        super().close()
-
-
-class Followed(Protocol):
-    """What tells a live view of each exchange checked: a live checker, or a recording session (which
-    tells of each exchange it keeps even when nothing checks them)."""
-
-    def follow(self, listener: Listener) -> None: ...
-
-
-def live_view(
-    mode: str,
-    live: Followed | None,
-    in_force: RulesInForce,
-    *,
-    sources: Sequence[str] = (),
-    policy: RedactionPolicy | None = None,
-    cassette: str | None = None,
-) -> LiveView:
-    """The view of a running `record`, `spy` or `replay`: every exchange `live` tells of (a recording
-    session's or a live checker's; its row's index is the sequence number, its cassette `cassette`),
-    and every one handed to `add_answered`, redacted with `policy` (default: the project's)."""
-    view = LiveView(mode, temporary_index(), sources)
-    indexer = LiveIndexer(view, Endpoints(in_force.ruleset), policy or in_force.project.redaction, cassette)
-    view.indexer = indexer
-    if live is not None:
-        live.follow(indexer.checked)
-    return view

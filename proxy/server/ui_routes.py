@@ -12,6 +12,7 @@ An adapter like the CLI: each route reads its parameters and calls the traffic v
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
@@ -30,6 +31,10 @@ API = UI_PATH + "api/"
 ASSETS = UI_PATH + "assets/"
 LIMIT, MOST = 100, 500  # rows in a window by default, and at most
 KEEP_ALIVE_SECONDS = 15.0  # a comment line this often keeps an idle event stream open through proxies
+# New rows are pushed at most this often (what arrives meanwhile goes in the same event) rather than
+# once per flush of the index: fewer events to frame and for the page to draw, and a batch at a few
+# hundred exchanges a second still fits the rows the page draws past its view, so none scrolls by unseen.
+PUSH_SECONDS = 0.1
 NUMBER = re.compile(r"[0-9]{1,12}")
 HEALTH = "/_proxy/health"
 
@@ -74,11 +79,13 @@ class UiRoutes:
         files: Mapping[str, bytes],
         keep_alive: float = KEEP_ALIVE_SECONDS,
         actions: ActionAnswering | None = None,
+        push_every: float = PUSH_SECONDS,
     ) -> None:
         self.view = view
         self.parse = parse
         self.assets = Assets(files)
         self.keep_alive = keep_alive
+        self.push_every = push_every
         self.actions = actions  # the action routes (curl, diff, export, baseline, edit...), when served
 
     def answer(self, incoming: Incoming, path: str, query: str) -> Reply | Awaitable[Reply]:
@@ -96,7 +103,7 @@ class UiRoutes:
         except (BadParameter, UsageError) as error:
             return _json(400, error_document(400, "Bad Request", str(error).splitlines()[0]))
 
-    def _route(self, incoming: Incoming, path: str, pairs: list[tuple[str, str]]) -> Reply:
+    def _route(self, incoming: Incoming, path: str, pairs: list[tuple[str, str]]) -> Reply | Awaitable[Reply]:
         if path == UI_PATH:
             return self.assets.answer(PAGE)
         if path.startswith(ASSETS):
@@ -105,20 +112,18 @@ class UiRoutes:
         if route == "info":
             return _json(200, self.view.info())
         if route == "counts":
-            return _json(200, self.view.counts(self.parse(pairs)))
+            query = self.parse(pairs)
+            return _off_loop(lambda: _json(200, self.view.counts(query)))
         if route == "exchanges":
             offset = _number(pairs, "offset", 0)
             limit = _number(pairs, "limit", LIMIT)
             if limit > MOST:
                 raise BadParameter(f"limit={limit}: at most {MOST} exchanges a window")
             rest = [(name, value) for name, value in pairs if name not in ("offset", "limit")]
-            return _json(200, self.view.window(self.parse(rest), offset, limit))
+            query = self.parse(rest)
+            return _off_loop(lambda: _json(200, self.view.window(query, offset, limit)))
         if route.startswith("exchanges/") and NUMBER.fullmatch(route.removeprefix("exchanges/")):
-            number = int(route.removeprefix("exchanges/"))
-            found = self.view.exchange(number)
-            if found is None:
-                return _json(404, error_document(404, "Not Found", f"no exchange {number}"))
-            return _json(200, found)
+            return _off_loop(lambda: self._exchange(int(route.removeprefix("exchanges/"))))
         if route == "events":
             resumed = incoming.header("Last-Event-ID")
             cursor = _number([("Last-Event-ID", resumed)], "Last-Event-ID", 0) if resumed else None
@@ -128,22 +133,41 @@ class UiRoutes:
             return Stream(200, headers, self.events(cursor))
         return _json(404, error_document(404, "Not Found", f"no UI route {path[:80]!r}"))
 
+    def _exchange(self, number: int) -> Reply:
+        found = self.view.exchange(number)
+        if found is None:
+            return _json(404, error_document(404, "Not Found", f"no exchange {number}"))
+        return _json(200, found)
+
     async def events(self, cursor: int) -> AsyncIterator[bytes]:
-        """Server-Sent Events from `cursor`: each batch of new rows as one `exchanges` event whose id
-        is the cursor after it (so a reconnecting page resumes with Last-Event-ID), a comment line
-        when nothing happened for a while."""
+        """Server-Sent Events from `cursor`: the rows added since the last event as one `exchanges`
+        event whose id is the cursor after it (so a reconnecting page resumes with Last-Event-ID), at
+        most one every `push_every` seconds (at once while the client is a full event behind), a
+        comment line when nothing happened for a while."""
+        loop = asyncio.get_running_loop()
+        pushed = loop.time() - self.push_every
         yield b": commerce-proxy events\n\n"
         while True:
-            changed = self.view.changes(cursor, MOST)
-            moved = int(changed["cursor"])
-            if changed["exchanges"]:
-                text = KNOWN.scrub(json.dumps(changed, ensure_ascii=False, separators=(",", ":")))
-                yield f"id: {moved}\nevent: exchanges\ndata: {text}\n\n".encode()
-            if moved != cursor:
-                cursor = moved
-                continue
+            cursor, count, event = await asyncio.to_thread(self._event, cursor)
+            if count:
+                yield event
+                if count >= MOST:
+                    continue  # behind: the next rows at once
+                pushed = loop.time()
             if await self.view.wait(cursor, self.keep_alive) == cursor:
                 yield b": keep-alive\n\n"
+                continue
+            await asyncio.sleep(pushed + self.push_every - loop.time())  # let more rows gather
+
+    def _event(self, cursor: int) -> tuple[int, int, bytes]:
+        """The cursor after the rows past `cursor`, how many, and their event (off the server's loop:
+        the index's writer holds the view while it adds a batch)."""
+        changed = self.view.changes(cursor, MOST)
+        moved, rows = int(changed["cursor"]), len(changed["exchanges"])
+        if not rows:
+            return moved, 0, b""
+        text = KNOWN.scrub(json.dumps(changed, ensure_ascii=False, separators=(",", ":")))
+        return moved, rows, f"id: {moved}\nevent: exchanges\ndata: {text}\n\n".encode()
 
 
 def _number(pairs: list[tuple[str, str]], name: str, default: int) -> int:
@@ -157,6 +181,13 @@ def _number(pairs: list[tuple[str, str]], name: str, default: int) -> int:
 
 def _json(status: int, document: Any) -> Outgoing:
     return json_answer(status, document, UI_HEADERS)
+
+
+async def _off_loop(answer: Callable[[], Reply]) -> Reply:
+    """An answer read from the view in a worker thread: a live view's indexing thread holds it while
+    it adds a batch, and the server's loop, waiting for it there, would stall every exchange it
+    proxies meanwhile."""
+    return await asyncio.to_thread(answer)
 
 
 def attach_ui(door: Door, server: WireServer, routes: UiRoutes) -> None:

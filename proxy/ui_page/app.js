@@ -11,7 +11,7 @@ import { follow } from "./live.js";
 import { Actions } from "./actions.js";
 import { comparable, showCompare } from "./sources.js";
 
-const REFRESH_MS = 250;
+const REFRESH_MS = 500; // counts (and a filtered list) are asked again at most this often while rows arrive
 
 const form = document.getElementById("filters");
 const infoLine = document.getElementById("info");
@@ -23,6 +23,7 @@ let { filter, exchange: openId } = fromSearch(location.search);
 let about = null;
 let liveState = "";
 let refreshTimer = 0;
+let stale = false; // rows arrived that the list could not place itself
 let opening = 0;
 let actions = null;
 let comparableSources = []; // offline: the cassettes and verify reports the compare pane offers
@@ -190,9 +191,12 @@ function onRows(cursor, rows) {
   }
   if (rows.length === 0) return;
   const placed = isEmpty(filter) && list.append(rows);
-  clearTimeout(refreshTimer);
+  stale = stale || !placed;
+  if (refreshTimer) return; // one refresh at most every REFRESH_MS however fast rows come, never none
   refreshTimer = setTimeout(() => {
-    if (!placed) list.refresh();
+    refreshTimer = 0;
+    if (stale) list.refresh();
+    stale = false;
     loadCounts();
   }, REFRESH_MS);
 }

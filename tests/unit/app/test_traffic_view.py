@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from proxy.app.live_traffic import live_view
 from proxy.app.record_setup import shipped_rules_in_force
-from proxy.app.traffic_view import Answered, live_view, offline_view
+from proxy.app.traffic_view import Answered, offline_view
 from proxy.core.cassette.journal_line import journal_line
 from proxy.core.model.exchange import Body, Exchange, JSONFromText, Request, Response
 from proxy.core.redaction.book import KNOWN
@@ -260,7 +261,7 @@ def test_a_live_burst_holds_a_bounded_number_of_exchanges_and_loses_none(
     """However fast exchanges come (here: with the indexing thread stopped, so it never takes any), at
     most MOST_PENDING wait for the index at once; every one is indexed, in the order it came. Before,
     3,000 replayed 20 KB answers sent at once were all held until the thread woke (RSS +290 MB)."""
-    from proxy.app.traffic_view import MOST_PENDING
+    from proxy.app.live_traffic import MOST_PENDING
 
     view = live_view("replay", None, in_force)
     indexer = view.indexer
