@@ -11,8 +11,10 @@ from pathlib import Path
 from proxy.app.importing import read_har
 from proxy.app.verify_results import is_verify_report
 from proxy.core.interchange.har import exchanges_from_har
+from proxy.core.model.domain import admitted
 from proxy.core.model.exchange import Exchange
 from proxy.errors import CommerceProxyError
+from proxy.store import clock
 from proxy.store.cassette_folders import cassette_files
 from proxy.store.cassette_reader.streaming import stream_cassette
 from proxy.store.journal import JOURNAL_SUFFIX, journal_path, read_journal
@@ -28,7 +30,12 @@ class Source:
     kind: str  # "cassette" | "journal" | "har" | "verify"
 
     def exchanges(self) -> Iterator[Exchange]:
-        """Its exchanges in recorded order (a cassette's as `check` streams them; a report has none)."""
+        """Its exchanges in recorded order (a cassette's as `check` streams them; a report has none),
+        each through the cassette-domain gate: a field no cassette may hold is one error line naming
+        the file and the entry, whatever the file's kind, as `import-har` refuses it."""
+        return admitted(self._read(), str(self.path), clock.now())
+
+    def _read(self) -> Iterator[Exchange]:
         if self.kind == "verify":
             return iter(())
         if self.kind == "har":

@@ -22,6 +22,7 @@ from typing import Any, Protocol
 from proxy.app.traffic_rows import detail_document, entry_of
 from proxy.app.traffic_sources import sources_of
 from proxy.app.two_core_index import index_stream
+from proxy.core.model.domain import exchange_problem
 from proxy.core.model.exchange import Exchange
 from proxy.core.redaction.book import KNOWN
 from proxy.core.redaction.policy import RedactionPolicy
@@ -31,6 +32,7 @@ from proxy.core.rules.findings import Finding
 from proxy.core.rules.ruleset import RuleSet
 from proxy.core.ui.query import Query
 from proxy.errors import CommerceProxyError
+from proxy.store import clock
 from proxy.store.rule_files import RulesInForce
 from proxy.store.traffic_index import (
     Answered,
@@ -324,6 +326,15 @@ def _entry(
     )
 
 
+def _inside_domain(exchange: Exchange, number: int | None) -> bool:
+    """The cassette-domain gate for a live exchange (the files' is `Source.exchanges`): one outside it
+    is not indexed, and a warning names it."""
+    problem = exchange_problem(exchange, clock.now())
+    if problem is not None:
+        log.warning("the UI leaves out exchange %s: %s", "?" if number is None else number, problem)
+    return problem is None
+
+
 def _salt(in_force: RulesInForce) -> str:
     """What an offline index depends on besides its sources: this version, the rules and the config."""
     rules = [(rule.id, rule.severity, rule.check, repr(rule.params)) for rule in in_force.ruleset.rules]
@@ -375,6 +386,7 @@ class LiveIndexer:
         with self._flushing:
             with self._lock:
                 taken, self._pending = self._pending, []
+            taken = [item for item in taken if _inside_domain(item[0], item[2])]
             entries = [
                 _entry(
                     exchange,
