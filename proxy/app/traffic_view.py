@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import hashlib
 import logging
 import queue
@@ -30,7 +31,7 @@ from proxy.core.redaction.redact import redact_exchange
 from proxy.core.rules.engine import Checked, Checker, Listener
 from proxy.core.rules.findings import Finding
 from proxy.core.rules.ruleset import RuleSet
-from proxy.core.ui.query import Query
+from proxy.core.ui.query import Query, cassette_named
 from proxy.errors import CommerceProxyError
 from proxy.store import clock
 from proxy.store.rule_files import RulesInForce
@@ -66,6 +67,7 @@ class TrafficView:
         self.mode = mode  # "record" | "spy" | "replay" | "offline"
         self.sources = list(sources)
         self.state: list[list[int]] | None = None  # offline: its files' `file_states` when indexed
+        self.cassettes = list(sources)  # the names rows give as `cassette` (a live view: its own)
         self._index = index
         self._lock = threading.Lock()
         self._waiters: set[tuple[asyncio.AbstractEventLoop, asyncio.Future[None]]] = set()
@@ -83,6 +85,7 @@ class TrafficView:
         match in all."""
         limit = max(0, min(limit, LIMIT_MOST))
         offset = max(0, offset)
+        query = self._resolved(query)
         with self._lock:
             cursor = self.cursor
             total, rows = self._index.window(query, offset, limit)
@@ -90,8 +93,15 @@ class TrafficView:
 
     def counts(self, query: Query) -> dict[str, Any]:
         """How many exchanges match, and per rule, severity and endpoint how many of them."""
+        query = self._resolved(query)
         with self._lock:
             return self._index.counts(query)
+
+    def _resolved(self, query: Query) -> Query:
+        """The query with its cassette as rows name it (`cassette_named`)."""
+        if query.cassette is None:
+            return query
+        return dataclasses.replace(query, cassette=cassette_named(query.cassette, self.cassettes))
 
     def exchange(self, number: int) -> dict[str, Any] | None:
         """One exchange's detail document, or None when there is no such id."""
@@ -469,6 +479,7 @@ def live_view(
     session's or a live checker's; its row's index is the sequence number, its cassette `cassette`),
     and every one handed to `add_answered`, redacted with `policy` (default: the project's)."""
     view = LiveView(mode, temporary_index(), sources)
+    view.cassettes = [cassette] if cassette else []
     indexer = LiveIndexer(view, Endpoints(in_force.ruleset), policy or in_force.project.redaction, cassette)
     view.indexer = indexer
     if live is not None:
