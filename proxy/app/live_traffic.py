@@ -11,11 +11,13 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from proxy.app.traffic_view import Endpoints, TrafficView, _entry
+from proxy.core.model.domain import exchange_problem
 from proxy.core.model.exchange import Exchange
 from proxy.core.redaction.policy import RedactionPolicy
 from proxy.core.rules.engine import Checked, Listener
 from proxy.core.rules.findings import Finding
 from proxy.errors import CommerceProxyError
+from proxy.store import clock
 from proxy.store.rule_files import RulesInForce
 from proxy.store.traffic_index import Answered, TrafficIndex, temporary_index
 
@@ -73,6 +75,7 @@ class LiveIndexer:
         with self._flushing:
             with self._lock:
                 taken, self._pending = self._pending, []
+            taken = [item for item in taken if _inside_domain(item[0], item[2])]
             entries = [
                 _entry(
                     exchange,
@@ -155,8 +158,18 @@ def live_view(
     session's or a live checker's; its row's index is the sequence number, its cassette `cassette`),
     and every one handed to `add_answered`, redacted with `policy` (default: the project's)."""
     view = LiveView(mode, temporary_index(), sources)
+    view.cassettes = [cassette] if cassette else []
     indexer = LiveIndexer(view, Endpoints(in_force.ruleset), policy or in_force.project.redaction, cassette)
     view.indexer = indexer
     if live is not None:
         live.follow(indexer.checked)
     return view
+
+
+def _inside_domain(exchange: Exchange, number: int | None) -> bool:
+    """The cassette-domain gate for a live exchange (the files' is `Source.exchanges`): one outside it
+    is not indexed, and a warning names it."""
+    problem = exchange_problem(exchange, clock.now())
+    if problem is not None:
+        log.warning("the UI leaves out exchange %s: %s", "?" if number is None else number, problem)
+    return problem is None

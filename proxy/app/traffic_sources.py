@@ -4,6 +4,7 @@ files, each as a named stream of exchanges in order, read one at a time where th
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -11,9 +12,12 @@ from pathlib import Path
 from proxy.app.importing import read_har
 from proxy.app.verify_results import is_verify_report
 from proxy.core.interchange.har import exchanges_from_har
+from proxy.core.model.domain import admitted
 from proxy.core.model.exchange import Exchange
 from proxy.errors import CommerceProxyError
+from proxy.store import clock
 from proxy.store.cassette_folders import cassette_files
+from proxy.store.cassette_reader.loading import read_cassette_file
 from proxy.store.cassette_reader.streaming import stream_cassette
 from proxy.store.journal import JOURNAL_SUFFIX, journal_path, read_journal
 
@@ -28,7 +32,12 @@ class Source:
     kind: str  # "cassette" | "journal" | "har" | "verify"
 
     def exchanges(self) -> Iterator[Exchange]:
-        """Its exchanges in recorded order (a cassette's as `check` streams them; a report has none)."""
+        """Its exchanges in recorded order (a cassette's as `check` streams them; a report has none),
+        each through the cassette-domain gate: a field no cassette may hold is one error line naming
+        the file and the entry, whatever the file's kind, as `import-har` refuses it."""
+        return admitted(self._read(), str(self.path), clock.now())
+
+    def _read(self) -> Iterator[Exchange]:
         if self.kind == "verify":
             return iter(())
         if self.kind == "har":
@@ -41,6 +50,46 @@ class Source:
         """The files whose size and time say whether it changed: itself, and a cassette's journal."""
         beside = journal_path(self.path) if self.kind == "cassette" else None
         return [self.path] + ([beside] if beside is not None and beside.exists() else [])
+
+
+def sent_to(name: str, number: int | None) -> str | None:
+    """Where the exchange numbered `number` of the source `name` was sent (the base its request's path
+    and query go below): a cassette's recorded upstream (its journal's when it names none), a journal's,
+    a HAR entry's own origin; None when the file names none. The one answer for curl, resend and export
+    offline and in replay."""
+    path = Path(name)
+    try:
+        found = sources_of([path])
+        stat = path.stat()
+    except (CommerceProxyError, OSError):
+        return None
+    if len(found) != 1:
+        return None
+    upstream, origins = _sent_to(found[0], stat.st_size, stat.st_mtime_ns)
+    if origins and number is not None and 0 <= number < len(origins):
+        return origins[number]
+    return upstream
+
+
+@functools.lru_cache(maxsize=64)
+def _sent_to(source: Source, size: int, mtime_ns: int) -> tuple[str | None, tuple[str, ...]]:
+    """(the file's upstream, each exchange's origin when they have their own); `size` and `mtime_ns`
+    key the cache, so a changed file is read again."""
+    try:
+        if source.kind == "har":
+            imported = exchanges_from_har(read_har(source.path), str(source.path))
+            return None, tuple(item.origin for item in imported)
+        if source.kind == "journal":
+            return read_journal(source.path).upstream, ()
+        if source.kind == "cassette":
+            beside = journal_path(source.path)
+            upstream = read_cassette_file(source.path).upstream
+            if upstream is None and beside.exists():
+                upstream = read_journal(beside).upstream
+            return upstream, ()
+    except CommerceProxyError:
+        pass
+    return None, ()
 
 
 def sources_of(paths: Sequence[Path]) -> list[Source]:

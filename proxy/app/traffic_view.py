@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import hashlib
 import queue
 import threading
@@ -27,7 +28,7 @@ from proxy.core.redaction.redact import redact_exchange
 from proxy.core.rules.engine import Checker
 from proxy.core.rules.findings import Finding
 from proxy.core.rules.ruleset import RuleSet
-from proxy.core.ui.query import Query
+from proxy.core.ui.query import Query, cassette_named
 from proxy.store.rule_files import RulesInForce
 from proxy.store.traffic_index import (
     Answered,
@@ -55,6 +56,7 @@ class TrafficView:
         self.mode = mode  # "record" | "spy" | "replay" | "offline"
         self.sources = list(sources)
         self.state: list[list[int]] | None = None  # offline: its files' `file_states` when indexed
+        self.cassettes = list(sources)  # the names rows give as `cassette` (a live view: its own)
         self._index = index
         self._lock = threading.Lock()
         self._waiters: set[tuple[asyncio.AbstractEventLoop, asyncio.Future[None]]] = set()
@@ -72,6 +74,7 @@ class TrafficView:
         match in all."""
         limit = max(0, min(limit, LIMIT_MOST))
         offset = max(0, offset)
+        query = self._resolved(query)
         with self._lock:
             cursor = self.cursor
             total, rows = self._index.window(query, offset, limit)
@@ -79,8 +82,15 @@ class TrafficView:
 
     def counts(self, query: Query) -> dict[str, Any]:
         """How many exchanges match, and per rule, severity and endpoint how many of them."""
+        query = self._resolved(query)
         with self._lock:
             return self._index.counts(query)
+
+    def _resolved(self, query: Query) -> Query:
+        """The query with its cassette as rows name it (`cassette_named`)."""
+        if query.cassette is None:
+            return query
+        return dataclasses.replace(query, cassette=cassette_named(query.cassette, self.cassettes))
 
     def exchange(self, number: int) -> dict[str, Any] | None:
         """One exchange's detail document, or None when there is no such id."""

@@ -22,7 +22,7 @@ from proxy.app import ui_actions
 from proxy.app.cassette_edits import MOVED, Moved
 from proxy.app.command_inputs import RuleChoice
 from proxy.app.traffic_rows import finding_document, row_identity
-from proxy.app.traffic_sources import sources_of
+from proxy.app.traffic_sources import sent_to, sources_of
 from proxy.app.traffic_view import TrafficView, offline_state, offline_view
 from proxy.app.verify_results import read_verify_report, verify_diff_document
 from proxy.core.interchange.curl import curl_command
@@ -33,13 +33,12 @@ from proxy.core.redaction.redact import is_token_request, redact_exchange
 from proxy.core.rules.endpoints import routed_path
 from proxy.core.ui.query import Query
 from proxy.errors import CommerceProxyError, UsageError
-from proxy.store.cassette_reader.loading import read_cassette_file
 from proxy.store.rule_files import RulesInForce
 
 EXPORT_MOST = 100_000  # exchanges one export takes
 PAGE = 500  # rows read from the view at a time
 Send = Callable[[Request], Awaitable[Response]]  # the server's upstream client, for a resend
-UNKNOWN_UPSTREAM = "http://localhost"  # curl's base when the source names no upstream (a HAR, a journal)
+UNKNOWN_UPSTREAM = "http://localhost"  # curl's base when the source names none (a cassette without one)
 
 
 class Refused(CommerceProxyError):
@@ -133,11 +132,11 @@ class UiActions:
                 f"{total} exchanges match: an export takes at most {EXPORT_MOST}; narrow the filter"
             )
         exchanges: list[Exchange] = []
-        upstreams: set[str] = set()
+        upstreams: set[str | None] = set()
         for offset in range(0, total, PAGE):
             for row in self.view.window(query, offset, PAGE)["exchanges"]:
                 exchanges.append(self._exchange(int(row["id"]))[1])
-                upstreams.add(self._base(row))
+                upstreams.add(self._sent_to(row))
         upstream = upstreams.pop() if len(upstreams) == 1 else None
         policy = self.setting.in_force.project.redaction if self.setting.in_force else None
         data = ui_actions.export_document(exchanges, kind, upstream, policy=policy)
@@ -275,15 +274,21 @@ class UiActions:
         return found
 
     def _base(self, row: dict[str, Any]) -> str:
-        """Where the exchange's request goes: the upstream (record, spy), or its cassette's recorded
-        upstream (offline, replay: the recording that answered)."""
+        """Where curl sends the exchange's request: `_sent_to`, else a placeholder origin."""
+        return self._sent_to(row) or UNKNOWN_UPSTREAM
+
+    def _sent_to(self, row: dict[str, Any]) -> str | None:
+        """Where the exchange's request goes: the upstream (record, spy), or where its source says it
+        was sent (offline: its cassette's or journal's upstream, its HAR entry's origin; replay: the
+        recording that answered); None when nothing says."""
         if self.setting.mode in ("record", "spy") and self.setting.upstream:
             return self.setting.upstream
-        name = row.get("cassette")
+        name, number = row.get("cassette"), row.get("index")
         answered = row.get("answered") or {}
         if answered.get("recording"):
-            name = str(answered["recording"]).rpartition("#")[0]
-        return (_upstream_of(str(name)) if name else None) or UNKNOWN_UPSTREAM
+            name, _, index = str(answered["recording"]).rpartition("#")
+            number = int(index) if index.isdigit() else None
+        return sent_to(str(name), number) if name else None
 
 
 def _key(document: dict[str, Any]) -> tuple[str, str, str, str]:
@@ -297,17 +302,6 @@ def _sources_cached(names: tuple[str, ...]) -> tuple[Any, ...]:
 
 def _sources(names: Sequence[str]) -> list[Any]:
     return list(_sources_cached(tuple(names)))
-
-
-def _upstream_of(name: str) -> str | None:
-    """A cassette's recorded upstream (None: not a cassette, or it names none)."""
-    path = Path(name)
-    if not path.is_file() or path.suffix.lower() not in (".yaml", ".yml"):
-        return None
-    try:
-        return read_cassette_file(path).upstream
-    except CommerceProxyError:
-        return None
 
 
 def exchange_of(row: dict[str, Any], stored: dict[str, Any]) -> Exchange:

@@ -134,10 +134,37 @@ def edit_exchange(
     cassette's lock, redacted, saved atomically and re-checked; `expected` as `delete_exchange`'s."""
     options = cassette_edits.EditOptions(rules=rules or RuleChoice())
     _refuse_negative(index)
+    if not unset:
+        _refuse_wrong_type(field, value)
     request = cassette_edits.FieldRequest(
         path, str(index), field, value, unset=unset, options=options, expected=expected
     )
     return cassette_edits.change_field(request)
+
+
+_TEXT_FIELDS = ("reason", "recorded_at", "method", "path", "query")
+_TYPE_NAMES = {str: "a string", bool: "true or false", int: "a number", float: "a number"}
+_TYPE_NAMES.update({type(None): "null", list: "a list", dict: "an object"})
+
+
+def _refuse_wrong_type(field: str, value: JSONValue) -> None:
+    """A JSON value of a type the field cannot hold is bad input (400) named as such: the command line
+    types text, which `cassette set` reads as the field needs, but the API's value is typed already."""
+    number = isinstance(value, int | float) and not isinstance(value, bool)
+    if field == "status":
+        whole = isinstance(value, int) or (isinstance(value, float) and value.is_integer())
+        fine, wanted = number and whole, "a whole number (an HTTP status 200-599)"
+    elif field == "duration_ms":
+        fine, wanted = number, "a number of milliseconds"
+    elif field in _TEXT_FIELDS or ".header." in field:
+        fine, wanted = isinstance(value, str), "a string"
+    else:
+        return  # a body or a JSON field takes any JSON value
+    if not fine:
+        found = _TYPE_NAMES.get(type(value), type(value).__name__)
+        raise UsageError(
+            f"edit of {field[:80]!r}: expected {wanted}, found {found} ({json.dumps(value)[:40]})"
+        )
 
 
 def _refuse_negative(index: int) -> None:

@@ -8,8 +8,6 @@ from proxy.core.model.exchange import Request, Response
 from proxy.errors import BodyTooLarge
 from proxy.server.wire import Incoming, Outgoing, json_answer
 
-ADMIN_PREFIX = "/_proxy/"
-
 
 def core_response(answer: Outgoing) -> Response:
     """The core value of an answer we built (replay's), to check what a client was really served."""

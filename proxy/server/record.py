@@ -13,13 +13,14 @@ from collections.abc import Awaitable
 from proxy.app.recorder import Answered, Forward, Recorder, Refuse, Relay, Replay, upstream_base
 from proxy.app.recording import RecordingSession, RecordSettings
 from proxy.app.ui_setup import ui_token
+from proxy.core.model.access import ours
 from proxy.core.model.bodies import dump_json, error_document
 from proxy.core.model.exchange import Request, Response, without_headers
 from proxy.core.model.hop_by_hop import end_to_end
 from proxy.core.model.links import OriginRewriter, origin_of
 from proxy.server.admin import Door, answer_ours, record_routes
 from proxy.server.answers import AnswerCache, serve_answer
-from proxy.server.convert import ADMIN_PREFIX, core_request, served_here
+from proxy.server.convert import core_request, served_here
 from proxy.server.replay import MAX_REQUEST_BYTES
 from proxy.server.upstream import UpstreamError, UpstreamPool
 from proxy.server.watching import FORWARDED, Seen, Watch
@@ -64,8 +65,8 @@ class RecordProxy:
     def handle(self, incoming: Incoming) -> Reply | Awaitable[Reply]:
         """The wire's request as a core request, the use case's decision, its answer on the wire."""
         path, _, query = incoming.target.partition("?")
-        if path.startswith(ADMIN_PREFIX):
-            return answer_ours(self.door, incoming, path, self.server.hosts)
+        if (route := ours(path)) is not None:  # any spelling of a /_proxy/ path: never forwarded
+            return answer_ours(self.door, incoming, route, self.server.hosts)
         if (here := served_here(incoming, path)) is not None:
             return here
         core = core_request(incoming, path, query)

@@ -17,6 +17,7 @@ from dataclasses import replace
 from proxy.app.replay_setup import ReplayOptions, replay_clock, write_usage_report
 from proxy.app.traffic_view import Answered
 from proxy.app.ui_setup import ui_token
+from proxy.core.model.access import ours
 from proxy.core.model.bodies import error_document
 from proxy.core.model.exchange import Exchange, Request
 from proxy.core.model.links import origin_of
@@ -37,7 +38,7 @@ from proxy.server.answers import (
     serve_answer,
     serve_simulated,
 )
-from proxy.server.convert import ADMIN_PREFIX, core_request, core_response, served_here
+from proxy.server.convert import core_request, core_response, served_here
 from proxy.server.library import CASSETTE_HEADER, Library
 from proxy.server.watching import Seen, Watch
 from proxy.server.wire import (
@@ -138,8 +139,8 @@ class Replayer:
 
     def handle(self, incoming: Incoming) -> Reply | Awaitable[Reply]:
         path, _, query = incoming.target.partition("?")
-        if path.startswith(ADMIN_PREFIX):
-            return answer_ours(self.door, incoming, path, self.server.hosts)
+        if (route := ours(path)) is not None:  # any spelling of a /_proxy/ path: never forwarded
+            return answer_ours(self.door, incoming, route, self.server.hosts)
         if (here := served_here(incoming, path)) is not None:
             return here
         core = core_request(incoming, path, query)

@@ -22,6 +22,7 @@ from urllib.parse import urlsplit
 
 import httptools
 
+from proxy.core.model.access import without_our_credentials
 from proxy.core.model.exchange import Headers
 from proxy.errors import UsageError
 
@@ -131,6 +132,9 @@ class UpstreamPool:
 
     def _encode(self, method: str, target: str, headers: Headers, body: bytes) -> bytes:
         lines = [f"{method} {target} HTTP/1.1", f"Host: {self.host_header}"]
+        # Every request to an upstream is written here (record, spy, resend, verify): our UI's token
+        # and cookies never leave the process, whatever a client sent beside its own.
+        headers = without_our_credentials(headers)
         lines.extend(f"{name}: {value}" for name, value in headers if name.lower() not in NOT_SENT)
         if self.authorization and not any(name.lower() == "authorization" for name, _ in headers):
             lines.append(f"Authorization: {self.authorization}")

@@ -4,10 +4,10 @@ Replay answers from memory, so the serving path is its whole cost: aiohttp.web's
 objects cost about 70 µs a request, more than replay's matching; this, about a fifth of that. It keeps
 what a client may rely on: keep-alive, pipelined requests answered in order, HTTP/1.0, `Expect:
 100-continue`, HEAD, limits on header and body size (431, 413), 400 on bad input, idle connections
-closed, write back-pressure, and a graceful stop that lets answers in flight finish.
-Every request passes one gate before its body is read: its Host must name this machine (`HostPolicy`), so
-a web page reaching us by DNS rebinding gets a 421 (a 403 on our own /_proxy/ paths) and nothing else, and
-a request a browser sends for a page on another origin gets a 403.
+closed, write back-pressure, and a graceful stop that lets answers in flight finish. Every request
+passes one gate before its body is read: its Host must name this machine (`HostPolicy`), so a web page
+reaching us by DNS rebinding gets a 421 (a 403 on our own /_proxy/ paths, any spelling: `access.ours`)
+and nothing else, and a request a browser sends for a page on another origin gets a 403.
 
 A handler gets an `Incoming` and returns an `Outgoing` (or an awaitable of one, only when it must wait),
 `DROP` to cut the connection, a `Trickle` to send the body slowly, or a `Stream` of chunks (events).
@@ -27,6 +27,7 @@ from typing import Any, Final, cast
 
 import httptools
 
+from proxy.core.model.access import ours
 from proxy.core.model.bodies import error_document
 from proxy.core.model.domain import response_fault
 from proxy.core.model.exchange import Headers, Response
@@ -315,12 +316,11 @@ class _Connection(asyncio.Protocol):
         self.head_started = None
         if not self.url.startswith(b"/"):
             raise target_refusal(self.parser.get_method(), self.url)
-        # Before the body is read or anything is served: a Host naming another machine is a web page's.
-        hosts, pairs = self.server.hosts, tuple(self.header_pairs)
+        hosts, pairs = self.server.hosts, tuple(self.header_pairs)  # first: a foreign Host is a web page's
         foreign = hosts.refusal(pairs, self.reached[0]) or hosts.page_refusal(pairs, self.reached[0])
         if foreign is not None:  # our own paths refuse a foreign Host as the access decision does: 403
-            ours = foreign.status == 421 and self.url.startswith(b"/_proxy/")
-            raise RequestRefused(403 if ours else foreign.status, foreign.detail)
+            mine = foreign.status == 421 and ours(self.url.partition(b"?")[0].decode("latin-1"))
+            raise RequestRefused(403 if mine else foreign.status, foreign.detail)
         for name, value in self.header_pairs:
             lowered = name.lower()
             if lowered == "content-length" and value.strip().isdigit():

@@ -4,7 +4,9 @@ The command sends what the recording holds, as `verify` sends it (less the heade
 connection), and nothing curl would add on its own. Every argument is quoted so the shell gives back the
 exact text; a body that is not plain printable text goes through `printf` on standard input, so any byte
 (NUL included) arrives as recorded. The exchange given is already redacted: a placeholder stays a
-placeholder. Pure: an exchange in, a string out.
+placeholder. A method, target or header that could not be its one line of a request (a method or name
+that is no token, a CR, LF or NUL in a value) is refused, not quoted: the readers' cassette-domain
+gate keeps such exchanges out, and this is its second line. Pure: an exchange in, a string out.
 """
 
 from __future__ import annotations
@@ -13,18 +15,22 @@ import shlex
 
 from proxy.core.model.bodies import body_to_bytes
 from proxy.core.model.exchange import Exchange, Headers
+from proxy.core.model.heads import TOKENS, method_problem, path_problem, query_problem
 from proxy.core.model.hop_by_hop import end_to_end
+from proxy.errors import CommerceProxyError
 
 NOT_SENT = frozenset({"host", "content-length"})  # curl writes these from the URL and the body
 # Headers curl sends on its own unless told otherwise; `-H 'Name:'` tells it not to.
 CURL_DEFAULTS = ("User-Agent", "Accept")
 _PRINTABLE_ASCII = frozenset(range(0x20, 0x7F))
+_LINE_BREAKERS = ("\r", "\n", "\0")  # in a header value, curl would send a line of their making
 
 
 def curl_command(exchange: Exchange, base_url: str) -> str:
     """One command line sending `exchange`'s request to `base_url` plus the recorded path and query:
     its method, every end-to-end header (in order, repeats kept) and its body bytes."""
     request = exchange.request
+    _refuse_unsendable(exchange)
     body = body_to_bytes(request.body)
     headers = _sent_headers(request.headers, request.body.decoded_from is not None)
     words = ["curl", "--globoff", "--path-as-is", "--silent", "--show-error"]
@@ -50,6 +56,30 @@ def curl_command(exchange: Exchange, base_url: str) -> str:
     words.append(_word(base_url.rstrip("/") + request.target))
     command = " ".join(words)
     return command if stdin is None else f"printf {shlex.quote(_printf_format(stdin))} | {command}"
+
+
+class NotSendable(CommerceProxyError):
+    """A request that no HTTP/1.1 request line and header lines can carry."""
+
+
+def _refuse_unsendable(exchange: Exchange) -> None:
+    request = exchange.request
+    problem = (
+        method_problem(request.method)
+        or path_problem(request.path)
+        or query_problem(request.query)
+        or next(filter(None, (_header_line_problem(name, value) for name, value in request.headers)), None)
+    )
+    if problem is not None:
+        raise NotSendable(f"this request cannot be a curl command: {problem}")
+
+
+def _header_line_problem(name: str, value: str) -> str | None:
+    if ":" in name or TOKENS.fullmatch(name) is None:
+        return f"expected a header name (a token), found {name[:40]!r}"
+    if any(breaker in value for breaker in _LINE_BREAKERS):
+        return f"header {name} holds a CR, LF or NUL in its value: {value[:40]!r}"
+    return None
 
 
 def _sent_headers(headers: Headers, body_decoded: bool) -> Headers:

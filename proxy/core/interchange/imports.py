@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 from urllib.parse import urlsplit
 
 from proxy.core.cassette.document import Cassette
-from proxy.core.model.domain import exchange_problem
+from proxy.core.model.domain import refuse_outside
 from proxy.core.model.exchange import Exchange
 from proxy.core.model.links import origin_of
 from proxy.errors import CassetteFormatError, SettingError
@@ -43,10 +43,8 @@ def assemble(
     and strips the base path from request paths; without it the file must hold exactly one origin.
     """
     collected = list(items)
-    for position, item in enumerate(collected):
-        problem = exchange_problem(item.exchange, now)  # `now`: a recording after it cannot load
-        if problem is not None:  # a header that would break its line on replay, a method that is no token
-            raise CassetteFormatError(f"{source}: exchange {position} of the file: {problem}")
+    for position, item in enumerate(collected):  # `now`: a recording after it cannot load
+        refuse_outside(item.exchange, now, source, position)
     counts = Counter(item.origin for item in collected)
     if wanted is not None:
         origin = origin_of(wanted)

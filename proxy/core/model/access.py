@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import re
 from dataclasses import dataclass
-from urllib.parse import quote, unquote_plus, urlencode
+from urllib.parse import quote, unquote, unquote_plus, urlencode
 
 from proxy.core.model.exchange import Headers
 from proxy.core.model.hosts import HostPolicy, cross_site_refusal
@@ -29,6 +30,63 @@ TOKEN_HEADER = "X-Commerce-Proxy-Token"
 TOKEN_PARAMETER = "token"
 TOKEN_VARIABLE = "COMMERCE_PROXY_UI_TOKEN"  # a fixed token from the environment (scripts that POST)
 READS = frozenset({"GET", "HEAD"})
+_PLAIN = re.compile(r"(?:/[^/%\\;.]+)*/?")  # no escape, empty segment, dot, backslash or parameter
+_DECODINGS = 4  # `%255F` is `%5F` once decoded, `_` twice: decoded until it stays, at most this often
+
+
+def ours(path: str) -> str | None:
+    """The route a request's path names when any spelling of it is under `/_proxy/` (None: a path of
+    the API, to forward or match): the one decision of what is ours, for every server and the wire.
+
+    An upstream or a server in front of it may decode `%5F`, merge `//`, resolve `.` and `..`, take `\\`
+    for `/`, drop `;parameters` or ignore case, so each of those spellings is ours too: it is answered
+    here (by its plain spelling: a route, or 404), never forwarded with our token's cookie beside it."""
+    if _PLAIN.fullmatch(path) is not None:  # most paths: nothing to undo, one comparison
+        return path if path[: len(OURS)].lower() in (OURS, OURS[:-1]) else None
+    plain = path
+    for _ in range(_DECODINGS):
+        decoded = unquote(plain, errors="replace")
+        if decoded == plain:
+            break
+        plain = decoded
+    segments: list[str] = []
+    for segment in plain.replace("\\", "/").split("/"):
+        segment = segment.partition(";")[0]
+        if segment == "..":
+            if segments:
+                segments.pop()
+        elif segment not in ("", "."):
+            segments.append(segment)
+    trailing = "/" if plain.endswith(("/", "/.", "/..")) and segments else ""
+    route = "/" + "/".join(segments) + trailing
+    lowered = route.lower()
+    if lowered == OURS.rstrip("/") or lowered.startswith(OURS):
+        return route
+    return None
+
+
+def without_our_credentials(headers: Headers) -> Headers:
+    """The headers less our token's header and our cookies (`commerce_proxy_token`, `..._PORT`) in
+    any case, a Cookie header keeping its other cookies: what may leave this process for an upstream."""
+    kept: list[tuple[str, str]] = []
+    for name, value in headers:
+        lowered = name.lower()
+        if lowered == TOKEN_HEADER.lower():
+            continue
+        if lowered == "cookie":
+            parts = [part for part in value.split(";") if not _our_cookie(part)]
+            if len(parts) != value.count(";") + 1:
+                value = ";".join(parts).strip()
+                if not value:
+                    continue
+        kept.append((name, value))
+    return tuple(kept)
+
+
+def _our_cookie(part: str) -> bool:
+    name = part.partition("=")[0].strip().lower()
+    rest = name.removeprefix(TOKEN_COOKIE)
+    return name.startswith(TOKEN_COOKIE) and (rest == "" or rest.startswith("_"))
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import binascii
 import functools
 import re
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from itertools import chain
 
@@ -27,6 +28,7 @@ from proxy.core.model.heads import (
     reason_problem,
     target_fine,
 )
+from proxy.errors import CassetteFormatError
 
 # RFC 3339: a date, a time to the second (a fraction allowed; 60, a leap second) and a zone, `T` and `Z`
 # in either case (RFC 3339 5.6): what `record` writes, and what the RFC lets a hand write.
@@ -47,8 +49,10 @@ class Fault:
     where: tuple[str, ...]
     problem: str
 
-    def __str__(self) -> str:
-        return f"{'.'.join(self.where)}: {self.problem}"
+    def __str__(self) -> str:  # a header name is the file's: one holding a line break is quoted
+        return (
+            f"{'.'.join(part if part.isprintable() else repr(part) for part in self.where)}: {self.problem}"
+        )
 
 
 def status_problem(status: object) -> str | None:
@@ -245,6 +249,22 @@ def exchange_problem(exchange: Exchange, now: float | None = None) -> str | None
     """`exchange_fault` as one phrase naming the field, for writers that refuse an exchange whole."""
     fault = exchange_fault(exchange, now)
     return None if fault is None else str(fault)
+
+
+def refuse_outside(exchange: Exchange, now: float | None, source: str, position: int) -> None:
+    """The gate every exchange read from a file passes: one line naming the file, the entry and the
+    field when it is outside its domain (what `import-har` and the UI's readers say alike)."""
+    if not _inside(exchange, now):
+        fault = _first_fault(exchange, now)
+        if fault is not None:
+            raise CassetteFormatError(f"{source}: exchange {position} of the file: {fault}")
+
+
+def admitted(exchanges: Iterable[Exchange], source: str, now: float | None) -> Iterator[Exchange]:
+    """A reader's exchanges, each through `refuse_outside` as it is taken."""
+    for position, exchange in enumerate(exchanges):
+        refuse_outside(exchange, now, source, position)
+        yield exchange
 
 
 def _headers_fault(side: str, headers: Headers) -> Fault | None:

@@ -86,6 +86,7 @@ class ReplayBook:
     recordings: list[Recording] = field(default_factory=list)
     _index: dict[RequestKey, list[int]] = field(default_factory=dict)
     _by_route: dict[tuple[str, str], list[int]] = field(default_factory=dict)
+    _by_path: dict[str, list[int]] = field(default_factory=dict)  # the same path, any method
     _cursor: dict[RequestKey, int] = field(default_factory=dict)
     _warned: set[RequestKey] = field(default_factory=set)
     uses: list[int] = field(default_factory=list)
@@ -129,6 +130,7 @@ class ReplayBook:
         self._index.setdefault(key, []).append(number)
         route = (request.method.upper(), unquote(request.path))
         self._by_route.setdefault(route, []).append(number)
+        self._by_path.setdefault(route[1], []).append(number)
 
     def prepare(self, request: Request) -> Request:
         """The incoming request as recordings see it: its secrets redacted the same way."""
@@ -199,12 +201,15 @@ class ReplayBook:
         return Miss(reason, self.closest(request, explainer=explainer), explainer.spent)
 
     def closest(self, request: Request, limit: int = 3, explainer: Explainer | None = None) -> list[NearMiss]:
-        """Up to `limit` recordings nearest to an unmatched request, nearest first, found within the
-        explainer's budget: recordings of the same route are compared first."""
+        """Up to `limit` recordings nearest to an unmatched request, nearest first (`closeness`: the
+        path, then the method, then the rest; ties in recording order), found within the explainer's
+        budget: recordings of the same route are compared first, then those of the same path."""
         prepared = self.prepare(request) if explainer is None else explainer.incoming
         explainer = explainer or Explainer(prepared, self.policy)
         route = (prepared.method.upper(), unquote(prepared.path))
         numbers = list(self._by_route.get(route, ()))
+        if len(numbers) < limit:
+            numbers.extend(number for number in self._by_path.get(route[1], ()) if number not in numbers)
         if len(numbers) < limit:
             seen = set(numbers)
             numbers.extend(

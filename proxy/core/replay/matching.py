@@ -377,7 +377,14 @@ def _short(value: JSONValue, limit: int = 80) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
+# A near miss is ranked by meaning: another path is another resource, farther than the same path with
+# another method (another operation on it), which is farther than any number of parameters, headers or
+# body leaves (each 1; fewer than METHOD_WEIGHT fit in a miss's budget). Ties keep recording order.
+METHOD_WEIGHT = 10 * (EXPLAIN_BUDGET + MAX_LEAVES)
+PATH_WEIGHT = 10 * METHOD_WEIGHT
+
+
 def closeness(found: list[Difference]) -> int:
-    """A distance for ranking near misses: a wrong method or path weighs more than a parameter."""
-    weights = {"method": 100, "path": 50}
+    """A distance for ranking near misses: the path first, then the method, then the rest counted."""
+    weights = {"method": METHOD_WEIGHT, "path": PATH_WEIGHT}
     return sum(weights.get(difference.where, 1) for difference in found)

@@ -5,7 +5,7 @@ and a bad parameter is one line naming it."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, fields
 
 from proxy.core.rules.findings import SEVERITIES, Severity
@@ -144,3 +144,27 @@ _PARSERS = {
     "cassette": _as_is,
     "text": _text,
 }
+
+
+def cassette_named(given: str, names: Sequence[str]) -> str:
+    """The view's cassette `given` names: as the list and the rows show it (the path as opened), its
+    file name, or that without its suffix or suffixes (`checkout` for `cassettes/checkout.yaml`), when
+    one cassette has it; else a 400 naming it (and the cassettes it could mean)."""
+    if given in names:
+        return given
+    same = [name for name in names if given in _short_names(name)]
+    if len(same) == 1:
+        return same[0]
+    if same:
+        raise QueryError(
+            f"filter parameter 'cassette': {given!r} names {len(same)} cassettes; give one of {same}"
+        )
+    known = ", ".join(_short_names(name)[0] for name in names[:10]) or "none"
+    raise QueryError(f"filter parameter 'cassette': no cassette {given!r} in this view (it has: {known})")
+
+
+def _short_names(name: str) -> tuple[str, str, str]:
+    """A cassette's file name, that less its last suffix, and less every suffix."""
+    file_name = name.rsplit("/", 1)[-1]
+    stem = file_name.rsplit(".", 1)[0] if "." in file_name[1:] else file_name
+    return file_name, stem, file_name.partition(".")[0]
