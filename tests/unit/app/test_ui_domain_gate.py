@@ -16,8 +16,9 @@ from pathlib import Path
 import pytest
 
 from proxy.app.importing import ImportRequest, import_har
+from proxy.app.live_traffic import live_view
 from proxy.app.record_setup import shipped_rules_in_force
-from proxy.app.traffic_view import Answered, live_view, offline_view
+from proxy.app.traffic_view import Answered, offline_view
 from proxy.core.cassette.document import Cassette, dump_cassette, exchange_to_document
 from proxy.core.cassette.journal_line import json_line
 from proxy.core.interchange.curl import NotSendable, curl_command

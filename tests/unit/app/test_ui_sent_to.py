@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 import yaml
 
+from proxy.app.live_traffic import live_view
 from proxy.app.record_setup import shipped_rules_in_force
-from proxy.app.traffic_view import Answered, TrafficView, live_view, offline_view
+from proxy.app.traffic_view import Answered, TrafficView, offline_view
 from proxy.app.ui_action_cases import UNKNOWN_UPSTREAM, ActionSetting, UiActions
 from proxy.core.cassette.document import Cassette, dump_cassette
 from proxy.core.cassette.journal_line import journal_line
