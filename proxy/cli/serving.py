@@ -6,7 +6,7 @@ The server modules are imported when a command runs, so other commands do not pa
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from proxy.cli.output import say
@@ -14,9 +14,11 @@ from proxy.cli.output import say
 if TYPE_CHECKING:
     from proxy.app.project_rules import RulesInForce
     from proxy.app.traffic_view import TrafficView
-    from proxy.app.ui_action_cases import ActionSetting
+    from proxy.app.ui_action_cases import ActionSetting, Send
+    from proxy.core.model.exchange import Request, Response
     from proxy.server.admin import Door
     from proxy.server.record import RecordProxy
+    from proxy.server.replay import Replayer
     from proxy.server.serving import Servable
     from proxy.server.ui_action_routes import ActionRoutes
     from proxy.server.wire import WireServer
@@ -73,17 +75,48 @@ def ui_actions(view: TrafficView, setting: ActionSetting | None) -> ActionRoutes
     return ActionRoutes(UiActions(view, setting), filter_parser())
 
 
-def forwarding_actions(mode: str, proxy: RecordProxy, in_force: RulesInForce) -> ActionSetting:
-    """What the actions of `record` and `spy` may do: resend through the server's upstream client."""
-    from proxy.app.ui_action_cases import ActionSetting
-    from proxy.server.ui_action_routes import pool_sender
+def open_live_ui(
+    arguments: argparse.Namespace,
+    mode: str,
+    served: RecordProxy | Replayer,
+    in_force: RulesInForce,
+    sources: Sequence[str],
+    cassette: str | None = None,
+) -> str | None:
+    """The UI of `record`, `spy` or `replay` (`mode`) on its server, unless `--no-ui`: the live UI
+    use case (`proxy.app.live_ui`) wired to the server's traffic; the token to print (None: no UI).
+    `in_force`: the rules the command loaded, shown as it checks with them."""
+    if arguments.no_ui:
+        return None
+    from proxy.app.live_ui import LiveUiRequest, live_ui
+    from proxy.server.record import RecordProxy
 
-    settings = proxy.settings
-    return ActionSetting(
-        mode,
-        in_force,
-        upstream=settings.upstream,
-        send=pool_sender(proxy.pool),
-        policy=settings.redaction,
-        sends_authorization=proxy.pool.authorization is not None,
-    )
+    if isinstance(served, RecordProxy):
+        settings = served.settings
+        asked = LiveUiRequest(
+            mode,
+            in_force,
+            settings.redaction,
+            sources,
+            cassette,
+            upstream=settings.upstream,
+            send=_resend_through(served),
+            sends_authorization=served.pool.authorization is not None,
+        )
+        ui = live_ui(asked)
+        served.recording.follow(ui.checked)
+    else:
+        ui = live_ui(LiveUiRequest(mode, in_force, served.library.default.redaction, sources))
+        served.shown = ui.answered
+    return open_ui(served.door, served.server, ui.view(), ui.setting())
+
+
+def _resend_through(proxy: RecordProxy) -> Send:
+    """A resend through the server's own upstream client (its module imported on the first one)."""
+
+    async def send(request: Request) -> Response:
+        from proxy.server.ui_action_routes import pool_sender
+
+        return await pool_sender(proxy.pool)(request)
+
+    return send
