@@ -2,11 +2,16 @@
 made by this one use case so the three commands show the same things with the same rules.
 
 The CLI wires it to its server: a recording session tells `checked` of each exchange it keeps, replay
-hands `answered` each answer it serves, and the server's UI routes read `view()` and `actions()`.
+hands `answered` each answer it serves, and the server's UI routes read `view()` and `setting()`.
+Nothing is made at start but this object: the view (its temporary index, its indexing thread, the
+traffic index's modules) is made by the first exchange or the first UI request, whichever comes first,
+so a server nobody looks at (most test servers) starts as fast as with `--no-ui`, and the page still
+shows every exchange from the first one.
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -39,35 +44,53 @@ class LiveUiRequest:
 
 @dataclass
 class LiveUi:
-    """A live server's UI: its view, fed by `checked` (a follower) and `answered` (replay's hook)."""
+    """A live server's UI: its view, made when first needed, fed by `checked` (a follower) and
+    `answered` (replay's hook)."""
 
     asked: LiveUiRequest
     _view: LiveView | None = field(default=None, init=False)
+    _closed: bool = field(default=False, init=False)
+    _making: threading.Lock = field(default_factory=threading.Lock, init=False)
 
     def view(self) -> LiveView:
-        if self._view is None:
-            from proxy.app.traffic_view import live_view
-
-            asked = self.asked
-            self._view = live_view(
-                asked.mode,
-                None,
-                asked.in_force,
-                sources=asked.sources,
-                policy=asked.policy,
-                cassette=asked.cassette,
-            )
-        return self._view
+        """The view, made now if it was not."""
+        made = self._made(True)
+        assert made is not None
+        return made
 
     def checked(self, checked: Checked) -> None:
         """A recording session's follower: one exchange kept, redacted, with its findings."""
-        indexer = self.view().indexer
-        if indexer is not None:
-            indexer.checked(checked)
+        view = self._made(False)
+        if view is not None and view.indexer is not None:
+            view.indexer.checked(checked)
 
     def answered(self, exchange: Exchange, findings: list[Finding], answered: Answered) -> None:
         """Replay's hook: one answer served, with how it was made."""
-        self.view().add_answered(exchange, findings, answered)
+        view = self._made(False)
+        if view is not None:
+            view.add_answered(exchange, findings, answered)
+
+    def _made(self, even_closed: bool) -> LiveView | None:
+        """The view, made now if it was not (an exchange may come from a checker's thread while the
+        first UI request comes from the server's loop: one of them makes it); None once closed,
+        unless `even_closed`."""
+        view = self._view
+        if view is not None:
+            return view
+        with self._making:
+            if self._view is None and (even_closed or not self._closed):
+                from proxy.app.traffic_view import live_view
+
+                asked = self.asked
+                self._view = live_view(
+                    asked.mode,
+                    None,
+                    asked.in_force,
+                    sources=asked.sources,
+                    policy=asked.policy,
+                    cassette=asked.cassette,
+                )
+            return self._view
 
     def setting(self) -> ActionSetting:
         """What the UI's actions may do here."""
@@ -84,12 +107,15 @@ class LiveUi:
         )
 
     def close(self) -> None:
-        if self._view is not None:
-            self._view.close()
+        """Close the view, if it was made (its temporary index is removed); later exchanges are not
+        shown."""
+        with self._making:
+            self._closed = True
+            view = self._view
+        if view is not None:
+            view.close()
 
 
 def live_ui(asked: LiveUiRequest) -> LiveUi:
-    """The UI of a live server."""
-    ui = LiveUi(asked)
-    ui.view()
-    return ui
+    """The UI of a live server; its view is made when first needed."""
+    return LiveUi(asked)

@@ -6,12 +6,13 @@ The server modules are imported when a command runs, so other commands do not pa
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Awaitable, Callable, Sequence
+from typing import TYPE_CHECKING, cast
 
 from proxy.cli.output import say
 
 if TYPE_CHECKING:
+    from proxy.app.live_ui import LiveUi
     from proxy.app.project_rules import RulesInForce
     from proxy.app.traffic_view import TrafficView
     from proxy.app.ui_action_cases import ActionSetting, Send
@@ -21,7 +22,8 @@ if TYPE_CHECKING:
     from proxy.server.replay import Replayer
     from proxy.server.serving import Servable
     from proxy.server.ui_action_routes import ActionRoutes
-    from proxy.server.wire import WireServer
+    from proxy.server.ui_routes import UiRoutes
+    from proxy.server.wire import Incoming, Reply, WireServer
 
 
 def announce(message: str) -> None:
@@ -89,10 +91,14 @@ def open_live_ui(
     if arguments.no_ui:
         return None
     from proxy.app.live_ui import LiveUiRequest, live_ui
-    from proxy.server.record import RecordProxy
 
-    if isinstance(served, RecordProxy):
-        settings = served.settings
+    if mode == "replay":  # no isinstance: the other command's server module is not imported
+        replayer = cast("Replayer", served)
+        ui = live_ui(LiveUiRequest(mode, in_force, replayer.library.default.redaction, sources))
+        replayer.shown = ui.answered
+    else:
+        proxy = cast("RecordProxy", served)
+        settings = proxy.settings
         asked = LiveUiRequest(
             mode,
             in_force,
@@ -100,15 +106,37 @@ def open_live_ui(
             sources,
             cassette,
             upstream=settings.upstream,
-            send=_resend_through(served),
-            sends_authorization=served.pool.authorization is not None,
+            send=_resend_through(proxy),
+            sends_authorization=proxy.pool.authorization is not None,
         )
         ui = live_ui(asked)
-        served.recording.follow(ui.checked)
-    else:
-        ui = live_ui(LiveUiRequest(mode, in_force, served.library.default.redaction, sources))
-        served.shown = ui.answered
-    return open_ui(served.door, served.server, ui.view(), ui.setting())
+        proxy.recording.follow(ui.checked)
+    served.door.ui = RoutesOnDemand(ui)
+
+    async def close() -> None:  # after the server's own cleanup: a record's cassette is written first
+        ui.close()
+
+    served.server.on_cleanup.append(close)
+    return served.door.token
+
+
+class RoutesOnDemand:
+    """A live server's UI routes, made by the first UI request: a server nobody looks at never reads
+    the page's files or imports the actions."""
+
+    def __init__(self, ui: LiveUi) -> None:
+        self._ui = ui
+        self._routes: UiRoutes | None = None
+
+    def answer(self, incoming: Incoming, path: str, query: str) -> Reply | Awaitable[Reply]:
+        if self._routes is None:
+            from proxy.app.ui_setup import filter_parser, page_files
+            from proxy.server.ui_routes import UiRoutes
+
+            view = self._ui.view()
+            actions = ui_actions(view, self._ui.setting())
+            self._routes = UiRoutes(view, filter_parser(), page_files(), actions=actions)
+        return self._routes.answer(incoming, path, query)
 
 
 def _resend_through(proxy: RecordProxy) -> Send:
