@@ -17,12 +17,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from proxy.app.traffic_view import Answered, LiveView
+    from proxy.app.traffic_view import LiveView, Made
     from proxy.app.ui_action_cases import ActionSetting, Send
-    from proxy.core.model.exchange import Exchange
     from proxy.core.redaction.policy import RedactionPolicy
     from proxy.core.rules.engine import Checked
-    from proxy.core.rules.findings import Finding
     from proxy.store.rule_files import RulesInForce
 
 
@@ -64,11 +62,12 @@ class LiveUi:
         if view is not None and view.indexer is not None:
             view.indexer.checked(checked)
 
-    def answered(self, exchange: Exchange, findings: list[Finding], answered: Answered) -> None:
-        """Replay's hook: one answer served, with how it was made."""
+    def answered(self, made: Made) -> None:
+        """Replay's hook: how to make one answer served, its findings and how it was answered, called
+        off the serving path (the serving path only appends it)."""
         view = self._made(False)
         if view is not None:
-            view.add_answered(exchange, findings, answered)
+            view.add_answered_later(made)
 
     def _made(self, even_closed: bool) -> LiveView | None:
         """The view, made now if it was not (an exchange may come from a checker's thread while the

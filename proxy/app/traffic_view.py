@@ -331,7 +331,10 @@ def _salt(in_force: RulesInForce) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-Pending = tuple[Exchange, list[Finding], int | None, Answered | None, bool]
+# One exchange waiting for the index: as it was handed over, or (replay) how to make it, called by the
+# indexing thread so the serving path only appends.
+Made = Callable[[], tuple[Exchange, list[Finding], Answered]]
+Pending = tuple[Exchange, list[Finding], int | None, Answered | None, bool] | Made
 
 
 class LiveIndexer:
@@ -361,6 +364,10 @@ class LiveIndexer:
         """An exchange replay answered (its request as the client sent it: redacted before indexing)."""
         self._take((exchange, findings, None, answered, True))
 
+    def answered_later(self, made: Made) -> None:
+        """As `answered`, the exchange made by `made` when it is indexed."""
+        self._take(made)
+
     def _take(self, item: Pending) -> None:
         with self._lock:
             if self._broken:
@@ -385,7 +392,7 @@ class LiveIndexer:
                     number,
                     answered,
                 )
-                for exchange, findings, number, answered, redact in taken
+                for exchange, findings, number, answered, redact in map(_pending, taken)
             ]
             self.view._add(entries)
 
@@ -413,6 +420,13 @@ class LiveIndexer:
                 return
 
 
+def _pending(item: Pending) -> tuple[Exchange, list[Finding], int | None, Answered | None, bool]:
+    if callable(item):
+        exchange, findings, answered = item()
+        return exchange, findings, None, answered, True
+    return item
+
+
 class LiveView(TrafficView):
     """A live server's view: its index a private temporary file, fed by a `LiveIndexer`."""
 
@@ -424,6 +438,11 @@ class LiveView(TrafficView):
         """Replay (without --check) hands each answered exchange with how it was answered."""
         if self.indexer is not None:
             self.indexer.answered(exchange, findings, answered)
+
+    def add_answered_later(self, made: Made) -> None:
+        """As `add_answered`, the exchange made by `made` off the serving path (replay's hook)."""
+        if self.indexer is not None:
+            self.indexer.answered_later(made)
 
     def flush(self) -> None:
         """Index what is pending now (tests, and the end of a session)."""
