@@ -16,7 +16,7 @@ import pytest
 
 from proxy.core.model.access import TOKEN_HEADER, TOKEN_VARIABLE
 from tests.paths import ROOT
-from tests.running import Running, commerce_proxy, sandbox_process
+from tests.running import Running, commerce_proxy
 
 UI_LINE = re.compile(r"ui: (http://127\.0\.0\.1:[0-9]+)/_proxy/ui/\?token=([A-Za-z0-9_-]{40,})")
 NO_TOKEN = {TOKEN_VARIABLE: ""}  # each server makes its own random token
@@ -121,14 +121,11 @@ async def serves_files_offline(running: Running, base: str, token: str) -> None:
     assert status == 0, err
 
 
-async def test_spy_serves_its_ui_over_its_live_view() -> None:
-    with sandbox_process() as upstream:
-        async with commerce_proxy("spy", "--upstream", upstream, environment=NO_TOKEN) as running:
-            assert running.ready.startswith("commerce-proxy spy: listening on http://127.0.0.1:"), (
-                running.ready
-            )
-            base, token = ui_of(running)
-            await shows_spied_traffic(running, base, token)
+async def test_spy_serves_its_ui_over_its_live_view(sandbox_upstream: str) -> None:
+    async with commerce_proxy("spy", "--upstream", sandbox_upstream, environment=NO_TOKEN) as running:
+        assert running.ready.startswith("commerce-proxy spy: listening on http://127.0.0.1:"), running.ready
+        base, token = ui_of(running)
+        await shows_spied_traffic(running, base, token)
 
 
 async def shows_spied_traffic(running: Running, base: str, token: str) -> None:
@@ -147,24 +144,23 @@ async def shows_spied_traffic(running: Running, base: str, token: str) -> None:
 
 @pytest.mark.parametrize("checking", [True, False])
 async def test_record_shows_each_exchange_it_keeps_with_its_cassette_index(
-    tmp_path: Path, checking: bool
+    tmp_path: Path, checking: bool, sandbox_upstream: str
 ) -> None:
     """With or without live checking (`--no-check`), every exchange kept is in the UI within 1 s, named
     by the cassette and the index `cassette show` opens."""
     cassette = tmp_path / "shop.yaml"
-    with sandbox_process() as upstream:
-        flags = [] if checking else ["--no-check"]
-        arguments = ("record", "--upstream", upstream, "--cassette", str(cassette), *flags)
-        async with commerce_proxy(*arguments, environment=NO_TOKEN) as running:
-            base, token = ui_of(running)
-            async with aiohttp.ClientSession() as session:
-                for path in ("/v2/products", "/v2/brands"):
-                    async with session.get(f"{running.url}{path}") as answer:
-                        await answer.read()
-            rows = await rows_seen(base, token, 2, seconds=1.0)
-            assert [(row["cassette"], row["index"], row["path"]) for row in rows] == [
-                (str(cassette), 0, "/v2/products"),
-                (str(cassette), 1, "/v2/brands"),
-            ]
-            status, _, err = await stopped(running)
-            assert status == 0, err
+    flags = [] if checking else ["--no-check"]
+    arguments = ("record", "--upstream", sandbox_upstream, "--cassette", str(cassette), *flags)
+    async with commerce_proxy(*arguments, environment=NO_TOKEN) as running:
+        base, token = ui_of(running)
+        async with aiohttp.ClientSession() as session:
+            for path in ("/v2/products", "/v2/brands"):
+                async with session.get(f"{running.url}{path}") as answer:
+                    await answer.read()
+        rows = await rows_seen(base, token, 2, seconds=1.0)
+        assert [(row["cassette"], row["index"], row["path"]) for row in rows] == [
+            (str(cassette), 0, "/v2/products"),
+            (str(cassette), 1, "/v2/brands"),
+        ]
+        status, _, err = await stopped(running)
+        assert status == 0, err

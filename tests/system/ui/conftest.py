@@ -17,6 +17,7 @@ import pytest
 
 from proxy.server.background import BackgroundServer
 from tests.browsers import launched_chromium
+from tests.running import sandbox_process
 from tests.system.ui.fake_api import Detail, FakeTraffic, fake_app
 
 VIEWPORT = {"width": 1280, "height": 800}
@@ -60,6 +61,13 @@ def serve_ui() -> Iterator[Callable[..., Served]]:
     yield serve
     for server in servers:
         server.stop()
+
+
+@pytest.fixture
+def sandbox() -> Iterator[str]:
+    """The sandbox, as an upstream for a `record` of the test's."""
+    with sandbox_process() as upstream:
+        yield upstream
 
 
 @pytest.fixture(scope="module")
