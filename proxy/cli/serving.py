@@ -17,13 +17,12 @@ if TYPE_CHECKING:
     from proxy.app.traffic_view import TrafficView
     from proxy.app.ui_action_cases import ActionSetting, Send
     from proxy.core.model.exchange import Request, Response
-    from proxy.server.admin import Door
     from proxy.server.record import RecordProxy
     from proxy.server.replay import Replayer
     from proxy.server.serving import Servable
     from proxy.server.ui_action_routes import ActionRoutes
     from proxy.server.ui_routes import UiRoutes
-    from proxy.server.wire import Incoming, Reply, WireServer
+    from proxy.server.wire import Incoming, Reply
 
 
 def announce(message: str) -> None:
@@ -54,16 +53,6 @@ def serve(
 
     run_served(serve_until_stopped(app, arguments.host, arguments.port, announced))
     return 0
-
-
-def open_ui(door: Door, server: WireServer, view: TrafficView, setting: ActionSetting | None = None) -> str:
-    """Serve the UI over `view` on a server's door (closed with the server), with its actions when a
-    `setting` says what they may do; the token to print."""
-    from proxy.app.ui_setup import filter_parser, page_files
-    from proxy.server.ui_routes import UiRoutes, attach_ui
-
-    attach_ui(door, server, UiRoutes(view, filter_parser(), page_files(), actions=ui_actions(view, setting)))
-    return door.token
 
 
 def ui_actions(view: TrafficView, setting: ActionSetting | None) -> ActionRoutes | None:
