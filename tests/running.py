@@ -9,22 +9,27 @@ import resource
 import socket
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 
 
 class Running:
-    def __init__(self, process: asyncio.subprocess.Process, url: str, ui: str | None = None) -> None:
-        self.process, self.url, self.ui = process, url, ui
+    def __init__(
+        self, process: asyncio.subprocess.Process, url: str, ui: str | None = None, ready: str = ""
+    ) -> None:
+        self.process, self.url, self.ui, self.ready = process, url, ui, ready  # ready: its first line
 
 
 SERVES_A_UI = {"record", "spy", "replay", "ui"}  # they print the UI's address after the ready line
 
 
 @contextlib.asynccontextmanager
-async def commerce_proxy(*arguments: str, file_size_limit: int | None = None) -> AsyncIterator[Running]:
+async def commerce_proxy(
+    *arguments: str, file_size_limit: int | None = None, environment: Mapping[str, str] | None = None
+) -> AsyncIterator[Running]:
     """Start `python -m proxy ARGS --port 0`, wait for its ready line, and always reap it.
 
-    `file_size_limit` (bytes) makes every file write past it fail, as on a full disk (RLIMIT_FSIZE).
+    `file_size_limit` (bytes) makes every file write past it fail, as on a full disk (RLIMIT_FSIZE);
+    `environment`: variables set for it on top of this process's.
     """
     process = await asyncio.create_subprocess_exec(
         sys.executable,
@@ -36,6 +41,7 @@ async def commerce_proxy(*arguments: str, file_size_limit: int | None = None) ->
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
         preexec_fn=_file_size_limited(file_size_limit),
+        env=None if environment is None else {**os.environ, **environment},
     )
     try:
         assert process.stdout is not None
@@ -45,7 +51,7 @@ async def commerce_proxy(*arguments: str, file_size_limit: int | None = None) ->
         if arguments and arguments[0] in SERVES_A_UI and "--no-ui" not in arguments:
             ui = (await asyncio.wait_for(process.stdout.readline(), 30)).decode().rstrip("\n")
             assert ui.startswith("ui: http://"), ui
-        yield Running(process, line.split("listening on ", 1)[1].split()[0].rstrip(","), ui)
+        yield Running(process, line.split("listening on ", 1)[1].split()[0].rstrip(","), ui, line)
     finally:
         if process.returncode is None:
             process.kill()

@@ -15,7 +15,6 @@ from proxy.app import editing as session
 from proxy.app.cassette_reading import per_exchange, selected
 from proxy.app.check_run import check_cassette
 from proxy.app.command_inputs import ExtraRedaction, Reads, RuleChoice
-from proxy.app.traffic_rows import indexed_identity
 from proxy.core.cassette.document import Cassette, exchange_to_document
 from proxy.core.editing.edits import (
     SplitBy,
@@ -271,6 +270,8 @@ def _refuse_moved(
     if expected is None:
         return
     [index] = indexes
+    from proxy.app.traffic_rows import indexed_identity  # the UI's index (SQLite): only for the UI's edits
+
     if indexed_identity(redact_exchange(cassette.exchanges[index], policy)) != expected:
         raise Moved(MOVED)
 

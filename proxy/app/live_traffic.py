@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Protocol
 
 from proxy.app.traffic_view import Endpoints, TrafficView, _entry
@@ -31,7 +31,10 @@ FLUSH_SECONDS = 0.05  # how long a live exchange waits, at most, to be indexed
 MOST_PENDING = 64
 
 
-Pending = tuple[Exchange, list[Finding], int | None, Answered | None, bool]
+# One exchange waiting for the index: as it was handed over, or (replay) how to make it, called by the
+# indexing thread so the serving path only appends.
+Made = Callable[[], tuple[Exchange, list[Finding], Answered]]
+Pending = tuple[Exchange, list[Finding], int | None, Answered | None, bool] | Made
 
 
 class LiveIndexer:
@@ -61,6 +64,10 @@ class LiveIndexer:
         """An exchange replay answered (its request as the client sent it: redacted before indexing)."""
         self._take((exchange, findings, None, answered, True))
 
+    def answered_later(self, made: Made) -> None:
+        """As `answered`, the exchange made by `made` when it is indexed."""
+        self._take(made)
+
     def _take(self, item: Pending) -> None:
         with self._lock:
             if self._broken:
@@ -75,7 +82,7 @@ class LiveIndexer:
         with self._flushing:
             with self._lock:
                 taken, self._pending = self._pending, []
-            taken = [item for item in taken if _inside_domain(item[0], item[2])]
+            made = [item for item in map(_pending, taken) if _inside_domain(item[0], item[2])]
             entries = [
                 _entry(
                     exchange,
@@ -86,7 +93,7 @@ class LiveIndexer:
                     number,
                     answered,
                 )
-                for exchange, findings, number, answered, redact in taken
+                for exchange, findings, number, answered, redact in made
             ]
             self.view._add(entries)
 
@@ -114,6 +121,13 @@ class LiveIndexer:
                 return
 
 
+def _pending(item: Pending) -> tuple[Exchange, list[Finding], int | None, Answered | None, bool]:
+    if callable(item):
+        exchange, findings, answered = item()
+        return exchange, findings, None, answered, True
+    return item
+
+
 class LiveView(TrafficView):
     """A live server's view: its index a private temporary file, fed by a `LiveIndexer`."""
 
@@ -125,6 +139,11 @@ class LiveView(TrafficView):
         """Replay (without --check) hands each answered exchange with how it was answered."""
         if self.indexer is not None:
             self.indexer.answered(exchange, findings, answered)
+
+    def add_answered_later(self, made: Made) -> None:
+        """As `add_answered`, the exchange made by `made` off the serving path (replay's hook)."""
+        if self.indexer is not None:
+            self.indexer.answered_later(made)
 
     def flush(self) -> None:
         """Index what is pending now (tests, and the end of a session)."""

@@ -98,12 +98,13 @@ class ForwardRequest:
     spellings: Mapping[str, str] = field(default_factory=dict)  # the caller's names of the settings
 
 
-def forwarding_settings(asked: ForwardRequest) -> RecordSettings:
-    """`record`'s or `spy`'s settings: the rules and config it names, read now, and what it asked."""
+def forwarding_settings(asked: ForwardRequest, in_force: RulesInForce | None = None) -> RecordSettings:
+    """`record`'s or `spy`'s settings: the rules and config it names (`in_force` when the command has
+    read them already, for its UI; else read now), and what it asked."""
     return record_settings(
         asked.upstream,
         asked.cassette,
-        asked.rules.load(),
+        asked.rules.load() if in_force is None else in_force,
         mode=asked.mode,
         fresh=asked.fresh,
         checking=asked.check,

@@ -19,6 +19,7 @@ from proxy.core.rules.engine import LiveChecker
 from proxy.store.cassette_names import resolve_cassette_name
 from proxy.store.cassette_reader.loading import Loaded, load_cassette, load_cassettes
 from proxy.store.clock import now_stamp
+from proxy.store.rule_files import RulesInForce
 from proxy.store.saving import write_atomically
 
 SLOW_BODY_MS = 3000.0  # how long a `slow` fault's body takes, unless told
@@ -85,12 +86,14 @@ class ReplayRequest:
 
 @dataclass(frozen=True, slots=True)
 class Replay:
-    """A replay ready to serve: its book, the cassettes read, its options, and its live checker."""
+    """A replay ready to serve: its book, the cassettes read, its options, its live checker, and the
+    rules and config it was prepared with (its UI shows the same)."""
 
     book: ReplayBook
     loaded: list[Loaded]
     options: ReplayOptions
     live: LiveChecker | None
+    in_force: RulesInForce
 
 
 def prepare_replay(asked: ReplayRequest) -> Replay:
@@ -111,7 +114,7 @@ def prepare_replay(asked: ReplayRequest) -> Replay:
         from proxy.core.rules.engine import Checker
 
         live = LiveChecker(Checker(in_force.ruleset, in_force.project.config))
-    return Replay(book, loaded, options, live)
+    return Replay(book, loaded, options, live, in_force)
 
 
 def replay_settings(asked: ReplayOptions, paths: list[Path]) -> ReplayOptions:

@@ -79,16 +79,29 @@ def entry_of(
         request_text=request_body[1] if request_body[0] in ("json", "text") else "",
         response_text=response_body[1] if response_body[0] in ("json", "text") else "",
         detail={
-            "request": {"headers": [list(pair) for pair in request.headers], "body": request_body},
-            "response": {
-                "status": response.status,
-                "reason": response.reason,
-                "headers": [list(pair) for pair in response.headers],
-                "body": response_body,
-            },
+            "request": _decoded(
+                {"headers": [list(pair) for pair in request.headers], "body": request_body}, request.body
+            ),
+            "response": _decoded(
+                {
+                    "status": response.status,
+                    "reason": response.reason,
+                    "headers": [list(pair) for pair in response.headers],
+                    "body": response_body,
+                },
+                response.body,
+            ),
             "findings": [finding_document(finding) for finding in findings],
         },
     )
+
+
+def _decoded(kept: dict[str, Any], body: Body) -> dict[str, Any]:
+    """A kept message with the Content-Encoding its body was decoded from, when it was (an action
+    rebuilds the exchange, and a cassette exported from it, with it)."""
+    if body.decoded_from is not None:
+        kept["decoded_from"] = body.decoded_from
+    return kept
 
 
 def finding_document(finding: Finding, compared_with: int | None = None) -> dict[str, Any]:

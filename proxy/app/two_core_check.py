@@ -31,6 +31,7 @@ from proxy.core.rules.findings import Finding
 from proxy.core.rules.unjudged import UnjudgedTally
 from proxy.store.cassette_reader.streaming import stream_history, warm_count
 from proxy.workers.choice import runner
+from proxy.workers.trailer import trailer_of, write_trailer
 
 # Exchanges (32 MB of bench YAML); below this a fork costs more than it saves: checking costs 85 to 110
 # us an exchange, so the first part alone takes 0.2 s here, beside which the fork and the child's pass
@@ -39,7 +40,6 @@ SMALLEST_SPLIT = 4000
 SHARE = 0.53  # of the exchanges checked here: the child also passes over the history before its part
 PATIENCE_S = 30.0  # and twice this process's checking time: then the child is given up
 COUNTER = struct.Struct("q")
-TRAILER = struct.Struct("qq")  # what the child checked, and how many batches of findings it wrote
 BATCH_FINDINGS = 1000
 
 
@@ -77,7 +77,7 @@ def check_stream(
                 progress(checked + COUNTER.unpack_from(shared)[0])
         patience = PATIENCE_S + 2 * (time.monotonic() - started)
         output = child.result(patience, lambda: progress(checked + COUNTER.unpack_from(shared)[0]))
-        theirs = _trailer_of(output)
+        theirs = trailer_of(output)
         if checked == split and output is not None and theirs is not None:
             checker.checked, batches = theirs
             for _ in range(batches):
@@ -128,21 +128,4 @@ def _check_from(
         batches += 1
     pickle.dump(checker.unjudged, output, protocol=pickle.HIGHEST_PROTOCOL)
     pickle.dump(sorted(KNOWN.values), output, protocol=pickle.HIGHEST_PROTOCOL)
-    output.write(TRAILER.pack(count, batches))
-
-
-def _trailer_of(output: BinaryIO | None) -> tuple[int, int] | None:
-    """The child's (count, batches) from the end of the file it wrote, which is then read from its
-    start; None when there is no whole trailer (a child that did not finish)."""
-    if output is None:
-        return None
-    try:
-        size = output.seek(0, 2)
-        if size < TRAILER.size:
-            return None
-        output.seek(size - TRAILER.size)
-        trailer = TRAILER.unpack(output.read(TRAILER.size))
-        output.seek(0)
-    except (OSError, struct.error):
-        return None
-    return trailer
+    write_trailer(output, count, batches)

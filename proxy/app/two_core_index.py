@@ -17,7 +17,6 @@ seen exactly the child's history, indexes the rest itself.
 from __future__ import annotations
 
 import pickle
-import struct
 import time
 from collections.abc import Callable, Iterator
 from itertools import islice
@@ -32,12 +31,12 @@ from proxy.core.rules.engine import Checker
 from proxy.store.cassette_reader.streaming import stream_history, warm_count
 from proxy.store.traffic_index import Entry, Prepared, prepared
 from proxy.workers.choice import runner
+from proxy.workers.trailer import trailer_of, write_trailer
 
 SMALLEST_SPLIT = 4000  # exchanges; below, a fork costs more than it saves (as for `check`)
 SHARE = 0.5  # of the exchanges indexed here: this process also adds the child's rows to SQLite
 PATIENCE_S = 30.0  # and twice this process's own time: then the child is given up
 BATCH = 2000
-TRAILER = struct.Struct("qq")  # what the child went through, and how many batches of rows it wrote
 
 Build = Callable[[Exchange, int], Entry]  # a redacted exchange, checked, as the index keeps it
 
@@ -67,7 +66,7 @@ def index_stream(
     try:
         done = _index_here(enumerate(islice(exchanges, split)), build, add)
         output = child.result(PATIENCE_S + 2 * (time.monotonic() - started))
-        theirs = _trailer_of(output)
+        theirs = trailer_of(output)
         if done == split and output is not None and theirs is not None and KNOWN.values == known:
             for _ in range(theirs[1]):
                 add_prepared(pickle.load(output))  # our own child's output, in a file we made
@@ -116,20 +115,4 @@ def _index_from(
         pickle.dump(batch, output, protocol=pickle.HIGHEST_PROTOCOL)
         batches += 1
     pickle.dump(sorted(KNOWN.values), output, protocol=pickle.HIGHEST_PROTOCOL)
-    output.write(TRAILER.pack(count, batches))
-
-
-def _trailer_of(output: BinaryIO | None) -> tuple[int, int] | None:
-    """The child's (count, batches) from the end of its file, which is then read from its start."""
-    if output is None:
-        return None
-    try:
-        size = output.seek(0, 2)
-        if size < TRAILER.size:
-            return None
-        output.seek(size - TRAILER.size)
-        trailer = TRAILER.unpack(output.read(TRAILER.size))
-        output.seek(0)
-    except (OSError, struct.error):
-        return None
-    return trailer
+    write_trailer(output, count, batches)

@@ -25,8 +25,9 @@ from proxy.app.traffic_rows import finding_document, row_identity
 from proxy.app.traffic_sources import sent_to, sources_of
 from proxy.app.traffic_view import TrafficView, offline_state, offline_view
 from proxy.app.verify_results import read_verify_report, verify_diff_document
+from proxy.core.cassette.cache_line import exchange_of_entry
 from proxy.core.interchange.curl import curl_command
-from proxy.core.model.exchange import EMPTY_BODY, Body, Exchange, JSONFromText, JSONValue, Request, Response
+from proxy.core.model.exchange import Exchange, JSONValue, Request, Response
 from proxy.core.redaction.placeholders import redacted_places
 from proxy.core.redaction.policy import RedactionPolicy
 from proxy.core.redaction.redact import is_token_request, redact_exchange
@@ -305,43 +306,39 @@ def _sources(names: Sequence[str]) -> list[Any]:
 
 
 def exchange_of(row: dict[str, Any], stored: dict[str, Any]) -> Exchange:
-    """The exchange an index row and its kept document describe (redacted, as it was indexed)."""
+    """The exchange an index row and its kept document describe (redacted, as it was indexed), read by
+    the core's one decoder of a kept exchange (`cassette.cache_line`): headers in their order, a JSON
+    body as its exact text, and the Content-Encoding a body was decoded from."""
     path, _, query = str(row["path"]).partition("?")
     request, response = stored["request"], stored["response"]
-    return Exchange(
-        Request(
-            str(row["method"]),
-            path,
-            query,
-            _headers(request["headers"]),
-            _body(request["body"]),
-        ),
-        Response(
-            int(response["status"]),
-            _headers(response["headers"]),
-            _body(response["body"]),
-            response.get("reason"),
-        ),
-        recorded_at=row.get("time"),
-        duration_ms=row.get("duration_ms"),
-    )
+    entry = [
+        row.get("time"),
+        row.get("duration_ms"),
+        [str(row["method"]), path, query, _flat(request["headers"]), _body_entry(request)],
+        [int(response["status"]), response.get("reason"), _flat(response["headers"]), _body_entry(response)],
+    ]
+    try:
+        return exchange_of_entry(entry, {}, None)
+    except (TypeError, ValueError):
+        detail = "the index keeps it in a shape this version cannot read"
+        raise Conflict(f"exchange {row.get('id')}: {detail}") from None
 
 
-def _headers(pairs: list[list[str]]) -> tuple[tuple[str, str], ...]:
-    return tuple((str(name), str(value)) for name, value in pairs)
+def _flat(pairs: list[list[str]]) -> list[str]:
+    return [str(part) for pair in pairs for part in pair]
 
 
-def _body(stored: list[Any]) -> Body:
-    """A kept body (`[kind, text]`: JSON as its exact text, text, binary as base64) as a `Body`."""
-    kind, text = stored
-    if kind == "json":
-        return JSONFromText(text=str(text))
-    if kind == "text":
-        return Body("text", str(text))
+def _body_entry(message: dict[str, Any]) -> list[Any] | None:
+    """A kept body (`[kind, text]`: JSON as its exact text, text, binary as base64) as the codec's entry
+    (`[kind, value, decoded_from]`)."""
+    kind, text = message["body"]
+    decoded_from = message.get("decoded_from")
     if kind == "binary":
         try:
             base64.b64decode(str(text), validate=True)
         except (binascii.Error, ValueError):
-            return EMPTY_BODY
-        return Body("base64", str(text))
-    return EMPTY_BODY
+            return None
+        return ["base64", str(text), decoded_from]
+    if kind in ("json", "text"):
+        return [kind, str(text), decoded_from]
+    return None if decoded_from is None else ["empty", None, decoded_from]

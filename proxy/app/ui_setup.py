@@ -17,9 +17,7 @@ from proxy.core.model.access import TOKEN_VARIABLE
 from proxy.errors import UsageError
 
 if TYPE_CHECKING:
-    from proxy.app.live_traffic import Followed, LiveView
     from proxy.app.traffic_view import TrafficView
-    from proxy.core.redaction.policy import RedactionPolicy
     from proxy.core.ui.query import Query
     from proxy.store.rule_files import RulesInForce
 
@@ -60,20 +58,3 @@ def offline_ui_view(paths: Sequence[Path], in_force: RulesInForce) -> TrafficVie
     from proxy.app.traffic_view import offline_view
 
     return offline_view(paths, in_force)
-
-
-def live_ui_view(
-    mode: str,
-    in_force: RulesInForce,
-    *,
-    followed: Followed | None = None,
-    policy: RedactionPolicy | None = None,
-    cassette: str | None = None,
-    sources: Sequence[str] = (),
-) -> LiveView:
-    """The view of a live server (`record`, `spy`, `replay`): each exchange `followed` tells of, and
-    those replay hands to `add_answered`. `sources`: where its traffic comes from, as `api/info` names
-    it (record: its cassette; spy: its upstream; replay: the cassettes it answers from)."""
-    from proxy.app.live_traffic import live_view
-
-    return live_view(mode, followed, in_force, sources=sources, policy=policy, cassette=cassette)

@@ -62,10 +62,12 @@ def run(arguments: argparse.Namespace) -> int:
 
         return replay.serve_replay(replaying(arguments), arguments)
     from proxy.app.record_setup import forwarding_settings
+    from proxy.cli.serving import open_live_ui
     from proxy.server.record import RecordProxy
 
     asked = recording(arguments)
-    settings = forwarding_settings(asked)
+    in_force = asked.rules.load()
+    settings = forwarding_settings(asked, in_force)
     report = live_report(asked.report, str(arguments.cassette), [arguments.cassette])
     checking = settings.rules is not None
     upstream = settings.upstream
@@ -79,21 +81,8 @@ def run(arguments: argparse.Namespace) -> int:
         )
 
     proxy = RecordProxy(settings)
-    token = None
-    if not arguments.no_ui:
-        from proxy.app.ui_setup import live_ui_view
-        from proxy.cli.serving import forwarding_actions, open_ui
-
-        in_force = asked.rules.load()
-        view = live_ui_view(
-            "record",
-            in_force,
-            followed=proxy.recording,
-            policy=settings.redaction,
-            cassette=str(arguments.cassette),
-            sources=[str(arguments.cassette)],
-        )
-        token = open_ui(proxy.door, proxy.server, view, forwarding_actions("record", proxy, in_force))
+    cassette = str(arguments.cassette)
+    token = open_live_ui(arguments, "record", proxy, in_force, [cassette], cassette)
     return serve_reported(proxy, arguments, ready, report, "commerce-proxy record", asked.report, token)
 
 

@@ -10,7 +10,7 @@ from typing import Any
 from proxy.app.replay_setup import SLOW_BODY_MS, ReplayOptions, ReplayRequest
 from proxy.cli import options
 from proxy.cli.inputs import command_matching, extra_redaction, rule_choice, show_notes
-from proxy.cli.serving import open_ui, serve
+from proxy.cli.serving import open_live_ui, serve
 from proxy.core.replay.faults import Fault, Latency
 from proxy.errors import UsageError
 
@@ -135,15 +135,6 @@ def serve_replay(asked: ReplayRequest, arguments: argparse.Namespace) -> int:
         )
 
     replayer = Replayer(book, replay.options, live)
-    token = None
-    if not arguments.no_ui:
-        from proxy.app.ui_action_cases import ActionSetting
-        from proxy.app.ui_setup import live_ui_view
-
-        in_force = asked.rules.load()
-        loaded = [str(one.path) for one in replay.loaded]
-        view = live_ui_view("replay", in_force, policy=book.redaction, sources=loaded)
-        replayer.shown = view.add_answered
-        setting = ActionSetting("replay", in_force, policy=book.redaction)
-        token = open_ui(replayer.door, replayer.server, view, setting)
+    loaded = [str(one.path) for one in replay.loaded]
+    token = open_live_ui(arguments, "replay", replayer, replay.in_force, loaded)
     return serve(replayer.server, arguments, ready, token)

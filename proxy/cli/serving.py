@@ -6,20 +6,23 @@ The server modules are imported when a command runs, so other commands do not pa
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
-from typing import TYPE_CHECKING
+from collections.abc import Awaitable, Callable, Sequence
+from typing import TYPE_CHECKING, cast
 
 from proxy.cli.output import say
 
 if TYPE_CHECKING:
+    from proxy.app.live_ui import LiveUi
     from proxy.app.project_rules import RulesInForce
     from proxy.app.traffic_view import TrafficView
-    from proxy.app.ui_action_cases import ActionSetting
-    from proxy.server.admin import Door
+    from proxy.app.ui_action_cases import ActionSetting, Send
+    from proxy.core.model.exchange import Request, Response
     from proxy.server.record import RecordProxy
+    from proxy.server.replay import Replayer
     from proxy.server.serving import Servable
     from proxy.server.ui_action_routes import ActionRoutes
-    from proxy.server.wire import WireServer
+    from proxy.server.ui_routes import UiRoutes
+    from proxy.server.wire import Incoming, Reply
 
 
 def announce(message: str) -> None:
@@ -52,16 +55,6 @@ def serve(
     return 0
 
 
-def open_ui(door: Door, server: WireServer, view: TrafficView, setting: ActionSetting | None = None) -> str:
-    """Serve the UI over `view` on a server's door (closed with the server), with its actions when a
-    `setting` says what they may do; the token to print."""
-    from proxy.app.ui_setup import filter_parser, page_files
-    from proxy.server.ui_routes import UiRoutes, attach_ui
-
-    attach_ui(door, server, UiRoutes(view, filter_parser(), page_files(), actions=ui_actions(view, setting)))
-    return door.token
-
-
 def ui_actions(view: TrafficView, setting: ActionSetting | None) -> ActionRoutes | None:
     """The UI's action routes over `view` (None: no setting, no actions)."""
     if setting is None:
@@ -73,17 +66,74 @@ def ui_actions(view: TrafficView, setting: ActionSetting | None) -> ActionRoutes
     return ActionRoutes(UiActions(view, setting), filter_parser())
 
 
-def forwarding_actions(mode: str, proxy: RecordProxy, in_force: RulesInForce) -> ActionSetting:
-    """What the actions of `record` and `spy` may do: resend through the server's upstream client."""
-    from proxy.app.ui_action_cases import ActionSetting
-    from proxy.server.ui_action_routes import pool_sender
+def open_live_ui(
+    arguments: argparse.Namespace,
+    mode: str,
+    served: RecordProxy | Replayer,
+    in_force: RulesInForce,
+    sources: Sequence[str],
+    cassette: str | None = None,
+) -> str | None:
+    """The UI of `record`, `spy` or `replay` (`mode`) on its server, unless `--no-ui`: the live UI
+    use case (`proxy.app.live_ui`) wired to the server's traffic; the token to print (None: no UI).
+    `in_force`: the rules the command loaded, shown as it checks with them."""
+    if arguments.no_ui:
+        return None
+    from proxy.app.live_ui import LiveUiRequest, live_ui
 
-    settings = proxy.settings
-    return ActionSetting(
-        mode,
-        in_force,
-        upstream=settings.upstream,
-        send=pool_sender(proxy.pool),
-        policy=settings.redaction,
-        sends_authorization=proxy.pool.authorization is not None,
-    )
+    if mode == "replay":  # no isinstance: the other command's server module is not imported
+        replayer = cast("Replayer", served)
+        ui = live_ui(LiveUiRequest(mode, in_force, replayer.library.default.redaction, sources))
+        replayer.shown = ui.answered
+    else:
+        proxy = cast("RecordProxy", served)
+        settings = proxy.settings
+        asked = LiveUiRequest(
+            mode,
+            in_force,
+            settings.redaction,
+            sources,
+            cassette,
+            upstream=settings.upstream,
+            send=_resend_through(proxy),
+            sends_authorization=proxy.pool.authorization is not None,
+        )
+        ui = live_ui(asked)
+        proxy.recording.follow(ui.checked)
+    served.door.ui = RoutesOnDemand(ui)
+
+    async def close() -> None:  # after the server's own cleanup: a record's cassette is written first
+        ui.close()
+
+    served.server.on_cleanup.append(close)
+    return served.door.token
+
+
+class RoutesOnDemand:
+    """A live server's UI routes, made by the first UI request: a server nobody looks at never reads
+    the page's files or imports the actions."""
+
+    def __init__(self, ui: LiveUi) -> None:
+        self._ui = ui
+        self._routes: UiRoutes | None = None
+
+    def answer(self, incoming: Incoming, path: str, query: str) -> Reply | Awaitable[Reply]:
+        if self._routes is None:
+            from proxy.app.ui_setup import filter_parser, page_files
+            from proxy.server.ui_routes import UiRoutes
+
+            view = self._ui.view()
+            actions = ui_actions(view, self._ui.setting())
+            self._routes = UiRoutes(view, filter_parser(), page_files(), actions=actions)
+        return self._routes.answer(incoming, path, query)
+
+
+def _resend_through(proxy: RecordProxy) -> Send:
+    """A resend through the server's own upstream client (its module imported on the first one)."""
+
+    async def send(request: Request) -> Response:
+        from proxy.server.ui_action_routes import pool_sender
+
+        return await pool_sender(proxy.pool)(request)
+
+    return send

@@ -30,10 +30,12 @@ def add_to(commands: Any, common: argparse.ArgumentParser) -> None:
 def run(arguments: argparse.Namespace) -> int:
     """`spy`: forward to the upstream and check every exchange live until stopped."""
     from proxy.app.record_setup import forwarding_settings
+    from proxy.cli.serving import open_live_ui
     from proxy.server.record import RecordProxy
 
     asked = forward_request(arguments, "spy")
-    settings = forwarding_settings(asked)
+    in_force = asked.rules.load()
+    settings = forwarding_settings(asked, in_force)
     report = live_report(asked.report, settings.upstream, [])  # spy reads no cassette
     rules = len(settings.rules.rules) if settings.rules else 0
     upstream = settings.upstream
@@ -45,14 +47,5 @@ def run(arguments: argparse.Namespace) -> int:
         )
 
     proxy = RecordProxy(settings)
-    token = None
-    if not arguments.no_ui:
-        from proxy.app.ui_setup import live_ui_view
-        from proxy.cli.serving import forwarding_actions, open_ui
-
-        in_force = asked.rules.load()
-        view = live_ui_view(
-            "spy", in_force, followed=proxy.recording, policy=settings.redaction, sources=[upstream]
-        )
-        token = open_ui(proxy.door, proxy.server, view, forwarding_actions("spy", proxy, in_force))
+    token = open_live_ui(arguments, "spy", proxy, in_force, [upstream])
     return serve_reported(proxy, arguments, ready, report, "commerce-proxy spy", asked.report, token)

@@ -13,9 +13,10 @@ import logging
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
+from functools import partial
+from typing import TYPE_CHECKING
 
 from proxy.app.replay_setup import ReplayOptions, replay_clock, write_usage_report
-from proxy.app.traffic_view import Answered
 from proxy.app.ui_setup import ui_token
 from proxy.core.model.access import ours
 from proxy.core.model.bodies import error_document
@@ -51,8 +52,15 @@ from proxy.server.wire import (
     json_answer,
 )
 
+if TYPE_CHECKING:
+    from proxy.app.traffic_view import Answered
+
 log = logging.getLogger(__name__)
-Shown = Callable[[Exchange, list[Finding], Answered], None]  # the UI's view, told of each answer
+# What the UI's view is handed for each answer: how to make the exchange shown, its findings and how
+# it was answered, called off the serving path (by the view's indexing thread).
+Made = tuple[Exchange, list[Finding], "Answered"]
+Shown = Callable[[Callable[[], Made]], None]
+Result = Answer | Simulated | Miss
 MAX_REQUEST_BYTES = 50 * 1024 * 1024
 SLOW_CHUNKS = 10
 
@@ -84,6 +92,8 @@ def respond(
 def how_answered(result: Answer | Simulated | Miss) -> Answered:
     """What the UI says of an answer: the recording that gave it (as `cassette show` names it), a
     simulation, or a miss with the simulator's reason or the closest recording's differences."""
+    from proxy.app.traffic_view import Answered  # the UI's modules, imported when a UI shows one
+
     if isinstance(result, Answer):
         return Answered("recording", f"{result.recording.cassette}#{result.recording.index}")
     if isinstance(result, Simulated):
@@ -155,8 +165,7 @@ class Replayer:
             if fault.status is not None:
                 faulted = fault_response(fault)
                 if self.shown is not None:
-                    served = Exchange(core, core_response(faulted), replay_clock())
-                    self.shown(served, [], Answered("fault", None, f"--fault {fault.text}"))
+                    self.shown(partial(_faulted, core, faulted, replay_clock(), fault.text))
                 return faulted
         origin = origin_of("http://" + (incoming.header("Host") or self.server.address))
         name = incoming.header(CASSETTE_HEADER)
@@ -204,26 +213,23 @@ class Replayer:
         show it with how it was made. A recorded answer's findings carry its cassette and index there
         (what `cassette show FILE N` opens); a simulated one's are numbered apart, in the order they
         were served."""
-        # A recorded answer is as old as its recording, or its cassette's last confirmation (what the
-        # max_age rule judges); a simulated one, new.
-        recorded_at = recording.exchange.recorded_at if recording is not None else replay_clock()
-        confirmed_at = recording.exchange.confirmed_at if recording is not None else None
-        served = Exchange(core, core_response(answer), recorded_at, confirmed_at=confirmed_at)
-        exchange = served  # the view redacts what it is handed, off the serving path
-        findings: list[Finding] = []
-        ours = any(name == NO_MATCH_HEADER for name, _ in answer.headers)  # a miss's 404, a simulation
-        if self.live is not None and not ours:
-            exchange = redact_exchange(served, chosen.redaction)
-            if recording is None:
-                index, cassette = self.simulated, SIMULATED
-                self.simulated += 1
-            else:
-                index, cassette = recording.index, recording.cassette
-            found = self.live.checker.check(exchange, index)
-            findings = [replace(finding, cassette=cassette) for finding in found]
-            self.live.report(Checked(index, exchange, findings))
+        at = replay_clock() if recording is None else None  # a simulated answer is as new as now
+        # A miss's 404 and a simulation's refusal are ours, not the API's: shown, never checked.
+        if self.live is None or any(name == NO_MATCH_HEADER for name, _ in answer.headers):
+            if self.shown is not None:  # the view redacts and builds what it is handed, off this path
+                self.shown(partial(_served, core, answer, recording, at, result))
+            return
+        exchange = redact_exchange(_exchange_served(core, answer, recording, at), chosen.redaction)
+        if recording is None:
+            index, cassette = self.simulated, SIMULATED
+            self.simulated += 1
+        else:
+            index, cassette = recording.index, recording.cassette
+        found = self.live.checker.check(exchange, index)
+        findings = [replace(finding, cassette=cassette) for finding in found]
+        self.live.report(Checked(index, exchange, findings))
         if self.shown is not None:
-            self.shown(exchange, findings, how_answered(result))
+            self.shown(partial(_checked, exchange, findings, result))
 
     async def report_usage(self) -> None:
         if not self.server.bound:
@@ -239,6 +245,39 @@ class Replayer:
                 log.error("%s", error)
             else:
                 log.info("wrote the usage report to %s", target)
+
+
+def _exchange_served(
+    core: Request, answer: Outgoing, recording: Recording | None, at: str | None
+) -> Exchange:
+    """The exchange served: a recorded answer is as old as its recording, or its cassette's last
+    confirmation (what the max_age rule judges); a simulated one, as old as `at` (when served)."""
+    if recording is None:
+        return Exchange(core, core_response(answer), at)
+    recorded = recording.exchange
+    return Exchange(core, core_response(answer), recorded.recorded_at, confirmed_at=recorded.confirmed_at)
+
+
+def _served(
+    core: Request,
+    answer: Outgoing,
+    recording: Recording | None,
+    at: str | None,
+    result: Answer | Simulated | Miss,
+) -> tuple[Exchange, list[Finding], Answered]:
+    return _exchange_served(core, answer, recording, at), [], how_answered(result)
+
+
+def _checked(exchange: Exchange, findings: list[Finding], result: Result) -> Made:
+    return exchange, findings, how_answered(result)
+
+
+def _faulted(
+    core: Request, answer: Outgoing, at: str, fault: str
+) -> tuple[Exchange, list[Finding], Answered]:
+    from proxy.app.traffic_view import Answered
+
+    return Exchange(core, core_response(answer), at), [], Answered("fault", None, f"--fault {fault}")
 
 
 def create_replay_app(

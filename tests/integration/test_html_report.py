@@ -18,36 +18,17 @@ from typing import Any
 
 import pytest
 
+from tests.browsers import launched_chromium
 from tests.conftest import entry_cassette_with_wrong_etag
 from tests.paths import ROOT
 
 HOSTILE = "</script><script>alert(1)</script>"
 
 
-def chromium_path() -> str | None:
-    return (
-        os.environ.get("COMMERCE_PROXY_CHROMIUM")
-        or shutil.which("chromium")
-        or shutil.which("chromium-browser")
-    )
-
-
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    executable = chromium_path()
-    if executable is None:
-        reason = (
-            "no chromium on this machine (apt-get install chromium): the HTML report's browser tests need it"
-        )
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(f"{reason}; .ci/run installs it, so CI never skips these", pytrace=False)
-        pytest.skip(reason)
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=executable, args=["--no-sandbox"])
+    with launched_chromium("the HTML report's browser tests") as launched:
         yield launched
-        launched.close()
 
 
 def run_check(*arguments: str | Path) -> subprocess.CompletedProcess[str]:

@@ -6,40 +6,28 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import re
 import signal
-import sys
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import aiohttp
 import pytest
 
-from proxy.core.model.access import TOKEN_HEADER
+from proxy.core.model.access import TOKEN_HEADER, TOKEN_VARIABLE
 from tests.paths import ROOT
-from tests.running import sandbox_process
+from tests.running import Running, commerce_proxy
 
 UI_LINE = re.compile(r"ui: (http://127\.0\.0\.1:[0-9]+)/_proxy/ui/\?token=([A-Za-z0-9_-]{40,})")
+NO_TOKEN = {TOKEN_VARIABLE: ""}  # each server makes its own random token
 
 
-async def started(*arguments: str) -> tuple[asyncio.subprocess.Process, list[str]]:
-    """The command started on a free port; its process and its first stdout line."""
-    process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "proxy",
-        *arguments,
-        "--port",
-        "0",
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-        env={**os.environ, "PYTHONPATH": str(ROOT), "COMMERCE_PROXY_UI_TOKEN": ""},
-    )
-    assert process.stdout is not None
-    first = (await asyncio.wait_for(process.stdout.readline(), 60)).decode()
-    return process, [first]
+def ui_of(running: Running) -> tuple[str, str]:
+    """The UI's base address and token, from the line after the ready line."""
+    found = UI_LINE.fullmatch(running.ui or "")
+    assert found, (running.ready, running.ui)
+    base, token = found.groups()
+    return base, token
 
 
 async def rows_seen(base: str, token: str, wanted: int, seconds: float = 5.0) -> list[dict[str, Any]]:
@@ -57,36 +45,31 @@ async def rows_seen(base: str, token: str, wanted: int, seconds: float = 5.0) ->
     raise AssertionError(f"{len(rows)} of {wanted} exchanges in the UI after {seconds} s: {rows}")
 
 
-async def stopped(process: asyncio.subprocess.Process) -> tuple[int, str, str]:
+async def stopped(running: Running) -> tuple[int, str, str]:
+    """Stopped with Ctrl-C: its exit status, and what it wrote after its first lines."""
+    process = running.process
     process.send_signal(signal.SIGINT)
     out, err = await asyncio.wait_for(process.communicate(), 60)
     return process.returncode or 0, out.decode(), err.decode()
 
 
-@pytest.fixture
-async def processes() -> AsyncIterator[list[asyncio.subprocess.Process]]:
-    running: list[asyncio.subprocess.Process] = []
-    yield running
-    for process in running:
-        if process.returncode is None:
-            process.kill()
-            await process.wait()
-
-
 @pytest.mark.parametrize("command", ["replay --examples", "record --mode none --cassette EXAMPLE"])
 async def test_the_ui_address_follows_the_listening_line_and_opens_the_ui(
-    command: str, processes: list[asyncio.subprocess.Process]
+    command: str,
 ) -> None:
     example = next((ROOT / "cassettes").glob("*.yaml"))
-    process, lines = await started(*command.replace("EXAMPLE", str(example)).split())
-    processes.append(process)
-    assert lines[0].startswith("commerce-proxy replay: listening on http://127.0.0.1:"), lines
-    assert process.stdout is not None
-    second = (await asyncio.wait_for(process.stdout.readline(), 30)).decode().rstrip("\n")
-    found = UI_LINE.fullmatch(second)
-    assert found, second
-    base, token = found.groups()
-    assert lines[0].split("listening on ", 1)[1].startswith(base)
+    async with commerce_proxy(
+        *command.replace("EXAMPLE", str(example)).split(), environment=NO_TOKEN
+    ) as running:
+        assert running.ready.startswith("commerce-proxy replay: listening on http://127.0.0.1:"), (
+            running.ready
+        )
+        base, token = ui_of(running)
+        assert running.ready.split("listening on ", 1)[1].startswith(base)
+        await opens_the_ui(running, base, token)
+
+
+async def opens_the_ui(running: Running, base: str, token: str) -> None:
     async with aiohttp.ClientSession() as session:
         async with session.get(f"{base}/_proxy/ui/api/info") as answer:
             assert answer.status == 403
@@ -99,32 +82,31 @@ async def test_the_ui_address_follows_the_listening_line_and_opens_the_ui(
     [row] = await rows_seen(base, token, 1)
     assert row["method"] == "GET" and row["path"] == "/v2/nothing-recorded-here" and row["status"] == 404
     assert row["answered"]["by"] == "miss", row
-    status, out, err = await stopped(process)
+    status, out, err = await stopped(running)
     assert status == 0 and out == "", (out, err)
 
 
-async def test_no_ui_prints_no_address_and_serves_no_ui(processes: list[asyncio.subprocess.Process]) -> None:
-    process, lines = await started("replay", "--examples", "--no-ui")
-    processes.append(process)
-    base = lines[0].split("listening on ", 1)[1].split()[0]
-    async with aiohttp.ClientSession() as session:
-        async with session.get(f"{base}/_proxy/ui/") as answer:
-            assert answer.status == 404
-        async with session.get(f"{base}/_proxy/health") as answer:
-            assert answer.status == 200
-    status, out, err = await stopped(process)
+async def test_no_ui_prints_no_address_and_serves_no_ui() -> None:
+    async with commerce_proxy("replay", "--examples", "--no-ui") as running:
+        base = running.url
+        async with aiohttp.ClientSession() as session:
+            async with session.get(f"{base}/_proxy/ui/") as answer:
+                assert answer.status == 404
+            async with session.get(f"{base}/_proxy/health") as answer:
+                assert answer.status == 200
+        status, out, err = await stopped(running)
     assert status == 0 and out == "" and "/_proxy/ui/" not in err
 
 
-async def test_the_ui_command_serves_files_offline(processes: list[asyncio.subprocess.Process]) -> None:
+async def test_the_ui_command_serves_files_offline() -> None:
     example = next((ROOT / "cassettes").glob("*.yaml"))
-    process, lines = await started("ui", str(example))
-    processes.append(process)
-    assert lines[0].startswith("commerce-proxy ui: listening on http://127.0.0.1:"), lines
-    assert process.stdout is not None
-    found = UI_LINE.fullmatch((await asyncio.wait_for(process.stdout.readline(), 30)).decode().rstrip("\n"))
-    assert found
-    base, token = found.groups()
+    async with commerce_proxy("ui", str(example), environment=NO_TOKEN) as running:
+        assert running.ready.startswith("commerce-proxy ui: listening on http://127.0.0.1:"), running.ready
+        base, token = ui_of(running)
+        await serves_files_offline(running, base, token)
+
+
+async def serves_files_offline(running: Running, base: str, token: str) -> None:
     async with aiohttp.ClientSession() as session:
         async with session.get(f"{base}/_proxy/ui/?token={token}", allow_redirects=False) as answer:
             assert answer.status == 303 and answer.headers["Location"] == f"/_proxy/ui/#token={token}"
@@ -135,62 +117,50 @@ async def test_the_ui_command_serves_files_offline(processes: list[asyncio.subpr
             assert (await answer.json())["mode"] == "offline"
         async with session.get(f"{base}/v2/products") as answer:
             assert answer.status == 404
-    status, _, err = await stopped(process)
+    status, _, err = await stopped(running)
     assert status == 0, err
 
 
-async def test_spy_serves_its_ui_over_its_live_view(processes: list[asyncio.subprocess.Process]) -> None:
-    with sandbox_process() as upstream:
-        process, lines = await started("spy", "--upstream", upstream)
-        processes.append(process)
-        assert lines[0].startswith("commerce-proxy spy: listening on http://127.0.0.1:"), lines
-        assert process.stdout is not None
-        found = UI_LINE.fullmatch(
-            (await asyncio.wait_for(process.stdout.readline(), 30)).decode().rstrip("\n")
-        )
-        assert found
-        base, token = found.groups()
-        async with (
-            aiohttp.ClientSession() as session,
-            session.get(f"{base}/_proxy/ui/api/info", headers={TOKEN_HEADER: token}) as answer,
-        ):
-            assert (await answer.json())["mode"] == "spy"
-        async with aiohttp.ClientSession() as session:
-            base_of = lines[0].split("listening on ", 1)[1].split(",")[0]
-            async with session.get(f"{base_of}/v2/products") as answer:
-                status = answer.status  # the sandbox asks for a token: a 401 is traffic too
-        [row] = await rows_seen(base, token, 1, seconds=1.0)  # within 1 s of its answer
-        assert row["path"] == "/v2/products" and row["status"] == status, row
-        status, _, err = await stopped(process)
-        assert status == 0, err
+async def test_spy_serves_its_ui_over_its_live_view(sandbox_upstream: str) -> None:
+    async with commerce_proxy("spy", "--upstream", sandbox_upstream, environment=NO_TOKEN) as running:
+        assert running.ready.startswith("commerce-proxy spy: listening on http://127.0.0.1:"), running.ready
+        base, token = ui_of(running)
+        await shows_spied_traffic(running, base, token)
+
+
+async def shows_spied_traffic(running: Running, base: str, token: str) -> None:
+    async with (
+        aiohttp.ClientSession() as session,
+        session.get(f"{base}/_proxy/ui/api/info", headers={TOKEN_HEADER: token}) as answer,
+    ):
+        assert (await answer.json())["mode"] == "spy"
+    async with aiohttp.ClientSession() as session, session.get(f"{running.url}/v2/products") as answer:
+        status = answer.status  # the sandbox asks for a token: a 401 is traffic too
+    [row] = await rows_seen(base, token, 1, seconds=1.0)  # within 1 s of its answer
+    assert row["path"] == "/v2/products" and row["status"] == status, row
+    status, _, err = await stopped(running)
+    assert status == 0, err
 
 
 @pytest.mark.parametrize("checking", [True, False])
 async def test_record_shows_each_exchange_it_keeps_with_its_cassette_index(
-    tmp_path: Path, checking: bool, processes: list[asyncio.subprocess.Process]
+    tmp_path: Path, checking: bool, sandbox_upstream: str
 ) -> None:
     """With or without live checking (`--no-check`), every exchange kept is in the UI within 1 s, named
     by the cassette and the index `cassette show` opens."""
     cassette = tmp_path / "shop.yaml"
-    with sandbox_process() as upstream:
-        flags = [] if checking else ["--no-check"]
-        process, lines = await started("record", "--upstream", upstream, "--cassette", str(cassette), *flags)
-        processes.append(process)
-        assert process.stdout is not None
-        found = UI_LINE.fullmatch(
-            (await asyncio.wait_for(process.stdout.readline(), 30)).decode().rstrip("\n")
-        )
-        assert found, lines
-        base, token = found.groups()
-        proxy_base = lines[0].split("listening on ", 1)[1].split(",")[0]
+    flags = [] if checking else ["--no-check"]
+    arguments = ("record", "--upstream", sandbox_upstream, "--cassette", str(cassette), *flags)
+    async with commerce_proxy(*arguments, environment=NO_TOKEN) as running:
+        base, token = ui_of(running)
         async with aiohttp.ClientSession() as session:
             for path in ("/v2/products", "/v2/brands"):
-                async with session.get(f"{proxy_base}{path}") as answer:
+                async with session.get(f"{running.url}{path}") as answer:
                     await answer.read()
         rows = await rows_seen(base, token, 2, seconds=1.0)
         assert [(row["cassette"], row["index"], row["path"]) for row in rows] == [
             (str(cassette), 0, "/v2/products"),
             (str(cassette), 1, "/v2/brands"),
         ]
-        status, _, err = await stopped(process)
+        status, _, err = await stopped(running)
         assert status == 0, err

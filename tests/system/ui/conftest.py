@@ -8,9 +8,7 @@ exchanges while the page is open.
 
 from __future__ import annotations
 
-import os
 import secrets
-import shutil
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -18,6 +16,8 @@ from typing import Any
 import pytest
 
 from proxy.server.background import BackgroundServer
+from tests.browsers import launched_chromium
+from tests.running import sandbox_process
 from tests.system.ui.fake_api import Detail, FakeTraffic, fake_app
 
 VIEWPORT = {"width": 1280, "height": 800}
@@ -63,12 +63,11 @@ def serve_ui() -> Iterator[Callable[..., Served]]:
         server.stop()
 
 
-def chromium_path() -> str | None:
-    return (
-        os.environ.get("COMMERCE_PROXY_CHROMIUM")
-        or shutil.which("chromium")
-        or shutil.which("chromium-browser")
-    )
+@pytest.fixture
+def sandbox() -> Iterator[str]:
+    """The sandbox, as an upstream for a `record` of the test's."""
+    with sandbox_process() as upstream:
+        yield upstream
 
 
 @pytest.fixture(scope="module")
@@ -77,18 +76,8 @@ def browser() -> Iterator[Any]:
     # open, and every asyncio test that xdist runs after it in the same worker would then fail
     # ("Runner.run() cannot be called from a running event loop"). A module fixture is closed as soon as
     # the worker moves to another module's test.
-    executable = chromium_path()
-    if executable is None:
-        reason = "no chromium on this machine (apt-get install chromium): the UI's browser tests need it"
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(f"{reason}; .ci/run installs it, so CI never skips these", pytrace=False)
-        pytest.skip(reason)
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=executable, args=["--no-sandbox"])
+    with launched_chromium("the UI's browser tests") as launched:
         yield launched
-        launched.close()
 
 
 @dataclass

@@ -10,7 +10,7 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -19,7 +19,6 @@ from playwright.sync_api import expect
 from proxy.store.cassette_reader.loading import read_cassette_file
 from proxy.store.shipped import shipped_dir
 from tests.paths import ROOT
-from tests.running import sandbox_process
 from tests.system.ui.conftest import Opened
 from tests.system.ui.real_servers import RealServer
 from tests.system.ui.test_real_servers import EXAMPLES
@@ -134,12 +133,6 @@ def test_an_edit_and_a_delete_offline_are_rechecked_and_saved(
     expect(page.locator(".spacer .row[data-id]")).to_have_count(total - 1)
     assert "status: 418" not in cassette.read_text()
     assert opened.problems == []
-
-
-@pytest.fixture
-def sandbox() -> Iterator[str]:
-    with sandbox_process() as upstream:
-        yield upstream
 
 
 def test_resend_in_record_shows_the_diff_with_the_recording(

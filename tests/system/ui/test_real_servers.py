@@ -7,7 +7,7 @@ import shutil
 import urllib.error
 import urllib.parse
 import urllib.request
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -16,18 +16,11 @@ from playwright.sync_api import expect
 
 from proxy.server.background import BackgroundServer
 from tests.paths import ROOT
-from tests.running import sandbox_process
 from tests.system.ui.conftest import Opened
 from tests.system.ui.real_servers import RealServer
 from tests.system.ui.test_list import PROBES
 
 EXAMPLES = sorted((ROOT / "cassettes").glob("*.yaml"))
-
-
-@pytest.fixture
-def sandbox() -> Iterator[str]:
-    with sandbox_process() as upstream:
-        yield upstream
 
 
 def test_the_page_opens_with_its_token_and_refuses_without(

@@ -1,0 +1,32 @@
+"""The end of a child's output file: how many items it went through and how many batches it wrote,
+packed after the batches, so the parent reads it first and knows whether the child finished (a child
+killed mid-write leaves no whole trailer). The two-core `check` and the two-core UI index both use it."""
+
+from __future__ import annotations
+
+import struct
+from typing import BinaryIO
+
+TRAILER = struct.Struct("qq")  # (items gone through, batches written)
+
+
+def write_trailer(output: BinaryIO, count: int, batches: int) -> None:
+    """The child's last write."""
+    output.write(TRAILER.pack(count, batches))
+
+
+def trailer_of(output: BinaryIO | None) -> tuple[int, int] | None:
+    """The child's (count, batches) from the end of the file it wrote, which is then read from its
+    start; None when there is no whole trailer (a child that did not finish)."""
+    if output is None:
+        return None
+    try:
+        size = output.seek(0, 2)
+        if size < TRAILER.size:
+            return None
+        output.seek(size - TRAILER.size)
+        count, batches = TRAILER.unpack(output.read(TRAILER.size))
+        output.seek(0)
+    except (OSError, struct.error):
+        return None
+    return count, batches
