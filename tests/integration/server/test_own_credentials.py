@@ -109,13 +109,20 @@ async def _send(url: str, head: str) -> int:
     return int(raw.split(b" ", 2)[1])
 
 
-@pytest.mark.parametrize("kind", ["record", "spy"])
-async def test_record_and_spy_send_no_token_header_and_no_cookie_of_ours(
-    proxies: tuple[Capture, dict[str, str]], kind: str
-) -> None:
+@pytest.fixture(params=["record", "spy"])
+def forwarder(
+    proxies: tuple[Capture, dict[str, str]], request: pytest.FixtureRequest
+) -> tuple[Capture, str, int]:
+    """Record or spy in front of the capture: the capture, the proxy's URL and its port."""
     capture, urls = proxies
-    url = urls[kind]
-    port = int(url.rsplit(":", 1)[1])
+    url = urls[request.param]
+    return capture, url, int(url.rsplit(":", 1)[1])
+
+
+async def test_record_and_spy_send_no_token_header_and_no_cookie_of_ours(
+    forwarder: tuple[Capture, str, int],
+) -> None:
+    capture, url, port = forwarder
     cases = list(itertools.product(header_spellings(), cookie_headers(port)))
     for number, (spelling, (cookies, others)) in enumerate(cases):
         lines = "".join(f"Cookie: {value}\r\n" for value in cookies)
@@ -168,13 +175,8 @@ def test_ours_decides_every_spelling_and_leaves_the_apis_paths() -> None:
         assert ours(path) is None, path
 
 
-@pytest.mark.parametrize("kind", ["record", "spy"])
-async def test_no_spelling_of_our_paths_is_forwarded(
-    proxies: tuple[Capture, dict[str, str]], kind: str
-) -> None:
-    capture, urls = proxies
-    url = urls[kind]
-    port = int(url.rsplit(":", 1)[1])
+async def test_no_spelling_of_our_paths_is_forwarded(forwarder: tuple[Capture, str, int]) -> None:
+    capture, url, port = forwarder
     sent = 0
     for route, method in itertools.product(ROUTES, ["GET", "POST"]):
         for spelling in path_spellings(route):

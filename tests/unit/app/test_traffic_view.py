@@ -13,11 +13,9 @@ from pathlib import Path
 import pytest
 
 from proxy.app.live_traffic import live_view
-from proxy.app.record_setup import shipped_rules_in_force
 from proxy.app.traffic_view import Answered, offline_view
 from proxy.core.cassette.journal_line import journal_line
 from proxy.core.model.exchange import Body, Exchange, JSONFromText, Request, Response
-from proxy.core.redaction.book import KNOWN
 from proxy.core.rules.engine import Checker, LiveChecker
 from proxy.core.ui.query import Query
 from proxy.errors import CommerceProxyError
@@ -59,14 +57,11 @@ exchanges:
 
 
 @pytest.fixture
-def in_force() -> RulesInForce:
-    return shipped_rules_in_force()
+def in_force(shipped_rules: RulesInForce) -> RulesInForce:
+    return shipped_rules
 
 
-@pytest.fixture(autouse=True)
-def no_cache(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    monkeypatch.setenv("COMMERCE_PROXY_CACHE", str(tmp_path / "cache"))
-    KNOWN.forget()
+pytestmark = pytest.mark.usefixtures("own_cache")
 
 
 def test_an_offline_view_of_a_folder_shows_rows_details_and_findings(

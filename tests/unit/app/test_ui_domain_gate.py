@@ -25,7 +25,6 @@ from proxy.core.interchange.curl import NotSendable, curl_command
 from proxy.core.interchange.har import cassette_to_har
 from proxy.core.model.domain import exchange_problem
 from proxy.core.model.exchange import Body, Exchange, Request, Response
-from proxy.core.redaction.book import KNOWN
 from proxy.core.ui.query import Query
 from proxy.errors import CommerceProxyError
 from proxy.store.rule_files import RulesInForce
@@ -135,15 +134,12 @@ def _expressible(reader: str, exchange: Exchange) -> bool:
     return not (reader == "journal" and duration is not None and not math.isfinite(duration))
 
 
-@pytest.fixture(scope="module")
-def in_force() -> RulesInForce:
-    return shipped_rules_in_force()
+@pytest.fixture
+def in_force(shipped_rules: RulesInForce) -> RulesInForce:
+    return shipped_rules
 
 
-@pytest.fixture(autouse=True)
-def no_cache(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    monkeypatch.setenv("COMMERCE_PROXY_CACHE", str(tmp_path / "cache"))
-    KNOWN.forget()
+pytestmark = pytest.mark.usefixtures("own_cache")
 
 
 def _refusal(path: Path, in_force: RulesInForce) -> str | None:

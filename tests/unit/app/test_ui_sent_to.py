@@ -14,14 +14,12 @@ import pytest
 import yaml
 
 from proxy.app.live_traffic import live_view
-from proxy.app.record_setup import shipped_rules_in_force
 from proxy.app.traffic_view import Answered, TrafficView, offline_view
 from proxy.app.ui_action_cases import UNKNOWN_UPSTREAM, ActionSetting, UiActions
 from proxy.core.cassette.document import Cassette, dump_cassette
 from proxy.core.cassette.journal_line import journal_line
 from proxy.core.interchange.har import cassette_to_har
 from proxy.core.model.exchange import Body, Exchange, Request, Response
-from proxy.core.redaction.book import KNOWN
 from proxy.core.ui.query import Query
 from proxy.store.rule_files import RulesInForce
 
@@ -123,15 +121,12 @@ SOURCES: dict[str, Callable[[Path, RulesInForce], Built]] = {
 }
 
 
-@pytest.fixture(scope="module")
-def rules() -> RulesInForce:
-    return shipped_rules_in_force()
+@pytest.fixture
+def rules(shipped_rules: RulesInForce) -> RulesInForce:
+    return shipped_rules
 
 
-@pytest.fixture(autouse=True)
-def no_cache(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    monkeypatch.setenv("COMMERCE_PROXY_CACHE", str(tmp_path / "cache"))
-    KNOWN.forget()
+pytestmark = pytest.mark.usefixtures("own_cache")
 
 
 @pytest.mark.parametrize("kind", SOURCES)
