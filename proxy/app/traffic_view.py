@@ -32,17 +32,8 @@ from proxy.core.rules.ruleset import RuleSet
 from proxy.core.ui.query import Query
 from proxy.errors import CommerceProxyError
 from proxy.store.rule_files import RulesInForce
-from proxy.store.traffic_index import (
-    Answered,
-    Entry,
-    Prepared,
-    TrafficIndex,
-    cache_entry,
-    file_states,
-    keep_as_cache,
-    open_cached,
-    temporary_index,
-)
+from proxy.store.traffic_cache import cache_entry, file_states, keep_as_cache, open_cached
+from proxy.store.traffic_index import Answered, Entry, Prepared, TrafficIndex, temporary_index
 from proxy.version import __version__
 
 log = logging.getLogger(__name__)

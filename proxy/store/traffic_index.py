@@ -1,20 +1,18 @@
 """The UI's index of the traffic: SQLite, with an FTS5 table over body text, so a page asks for one
 window of rows, counts or one exchange's detail, and never holds the whole traffic (nor does this
-process). The only module that opens the database.
+process). With `traffic_cache.py` (which opens a cached one read-only), the only module that opens it.
 
 What goes in is already redacted: the caller (`app/traffic_view.py`) redacts every exchange before it
-becomes an `Entry`. Filters are compiled from a parsed `Query` into SQL with parameters; no user text
-is ever part of the SQL. A live server's index is a private temporary file (0600) removed at close; an
-offline one is a cache file named by its sources' identity, so reopening the same cassettes is instant.
+becomes an `Entry`. Filters are compiled from a parsed `Query` into SQL with parameters
+(`traffic_query.py`); no user text is ever part of the SQL. A live server's index is a private
+temporary file (0600) removed at close; an offline one is kept in the cache (`traffic_cache.py`).
 """
 
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
-import shutil
 import sqlite3
 import tempfile
 import zlib
@@ -24,14 +22,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
 
 import orjson
 
 from proxy.core.ui.query import Query
 from proxy.errors import CommerceProxyError
-from proxy.store.cassette_reader.cache_paths import FOLDER_NAME
-from proxy.store.writing import NewFile
+from proxy.store.traffic_query import TEXT_CONDITION, compiled
 
 SCHEMA_VERSION = 2  # 2: detail documents stored compressed
 MATCHING_KEPT = 4  # filters whose matching ids are kept (8 bytes an id: 8 MB for a million)
@@ -52,8 +48,6 @@ _ROW_COLUMNS = (
     "id, cassette, idx, method, target, status, time, duration, size, endpoint, errors, warnings, infos, "
     "answered_by, recording, answered_detail"
 )
-_TEXT = "id IN (SELECT rowid FROM bodies WHERE bodies MATCH ?)"
-_SEVERITY_COLUMNS = {"error": "errors", "warning": "warnings", "info": "infos"}  # fixed names, not input
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,9 +159,9 @@ class TrafficIndex:
             self._matching[key] = kept
             return kept[1]
         since, ids = kept if kept is not None else (0, array("q"))
-        if query.text is not None and where.endswith(_TEXT):
+        if query.text is not None and where.endswith(TEXT_CONDITION):
             # Driven by the text index (its rowids come in order): no list of every match built first.
-            rest = where[: -len(_TEXT)].removesuffix(" AND ")
+            rest = where[: -len(TEXT_CONDITION)].removesuffix(" AND ")
             found = self._db.execute(
                 "SELECT exchanges.id FROM bodies JOIN exchanges ON exchanges.id = bodies.rowid "
                 f"WHERE bodies MATCH ? AND bodies.rowid > ? AND ({rest or '1'}) ORDER BY bodies.rowid",
@@ -275,38 +269,6 @@ class TrafficIndex:
                 self.path.parent.rmdir()
 
 
-def compiled(query: Query) -> tuple[str, tuple[Any, ...]]:
-    """The SQL condition on `exchanges` for a query, and its parameters: values only ever bound."""
-    conditions: list[str] = []
-    parameters: list[Any] = []
-    for column, value in (
-        ("method", query.method),
-        ("endpoint", query.endpoint),
-        ("cassette", query.cassette),
-    ):
-        if value is not None:
-            conditions.append(f"{column} = ?")
-            parameters.append(value)
-    statuses = query.status_range
-    if statuses is not None:
-        conditions.append("status BETWEEN ? AND ?")
-        parameters.extend(statuses)
-    if query.path is not None:
-        conditions.append("route GLOB ?")
-        parameters.append(sql_glob(query.path))
-    if query.rule is not None:
-        conditions.append("id IN (SELECT exchange FROM findings WHERE rule = ?)")
-        parameters.append(query.rule)
-    if query.severity is not None:
-        conditions.append(f"{_SEVERITY_COLUMNS[query.severity]} > 0")
-    if query.has_findings is not None:
-        conditions.append(f"errors + warnings + infos {'>' if query.has_findings else '='} 0")
-    if query.text is not None:  # last, its parameter too: `matching` drives the query from it
-        conditions.append(_TEXT)
-        parameters.append('"' + query.text.replace('"', '""') + '"')  # one phrase: the text as it is
-    return " AND ".join(conditions) or "1", tuple(parameters)
-
-
 # An entry as it is stored, less its id: its row, its packed detail, its rules, its bodies' text.
 Prepared = tuple[tuple[Any, ...], bytes, tuple[str, ...], str, str]
 
@@ -369,11 +331,6 @@ def unpacked(stored: bytes) -> dict[str, Any]:
     return document
 
 
-def sql_glob(pattern: str) -> str:
-    """A `path` pattern as SQLite's GLOB reads it: `*` and `?` wild, `[` literal."""
-    return pattern.replace("[", "[[]")
-
-
 def row_document(row: Sequence[Any]) -> dict[str, Any]:
     """A row of `_ROW_COLUMNS` as the API's row document."""
     (number, cassette, index, method, target, status, time, duration, size, endpoint, errors, warnings,
@@ -411,89 +368,6 @@ def _created(path: Path) -> sqlite3.Connection:
     connection.execute("INSERT INTO about VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
     connection.commit()
     return connection
-
-
-@dataclass(frozen=True, slots=True)
-class CacheEntry:
-    """Where the offline index of some sources is cached (one file per set of source paths, so a
-    changed cassette replaces its index rather than adding one), and the identity of what it was built
-    from: the sources' sizes and times, and whatever else its contents depend on."""
-
-    path: Path
-    identity: str
-
-
-def file_states(files: Sequence[Path]) -> list[list[int]] | None:
-    """Each file's size, modification time and inode: what says it changed since it was indexed (None:
-    one cannot be looked at)."""
-    try:
-        return [[state.st_size, state.st_mtime_ns, state.st_ino] for state in map(Path.stat, files)]
-    except OSError:
-        return None
-
-
-def cache_entry(sources: Sequence[Path], salt: str) -> CacheEntry | None:
-    """The cache entry of the index of `sources` (`salt`: the rules, the version...); None when the
-    cache is off (`COMMERCE_PROXY_CACHE=off`) or a source cannot be looked at. The entry lives in the
-    cache folder of the first source, or in `COMMERCE_PROXY_CACHE`'s folder."""
-    setting = os.environ.get("COMMERCE_PROXY_CACHE", "")
-    if setting.lower() == "off" or not sources:
-        return None
-    names = [str(source.resolve()) for source in sources]
-    found = file_states(sources)
-    if found is None:
-        return None
-    states: list[Any] = [SCHEMA_VERSION, salt, *found]
-    digest = hashlib.sha256(json.dumps(names).encode()).hexdigest()[:24]
-    first = sources[0]
-    folder = Path(setting) if setting else (first if first.is_dir() else first.parent) / FOLDER_NAME
-    identity = hashlib.sha256(json.dumps([names, states]).encode()).hexdigest()
-    return CacheEntry(folder / f"ui-index-{digest}.sqlite", identity)
-
-
-def open_cached(entry: CacheEntry) -> TrafficIndex | None:
-    """The cached index, read-only, when it was built, whole, from sources of the same identity."""
-    path = entry.path
-    if path.is_symlink() or not path.is_file():
-        return None
-    try:
-        connection = sqlite3.connect(
-            f"file:{quote(str(path))}?mode=ro", uri=True, isolation_level=None, check_same_thread=False
-        )
-    except sqlite3.Error:
-        return None
-    try:
-        found = dict(connection.execute("SELECT key, value FROM about").fetchall())
-    except sqlite3.Error:
-        found = {}
-    if found.get("schema") != str(SCHEMA_VERSION) or found.get("identity") != entry.identity:
-        connection.close()
-        return None
-    return TrafficIndex(connection, path, owned=False)
-
-
-def keep_as_cache(index: TrafficIndex, entry: CacheEntry) -> TrafficIndex:
-    """Note a built temporary index's identity, copy it over the cache entry (through the one writer
-    of files, 0600) and go on reading the cached copy; the temporary one is removed. When the cache
-    cannot be written, the temporary index is used as it is."""
-    index.note("identity", entry.identity)
-    index.note("counts", json.dumps([index.cursor, index.counts(Query())]))  # the first page's, at once
-    try:
-        written = NewFile(entry.path, "the UI's index cache", create_folders=True, mode=0o600)
-        try:
-            with index.path.open("rb") as source:
-                shutil.copyfileobj(source, written.handle, 1 << 20)
-        except BaseException:
-            written.abandon()
-            raise
-        written.commit()
-    except (CommerceProxyError, OSError):
-        return index
-    cached = open_cached(entry)
-    if cached is None:
-        return index
-    index.close()
-    return cached
 
 
 def _marks(count: int) -> str:
