@@ -32,7 +32,13 @@ from proxy.core.rules.ruleset import RuleSet
 from proxy.core.ui.query import Query
 from proxy.errors import CommerceProxyError
 from proxy.store.rule_files import RulesInForce
-from proxy.store.traffic_cache import cache_entry, file_states, keep_as_cache, open_cached
+from proxy.store.traffic_cache import (
+    cache_entry,
+    copy_to_cache,
+    file_states,
+    keep_as_cache,
+    open_cached,
+)
 from proxy.store.traffic_index import Answered, Entry, Prepared, TrafficIndex, temporary_index
 from proxy.version import __version__
 
@@ -45,6 +51,9 @@ FLUSH_SECONDS = 0.05  # how long a live exchange waits, at most, to be indexed
 # than the indexing thread slows the server a little rather than holding every exchange in memory
 # (3,000 replayed 20 KB answers held about 300 MB, which the allocator kept after they were indexed).
 MOST_PENDING = 64
+# Exchanges from which an offline view with `text_later` shows its rows before its bodies' text is
+# searchable (`store/traffic_text.py`); below, the text is indexed first (a few seconds at most).
+TEXT_LATER_FROM = 50_000
 
 
 class TrafficView:
@@ -190,10 +199,13 @@ def scrubbed(findings: Sequence[Finding]) -> list[Finding]:
     ]
 
 
-def offline_view(paths: Sequence[Path], in_force: RulesInForce, *, cache: bool = True) -> TrafficView:
+def offline_view(
+    paths: Sequence[Path], in_force: RulesInForce, *, cache: bool = True, text_later: bool = False
+) -> TrafficView:
     """The view of cassettes, folders of cassettes, journals and HAR files: each redacted with the
     project's policy, checked with the checker `check` uses, then indexed; from the cache when it has
-    them."""
+    them. With `text_later`, a large set's bodies' text is indexed after its rows, by a thread of its
+    own, text filters refused (`StillIndexing`) until then; the cache is written when it is done."""
     sources = sources_of(paths)
     names = [str(source.path) for source in sources]
     identity = [file for source in sources for file in source.identity()]
@@ -203,6 +215,8 @@ def offline_view(paths: Sequence[Path], in_force: RulesInForce, *, cache: bool =
     if cached is not None:
         return _offline(cached, names, state)
     index = temporary_index()
+    if text_later:
+        index.defer_text()
     adding = BackgroundAdds(index)
     try:
         endpoints = Endpoints(in_force.ruleset)
@@ -227,6 +241,11 @@ def offline_view(paths: Sequence[Path], in_force: RulesInForce, *, cache: bool =
             path = source.path if source.kind == "cassette" else None
             index_stream(checker, path, source.exchanges(), build, policy, adding.add, adding.add_prepared)
         adding.finish()
+        if index.cursor >= TEXT_LATER_FROM:
+            keep = index  # the cache written from the fill's thread, this index kept in use
+            index.fill_text(lambda: where is not None and copy_to_cache(keep, where), at_once=False)
+            return _offline(index, names, state)
+        index.fill_text(lambda: None, at_once=True)
     except BaseException:
         adding.finish(failed=True)
         index.close()

@@ -82,9 +82,21 @@ def open_cached(entry: CacheEntry) -> TrafficIndex | None:
 
 
 def keep_as_cache(index: TrafficIndex, entry: CacheEntry) -> TrafficIndex:
-    """Note a built temporary index's identity, copy it over the cache entry (through the one writer
-    of files, 0600) and go on reading the cached copy; the temporary one is removed. When the cache
-    cannot be written, the temporary index is used as it is."""
+    """Copy a built temporary index over the cache entry (`copy_to_cache`) and go on reading the cached
+    copy; the temporary one is removed. When the cache cannot be written, the temporary index is used
+    as it is."""
+    if not copy_to_cache(index, entry):
+        return index
+    cached = open_cached(entry)
+    if cached is None:
+        return index
+    index.close()
+    return cached
+
+
+def copy_to_cache(index: TrafficIndex, entry: CacheEntry) -> bool:
+    """Note a built temporary index's identity and counts, and copy it over the cache entry (through the
+    one writer of files, 0600); whether it was."""
     index.note("identity", entry.identity)
     index.note("counts", json.dumps([index.cursor, index.counts(Query())]))  # the first page's, at once
     try:
@@ -97,9 +109,5 @@ def keep_as_cache(index: TrafficIndex, entry: CacheEntry) -> TrafficIndex:
             raise
         written.commit()
     except (CommerceProxyError, OSError):
-        return index
-    cached = open_cached(entry)
-    if cached is None:
-        return index
-    index.close()
-    return cached
+        return False
+    return True
