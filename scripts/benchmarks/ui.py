@@ -137,6 +137,21 @@ class UiServer:
             self.process.stop()
             raise
         self.token = urllib.parse.parse_qs(urllib.parse.urlsplit(self.address).query)["token"][0]
+        self.wait_for_text()
+
+    def wait_for_text(self, timeout: float = 1800.0) -> None:
+        """Wait until text filters answer (a large set's bodies' text is indexed after its rows: until
+        then they are a 503), so the figures are those of the index built."""
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                self.get("/_proxy/ui/api/exchanges?text=alpha&limit=0")
+                return
+            except urllib.error.HTTPError as error:
+                if error.code != 503 or time.monotonic() > deadline:
+                    self.stop()
+                    raise
+            time.sleep(0.5)
 
     def get(self, path: str) -> tuple[float, dict[str, object]]:
         """Milliseconds and the JSON document of one API call."""
