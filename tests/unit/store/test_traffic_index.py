@@ -222,3 +222,17 @@ def test_closing_an_index_stops_its_text_fill_and_removes_its_files() -> None:
         opened.fill_text(lambda: None, at_once=False)
     opened.close()
     assert not opened.path.parent.exists()
+
+
+def test_windows_of_the_whole_traffic_are_its_rows_from_any_offset(index: TrafficIndex) -> None:
+    """The unfiltered window reads from id `offset + 1` (ids have no gap), never past rows."""
+    chance = random.Random(7)
+    entries = [draw_entry(chance) for _ in range(90)]
+    for first in range(0, 90, 30):
+        index.add(entries[first : first + 30])
+        count = first + 30
+        for offset in range(0, count + 3):
+            for limit in (0, 1, 7, 500):
+                total, rows = index.window(Query(), offset, limit)
+                expected = list(range(offset + 1, min(count, offset + limit) + 1))
+                assert (total, [row["id"] for row in rows]) == (count, expected), (offset, limit)
