@@ -53,3 +53,8 @@ class SettingError(UsageError):
 
 class RuleFileError(CommerceProxyError):
     """A rule file, shape schema, project config or baseline is unusable: unknown check, bad parameter..."""
+
+
+class StillIndexing(CommerceProxyError):
+    """An answer that needs the part of an index still being built (the UI's text search of a large
+    set of cassettes opened offline): asked again once it is done."""

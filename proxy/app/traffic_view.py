@@ -30,22 +30,22 @@ from proxy.core.rules.findings import Finding
 from proxy.core.rules.ruleset import RuleSet
 from proxy.core.ui.query import Query, cassette_named
 from proxy.store.rule_files import RulesInForce
-from proxy.store.traffic_index import (
-    Answered,
-    Entry,
-    Prepared,
-    TrafficIndex,
+from proxy.store.traffic_cache import (
     cache_entry,
+    copy_to_cache,
     file_states,
     keep_as_cache,
     open_cached,
-    temporary_index,
 )
+from proxy.store.traffic_index import Answered, Entry, Prepared, TrafficIndex, temporary_index
 from proxy.version import __version__
 
 __all__ = ["Answered", "TrafficView", "offline_view"]
 
 LIMIT_MOST = 500  # rows in one window or one batch of changes
+# Exchanges from which an offline view with `text_later` shows its rows before its bodies' text is
+# searchable (`store/traffic_text.py`); below, the text is indexed first (a few seconds at most).
+TEXT_LATER_FROM = 50_000
 
 
 class TrafficView:
@@ -200,10 +200,13 @@ def scrubbed(findings: Sequence[Finding]) -> list[Finding]:
     ]
 
 
-def offline_view(paths: Sequence[Path], in_force: RulesInForce, *, cache: bool = True) -> TrafficView:
+def offline_view(
+    paths: Sequence[Path], in_force: RulesInForce, *, cache: bool = True, text_later: bool = False
+) -> TrafficView:
     """The view of cassettes, folders of cassettes, journals and HAR files: each redacted with the
     project's policy, checked with the checker `check` uses, then indexed; from the cache when it has
-    them."""
+    them. With `text_later`, a large set's bodies' text is indexed after its rows, by a thread of its
+    own, text filters refused (`StillIndexing`) until then; the cache is written when it is done."""
     sources = sources_of(paths)
     names = [str(source.path) for source in sources]
     identity = [file for source in sources for file in source.identity()]
@@ -213,6 +216,8 @@ def offline_view(paths: Sequence[Path], in_force: RulesInForce, *, cache: bool =
     if cached is not None:
         return _offline(cached, names, state)
     index = temporary_index()
+    if text_later:
+        index.defer_text()
     adding = BackgroundAdds(index)
     try:
         endpoints = Endpoints(in_force.ruleset)
@@ -237,6 +242,11 @@ def offline_view(paths: Sequence[Path], in_force: RulesInForce, *, cache: bool =
             path = source.path if source.kind == "cassette" else None
             index_stream(checker, path, source.exchanges(), build, policy, adding.add, adding.add_prepared)
         adding.finish()
+        if index.cursor >= TEXT_LATER_FROM:
+            keep = index  # the cache written from the fill's thread, this index kept in use
+            index.fill_text(lambda: where is not None and copy_to_cache(keep, where), at_once=False)
+            return _offline(index, names, state)
+        index.fill_text(lambda: None, at_once=True)
     except BaseException:
         adding.finish(failed=True)
         index.close()

@@ -34,7 +34,7 @@ from proxy.workers.choice import runner
 from proxy.workers.trailer import trailer_of, write_trailer
 
 SMALLEST_SPLIT = 4000  # exchanges; below, a fork costs more than it saves (as for `check`)
-SHARE = 0.5  # of the exchanges indexed here: this process also adds the child's rows to SQLite
+SHARE = 0.45  # of the exchanges indexed here: this process also adds every row to SQLite (its thread)
 PATIENCE_S = 30.0  # and twice this process's own time: then the child is given up
 BATCH = 2000
 

@@ -57,4 +57,4 @@ def offline_ui_view(paths: Sequence[Path], in_force: RulesInForce) -> TrafficVie
     """The view of files (cassettes, folders, journals, HAR), checked with `in_force` as `check` would."""
     from proxy.app.traffic_view import offline_view
 
-    return offline_view(paths, in_force)
+    return offline_view(paths, in_force, text_later=True)

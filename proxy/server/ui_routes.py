@@ -22,7 +22,7 @@ from urllib.parse import parse_qsl
 from proxy.core.model.access import UI_PATH
 from proxy.core.model.bodies import error_document
 from proxy.core.redaction.book import KNOWN
-from proxy.errors import UsageError
+from proxy.errors import StillIndexing, UsageError
 from proxy.server.admin import UI_HEADERS, Door, answer_ours
 from proxy.server.ui_assets import PAGE, Assets
 from proxy.server.wire import Incoming, Outgoing, Reply, Stream, WireServer, json_answer
@@ -102,6 +102,8 @@ class UiRoutes:
             return self._route(incoming, path, parse_qsl(query, keep_blank_values=True))
         except (BadParameter, UsageError) as error:
             return _json(400, error_document(400, "Bad Request", str(error).splitlines()[0]))
+        except StillIndexing as error:  # a text filter before the text is all in: asked again later
+            return _json(503, error_document(503, "Service Unavailable", str(error).splitlines()[0]))
 
     def _route(self, incoming: Incoming, path: str, pairs: list[tuple[str, str]]) -> Reply | Awaitable[Reply]:
         if path == UI_PATH:

@@ -17,7 +17,7 @@ from proxy.core.model.access import TOKEN_COOKIE, TOKEN_HEADER, TOKEN_VARIABLE, 
 from proxy.core.redaction.redact import RedactionPolicy
 from proxy.core.replay.book import ReplayBook
 from proxy.core.replay.matching import MatchPolicy
-from proxy.errors import UsageError
+from proxy.errors import StillIndexing, UsageError
 from proxy.server.admin import UI_HEADERS
 from proxy.server.replay import Replayer
 from proxy.server.serving import start
@@ -49,6 +49,7 @@ class FakeView:
         self.rows = [row(number) for number in range(1, rows + 1)]
         self.moved = asyncio.Event()
         self.closed = False
+        self.text_pending = False  # as a large offline index whose bodies' text is still going in
 
     def add(self, count: int) -> None:
         start = len(self.rows) + 1
@@ -64,6 +65,8 @@ class FakeView:
         }
 
     def _matching(self, query: dict[str, str]) -> list[dict[str, Any]]:
+        if self.text_pending and "text" in query:
+            raise StillIndexing("the bodies' text is still being indexed (10 of 1,200 exchanges)")
         return [found for found in self.rows if query.get("method", found["method"]) == found["method"]]
 
     def window(self, query: dict[str, str], offset: int, limit: int) -> dict[str, Any]:
@@ -374,3 +377,16 @@ async def test_a_server_without_a_ui_answers_404_there_and_reset_needs_the_token
         assert status == 308 and headers["location"] == "/_proxy/ui/"
     finally:
         await runner.cleanup()
+
+
+async def test_a_text_filter_while_the_text_is_indexed_is_a_503_saying_so(ui: tuple[str, FakeView]) -> None:
+    url, view = ui
+    view.text_pending = True
+    for route in ("exchanges", "counts"):
+        status, headers, body = await fetch(url, f"/_proxy/ui/api/{route}?method=GET&text=abc", AUTH)
+        detail = json.loads(body)["errors"][0]["detail"]
+        assert status == 503 and "still being indexed" in detail and "\n" not in detail, route
+        secured(headers)
+        assert (await fetch(url, f"/_proxy/ui/api/{route}?method=GET", AUTH))[0] == 200  # rows answer
+    view.text_pending = False
+    assert (await fetch(url, "/_proxy/ui/api/exchanges?text=abc", AUTH))[0] == 200

@@ -6,12 +6,13 @@ from __future__ import annotations
 import asyncio
 import json
 import sqlite3
-import zlib
 from contextlib import closing
 from pathlib import Path
 
 import pytest
+import zstandard
 
+from proxy.app import traffic_view
 from proxy.app.live_traffic import live_view
 from proxy.app.traffic_view import Answered, offline_view
 from proxy.core.cassette.journal_line import journal_line
@@ -121,7 +122,8 @@ def test_an_offline_view_of_a_folder_shows_rows_details_and_findings(
     with closing(sqlite3.connect(index_file)) as database:
         stored = [document for (document,) in database.execute("SELECT document FROM details")]
     assert len(stored) == 2 and all(isinstance(document, bytes) for document in stored)
-    data += b"".join(zlib.decompress(document) for document in stored)  # the details are compressed
+    unpack = zstandard.ZstdDecompressor().decompress
+    data += b"".join(unpack(document) for document in stored)  # the details are compressed
     assert b"Bearer <redacted>" in data  # the search below reads the details' text
     assert SECRET.encode() not in data and b"9f8e7d6c5b4a" not in data  # no secret in the database file
 
@@ -146,6 +148,32 @@ def test_reopening_the_same_sources_uses_the_cache_and_a_change_rebuilds(
     assert changed.window(Query(path="/v2/other"), 0, 5)["total"] == 1
     changed.close()
     assert [file.name for file in cached.parent.iterdir()] == [cached.name]
+
+
+@pytest.mark.parametrize("later_from", [0, 10**9])
+def test_a_set_indexed_text_later_is_cached_once_its_text_is_in(
+    later_from: int, tmp_path: Path, in_force: RulesInForce, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`commerce-proxy ui`'s view (`text_later`): from TEXT_LATER_FROM exchanges the rows answer first
+    and the cache is written by the fill's thread when the text is in; below it, as before."""
+    monkeypatch.setattr(traffic_view, "TEXT_LATER_FROM", later_from)
+    cassette = tmp_path / "a.yaml"
+    cassette.write_text(CASSETTE)
+    first = offline_view([cassette], in_force, text_later=True)
+    assert first._index.text_wait(30)
+    cache = tmp_path / "cache"
+    assert [file.suffix for file in cache.iterdir()] == [".sqlite"]
+    texts = (
+        first.window(Query(text="grant_type"), 0, 5)["total"],
+        first.counts(Query(text="expires"))["total"],
+    )
+    assert texts == (1, 1)
+    first.close()
+    again = offline_view([cassette], in_force, text_later=True)
+    assert again._index.path.parent == cache
+    assert again.window(Query(text="grant_type"), 0, 5)["total"] == 1
+    assert again.counts(Query(text="expires"))["total"] == 1
+    again.close()
 
 
 def test_journals_and_har_files_open_too(tmp_path: Path, in_force: RulesInForce) -> None:

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from proxy.app import two_core_index
+from proxy.app import traffic_view, two_core_index
 from proxy.app.record_setup import shipped_rules_in_force
 from proxy.app.traffic_view import offline_view
 from proxy.core.cassette.document import Cassette
@@ -73,10 +73,11 @@ def drawn(chance: random.Random, count: int, secret_at: int | None) -> list[Exch
     return exchanges
 
 
-def dumped(paths: list[Path], in_force: RulesInForce) -> tuple[Any, ...]:
+def dumped(paths: list[Path], in_force: RulesInForce, text_later: bool = False) -> tuple[Any, ...]:
     KNOWN.forget()
-    view = offline_view(paths, in_force, cache=False)
+    view = offline_view(paths, in_force, cache=False, text_later=text_later)
     try:
+        assert view._index.text_wait(60)
         database = view._index._db
         rows = database.execute("SELECT * FROM exchanges ORDER BY id").fetchall()
         details = [
@@ -122,3 +123,6 @@ def test_two_cores_index_what_one_does(
     assert len(taken) == (2 if secret_at is not None and secret_at < 40 else 4)
     if secret_at is not None:  # learned, and scrubbed from every exchange from there on
         assert SECRET in one[4] and SECRET not in repr(one[1][secret_at:80])
+    # The bodies' text indexed after the rows, by a thread of its own: the same index.
+    monkeypatch.setattr(traffic_view, "TEXT_LATER_FROM", 0)
+    assert dumped(paths, in_force, text_later=True) == one

@@ -12,6 +12,8 @@ from typing import Any
 import pytest
 
 from proxy.core.ui.query import Query
+from proxy.errors import StillIndexing
+from proxy.store import traffic_text
 from proxy.store.traffic_index import Answered, Entry, TrafficIndex, temporary_index
 
 METHODS = ("GET", "PUT", "POST", "DELETE")
@@ -168,3 +170,69 @@ def test_a_temporary_index_is_private_and_removed_at_close() -> None:
     assert opened.path.parent.stat().st_mode & 0o777 == 0o700
     opened.close()
     assert not opened.path.exists() and not opened.path.parent.exists()
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_text_kept_aside_is_refused_until_filled_then_is_the_reference(
+    seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A large offline index's body text goes into the text index after its rows (`defer_text`): until
+    the fill is done a text filter is refused, never answered from part of the text; then every filter
+    is the reference's, and the file of pending text is gone."""
+    monkeypatch.setattr(traffic_text, "CHUNK", 7)  # through many chunks
+    chance = random.Random(seed)
+    opened = temporary_index()
+    try:
+        opened.defer_text()
+        entries = [draw_entry(chance) for _ in range(chance.randint(0, 120))]
+        for first in range(0, len(entries), 25):
+            opened.add(entries[first : first + 25])
+        pending = opened.path.parent / traffic_text.PENDING_NAME
+        assert pending.exists()
+        filled: list[int] = []
+        with opened.lock:  # the fill's first chunk waits: nothing of the text is in yet
+            opened.fill_text(lambda: filled.append(opened.cursor), at_once=False)
+            for query in (Query(text="alpha"), Query(method="GET", text="ph")):
+                with pytest.raises(StillIndexing, match="still being indexed"):
+                    opened.window(query, 0, 10)
+                with pytest.raises(StillIndexing):
+                    opened.counts(query)
+            no_text = Query(method="GET")
+            expected = [number for number, entry in enumerate(entries, start=1) if matches(no_text, entry)]
+            total, rows = opened.window(no_text, 0, 500)  # the rows answer meanwhile
+            assert (total, [row["id"] for row in rows]) == (len(expected), expected)
+        assert opened.text_wait(30)
+        assert filled == [len(entries)] and not pending.exists()
+        for _ in range(40):
+            query = draw_query(chance)
+            expected = [number for number, entry in enumerate(entries, start=1) if matches(query, entry)]
+            total, rows = opened.window(query, 0, 500)
+            assert (total, [row["id"] for row in rows]) == (len(expected), expected), query
+            assert opened.counts(query) == reference_counts(query, entries), query
+    finally:
+        opened.close()
+    assert not opened.path.parent.exists()
+
+
+def test_closing_an_index_stops_its_text_fill_and_removes_its_files() -> None:
+    opened = temporary_index()
+    opened.defer_text()
+    opened.add([Entry("GET", "/a", "/a", 0, response_text=f"text {number}") for number in range(50)])
+    with opened.lock:
+        opened.fill_text(lambda: None, at_once=False)
+    opened.close()
+    assert not opened.path.parent.exists()
+
+
+def test_windows_of_the_whole_traffic_are_its_rows_from_any_offset(index: TrafficIndex) -> None:
+    """The unfiltered window reads from id `offset + 1` (ids have no gap), never past rows."""
+    chance = random.Random(7)
+    entries = [draw_entry(chance) for _ in range(90)]
+    for first in range(0, 90, 30):
+        index.add(entries[first : first + 30])
+        count = first + 30
+        for offset in range(0, count + 3):
+            for limit in (0, 1, 7, 500):
+                total, rows = index.window(Query(), offset, limit)
+                expected = list(range(offset + 1, min(count, offset + limit) + 1))
+                assert (total, [row["id"] for row in rows]) == (count, expected), (offset, limit)

@@ -1,0 +1,90 @@
+"""The body text of a large offline index, searched once it is all in: put into the FTS5 table after the
+rows, by a thread of its own, so the list, its filters, counts and exchanges answer first.
+
+Tokenizing body text into trigrams is most of what SQLite does for an index (about 70 us of a 1 KB
+exchange, as much as checking it), and it ran beside the checking on the same two cores. While the
+rows are built, each exchange's text goes to a plain table in a second private file (`pending.sqlite`,
+beside the index, 0600, removed when done); then this thread copies it into the FTS table in chunks, in
+SQL alone (SQLite runs without the interpreter's lock), each under the index's lock so a page's read
+waits at most one chunk. Until the last chunk is in, a text filter is refused (`StillIndexing`: the
+page says so), never answered from part of the text.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+PENDING_NAME = "pending.sqlite"
+CHUNK = 2000  # exchanges a transaction of the fill (about 0.15 s: what a read may wait)
+
+
+def attach_pending(connection: sqlite3.Connection, folder: Path) -> Path:
+    """A new private file of pending text, attached to `connection` as `pending`."""
+    path = folder / PENDING_NAME
+    os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600))
+    connection.execute("ATTACH DATABASE ? AS pending", (str(path),))
+    connection.execute("PRAGMA pending.journal_mode = OFF")  # a scratch file, removed when filled
+    connection.execute("PRAGMA pending.synchronous = OFF")
+    connection.execute("CREATE TABLE pending.texts(id INTEGER PRIMARY KEY, request TEXT, response TEXT)")
+    return path
+
+
+def fill_chunk(connection: sqlite3.Connection, last: int) -> int:
+    """Move the pending text of the next CHUNK exchanges after id `last` into the FTS table, in one
+    transaction; the last id moved (`last` when none was left)."""
+    (upto,) = connection.execute(
+        "SELECT coalesce(max(id), ?) FROM (SELECT id FROM pending.texts WHERE id > ? ORDER BY id LIMIT ?)",
+        (last, last, CHUNK),
+    ).fetchone()
+    if upto != last:
+        with connection:
+            connection.execute(
+                "INSERT INTO bodies(rowid, request, response) SELECT id, request, response "
+                "FROM pending.texts WHERE id > ? AND id <= ? ORDER BY id",
+                (last, upto),
+            )
+    return int(upto)
+
+
+class TextFill:
+    """The thread that runs `step` (a chunk moved: the last id done, unchanged when all is in) until the
+    text is all in; `ready` is set then, and `then` run. A failure (a full disk) leaves text search
+    refused, `error` saying why."""
+
+    def __init__(self, step: Callable[[int], int], total: int, then: Callable[[], object]) -> None:
+        self.total = total  # the last id with text to index, at most
+        self.done = 0  # the last id whose text is in
+        self.ready = threading.Event()
+        self.error: str | None = None
+        self._step, self._then = step, then
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="commerce-proxy-ui-text", daemon=True)
+        self._thread.start()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Wait until the text is all in (or the fill ended); whether it is."""
+        self._thread.join(timeout)
+        return self.ready.is_set()
+
+    def stop(self) -> None:
+        """Stop between two chunks and wait for the thread."""
+        self._stop.set()
+        self._thread.join()
+
+    def _run(self) -> None:
+        try:
+            while not self._stop.is_set():
+                found = self._step(self.done)
+                if found == self.done:
+                    break
+                self.done = found
+        except (sqlite3.Error, OSError) as error:  # a full disk...: said, not raised
+            self.error = str(error)
+            return
+        if not self._stop.is_set():
+            self.ready.set()
+            self._then()
