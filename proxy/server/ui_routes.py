@@ -100,10 +100,8 @@ class UiRoutes:
             return json_answer(405, document, {"Allow": "GET", **UI_HEADERS})
         try:
             return self._route(incoming, path, parse_qsl(query, keep_blank_values=True))
-        except (BadParameter, UsageError) as error:
-            return _json(400, error_document(400, "Bad Request", str(error).splitlines()[0]))
-        except StillIndexing as error:  # a text filter before the text is all in: asked again later
-            return _json(503, error_document(503, "Service Unavailable", str(error).splitlines()[0]))
+        except (BadParameter, UsageError, StillIndexing) as error:
+            return _refused(error)
 
     def _route(self, incoming: Incoming, path: str, pairs: list[tuple[str, str]]) -> Reply | Awaitable[Reply]:
         if path == UI_PATH:
@@ -188,8 +186,19 @@ def _json(status: int, document: Any) -> Outgoing:
 async def _off_loop(answer: Callable[[], Reply]) -> Reply:
     """An answer read from the view in a worker thread: a live view's indexing thread holds it while
     it adds a batch, and the server's loop, waiting for it there, would stall every exchange it
-    proxies meanwhile."""
-    return await asyncio.to_thread(answer)
+    proxies meanwhile. A refusal raised there is answered as on the loop."""
+    try:
+        return await asyncio.to_thread(answer)
+    except (BadParameter, UsageError, StillIndexing) as error:
+        return _refused(error)
+
+
+def _refused(error: Exception) -> Reply:
+    """A bad parameter is a 400; a text filter before the text is all in a 503 (asked again later)."""
+    line = str(error).splitlines()[0]
+    if isinstance(error, StillIndexing):
+        return _json(503, error_document(503, "Service Unavailable", line))
+    return _json(400, error_document(400, "Bad Request", line))
 
 
 def attach_ui(door: Door, server: WireServer, routes: UiRoutes) -> None:

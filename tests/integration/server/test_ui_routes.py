@@ -67,6 +67,8 @@ class FakeView:
     def _matching(self, query: dict[str, str]) -> list[dict[str, Any]]:
         if self.text_pending and "text" in query:
             raise StillIndexing("the bodies' text is still being indexed (10 of 1,200 exchanges)")
+        if query.get("cassette") == "nobody":  # as a view refuses a name no cassette has
+            raise UsageError("cassette=nobody: no cassette of that name is open")
         return [found for found in self.rows if query.get("method", found["method"]) == found["method"]]
 
     def window(self, query: dict[str, str], offset: int, limit: int) -> dict[str, Any]:
@@ -390,3 +392,13 @@ async def test_a_text_filter_while_the_text_is_indexed_is_a_503_saying_so(ui: tu
         assert (await fetch(url, f"/_proxy/ui/api/{route}?method=GET", AUTH))[0] == 200  # rows answer
     view.text_pending = False
     assert (await fetch(url, "/_proxy/ui/api/exchanges?text=abc", AUTH))[0] == 200
+
+
+async def test_a_filter_the_view_refuses_is_a_400_from_every_read_route(ui: tuple[str, FakeView]) -> None:
+    """The view is read in a worker thread: what it refuses there is a 400, as a refusal of the parser."""
+    url, _ = ui
+    for route in ("exchanges", "counts"):
+        status, headers, body = await fetch(url, f"/_proxy/ui/api/{route}?cassette=nobody", AUTH)
+        assert status == 400, route
+        assert json.loads(body)["errors"][0]["detail"] == "cassette=nobody: no cassette of that name is open"
+        secured(headers)
