@@ -7,9 +7,9 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import shutil
 import sqlite3
 from collections.abc import Sequence
+from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -78,7 +78,7 @@ def open_cached(entry: CacheEntry) -> TrafficIndex | None:
     if found.get("schema") != str(SCHEMA_VERSION) or found.get("identity") != entry.identity:
         connection.close()
         return None
-    return TrafficIndex(connection, path, owned=False)
+    return TrafficIndex(connection, path)
 
 
 def keep_as_cache(index: TrafficIndex, entry: CacheEntry) -> TrafficIndex:
@@ -95,19 +95,22 @@ def keep_as_cache(index: TrafficIndex, entry: CacheEntry) -> TrafficIndex:
 
 
 def copy_to_cache(index: TrafficIndex, entry: CacheEntry) -> bool:
-    """Note a built temporary index's identity and counts, and copy it over the cache entry (through the
-    one writer of files, 0600); whether it was."""
+    """Note a built temporary index's identity and counts, and copy it over the cache entry with SQLite's
+    backup (a temporary index has no file to copy) into a new file of the one writer of files (0600,
+    renamed into place when whole: a kill mid-copy never leaves half an index under the entry's name);
+    whether it was."""
     index.note("identity", entry.identity)
     index.note("counts", json.dumps([index.cursor, index.counts(Query())]))  # the first page's, at once
     try:
         written = NewFile(entry.path, "the UI's index cache", create_folders=True, mode=0o600)
         try:
-            with index.path.open("rb") as source:
-                shutil.copyfileobj(source, written.handle, 1 << 20)
+            with closing(sqlite3.connect(written.temporary_path, isolation_level=None)) as target:
+                target.execute("PRAGMA journal_mode = OFF")  # no journal file beside it: a new file
+                index.backup(target)
         except BaseException:
             written.abandon()
             raise
         written.commit()
-    except (CommerceProxyError, OSError):
+    except (CommerceProxyError, OSError, sqlite3.Error):
         return False
     return True

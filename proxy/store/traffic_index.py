@@ -4,8 +4,10 @@ process). With `traffic_cache.py` (which opens a cached one read-only), the only
 
 What goes in is already redacted: the caller (`app/traffic_view.py`) redacts every exchange before it
 becomes an `Entry`. Filters are compiled from a parsed `Query` into SQL with parameters
-(`traffic_query.py`); no user text is ever part of the SQL. A live server's index is a private
-temporary file (0600) removed at close; an offline one is kept in the cache (`traffic_cache.py`).
+(`traffic_query.py`); no user text is ever part of the SQL. A live server's index, and an offline
+one while it is built, is SQLite's private temporary database (`temporary_index`): its file is removed
+from the temporary folder as soon as it is opened, so no ending of the process (a crash, SIGKILL)
+leaves it behind; an offline one is then kept in the cache (`traffic_cache.py`).
 """
 
 from __future__ import annotations
@@ -13,9 +15,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import json
-import os
 import sqlite3
-import tempfile
 import threading
 from array import array
 from collections import OrderedDict
@@ -35,6 +35,7 @@ from proxy.store.traffic_text import TextFill, attach_pending, fill_chunk
 SCHEMA_VERSION = 3  # 2: detail documents stored compressed; 3: with zstd, not zlib
 MATCHING_KEPT = 4  # filters whose matching ids are kept (8 bytes an id: 8 MB for a million)
 BODY_TEXT_LONGEST = 1 << 20  # characters of each body the text search sees
+BACKUP_PAGES = 4096  # pages of a backup step (16 MB: a few ms, what a read may wait)
 _SCHEMA = """
 CREATE TABLE exchanges(
     id INTEGER PRIMARY KEY, cassette TEXT, idx INTEGER, method TEXT NOT NULL, target TEXT NOT NULL,
@@ -105,13 +106,13 @@ class TrafficIndex:
     """An open index. Its own lock keeps its users (the server's loop, an indexing thread, the text
     fill) apart."""
 
-    def __init__(self, connection: sqlite3.Connection, path: Path, owned: bool) -> None:
+    def __init__(self, connection: sqlite3.Connection, path: Path | None) -> None:
         self._db = connection
         self.lock = threading.RLock()
-        self._pending: Path | None = None  # body text kept aside until `fill_text` (`defer_text`)
+        self._pending = False  # body text kept aside until `fill_text` (`defer_text`)
         self._fill: TextFill | None = None
-        self.path = path
-        self._owned = owned  # a private temporary file, removed at close
+        self.path = path  # None: a temporary index, with no name (`temporary_index`)
+        self.name = str(path) if path is not None else "the UI's temporary index"
         self.cursor: int = self._db.execute("SELECT coalesce(max(id), 0) FROM exchanges").fetchone()[0]
         # The ids matching the last few filters, as of `cursor`: a scroll through a filtered view is a
         # slice of them, however deep (an OFFSET would read every row before it), and its total their
@@ -122,20 +123,21 @@ class TrafficIndex:
 
     def defer_text(self) -> None:
         """From now on, keep the bodies' text aside (`traffic_text.py`) until `fill_text`."""
-        if self._owned and self._pending is None:
-            self._pending = attach_pending(self._db, self.path.parent)
+        if self.path is None and not self._pending:
+            attach_pending(self._db)
+            self._pending = True
 
     def fill_text(self, then: Callable[[], object], at_once: bool) -> None:
         """Put the text kept aside into the text index, then run `then`: here and now (`at_once`), else
         by a thread of its own, text filters refused until it is done."""
-        if self._pending is None:
+        if not self._pending:
             then()
             return
         self._fill = TextFill(self._fill_chunk, self.cursor, then)
         if at_once:
             self._fill.wait()
             if self._fill.error is not None:
-                raise CommerceProxyError(f"{self.path}: cannot index the bodies' text: {self._fill.error}")
+                raise CommerceProxyError(f"{self.name}: cannot index the bodies' text: {self._fill.error}")
 
     def text_wait(self, timeout: float | None = None) -> bool:
         """Wait until the bodies' text is searchable (at most `timeout` seconds); whether it is."""
@@ -144,11 +146,9 @@ class TrafficIndex:
     @_locked
     def _fill_chunk(self, last: int) -> int:
         done = fill_chunk(self._db, last)
-        if done == last and self._pending is not None:  # all in: the pending file goes
+        if done == last and self._pending:  # all in: the pending database (and its space) goes
             self._db.execute("DETACH DATABASE pending")
-            with contextlib.suppress(OSError):
-                self._pending.unlink()
-            self._pending = None
+            self._pending = False
         return done
 
     def _text_searchable(self) -> None:
@@ -192,12 +192,12 @@ class TrafficIndex:
                 self._db.executemany("INSERT INTO findings VALUES (?, ?)", findings)
                 self._db.executemany(
                     "INSERT INTO pending.texts(id, request, response) VALUES (?, ?, ?)"
-                    if self._pending is not None
+                    if self._pending
                     else "INSERT INTO bodies(rowid, request, response) VALUES (?, ?, ?)",
                     bodies,
                 )
         except sqlite3.Error as error:  # a full disk...: one line, the index as it was
-            raise CommerceProxyError(f"{self.path}: cannot add to the UI's index: {error}") from None
+            raise CommerceProxyError(f"{self.name}: cannot add to the UI's index: {error}") from None
         self.cursor = number
         return self.cursor
 
@@ -342,17 +342,29 @@ class TrafficIndex:
             self._db.execute("INSERT OR REPLACE INTO about VALUES (?, ?)", (key, value))
 
     def close(self) -> None:
-        """Close it (a text fill under way is stopped first); a private temporary index is removed."""
+        """Close it (a text fill under way is stopped first); a temporary index is gone with it."""
         if self._fill is not None:
             self._fill.stop()
         with self.lock:
             self._db.close()
-        if self._owned:
-            with contextlib.suppress(OSError):
-                if self._pending is not None:
-                    self._pending.unlink()
-                self.path.unlink()
-                self.path.parent.rmdir()
+
+    @_locked
+    def size(self) -> int:
+        """The bytes its database holds (a temporary index has no file to look at)."""
+        pages = self._db.execute("PRAGMA page_count").fetchone()[0]
+        return int(pages) * int(self._db.execute("PRAGMA page_size").fetchone()[0])
+
+    def backup(self, target: sqlite3.Connection) -> None:
+        """Copy the whole database into `target` with SQLite's online backup (a temporary index has no
+        file to copy), BACKUP_PAGES at a time, the lock let go between two steps: a page's read waits
+        at most one step, as with the text fill's chunks."""
+
+        def between(status: int, remaining: int, total: int) -> None:
+            self.lock.release()
+            self.lock.acquire()
+
+        with self.lock:
+            self._db.backup(target, pages=BACKUP_PAGES, progress=between)
 
 
 # An entry as it is stored, less its id: its row, its packed detail, its rules, its bodies' text.
@@ -448,15 +460,15 @@ def row_document(row: Sequence[Any]) -> dict[str, Any]:
 
 
 def temporary_index() -> TrafficIndex:
-    """A new, empty index in a private temporary folder (0700, the file 0600), removed at close."""
-    folder = Path(tempfile.mkdtemp(prefix="commerce-proxy-ui-"))
-    path = folder / "traffic.sqlite"
-    return TrafficIndex(_created(path), path, owned=True)
+    """A new, empty index in SQLite's private temporary database (the empty file name): SQLite's unix
+    VFS makes its file (0600, in SQLITE_TMPDIR or TMPDIR) and unlinks it at once, keeping only the
+    open descriptor, so the file goes with the process however it ends, a SIGKILL or a crash too;
+    pages past the cache are written there (not held in memory), as they were to a named file."""
+    return TrafficIndex(_created(), None)
 
 
-def _created(path: Path) -> sqlite3.Connection:
-    os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600))
-    connection = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+def _created() -> sqlite3.Connection:
+    connection = sqlite3.connect("", isolation_level=None, check_same_thread=False)
     connection.isolation_level = "DEFERRED"  # `with connection:` is one transaction
     connection.execute("PRAGMA journal_mode = OFF")  # a scratch file: rebuilt, never repaired
     connection.execute("PRAGMA synchronous = OFF")

@@ -3,8 +3,9 @@ rows, by a thread of its own, so the list, its filters, counts and exchanges ans
 
 Tokenizing body text into trigrams is most of what SQLite does for an index (about 70 us of a 1 KB
 exchange, as much as checking it), and it ran beside the checking on the same two cores. While the
-rows are built, each exchange's text goes to a plain table in a second private file (`pending.sqlite`,
-beside the index, 0600, removed when done); then this thread copies it into the FTS table in chunks, in
+rows are built, each exchange's text goes to a plain table in a second private temporary database
+(attached with the empty file name: its file unlinked as soon as it is made, like the index's, and gone
+when detached); then this thread copies it into the FTS table in chunks, in
 SQL alone (SQLite runs without the interpreter's lock), each under the index's lock so a page's read
 waits at most one chunk. Until the last chunk is in, a text filter is refused (`StillIndexing`: the
 page says so), never answered from part of the text.
@@ -12,25 +13,19 @@ page says so), never answered from part of the text.
 
 from __future__ import annotations
 
-import os
 import sqlite3
 import threading
 from collections.abc import Callable
-from pathlib import Path
 
-PENDING_NAME = "pending.sqlite"
 CHUNK = 2000  # exchanges a transaction of the fill (about 0.15 s: what a read may wait)
 
 
-def attach_pending(connection: sqlite3.Connection, folder: Path) -> Path:
-    """A new private file of pending text, attached to `connection` as `pending`."""
-    path = folder / PENDING_NAME
-    os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600))
-    connection.execute("ATTACH DATABASE ? AS pending", (str(path),))
-    connection.execute("PRAGMA pending.journal_mode = OFF")  # a scratch file, removed when filled
+def attach_pending(connection: sqlite3.Connection) -> None:
+    """A new private temporary database of pending text, attached to `connection` as `pending`."""
+    connection.execute("ATTACH DATABASE '' AS pending")
+    connection.execute("PRAGMA pending.journal_mode = OFF")  # scratch, gone when detached
     connection.execute("PRAGMA pending.synchronous = OFF")
     connection.execute("CREATE TABLE pending.texts(id INTEGER PRIMARY KEY, request TEXT, response TEXT)")
-    return path
 
 
 def fill_chunk(connection: sqlite3.Connection, last: int) -> int:

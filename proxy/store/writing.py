@@ -149,6 +149,11 @@ class NewFile:
             raise
         self.handle: BinaryIO = os.fdopen(descriptor, "wb", buffering=buffering)
 
+    @property
+    def temporary_path(self) -> Path:
+        """The temporary file's path, for a writer that must open it by name (SQLite's backup)."""
+        return self.path.parent / self._temporary
+
     def commit(self) -> None:
         """Flush the file to disk and rename it over the target (`CommerceProxyError` when it fails,
         the target untouched)."""

@@ -54,7 +54,7 @@ view = offline_view(tuple(arguments.paths), in_force, cache=False, text_later=Tr
 rows = time.perf_counter()
 view._index.text_wait()
 text = time.perf_counter()
-figures = {"exchanges": view.cursor, "bytes": os.path.getsize(view._index.path), "text_after_s": text - rows}
+figures = {"exchanges": view.cursor, "bytes": view._index.size(), "text_after_s": text - rows}
 print(json.dumps(figures))
 view.close()
 """
