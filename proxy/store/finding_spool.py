@@ -1,18 +1,19 @@
 """Findings kept on disk once there are many, so `check` memory stays flat however many it finds.
 
-Past `held` findings in memory, each rule's are appended to a file of its own in a temporary folder
-as pickled batches (pickle: our own data, read back only by this process); a report reads a rule's
-file back batch by batch, then what is still in memory. The folder goes when the spool is closed.
+Past `held` findings in memory, each rule's are appended as pickled batches to one temporary file
+(pickle: our own data, read back only by this process), where each batch lies kept in memory; a report
+reads a rule's batches back one by one, then what is still in memory. The file has no name
+(`tempfile.TemporaryFile`: made nameless, or unlinked as soon as made), so it goes with the process
+however it ends, a SIGKILL too; closing the spool frees its space at once.
 """
 
 from __future__ import annotations
 
+import os
 import pickle
-import shutil
 import tempfile
 from collections.abc import Iterator
-from pathlib import Path
-from typing import Any
+from typing import IO
 
 from proxy.core.reports.finding_groups import FindingGroups
 from proxy.core.rules.findings import Finding
@@ -27,8 +28,9 @@ class FindingSpool(FindingGroups):
         super().__init__()
         self._held = HELD_FINDINGS if held is None else held
         self._in_memory = 0
-        self._folder: Path | None = None
-        self._files: dict[str, Path] = {}
+        self._file: IO[bytes] | None = None
+        self._batches: dict[str, list[tuple[int, int]]] = {}  # each rule's batches: (offset, length)
+        self._end = 0
 
     def add(self, finding: Finding) -> None:
         super().add(finding)
@@ -37,35 +39,34 @@ class FindingSpool(FindingGroups):
             self._spill()
 
     def _spill(self) -> None:
-        if self._folder is None:
-            self._folder = Path(tempfile.mkdtemp(prefix="commerce-proxy-findings-"))
-        for position, (rule, group) in enumerate(self._groups.items()):
+        if self._file is None:
+            self._file = tempfile.TemporaryFile("w+b")  # noqa: SIM115  # closed by `close`
+        for rule, group in self._groups.items():
             if not group:
                 continue
-            file = self._files.setdefault(rule, self._folder / f"{position}.pickle")
-            with file.open("ab") as handle:
-                pickle.dump(group, handle, protocol=pickle.HIGHEST_PROTOCOL)
+            batch = pickle.dumps(group, protocol=pickle.HIGHEST_PROTOCOL)
+            self._file.write(batch)
+            self._batches.setdefault(rule, []).append((self._end, len(batch)))
+            self._end += len(batch)
             group.clear()
+        self._file.flush()  # read back with `os.pread`, beside the writes
         self._in_memory = 0
 
     def earlier(self, rule: str) -> Iterator[tuple[int, Finding]]:
-        file = self._files.get(rule)
-        if file is None:
+        if self._file is None:
             return
-        with file.open("rb") as handle:
-            while batch := _next_batch(handle):
-                yield from batch
+        descriptor = self._file.fileno()
+        for offset, length in list(self._batches.get(rule, ())):
+            yield from _batch(os.pread(descriptor, length, offset))
 
     def close(self) -> None:
-        """Remove the files; the spool holds only what is still in memory afterwards."""
-        if self._folder is not None:
-            shutil.rmtree(self._folder, ignore_errors=True)
-        self._folder = None
-        self._files.clear()
+        """Close the file (its space freed); the spool holds only what is still in memory afterwards."""
+        if self._file is not None:
+            self._file.close()
+        self._file = None
+        self._batches.clear()
+        self._end = 0
 
 
-def _next_batch(handle: Any) -> list[tuple[int, Finding]]:
-    try:
-        return pickle.load(handle)  # type: ignore[no-any-return]  # written by this process
-    except EOFError:
-        return []
+def _batch(data: bytes) -> list[tuple[int, Finding]]:
+    return pickle.loads(data)  # type: ignore[no-any-return]  # written by this process

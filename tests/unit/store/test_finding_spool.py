@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+import os
 
 from proxy.core.reports.finding_groups import FindingGroups
 from proxy.core.rules.findings import Finding, Severity
@@ -32,7 +32,7 @@ def test_a_spool_past_its_limit_reads_back_what_memory_holds() -> None:
     spool = FindingSpool(held=7)
     try:
         spool.add_all(made)
-        assert spool._files, "the spool went to disk"
+        assert spool._batches, "the spool went to disk"
         assert spool.counts() == memory.counts()
         assert spool.rules() == memory.rules()
         assert spool.severities_by_rule() == memory.severities_by_rule()
@@ -44,10 +44,15 @@ def test_a_spool_past_its_limit_reads_back_what_memory_holds() -> None:
         spool.close()
 
 
-def test_closing_a_spool_removes_its_files() -> None:
+def test_a_spool_on_disk_has_no_name_so_no_ending_leaves_it() -> None:
+    """Its file is nameless while it is written (a SIGKILL can leave nothing), and closed by `close`."""
     spool = FindingSpool(held=2)
     spool.add_all(findings(20))
-    folders = {path.parent for path in spool._files.values()}
-    assert folders and all(folder.is_dir() for folder in folders)
+    assert spool._file is not None
+    descriptor = spool._file.fileno()
+    named = os.readlink(f"/proc/self/fd/{descriptor}")
+    assert named.endswith(" (deleted)"), named
+    assert list(spool) == findings(20)
+    file = spool._file
     spool.close()
-    assert not any(Path(folder).exists() for folder in folders)
+    assert file.closed  # its space freed now
