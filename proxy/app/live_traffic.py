@@ -129,7 +129,8 @@ def _pending(item: Pending) -> tuple[Exchange, list[Finding], int | None, Answer
 
 
 class LiveView(TrafficView):
-    """A live server's view: its index a private temporary file, fed by a `LiveIndexer`."""
+    """A live server's view: its index a nameless temporary database (`temporary_index`), fed by a
+    `LiveIndexer`."""
 
     def __init__(self, mode: str, index: TrafficIndex, sources: Sequence[str]) -> None:
         super().__init__(mode, index, sources)
