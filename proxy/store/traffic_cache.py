@@ -4,12 +4,14 @@ reopening the same cassettes is instant and a changed cassette replaces its inde
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import json
 import os
 import sqlite3
+import time
 from collections.abc import Sequence
-from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,7 +21,9 @@ from proxy.core.ui.query import Query
 from proxy.errors import CommerceProxyError
 from proxy.store.cassette_reader.cache_paths import FOLDER_NAME
 from proxy.store.traffic_index import SCHEMA_VERSION, TrafficIndex
-from proxy.store.writing import NewFile
+from proxy.store.writing import NewFile, temporary_prefix
+
+LEFT_AFTER = 60  # seconds: a copy's temporary file older than this and unlocked was left by a kill
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,14 +101,16 @@ def keep_as_cache(index: TrafficIndex, entry: CacheEntry) -> TrafficIndex:
 def copy_to_cache(index: TrafficIndex, entry: CacheEntry) -> bool:
     """Note a built temporary index's identity and counts, and copy it over the cache entry with SQLite's
     backup (a temporary index has no file to copy) into a new file of the one writer of files (0600,
-    renamed into place when whole: a kill mid-copy never leaves half an index under the entry's name);
-    whether it was."""
+    renamed into place when whole: a kill mid-copy never leaves half an index under the entry's name;
+    the temporary file it leaves is removed by the next copy, `_swept`); whether it was."""
     index.note("identity", entry.identity)
     index.note("counts", json.dumps([index.cursor, index.counts(Query())]))  # the first page's, at once
     try:
         written = NewFile(entry.path, "the UI's index cache", create_folders=True, mode=0o600)
         try:
-            with closing(sqlite3.connect(written.temporary_path, isolation_level=None)) as target:
+            fcntl.flock(written.handle.fileno(), fcntl.LOCK_EX)  # in use: `_swept` leaves it
+            _swept(entry)
+            with contextlib.closing(sqlite3.connect(written.temporary_path, isolation_level=None)) as target:
                 target.execute("PRAGMA journal_mode = OFF")  # no journal file beside it: a new file
                 index.backup(target)
         except BaseException:
@@ -114,3 +120,22 @@ def copy_to_cache(index: TrafficIndex, entry: CacheEntry) -> bool:
     except (CommerceProxyError, OSError, sqlite3.Error):
         return False
     return True
+
+
+def _swept(entry: CacheEntry) -> None:
+    """Remove the temporary files of copies to `entry` that ended before their rename (a kill): those
+    older than LEFT_AFTER seconds that no process holds locked (a copy under way does, until its end)."""
+    folder = entry.path.parent
+    prefix = temporary_prefix(entry.path).name
+    with contextlib.suppress(OSError):
+        for name in [name for name in os.listdir(folder) if name.startswith(prefix)]:
+            with contextlib.suppress(OSError):
+                descriptor = os.open(
+                    folder / name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+                )
+                try:
+                    if time.time() - os.fstat(descriptor).st_mtime > LEFT_AFTER:
+                        fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)  # OSError: in use
+                        os.unlink(folder / name)
+                finally:
+                    os.close(descriptor)
