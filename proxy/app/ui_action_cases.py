@@ -250,6 +250,8 @@ class UiActions:
         except Moved as error:
             self._reindex()
             raise Conflict(str(error)) from None
+        except ui_actions.BadEdit:  # the field or value asked for: bad input (400), whatever the cassette
+            raise
         except UsageError as error:
             raise Conflict(str(error).splitlines()[0]) from None
         self._reindex()
