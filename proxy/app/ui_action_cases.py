@@ -116,7 +116,17 @@ class UiActions:
             report, cassette = (b, a) if live_is_b else (a, b)
             try:
                 document = read_verify_report(Path(report))
-                return verify_diff_document(document, report, cassette, live_is_b=live_is_b, verbose=verbose)
+                exchanges = int(self.view.window(Query(cassette=cassette), 0, 0)["total"])
+                others = [name for name, kind in kinds.items() if kind == "cassette" and name != cassette]
+                return verify_diff_document(
+                    document,
+                    report,
+                    cassette,
+                    live_is_b=live_is_b,
+                    verbose=verbose,
+                    exchanges=exchanges,
+                    others=others,
+                )
             except CommerceProxyError as error:
                 raise Conflict(str(error).splitlines()[0]) from None
         return ui_actions.cassette_diff_document(
@@ -250,6 +260,8 @@ class UiActions:
         except Moved as error:
             self._reindex()
             raise Conflict(str(error)) from None
+        except ui_actions.BadEdit:  # the field or value asked for: bad input (400), whatever the cassette
+            raise
         except UsageError as error:
             raise Conflict(str(error).splitlines()[0]) from None
         self._reindex()

@@ -23,6 +23,7 @@ from proxy.core.cassette.document import Cassette, dump_cassette
 from proxy.core.drift.compare import ABSENT, Difference, compare_exchanges, compare_responses, tier_counts
 from proxy.core.drift.origins import SAME, Origins
 from proxy.core.drift.pairing import request_line
+from proxy.core.editing.edits import EditError
 from proxy.core.model.exchange import Exchange, Headers, JSONValue, Request, Response
 from proxy.core.redaction.policy import RedactionPolicy
 from proxy.core.reports.cassette_diff import diff_json
@@ -135,11 +136,19 @@ def edit_exchange(
     options = cassette_edits.EditOptions(rules=rules or RuleChoice())
     _refuse_negative(index)
     if not unset:
-        _refuse_wrong_type(field, value)
+        refuse_wrong_type(field, value)
     request = cassette_edits.FieldRequest(
         path, str(index), field, value, unset=unset, options=options, expected=expected
     )
-    return cassette_edits.change_field(request)
+    try:
+        return cassette_edits.change_field(request)
+    except EditError as error:  # the field or the value asked for (unknown, not removable, refused)
+        raise BadEdit(str(error).splitlines()[0]) from None
+
+
+class BadEdit(UsageError):
+    """An edit refused for the field or the value it asks for, whatever the cassette holds: bad input
+    (400), never a conflict (409)."""
 
 
 _TEXT_FIELDS = ("reason", "recorded_at", "method", "path", "query")
@@ -147,13 +156,22 @@ _TYPE_NAMES = {str: "a string", bool: "true or false", int: "a number", float: "
 _TYPE_NAMES.update({type(None): "null", list: "a list", dict: "an object"})
 
 
-def _refuse_wrong_type(field: str, value: JSONValue) -> None:
-    """A JSON value of a type the field cannot hold is bad input (400) named as such: the command line
-    types text, which `cassette set` reads as the field needs, but the API's value is typed already."""
+def json_type(value: JSONValue) -> str:
+    """A JSON value's type as a refusal names it."""
+    return _TYPE_NAMES.get(type(value), type(value).__name__)
+
+
+def refuse_wrong_type(field: str, value: JSONValue) -> None:
+    """A JSON value of a type the field cannot hold is bad input (400, `BadEdit`) named with the
+    field and the type found: the command line types text, which `cassette set` reads as the field
+    needs, but the API's value is typed already. `201.0` and `2.01e2` are not a status: a status is
+    written as a whole number."""
     number = isinstance(value, int | float) and not isinstance(value, bool)
+    found = json_type(value)
     if field == "status":
-        whole = isinstance(value, int) or (isinstance(value, float) and value.is_integer())
-        fine, wanted = number and whole, "a whole number (an HTTP status 200-599)"
+        fine, wanted = number and isinstance(value, int), "a whole number (an HTTP status 200-599)"
+        if number and not fine:
+            found = "a number with a fraction or an exponent"
     elif field == "duration_ms":
         fine, wanted = number, "a number of milliseconds"
     elif field in _TEXT_FIELDS or ".header." in field:
@@ -161,10 +179,7 @@ def _refuse_wrong_type(field: str, value: JSONValue) -> None:
     else:
         return  # a body or a JSON field takes any JSON value
     if not fine:
-        found = _TYPE_NAMES.get(type(value), type(value).__name__)
-        raise UsageError(
-            f"edit of {field[:80]!r}: expected {wanted}, found {found} ({json.dumps(value)[:40]})"
-        )
+        raise BadEdit(f"edit of {field[:80]!r}: expected {wanted}, found {found} ({json.dumps(value)[:40]})")
 
 
 def _refuse_negative(index: int) -> None:

@@ -8,6 +8,7 @@ cassette it verified (`UiActions.cassette_diff`).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -40,19 +41,24 @@ def read_verify_report(path: Path) -> dict[str, Any]:
 
 
 def verify_diff_document(
-    report: dict[str, Any], name: str, cassette: str, *, live_is_b: bool = True, verbose: bool = False
+    report: dict[str, Any],
+    name: str,
+    cassette: str,
+    *,
+    live_is_b: bool = True,
+    verbose: bool = False,
+    exchanges: int | None = None,
+    others: Sequence[str] = (),
 ) -> dict[str, Any]:
     """`cassette`'s results in the report (`name`) in the shape of `cassette diff --format json`: each
     difference with `index_a`, `index_b` (the same exchange), `request`, `tier`, `where` and the two
-    values; `counts` by tier. `live_is_b`: the live answers are side b (the report picked second).
-    Volatile differences are listed with `verbose`, and only when the report kept them (`verify -v`)."""
-    known = _cassette_names(report)
-    found = _same_cassette(cassette, known)
-    if found is None:
-        listed = ", ".join(sorted(known)[:5]) or "none"
-        raise CommerceProxyError(f"{name} holds no result for {cassette} (it verified: {listed})")
+    values; `counts` by tier, of the same entries the list is made of (`_entries`). `live_is_b`: the
+    live answers are side b (the report picked second). Volatile differences are listed with `verbose`,
+    and only when the report kept them (`verify -v`). `exchanges`: how many the cassette holds (an
+    entry past them is not of this cassette: refused); `others`: the view's other cassettes (a report
+    name that could be either of two is refused, naming both)."""
+    found, items, skipped_items = _entries(report, name, cassette, exchanges, others)
     live, recorded = ("b", "a") if live_is_b else ("a", "b")
-    items = [item for item in report["drift"] if isinstance(item, dict) and item.get("cassette") == found]
     changes = []
     for item in items:
         if item.get("tier") == "volatile" and not verbose:
@@ -68,28 +74,57 @@ def verify_diff_document(
             if key in item:
                 change[side] = item[key]
         changes.append(change)
+    counts = {tier: sum(1 for item in items if item.get("tier") == tier) for tier in TIERS}
     summary = next((c for c in report.get("cassettes") or [] if c.get("cassette") == found), None)
-    counts = summary.get("counts") if isinstance(summary, dict) else None
-    if not isinstance(counts, dict):  # a report from before `cassettes`: what it lists
-        counts = {tier: sum(1 for item in items if item.get("tier") == tier) for tier in TIERS}
-    volatile_kept = any(item.get("tier") == "volatile" for item in report["drift"] if isinstance(item, dict))
+    counted = summary.get("counts") if isinstance(summary, dict) else None
+    unlisted = int(counted.get("volatile", 0)) - counts["volatile"] if isinstance(counted, dict) else 0
     skipped = [
         {"index": item.get("index"), "request": item.get("request"), "reason": item.get("reason")}
-        for item in report["skipped"]
-        if isinstance(item, dict) and item.get("cassette") == found
+        for item in skipped_items
     ]
     notes = []
     if isinstance(report.get("refused"), str):
         notes.append(f"not verified: {report['refused']}")
-    if verbose and not volatile_kept and counts.get("volatile"):
-        notes.append("the report lists no volatile difference: run `verify` with -v to keep them")
+    if verbose and unlisted > 0:
+        notes.append(
+            f"the report counts {unlisted} volatile differences it does not list: run `verify` with -v"
+        )
     return {
         "changes": changes,
         "added": [],
         "removed": [],
-        "counts": {tier: int(counts.get(tier, 0)) for tier in TIERS},
+        "counts": counts,
         "verify": {"report": name, "cassette": found, "live": live, "skipped": skipped, "notes": notes},
     }
+
+
+def _entries(
+    report: dict[str, Any], name: str, cassette: str, exchanges: int | None, others: Sequence[str]
+) -> tuple[str, list[dict[str, Any]], list[dict[str, Any]]]:
+    """The report's name for `cassette`, and its drift and skipped entries: the one selection both the
+    list and the counts are made of. Refused (one line) when the report holds none, when its name could
+    be another of the view's cassettes too, or when an entry's index is past the cassette's exchanges."""
+    known = _cassette_names(report)
+    found = _same_cassette(name, cassette, known, others)
+    if found is None:
+        listed = ", ".join(sorted(known)[:5]) or "none"
+        raise CommerceProxyError(f"{name} holds no result for {cassette} (it verified: {listed})")
+    drift = [item for item in report["drift"] if isinstance(item, dict) and item.get("cassette") == found]
+    skipped = [item for item in report["skipped"] if isinstance(item, dict) and item.get("cassette") == found]
+    for item in (*drift, *skipped):
+        index = item.get("index")
+        whole = isinstance(index, int) and not isinstance(index, bool)
+        if (
+            not isinstance(index, int)
+            or not whole
+            or index < 0
+            or (exchanges is not None and index >= exchanges)
+        ):
+            raise CommerceProxyError(
+                f"{name}: {found}'s result for exchange {str(index)[:20]} is not of {cassette} "
+                f"({exchanges if exchanges is not None else 'its'} exchanges): not shown"
+            )
+    return found, drift, skipped
 
 
 def _is_report(document: Any) -> bool:
@@ -111,14 +146,32 @@ def _cassette_names(report: dict[str, Any]) -> set[str]:
     }
 
 
-def _same_cassette(cassette: str, known: set[str]) -> str | None:
+def _same_cassette(name: str, cassette: str, known: set[str], others: Sequence[str]) -> str | None:
     """The report's name for the cassette: the same path as given, the same file, or the only one of
-    the same file name (a report written from another folder)."""
+    the same file name (a report written from another folder) when no other cassette of the view has
+    that file name too; two candidates either way are refused, naming both."""
     if cassette in known:
         return cassette
     wanted = Path(cassette).resolve()
-    same = [name for name in known if Path(name).resolve() == wanted]
-    if len(same) == 1:
+    same = sorted(known_name for known_name in known if Path(known_name).resolve() == wanted)
+    if len(same) > 1:
+        raise CommerceProxyError(
+            f"{name} names {cassette} as {' and '.join(same)}: compare one report per run"
+        )
+    if same:
         return same[0]
-    named = [name for name in known if Path(name).name == Path(cassette).name]
-    return named[0] if len(named) == 1 else None
+    file_name = Path(cassette).name
+    named = sorted(known_name for known_name in known if Path(known_name).name == file_name)
+    if len(named) > 1:
+        raise CommerceProxyError(
+            f"{name} holds results for {' and '.join(named)}: which is {cassette} cannot be told"
+        )
+    if not named:
+        return None
+    rivals = sorted(other for other in others if other != cassette and Path(other).name == file_name)
+    if rivals:
+        raise CommerceProxyError(
+            f"{name}'s {named[0]} could be {' or '.join([cassette, *rivals])}: open the report with "
+            "the one cassette it verified"
+        )
+    return named[0]

@@ -65,9 +65,10 @@ def answer_ours(door: Door, incoming: Incoming, path: str, hosts: HostPolicy) ->
     ui = path.startswith(UI_PATH) or path == UI_PATH.rstrip("/")
     if ui and door.ui is None:
         return admin_not_found(incoming.method, path)
-    decision = decide_access(
+    query = incoming.target.partition("?")[2]
+    decision = decide_access(  # judged as the route it names, whatever the spelling of the target
         incoming.method,
-        incoming.target,
+        path + (f"?{query}" if query else ""),
         incoming.headers,
         door.token,
         hosts,
@@ -84,7 +85,7 @@ def answer_ours(door: Door, incoming: Incoming, path: str, hosts: HostPolicy) ->
         assert door.ui is not None
         if path == UI_PATH.rstrip("/"):
             return Outgoing(308, (("Location", UI_PATH), *shown.items()), b"")
-        return door.ui.answer(incoming, path, incoming.target.partition("?")[2])
+        return door.ui.answer(incoming, path, query)
     return answer_admin(door.routes, incoming, path)
 
 

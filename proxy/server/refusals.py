@@ -3,6 +3,8 @@ is not a path."""
 
 from __future__ import annotations
 
+from proxy.core.model.access import unreadable_target
+
 
 class RequestRefused(Exception):
     """A request this server answers with an error status and then closes the connection."""
@@ -12,9 +14,14 @@ class RequestRefused(Exception):
         self.status = status
 
 
-def target_refusal(method: bytes, target: bytes) -> RequestRefused:
+def target_refusal(method: bytes, target: bytes) -> RequestRefused | None:
     """Only origin-form targets (`/path?query`) are served: these servers stand for one origin, and a
-    stored request is a path. The target is not echoed: its query may carry a secret."""
+    stored request is a path; and only those a server reads one way (`access.unreadable_target`: no
+    `#`, no escape left after the decoding limit). The target is not echoed: its query may carry a
+    secret."""
+    if target.startswith(b"/"):
+        why = unreadable_target(target.decode("latin-1"))
+        return None if why is None else RequestRefused(400, f"{why}; nothing was forwarded")
     advice = (
         "this server stands for one origin: make its address the client's base URL and send paths "
         "(forward-proxy clients: use the mitmproxy addon)"

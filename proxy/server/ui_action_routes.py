@@ -15,6 +15,7 @@ from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
 from proxy.app.ui_action_cases import Conflict, NotFound, Send, TooMany, UiActions, WrongMode
+from proxy.app.ui_actions import json_type
 from proxy.core.model.bodies import body_from_bytes, body_to_bytes, error_document
 from proxy.core.model.exchange import Request, Response
 from proxy.core.model.hop_by_hop import end_to_end
@@ -111,6 +112,9 @@ class ActionRoutes:
                 raise UsageError('expected {"field": F, "value": V} or {"field": F, "unset": true}')
             if not unset and "value" not in body:
                 raise UsageError(f'edit of {field[:80]!r}: give "value", or "unset": true')
+            if unset and "value" in body:
+                found = json_type(body["value"])
+                raise UsageError(f'edit of {field[:80]!r}: "unset": true takes no "value" (found {found})')
             return _json(200, actions.edit(number, field, body.get("value"), unset))
         return self._resend(number)
 

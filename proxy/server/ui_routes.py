@@ -125,6 +125,12 @@ class UiRoutes:
         if route.startswith("exchanges/") and NUMBER.fullmatch(route.removeprefix("exchanges/")):
             return _off_loop(lambda: self._exchange(int(route.removeprefix("exchanges/"))))
         if route == "events":
+            others = sorted({name for name, _ in pairs if name != "cursor"})
+            if others:  # the stream is every added row: a filter it ignored would look applied
+                raise BadParameter(
+                    f"events take only 'cursor', not {', '.join(map(repr, others))[:200]}: the stream "
+                    "sends every row added; ask exchanges?FILTER for a filtered window"
+                )
             resumed = incoming.header("Last-Event-ID")
             cursor = _number([("Last-Event-ID", resumed)], "Last-Event-ID", 0) if resumed else None
             if cursor is None:

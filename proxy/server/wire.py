@@ -314,8 +314,8 @@ class _Connection(asyncio.Protocol):
 
     def on_headers_complete(self) -> None:
         self.head_started = None
-        if not self.url.startswith(b"/"):
-            raise target_refusal(self.parser.get_method(), self.url)
+        if (refused := target_refusal(self.parser.get_method(), self.url)) is not None:
+            raise refused
         hosts, pairs = self.server.hosts, tuple(self.header_pairs)  # first: a foreign Host is a web page's
         foreign = hosts.refusal(pairs, self.reached[0]) or hosts.page_refusal(pairs, self.reached[0])
         if foreign is not None:  # our own paths refuse a foreign Host as the access decision does: 403

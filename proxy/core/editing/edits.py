@@ -217,6 +217,8 @@ def unset_field(exchange: Exchange, field: str) -> Exchange:
         return replace(exchange, recorded_at=None)
     if field == "duration_ms":
         return replace(exchange, duration_ms=None)
+    if field in ("status", "method", "path", "query"):
+        raise EditError(f"{field}: cannot be removed (every exchange has one); set it instead")
     side, message = _side(exchange, field)
     rest = field.split(".", 1)[1]
     if rest.startswith("header."):

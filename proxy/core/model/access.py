@@ -13,11 +13,13 @@ usage) need no token. Pure: the token is given.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import hmac
 import re
+import unicodedata
 from dataclasses import dataclass
-from urllib.parse import quote, unquote, unquote_plus, urlencode
+from urllib.parse import quote, unquote, unquote_plus, urlencode, urlsplit
 
 from proxy.core.model.exchange import Headers
 from proxy.core.model.hosts import HostPolicy, cross_site_refusal
@@ -30,39 +32,86 @@ TOKEN_HEADER = "X-Commerce-Proxy-Token"
 TOKEN_PARAMETER = "token"
 TOKEN_VARIABLE = "COMMERCE_PROXY_UI_TOKEN"  # a fixed token from the environment (scripts that POST)
 READS = frozenset({"GET", "HEAD"})
-_PLAIN = re.compile(r"(?:/[^/%\\;.]+)*/?")  # no escape, empty segment, dot, backslash or parameter
+_PLAIN = re.compile(
+    r"(?:/[A-Za-z0-9_~!$&'()*+,=:@-]+)*/?"
+)  # ASCII; no escape, empty segment, dot, `\`, `;`, `#`
 _DECODINGS = 4  # `%255F` is `%5F` once decoded, `_` twice: decoded until it stays, at most this often
+_ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}")
+_ENDS = re.compile(r"[?#]")  # decoded, they end the path for an upstream that decodes before it splits
+_TRAILING = ". \t\r\n\x0b\x0c\x00"  # what a file system or a lenient server drops from a name's end
+_OUR_SEGMENT = OURS.strip("/")
+
+
+def unreadable_target(target: str) -> str | None:
+    """Why a request target is refused (400) before any server reads it, or None. A `#` has no place
+    in an origin-form target (RFC 9112, 3.2.1): an upstream would cut the path there. A path still
+    percent-encoded after the decoding limit could be read as anything by a server that decodes once
+    more, so it is never forwarded."""
+    if "#" in target:
+        return "a request target holding '#' (a fragment) is not an origin-form target (RFC 9112)"
+    if _decoded(target.partition("?")[0]) is None:
+        return f"a request path still percent-encoded after {_DECODINGS} decodings is not served"
+    return None
 
 
 def ours(path: str) -> str | None:
     """The route a request's path names when any spelling of it is under `/_proxy/` (None: a path of
     the API, to forward or match): the one decision of what is ours, for every server and the wire.
 
-    An upstream or a server in front of it may decode `%5F`, merge `//`, resolve `.` and `..`, take `\\`
-    for `/`, drop `;parameters` or ignore case, so each of those spellings is ours too: it is answered
-    here (by its plain spelling: a route, or 404), never forwarded with our token's cookie beside it."""
+    An upstream or a server in front of it may decode `%5F` (up to the limit), merge `//`, resolve `.`
+    and `..`, take `\\` for `/`, drop `;parameters`, read `//host:port/...` as an authority and a path,
+    fold Unicode (NFKC) or case, or drop a name's trailing dots, spaces, tabs and NULs, so each of those
+    spellings is ours too: it is answered here as the route its plain spelling names (`/_proxy/...`,
+    which the access decision judges: a route, or 404), never forwarded with our token's cookie beside
+    it. A path past the decoding limit is ours as well (the
+    wire refuses it first: `unreadable_target`)."""
     if _PLAIN.fullmatch(path) is not None:  # most paths: nothing to undo, one comparison
-        return path if path[: len(OURS)].lower() in (OURS, OURS[:-1]) else None
+        return OURS[:-1] + path[len(OURS) - 1 :] if path[: len(OURS)].lower() in (OURS, OURS[:-1]) else None
+    plain = _decoded(path)
+    if plain is None:
+        return path
+    plain = _ENDS.split(plain, maxsplit=1)[0].replace("\\", "/")
+    readings = [plain]
+    if plain.startswith("//"):  # urlsplit and yarl read an authority here: judged that way too
+        with contextlib.suppress(ValueError):  # `//[::1` : no authority a server could read either
+            readings.append(urlsplit(plain).path)
+    for reading in readings:
+        route = _route(reading)
+        if route is not None:
+            return route
+    return None
+
+
+def _decoded(path: str) -> str | None:
+    """The path with its escapes decoded until it stays; None when still escaped after the limit."""
     plain = path
     for _ in range(_DECODINGS):
         decoded = unquote(plain, errors="replace")
         if decoded == plain:
-            break
+            return plain
         plain = decoded
+    return plain if _ESCAPE.search(plain) is None else None
+
+
+def _route(plain: str) -> str | None:
+    """`plain`'s dot segments, `//` and `;parameters` resolved: the route when its first segment, folded,
+    is ours."""
     segments: list[str] = []
-    for segment in plain.replace("\\", "/").split("/"):
+    for segment in plain.split("/"):
         segment = segment.partition(";")[0]
         if segment == "..":
             if segments:
                 segments.pop()
         elif segment not in ("", "."):
             segments.append(segment)
-    trailing = "/" if plain.endswith(("/", "/.", "/..")) and segments else ""
-    route = "/" + "/".join(segments) + trailing
-    lowered = route.lower()
-    if lowered == OURS.rstrip("/") or lowered.startswith(OURS):
-        return route
-    return None
+    if not segments or _folded(segments[0]) != _OUR_SEGMENT:
+        return None
+    trailing = "/" if plain.endswith(("/", "/.", "/..")) else ""
+    return "/" + "/".join([_OUR_SEGMENT, *segments[1:]]) + trailing
+
+
+def _folded(segment: str) -> str:
+    return unicodedata.normalize("NFKC", segment).casefold().rstrip(_TRAILING)
 
 
 def without_our_credentials(headers: Headers) -> Headers:

@@ -147,18 +147,21 @@ _PARSERS = {
 
 
 def cassette_named(given: str, names: Sequence[str]) -> str:
-    """The view's cassette `given` names: as the list and the rows show it (the path as opened), its
-    file name, or that without its suffix or suffixes (`checkout` for `cassettes/checkout.yaml`), when
-    one cassette has it; else a 400 naming it (and the cassettes it could mean)."""
+    """The view's cassette `given` names: as the list and the rows show it (the path as opened), else
+    its file name, else that without its last suffix, else without every suffix (`checkout` for
+    `cassettes/checkout.yaml`), the closest form first: a cassette that has `given` in a closer form
+    wins over those that have it in a farther one (`a` is `d1/a.yaml`'s name less its suffix, and only
+    `d2/a.yaml.yaml`'s less both). Two cassettes at the closest form: a 400 naming them; none: a 400."""
     if given in names:
         return given
-    same = [name for name in names if given in _short_names(name)]
-    if len(same) == 1:
-        return same[0]
-    if same:
-        raise QueryError(
-            f"filter parameter 'cassette': {given!r} names {len(same)} cassettes; give one of {same}"
-        )
+    for form in range(3):
+        same = [name for name in names if _short_names(name)[form] == given]
+        if len(same) == 1:
+            return same[0]
+        if same:
+            raise QueryError(
+                f"filter parameter 'cassette': {given!r} names {len(same)} cassettes; give one of {same}"
+            )
     known = ", ".join(_short_names(name)[0] for name in names[:10]) or "none"
     raise QueryError(f"filter parameter 'cassette': no cassette {given!r} in this view (it has: {known})")
 

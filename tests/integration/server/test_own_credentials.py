@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import random
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
@@ -22,6 +23,7 @@ from proxy.core.model.access import TOKEN_COOKIE, TOKEN_HEADER, ours, without_ou
 from proxy.server.record import create_record_app
 from proxy.server.serving import Runner, start
 from proxy.server.upstream import UpstreamPool
+from tests.unit.core.model.spellings import NOT_OURS, draw
 
 SECRET = "our-ui-token-0123456789-abcdefghij"
 ANSWER = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}"
@@ -188,6 +190,30 @@ async def test_no_spelling_of_our_paths_is_forwarded(forwarder: tuple[Capture, s
             assert status != 200 or route == "/_proxy/health", (spelling, status)
             sent += 1
     assert sent > 150 and capture.heads == []
+
+
+async def test_drawn_spellings_are_answered_or_refused_never_forwarded(
+    forwarder: tuple[Capture, str, int],
+) -> None:
+    """Members drawn from the whole class (`tests/unit/core/model/spellings.py`); the same spellings
+    of other first segments still reach the upstream. Failed before: `/_proxy#/ui/`,
+    `//127.0.0.1:PORT/_proxy/`, `/_proxy./ui/`, five encodings, NUL, space, tab and full-width forms
+    were forwarded."""
+    capture, url, port = forwarder
+    rng = random.Random(port)
+    statuses = set()
+    for method in ("GET", "POST") * 150:
+        target = draw(rng, port, wire=True).target
+        head = f"{method} {target} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Length: 0\r\n"
+        statuses.add(await _send(url, head + "Connection: close\r\n\r\n"))
+        assert capture.heads == [], (target, capture.heads)
+    assert 400 in statuses and statuses - {400}
+    others = [draw(rng, port, name=rng.choice(NOT_OURS), wire=True) for _ in range(100)]
+    plain = [o.target for o in others if o.target[0] == "/" and "#" not in o.target and o.level < 4]
+    for target in plain:
+        head = f"GET {target} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n"
+        assert await _send(url, head) == 200, target
+    assert len(capture.heads) == len(plain) > 30
 
 
 async def test_the_upstream_client_of_every_way_out_sends_none_of_ours() -> None:
