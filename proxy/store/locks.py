@@ -5,6 +5,10 @@ The lock file exists only while the lock is held: its holder removes it on relea
 the temporary folder. That needs the usual protocol for unlinked lock files: after `flock` returns, the
 name must still be the file that was locked (a holder may have removed it, and another process made a
 new one, while this one waited); if not, open it again. A holder only removes the file it holds locked.
+A SIGKILL leaves the file until the next holder of the same cassette's lock removes it. It must have a
+name: other processes wait on its `flock` by opening it, which a nameless (O_TMPFILE) file forbids; the
+cassette itself is replaced by a new file at each save; and its folder, which `writing.folder_lock`
+locks for each write, is shared by cassettes recorded in parallel.
 """
 
 from __future__ import annotations

@@ -106,7 +106,7 @@ def copy_to_cache(index: TrafficIndex, entry: CacheEntry) -> bool:
     index.note("identity", entry.identity)
     index.note("counts", json.dumps([index.cursor, index.counts(Query())]))  # the first page's, at once
     try:
-        written = NewFile(entry.path, "the UI's index cache", create_folders=True, mode=0o600)
+        written = NewFile(entry.path, "the UI's index cache", create_folders=True, mode=0o600, named=True)
         try:
             fcntl.flock(written.handle.fileno(), fcntl.LOCK_EX)  # in use: `_swept` leaves it
             _swept(entry)

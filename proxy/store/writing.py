@@ -7,9 +7,15 @@ goes through `NewFile`:
   way, or at the name itself, is refused, never written through: a link in a cloned repository (or one
   another user planted) could name any file of the user's. The one exception is a link in a folder only
   root can change (macOS's /var and /tmp): that is the system's layout, not something planted.
-- The bytes go to a new temporary file beside the target (O_EXCL|O_NOFOLLOW, a random name, mode 0o666
-  less the umask: the user's own permissions), are flushed to disk, then renamed over the target
-  relative to the folder's descriptor: a reader sees the old file or the new one, never half of one.
+- The bytes go to a new file without a name in the target's folder (O_TMPFILE, mode 0o666 less the
+  umask: the user's own permissions), so however the process ends mid-write (SIGKILL, os._exit, power
+  lost) the kernel frees it and no file of ours is left in the user's folder. Once flushed to disk it
+  gets a temporary name beside the target (linkat of /proc/self/fd/N with AT_SYMLINK_FOLLOW, which
+  needs no privilege), renamed over the target at once relative to the folder's descriptor: a reader
+  sees the old file or the new one, never half of one, and only a kill between those two calls can
+  leave the temporary name. Where O_TMPFILE is refused (another system, an old kernel or file system,
+  no /proc) and for a writer that must open the file by name (`named`), the file is made under the
+  temporary name from the start (O_EXCL|O_NOFOLLOW, a random name), as it was before.
 - `folder_lock` is the lock every writer of a cassette takes (edits, recordings, folding a journal):
   an exclusive `flock` on the cassette's folder itself, so no lock file lands in a repository.
 """
@@ -116,7 +122,8 @@ def plain_name(path: Path, what: str) -> str:
 
 
 class NewFile:
-    """A file being written under a temporary name beside `path`; `commit` puts it in place.
+    """A new file for `path`, without a name while it is written (see the module's notes); `commit`
+    puts it in place.
 
     Refused (`UsageError`) when a link is on the way or at `path`, or `path` is a folder, FIFO or
     device; `create_folders` makes the missing folders on the way.
@@ -130,9 +137,11 @@ class NewFile:
         buffering: int = -1,
         folder: int | None = None,
         mode: int = 0o666,
+        named: bool = False,
     ) -> None:
         """`folder`: the descriptor of `path`'s folder, when the caller opened it (it stays open);
-        `mode`: the permissions, less the umask."""
+        `mode`: the permissions, less the umask; `named`: the file has its temporary name from the start
+        (for `temporary_path`; a kill mid-write leaves it, the caller sweeps it)."""
         self.path = path
         self.what = what
         self._name = plain_name(path, what)
@@ -140,8 +149,11 @@ class NewFile:
         try:
             refuse_unwritable(self._folder, self._name, path, what)
             self._temporary = temporary_prefix(path).name + secrets.token_hex(6)
+            descriptor = None if named else unnamed_file(self._folder, mode)
+            self.named = descriptor is None  # whether the temporary name holds the file now
             try:
-                descriptor = os.open(self._temporary, NEW_FILE_FLAGS, mode, dir_fd=self._folder)
+                if descriptor is None:
+                    descriptor = os.open(self._temporary, NEW_FILE_FLAGS, mode, dir_fd=self._folder)
             except OSError as error:
                 raise CommerceProxyError(f"{path}: cannot write {what}: {error.strerror}") from None
         except BaseException:
@@ -151,7 +163,10 @@ class NewFile:
 
     @property
     def temporary_path(self) -> Path:
-        """The temporary file's path, for a writer that must open it by name (SQLite's backup)."""
+        """The temporary file's path, for a writer that must open it by name (SQLite's backup): a
+        `NewFile` made with `named`."""
+        if not self.named:
+            raise ValueError("the file has no name yet: make the NewFile with named=True")
         return self.path.parent / self._temporary
 
     def commit(self) -> None:
@@ -160,6 +175,10 @@ class NewFile:
         try:
             self.handle.flush()
             os.fsync(self.handle.fileno())
+            if not self.named:  # a dst_dir_fd makes os.link call linkat, which follows /proc's link
+                link = f"/proc/self/fd/{self.handle.fileno()}"
+                os.link(link, self._temporary, dst_dir_fd=self._folder, follow_symlinks=True)
+                self.named = True
             self.handle.close()
             os.replace(self._temporary, self._name, src_dir_fd=self._folder, dst_dir_fd=self._folder)
         except OSError as error:
@@ -171,14 +190,36 @@ class NewFile:
         self._folder = -1
 
     def abandon(self) -> None:
-        """Remove the temporary file; the target stays as it was."""
+        """Let go of the new file (an unnamed one is freed; a named one, removed); the target stays as
+        it was."""
         if self._folder < 0:
             return
         self.handle.close()
-        with contextlib.suppress(OSError):
-            os.unlink(self._temporary, dir_fd=self._folder)
+        if self.named:
+            with contextlib.suppress(OSError):
+                os.unlink(self._temporary, dir_fd=self._folder)
         os.close(self._folder)
         self._folder = -1
+
+
+def unnamed_file(folder: int, mode: int) -> int | None:
+    """A new file without a name in `folder`, open for writing (O_TMPFILE): the kernel frees it however
+    the process ends. None where it cannot be made or named later: no O_TMPFILE on this system, one
+    the kernel or file system refuses (EOPNOTSUPP, EISDIR, EINVAL), no /proc to name it by; the caller
+    then makes a named file, which reports any other error itself."""
+    flags = getattr(os, "O_TMPFILE", 0)
+    if not flags:
+        return None
+    try:
+        descriptor = os.open(".", flags | os.O_WRONLY | os.O_CLOEXEC, mode, dir_fd=folder)
+    except OSError:
+        return None
+    try:
+        os.stat(f"/proc/self/fd/{descriptor}")
+    except OSError:
+        os.close(descriptor)
+        return None
+    return descriptor
 
 
 def temporary_prefix(path: Path) -> Path:
