@@ -228,7 +228,7 @@ class TrafficIndex:
             return self.cursor, self.cursor, self._whole(offset, limit)
         if query.text is not None:
             self._text_searchable()
-        ids, done = self._matching_step(key, CHUNK)
+        ids, done = self._matching_step(key, CHUNK, whole=True)
         if done or offset + limit <= len(ids):
             rows = self._rows_of(ids[offset : offset + limit].tolist())
             total = len(ids) if done else None
@@ -264,12 +264,15 @@ class TrafficIndex:
         return self._matching_step(compiled(query), None)[0]
 
     @_locked
-    def _matching_step(self, key: Key, most: int | None) -> tuple[array[int], bool]:
-        """The filter's kept ids, brought up to date by at most `most` ids more (None: all), and
-        whether they are (the list is kept as far as it got: a scroll within it needs no more)."""
+    def _matching_step(self, key: Key, most: int | None, whole: bool = False) -> tuple[array[int], bool]:
+        """The filter's kept ids, brought up to date by at most `most` ids more (None: all; `whole`:
+        none unless that brings them up to date: a reader leaves the rest to the `Backlog`), and whether
+        they are (the list is kept as far as it got: a scroll within it needs no more)."""
         kept = self._matching.pop(key, None)
         since, ids = kept if kept is not None else (0, array("q"))
         until = self.cursor if most is None else min(self.cursor, since + most)
+        if whole and until < self.cursor:
+            until = since
         if until > since:
             found = ids_between(self._db, key, since, until)
             ids = array("q", ids)
@@ -315,7 +318,7 @@ class TrafficIndex:
         if query.text is not None:
             self._text_searchable()
         key = compiled(query)
-        known, done = self._counts_step(key, CHUNK)
+        known, done = self._counts_step(key, CHUNK, whole=True)
         if not done:
             self._backlog.want(("counts", key))
             return None
@@ -323,14 +326,18 @@ class TrafficIndex:
         return copy
 
     @_locked
-    def _counts_step(self, key: Key, most: int | None) -> tuple[dict[str, Any], bool]:
-        """The filter's kept counts brought up to date by at most `most` ids more (None: all), and
-        whether they are."""
+    def _counts_step(self, key: Key, most: int | None, whole: bool = False) -> tuple[dict[str, Any], bool]:
+        """The filter's kept counts brought up to date by at most `most` ids more (None: all; `whole`:
+        none unless that brings them up to date), and whether they are."""
         kept = self._counted.pop(key, None)
         if kept is None and key[0] == "1":
             kept = self._stored_counts()
         since, known = kept if kept is not None else (0, None)
         until = self.cursor if most is None else min(self.cursor, since + most)
+        if whole and until < self.cursor:
+            if known is None:  # nothing counted yet: left to the `Backlog` whole
+                return {}, False
+            until = since
         if known is None or until > since:
             fresh = counts_between(self._db, key, since, until)
             known = fresh if known is None else summed(known, fresh)
