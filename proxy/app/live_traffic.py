@@ -19,7 +19,8 @@ from proxy.core.rules.findings import Finding
 from proxy.errors import CommerceProxyError
 from proxy.store import clock
 from proxy.store.rule_files import RulesInForce
-from proxy.store.traffic_index import Answered, TrafficIndex, temporary_index
+from proxy.store.traffic_entries import Answered
+from proxy.store.traffic_index import TrafficIndex, temporary_index
 
 log = logging.getLogger(__name__)
 __all__ = ["LiveView", "live_view"]

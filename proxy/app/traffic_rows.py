@@ -18,7 +18,7 @@ from proxy.core.model.bodies import body_to_bytes
 from proxy.core.model.exchange import Body, Exchange, source_text
 from proxy.core.model.json_text import dump_json, loads_exact, pretty_json
 from proxy.core.rules.findings import SEVERITIES, Finding
-from proxy.store.traffic_index import Answered, Entry
+from proxy.store.traffic_entries import Answered, Entry
 
 HEX_BYTES = 4096  # of a binary body, shown as hex
 TEXT_LONGEST = 2 * 1024 * 1024  # characters of a text or JSON body shown

@@ -37,7 +37,8 @@ from proxy.store.traffic_cache import (
     keep_as_cache,
     open_cached,
 )
-from proxy.store.traffic_index import Answered, Entry, Prepared, TrafficIndex, temporary_index
+from proxy.store.traffic_entries import Answered, Entry, Prepared
+from proxy.store.traffic_index import TrafficIndex, temporary_index
 from proxy.version import __version__
 
 __all__ = ["Answered", "TrafficView", "offline_view"]
@@ -69,22 +70,37 @@ class TrafficView:
     def info(self) -> dict[str, Any]:
         return {"mode": self.mode, "sources": self.sources, "exchanges": self.cursor, "cursor": self.cursor}
 
-    def window(self, query: Query, offset: int, limit: int) -> dict[str, Any]:
-        """The rows matching `query` from `offset`, at most `limit` (at most LIMIT_MOST), and how many
-        match in all."""
+    def window(self, query: Query, offset: int, limit: int, wait: bool = False) -> dict[str, Any]:
+        """The rows matching `query` from `offset`, at most `limit` (at most LIMIT_MOST), how many
+        match in all (`total`; None while a large filter's total is being counted, unless `wait`),
+        and how many are known to match at least (`at_least`, the total when it is known)."""
         limit = max(0, min(limit, LIMIT_MOST))
         offset = max(0, offset)
         query = self._resolved(query)
+        total: int | None
         with self._lock:
             cursor = self.cursor
-            total, rows = self._index.window(query, offset, limit)
-        return {"total": total, "offset": offset, "limit": limit, "cursor": cursor, "exchanges": rows}
+            if wait:
+                at_least, rows = self._index.window(query, offset, limit)
+                total = at_least
+            else:
+                total, at_least, rows = self._index.window_now(query, offset, limit)
+        return {
+            "total": total,
+            "at_least": at_least,
+            "offset": offset,
+            "limit": limit,
+            "cursor": cursor,
+            "exchanges": rows,
+        }
 
     def counts(self, query: Query) -> dict[str, Any]:
-        """How many exchanges match, and per rule, severity and endpoint how many of them."""
+        """How many exchanges match, and per rule, severity and endpoint how many of them; each None
+        while a large filter is being counted (asked again, they come)."""
         query = self._resolved(query)
         with self._lock:
-            return self._index.counts(query)
+            found = self._index.counts_now(query)
+        return found if found is not None else dict.fromkeys(("total", "rules", "severities", "endpoints"))
 
     def _resolved(self, query: Query) -> Query:
         """The query with its cassette as rows name it (`cassette_named`)."""

@@ -29,7 +29,7 @@ from proxy.core.redaction.policy import RedactionPolicy
 from proxy.core.redaction.redact import redact_exchange
 from proxy.core.rules.engine import Checker
 from proxy.store.cassette_reader.streaming import stream_history, warm_count
-from proxy.store.traffic_index import Entry, Prepared, prepared
+from proxy.store.traffic_entries import Entry, Prepared, prepared
 from proxy.workers.choice import runner
 from proxy.workers.trailer import trailer_of, write_trailer
 

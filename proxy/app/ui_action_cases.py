@@ -137,7 +137,7 @@ class UiActions:
         """The exchanges matching `query`, as a HAR or a cassette file, and the file's name."""
         if kind not in ui_actions.EXPORT_KINDS:
             raise UsageError(f"format={kind[:40]!r}: expected one of {', '.join(ui_actions.EXPORT_KINDS)}")
-        total = int(self.view.window(query, 0, 0)["total"])
+        total = int(self.view.window(query, 0, 0, wait=True)["total"])
         if total > EXPORT_MOST:
             raise TooMany(
                 f"{total} exchanges match: an export takes at most {EXPORT_MOST}; narrow the filter"
@@ -145,7 +145,7 @@ class UiActions:
         exchanges: list[Exchange] = []
         upstreams: set[str | None] = set()
         for offset in range(0, total, PAGE):
-            for row in self.view.window(query, offset, PAGE)["exchanges"]:
+            for row in self.view.window(query, offset, PAGE, wait=True)["exchanges"]:
                 exchanges.append(self._exchange(int(row["id"]))[1])
                 upstreams.add(self._sent_to(row))
         upstream = upstreams.pop() if len(upstreams) == 1 else None
@@ -279,9 +279,9 @@ class UiActions:
         """Every finding the view shows for one cassette's exchanges."""
         query = Query(cassette=cassette)
         found: list[dict[str, Any]] = []
-        total = int(self.view.window(query, 0, 0)["total"])
+        total = int(self.view.window(query, 0, 0, wait=True)["total"])
         for offset in range(0, total, PAGE):
-            for row in self.view.window(query, offset, PAGE)["exchanges"]:
+            for row in self.view.window(query, offset, PAGE, wait=True)["exchanges"]:
                 if any(row["findings"].values()):
                     found.extend(self._stored(int(row["id"]))[1]["findings"])
         return found

@@ -17,24 +17,29 @@ import functools
 import json
 import sqlite3
 import threading
+import typing
 from array import array
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Hashable, Iterable
 from pathlib import Path
 from typing import Any, TypeVar
 
-import orjson
-import zstandard
-
 from proxy.core.ui.query import Query
 from proxy.errors import CommerceProxyError, StillIndexing
-from proxy.store.traffic_query import TEXT_CONDITION, compiled
+from proxy.store.traffic_entries import (
+    ROW_COLUMNS,
+    Entry,
+    Prepared,
+    prepared,
+    row_document,
+    unpacked,
+)
+from proxy.store.traffic_matches import CHUNK, Backlog, Key, counts_between, first_rows, ids_between, summed
+from proxy.store.traffic_query import compiled
 from proxy.store.traffic_text import TextFill, attach_pending, fill_chunk
 
 SCHEMA_VERSION = 3  # 2: detail documents stored compressed; 3: with zstd, not zlib
 MATCHING_KEPT = 4  # filters whose matching ids are kept (8 bytes an id: 8 MB for a million)
-BODY_TEXT_LONGEST = 1 << 20  # characters of each body the text search sees
 BACKUP_PAGES = 4096  # pages of a backup step (16 MB: a few ms, what a read may wait)
 _SCHEMA = """
 CREATE TABLE exchanges(
@@ -48,44 +53,6 @@ CREATE TABLE findings(exchange INTEGER NOT NULL, rule TEXT NOT NULL, PRIMARY KEY
 CREATE VIRTUAL TABLE bodies USING fts5(request, response, tokenize='trigram', content='');
 CREATE TABLE about(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
-_ROW_COLUMNS = (
-    "id, cassette, idx, method, target, status, time, duration, size, endpoint, errors, warnings, infos, "
-    "answered_by, recording, answered_detail"
-)
-
-
-@dataclass(frozen=True, slots=True)
-class Answered:
-    """How replay answered a request: by "recording", "simulated", "fault", "miss" or "upstream";
-    `recording` "cassette#index" when a recording did; `detail` the near-miss text of a miss."""
-
-    by: str
-    recording: str | None = None
-    detail: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Entry:
-    """One exchange as the index keeps it, redacted: its row's fields, the distinct rules it broke,
-    the text of its bodies for the search, and its detail document (stored as zlib-compressed JSON:
-    the detail is most of an index's size; a test of the file for secrets decompresses every one)."""
-
-    method: str
-    target: str  # path and query, as sent
-    route: str  # the path alone, which `path` patterns match
-    size: int
-    cassette: str | None = None
-    index: int | None = None
-    status: int | None = None
-    time: str | None = None
-    duration_ms: float | None = None
-    endpoint: str | None = None
-    severities: tuple[int, int, int] = (0, 0, 0)  # errors, warnings, infos
-    rules: frozenset[str] = frozenset()
-    answered: Answered | None = None
-    request_text: str = ""
-    response_text: str = ""
-    detail: dict[str, Any] = field(default_factory=dict)
 
 
 _Method = TypeVar("_Method", bound=Callable[..., Any])
@@ -120,6 +87,8 @@ class TrafficIndex:
         # the ids past the cursor it was made at. Whatever removes or renumbers rows must `forget()`.
         self._matching: OrderedDict[tuple[str, tuple[Any, ...]], tuple[int, array[int]]] = OrderedDict()
         self._counted: OrderedDict[tuple[str, tuple[Any, ...]], tuple[int, dict[str, Any]]] = OrderedDict()
+        # Totals and counts a reader did not wait for, built a chunk at a time (`traffic_matches.py`).
+        self._backlog = Backlog(self._build, MATCHING_KEPT)
 
     def defer_text(self) -> None:
         """From now on, keep the bodies' text aside (`traffic_text.py`) until `fill_text`."""
@@ -186,7 +155,7 @@ class TrafficIndex:
         try:
             with self._db:
                 self._db.executemany(
-                    f"INSERT INTO exchanges({_ROW_COLUMNS}, route) VALUES ({_marks(17)})", rows
+                    f"INSERT INTO exchanges({ROW_COLUMNS}, route) VALUES ({_marks(17)})", rows
                 )
                 self._db.executemany("INSERT INTO details VALUES (?, ?)", details)
                 self._db.executemany("INSERT INTO findings VALUES (?, ?)", findings)
@@ -203,55 +172,85 @@ class TrafficIndex:
 
     @_locked
     def window(self, query: Query, offset: int, limit: int) -> tuple[int, list[dict[str, Any]]]:
-        """How many rows match, and the rows from `offset` (in index order), at most `limit`."""
+        """How many rows match, and the rows from `offset` (in index order), at most `limit`: the
+        total waited for (`window_now` answers without it)."""
         offset, limit = max(0, offset), max(0, limit)
         if compiled(query)[0] == "1":  # the whole traffic: ids run from 1 with no gap
-            # So row `offset` is id `offset + 1`, and the count the last id: an OFFSET, or a count(*),
-            # would read every row before it (260 ms a deep window at 1,000,000).
-            found = self._db.execute(
-                f"SELECT {_ROW_COLUMNS} FROM exchanges WHERE id > ? ORDER BY id LIMIT ?", (offset, limit)
-            )
-            return self.cursor, [row_document(row) for row in found]
+            return self.cursor, self._whole(offset, limit)
         ids = self.matching(query)
-        chosen = ids[offset : offset + limit].tolist()
-        if not chosen:
-            return len(ids), []
+        return len(ids), self._rows_of(ids[offset : offset + limit].tolist())
+
+    @_locked
+    def window_now(
+        self, query: Query, offset: int, limit: int
+    ) -> tuple[int | None, int, list[dict[str, Any]]]:
+        """The rows from `offset`, at most `limit`, and the total when it is known (else None, and the
+        `Backlog` set to count it), with how many rows are known to match at least: a large filter's
+        first window comes from the first matches alone, its total later."""
+        offset, limit = max(0, offset), max(0, limit)
+        key = compiled(query)
+        if key[0] == "1":
+            return self.cursor, self.cursor, self._whole(offset, limit)
+        if query.text is not None:
+            self._text_searchable()
+        ids, done = self._matching_step(key, CHUNK, whole=True)
+        if done or offset + limit <= len(ids):
+            rows = self._rows_of(ids[offset : offset + limit].tolist())
+            total = len(ids) if done else None
+        else:
+            rows = [row_document(row) for row in first_rows(self._db, ROW_COLUMNS, key, offset, limit)]
+            total = offset + len(rows) if len(rows) < limit and (rows or offset == 0) else None
+        if total is None:
+            self._backlog.want(("ids", key))
+        at_least = max(len(ids), offset + len(rows) if rows else 0)
+        return total, total if total is not None else at_least, rows
+
+    def _whole(self, offset: int, limit: int) -> list[dict[str, Any]]:
+        # Row `offset` is id `offset + 1`, and the count the last id: an OFFSET, or a count(*), would
+        # read every row before it (260 ms a deep window at 1,000,000).
         found = self._db.execute(
-            f"SELECT {_ROW_COLUMNS} FROM exchanges WHERE id IN ({_marks(len(chosen))}) ORDER BY id", chosen
+            f"SELECT {ROW_COLUMNS} FROM exchanges WHERE id > ? ORDER BY id LIMIT ?", (offset, limit)
         )
-        return len(ids), [row_document(row) for row in found]
+        return [row_document(row) for row in found]
+
+    def _rows_of(self, chosen: list[int]) -> list[dict[str, Any]]:
+        if not chosen:
+            return []
+        found = self._db.execute(
+            f"SELECT {ROW_COLUMNS} FROM exchanges WHERE id IN ({_marks(len(chosen))}) ORDER BY id", chosen
+        )
+        return [row_document(row) for row in found]
 
     @_locked
     def matching(self, query: Query) -> array[int]:
         """The ids of the rows matching `query`, in order (kept for the last MATCHING_KEPT filters)."""
         if query.text is not None:
             self._text_searchable()
-        key = compiled(query)
-        where, parameters = key
+        return self._matching_step(compiled(query), None)[0]
+
+    @_locked
+    def _matching_step(self, key: Key, most: int | None, whole: bool = False) -> tuple[array[int], bool]:
+        """The filter's kept ids, brought up to date by at most `most` ids more (None: all; `whole`:
+        none unless that brings them up to date: a reader leaves the rest to the `Backlog`), and whether
+        they are (the list is kept as far as it got: a scroll within it needs no more)."""
         kept = self._matching.pop(key, None)
-        if kept is not None and kept[0] == self.cursor:
-            self._matching[key] = kept
-            return kept[1]
         since, ids = kept if kept is not None else (0, array("q"))
-        if query.text is not None and where.endswith(TEXT_CONDITION):
-            # Driven by the text index (its rowids come in order): no list of every match built first.
-            rest = where[: -len(TEXT_CONDITION)].removesuffix(" AND ")
-            found = self._db.execute(
-                "SELECT exchanges.id FROM bodies JOIN exchanges ON exchanges.id = bodies.rowid "
-                f"WHERE bodies MATCH ? AND bodies.rowid > ? AND ({rest or '1'}) ORDER BY bodies.rowid",
-                (parameters[-1], since, *parameters[:-1]),
-            )
-        else:
-            found = self._db.execute(
-                f"SELECT id FROM exchanges WHERE id > ? AND ({where}) ORDER BY id", (since, *parameters)
-            )
-        ids = array("q", ids)
-        while rows := found.fetchmany(65536):
-            ids.extend(number for (number,) in rows)
-        self._matching[key] = (self.cursor, ids)
+        until = self.cursor if most is None else min(self.cursor, since + most)
+        if whole and until < self.cursor:
+            until = since
+        if until > since:
+            found = ids_between(self._db, key, since, until)
+            ids = array("q", ids)
+            while rows := found.fetchmany(65536):
+                ids.extend(number for (number,) in rows)
+        self._matching[key] = (until, ids)
         while len(self._matching) > MATCHING_KEPT:
             self._matching.popitem(last=False)
-        return ids
+        return ids, until == self.cursor
+
+    def totals_wait(self, timeout: float) -> bool:
+        """Wait until the totals and counts readers left to be built are (at most `timeout` seconds)."""
+        return self._backlog.idle(timeout)
 
     def forget(self) -> None:
         """Drop the kept lists of matching ids and counts (after rows were removed or renumbered)."""
@@ -262,7 +261,7 @@ class TrafficIndex:
     def after(self, cursor: int, limit: int) -> list[dict[str, Any]]:
         """The rows added after `cursor` (an id), in order, at most `limit`."""
         found = self._db.execute(
-            f"SELECT {_ROW_COLUMNS} FROM exchanges WHERE id > ? ORDER BY id LIMIT ?", (cursor, max(0, limit))
+            f"SELECT {ROW_COLUMNS} FROM exchanges WHERE id > ? ORDER BY id LIMIT ?", (cursor, max(0, limit))
         )
         return [row_document(row) for row in found]
 
@@ -274,44 +273,50 @@ class TrafficIndex:
         counts of a cached index were counted when it was built."""
         if query.text is not None:
             self._text_searchable()
+        known, _ = self._counts_step(compiled(query), None)
+        copy: dict[str, Any] = json.loads(json.dumps(known))  # the caller's own
+        return copy
+
+    @_locked
+    def counts_now(self, query: Query) -> dict[str, Any] | None:
+        """The counts when they are known, else None (and the `Backlog` set to count them)."""
+        if query.text is not None:
+            self._text_searchable()
         key = compiled(query)
+        known, done = self._counts_step(key, CHUNK, whole=True)
+        if not done:
+            self._backlog.want(("counts", key))
+            return None
+        copy: dict[str, Any] = json.loads(json.dumps(known))
+        return copy
+
+    @_locked
+    def _counts_step(self, key: Key, most: int | None, whole: bool = False) -> tuple[dict[str, Any], bool]:
+        """The filter's kept counts brought up to date by at most `most` ids more (None: all; `whole`:
+        none unless that brings them up to date), and whether they are."""
         kept = self._counted.pop(key, None)
         if kept is None and key[0] == "1":
             kept = self._stored_counts()
         since, known = kept if kept is not None else (0, None)
-        if known is None or since != self.cursor:
-            fresh = self._counts_after(key, since)
-            known = fresh if known is None else _summed(known, fresh)
-        self._counted[key] = (self.cursor, known)
+        until = self.cursor if most is None else min(self.cursor, since + most)
+        if whole and until < self.cursor:
+            if known is None:  # nothing counted yet: left to the `Backlog` whole
+                return {}, False
+            until = since
+        if known is None or until > since:
+            fresh = counts_between(self._db, key, since, until)
+            known = fresh if known is None else summed(known, fresh)
+        self._counted[key] = (until, known)
         while len(self._counted) > MATCHING_KEPT:
             self._counted.popitem(last=False)
-        copy: dict[str, Any] = json.loads(json.dumps(known))  # the caller's own
-        return copy
+        return known, until == self.cursor
 
-    def _counts_after(self, key: tuple[str, tuple[Any, ...]], since: int) -> dict[str, Any]:
-        where, parameters = key
-        where, parameters = f"id > ? AND ({where})", (since, *parameters)
-        total, errors, warnings, infos = self._db.execute(
-            "SELECT count(*), coalesce(sum(errors > 0), 0), coalesce(sum(warnings > 0), 0), "
-            f"coalesce(sum(infos > 0), 0) FROM exchanges WHERE {where}",
-            parameters,
-        ).fetchone()
-        rules = self._db.execute(
-            "SELECT rule, count(*) FROM findings WHERE exchange IN "
-            f"(SELECT id FROM exchanges WHERE {where}) GROUP BY rule ORDER BY rule",
-            parameters,
-        )
-        endpoints = self._db.execute(
-            f"SELECT endpoint, count(*) FROM exchanges WHERE endpoint IS NOT NULL AND ({where}) "
-            "GROUP BY endpoint ORDER BY endpoint",
-            parameters,
-        )
-        return {
-            "total": total,
-            "rules": dict(rules.fetchall()),
-            "severities": {"error": errors, "warning": warnings, "info": infos},
-            "endpoints": dict(endpoints.fetchall()),
-        }
+    def _build(self, job: Hashable) -> bool:
+        """One chunk of what a `window_now` or `counts_now` left to the `Backlog`: done or not."""
+        kind, key = typing.cast(tuple[str, Key], job)
+        if kind == "ids":
+            return self._matching_step(key, CHUNK)[1]
+        return self._counts_step(key, CHUNK)[1]
 
     def _stored_counts(self) -> tuple[int, dict[str, Any]] | None:
         """The whole traffic's counts noted when the index was built, with the cursor they are at."""
@@ -324,7 +329,7 @@ class TrafficIndex:
     @_locked
     def exchange(self, number: int) -> tuple[dict[str, Any], dict[str, Any]] | None:
         """One exchange's row and stored detail document, or None when there is no such id."""
-        row = self._db.execute(f"SELECT {_ROW_COLUMNS} FROM exchanges WHERE id = ?", (number,)).fetchone()
+        row = self._db.execute(f"SELECT {ROW_COLUMNS} FROM exchanges WHERE id = ?", (number,)).fetchone()
         if row is None:
             return None
         (document,) = self._db.execute("SELECT document FROM details WHERE id = ?", (number,)).fetchone()
@@ -343,6 +348,7 @@ class TrafficIndex:
 
     def close(self) -> None:
         """Close it (a text fill under way is stopped first); a temporary index is gone with it."""
+        self._backlog.stop()
         if self._fill is not None:
             self._fill.stop()
         with self.lock:
@@ -365,98 +371,6 @@ class TrafficIndex:
 
         with self.lock:
             self._db.backup(target, pages=BACKUP_PAGES, progress=between)
-
-
-# An entry as it is stored, less its id: its row, its packed detail, its rules, its bodies' text.
-Prepared = tuple[tuple[Any, ...], bytes, tuple[str, ...], str, str]
-
-
-def _summed(first: dict[str, Any], second: dict[str, Any]) -> dict[str, Any]:
-    """Two documents of counts over disjoint rows, added."""
-
-    def added(one: dict[str, int], other: dict[str, int]) -> dict[str, int]:
-        return {name: one.get(name, 0) + other.get(name, 0) for name in sorted({*one, *other})}
-
-    return {
-        "total": first["total"] + second["total"],
-        "rules": added(first["rules"], second["rules"]),
-        "severities": {
-            name: first["severities"][name] + second["severities"][name] for name in first["severities"]
-        },
-        "endpoints": added(first["endpoints"], second["endpoints"]),
-    }
-
-
-def prepared(entry: Entry) -> Prepared:
-    """What `add` stores of an entry (the detail packed), made where the entry is (a child process)."""
-    answered = entry.answered
-    row = (
-        entry.cassette, entry.index, entry.method, entry.target, entry.status, entry.time,
-        entry.duration_ms, entry.size, entry.endpoint, *entry.severities,
-        answered.by if answered else None,
-        answered.recording if answered else None,
-        answered.detail if answered else None,
-        entry.route,
-    )  # fmt: skip
-    return (
-        row,
-        packed(entry.detail),
-        tuple(entry.rules),
-        entry.request_text[:BODY_TEXT_LONGEST],
-        entry.response_text[:BODY_TEXT_LONGEST],
-    )
-
-
-def packed(document: dict[str, Any]) -> bytes:
-    """A detail document as stored: its JSON, compressed with zstd at level 1 (zlib's level 1 made
-    about the same size in three times the time: 22 us of a 1 KB exchange's, a tenth of its build)."""
-    try:
-        text = orjson.dumps(document)  # a fifth of json's time
-    except (orjson.JSONEncodeError, TypeError):  # a lone surrogate, an integer past 64 bits...
-        text = json.dumps(document, ensure_ascii=False, separators=(",", ":")).encode(
-            "utf-8", "surrogatepass"
-        )
-    return _compressor().compress(text)
-
-
-def unpacked(stored: bytes) -> dict[str, Any]:
-    """A stored detail document back."""
-    text = zstandard.ZstdDecompressor().decompress(stored)
-    try:
-        document: dict[str, Any] = orjson.loads(text)
-    except orjson.JSONDecodeError:  # what only json wrote (a lone surrogate)
-        document = json.loads(text.decode("utf-8", "surrogatepass"))
-    return document
-
-
-_COMPRESSORS = threading.local()  # a compressor is not thread-safe: the building and live threads
-
-
-def _compressor() -> zstandard.ZstdCompressor:
-    found: zstandard.ZstdCompressor | None = getattr(_COMPRESSORS, "one", None)
-    if found is None:
-        found = _COMPRESSORS.one = zstandard.ZstdCompressor(level=1)
-    return found
-
-
-def row_document(row: Sequence[Any]) -> dict[str, Any]:
-    """A row of `_ROW_COLUMNS` as the API's row document."""
-    (number, cassette, index, method, target, status, time, duration, size, endpoint, errors, warnings,
-     infos, by, recording, detail) = row  # fmt: skip
-    return {
-        "id": number,
-        "cassette": cassette,
-        "index": index,
-        "method": method,
-        "path": target,
-        "status": status,
-        "time": time,
-        "duration_ms": duration,
-        "size": size,
-        "endpoint": endpoint,
-        "findings": {"error": errors, "warning": warnings, "info": infos},
-        "answered": None if by is None else {"by": by, "recording": recording, "detail": detail},
-    }
 
 
 def temporary_index() -> TrafficIndex:

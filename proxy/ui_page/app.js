@@ -75,13 +75,23 @@ function writeUrl(push) {
 }
 
 let countsAsked = 0;
+const COUNTS_WAIT_MS = 250; // counts still being counted are asked again after this (then longer)
+const COUNTS_WAIT_MS_MOST = 2000;
+const COUNTS_WAITS_MOST = 200;
 
-async function loadCounts() {
-  const asked = (countsAsked += 1);
+async function loadCounts(waits = 0) {
+  const asked = waits === 0 ? (countsAsked += 1) : countsAsked;
   try {
     const document_ = await api.counts(pairs(filter));
     if (document_ === null || asked !== countsAsked) return; // a later filter's counts are on their way
     showCounts(countsNav, document_, filter, { toggle });
+    if (document_.total === null) {
+      if (waits < COUNTS_WAITS_MOST) {
+        const delay = Math.min(COUNTS_WAIT_MS * 2 ** waits, COUNTS_WAIT_MS_MOST);
+        setTimeout(() => asked === countsAsked && loadCounts(waits + 1), delay);
+      }
+      return;
+    }
     fillChoices(document.getElementById("rule-names"), Object.keys(document_.rules || {}));
     fillChoices(document.getElementById("endpoint-names"), Object.keys(document_.endpoints || {}));
   } catch (error) {

@@ -11,6 +11,10 @@ const GROUPS = [
 
 export function showCounts(nav, document, filter, { toggle }) {
   clear(nav);
+  if (document.total === null) { // still being counted: no number until it is the right one
+    nav.append(el("h2", {}, "Matching ", el("span", { id: "matching", class: "counting", text: "counting…" })));
+    return;
+  }
   nav.append(el("h2", {}, "Matching ", el("span", { id: "matching", text: document.total }), " "));
   for (const [key, field, title] of GROUPS) {
     const entries = Object.entries(document[key] || {}).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));

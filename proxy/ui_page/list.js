@@ -9,6 +9,9 @@ export const PAGE = 200;
 const MARGIN = 20; // rows above and below the visible ones
 const MAX_HEIGHT = 15_000_000; // under Firefox's largest element (about 17.9M px); Chrome's is 33.5M
 const KEPT_PAGES = 12;
+const WAIT_MS = 150; // a total still being counted: the page is asked again after this, then twice as long...
+const WAIT_MS_MOST = 2000;
+const WAITS_MOST = 200; // ...at most this many times for one filter
 
 const COLUMNS = [
   ["id", "#"], ["recording", "cassette#index"], ["method", "method"], ["path", "path"],
@@ -23,7 +26,9 @@ export class WindowedList {
     this.onError = onError;
     this.onPick = onPick; // (ids) after a row is picked for a diff or unpicked: the ids picked, in order
     this.picked = []; // ids picked for a diff (ctrl-click, Space): at most two, in the order picked
-    this.total = 0;
+    this.total = 0; // the rows known to match: their total, or as many as are known while it is counted
+    this.counting = false; // the server is still counting the total (`total: null`)
+    this.waits = 0;
     this.pages = new Map(); // page number -> rows
     this.loading = new Set();
     this.generation = 0;
@@ -56,8 +61,10 @@ export class WindowedList {
     this.generation += 1;
     this.pages.clear();
     this.loading.clear();
+    this.waits = 0;
     if (!keepPosition) {
       this.total = 0;
+      this.counting = false;
       this.selected = -1;
       this.scroller.scrollTop = 0;
       this.spacer.replaceChildren(); // no row of the last filter stays in view under the new one
@@ -112,7 +119,10 @@ export class WindowedList {
     try {
       const answer = await this.fetchPage(page * PAGE, PAGE);
       if (generation !== this.generation) return;
-      this.total = answer.total;
+      // While counting, the most rows known so far (another page may have known more).
+      const known = this.counting ? this.total : 0;
+      this.counting = answer.total === null;
+      this.total = this.counting ? Math.max(answer.at_least, known) : answer.total;
       this.pages.set(page, answer.exchanges);
       this.forget(page);
       this.layout();
@@ -122,8 +132,20 @@ export class WindowedList {
     } finally {
       if (generation === this.generation) this.loading.delete(page);
     }
-    if (first) this.empty.textContent = this.total === 0 ? "No exchange matches." : "";
+    if (first) this.empty.textContent = this.total === 0 && !this.counting ? "No exchange matches." : "";
+    if (this.counting) this.askAgain(page, first, generation);
     this.schedule();
+  }
+
+  // The total is still being counted: the page is asked again (more and more slowly) until it comes,
+  // so the scroll height grows to every matching row then; rows shown meanwhile are already right.
+  askAgain(page, first, generation) {
+    if (this.waits >= WAITS_MOST) return;
+    const delay = Math.min(WAIT_MS * 2 ** this.waits, WAIT_MS_MOST);
+    this.waits += 1;
+    setTimeout(() => {
+      if (generation === this.generation && this.counting) this.load(page, first);
+    }, delay);
   }
 
   forget(near) {

@@ -145,7 +145,8 @@ class UiServer:
         deadline = time.monotonic() + timeout
         while True:
             try:
-                self.get("/_proxy/ui/api/exchanges?text=alpha&limit=0")
+                probe = "/_proxy/ui/api/exchanges?text=alpha&limit=0"
+                until_known(self, probe, self.get(probe)[1])  # its total counted too: none left behind
                 return
             except urllib.error.HTTPError as error:
                 if error.code != 503 or time.monotonic() > deadline:
@@ -177,25 +178,50 @@ def ui_address(log: Path, timeout: float = 30.0) -> str:
 
 
 def filter_and_scroll(server: UiServer) -> dict[str, float]:
-    """p95 and worst of the API's answers: each filter first (a filter change), then its scroll
-    positions (each a window of WINDOW rows), and the counts of each filter (the left column)."""
-    changes, scrolls, counts = [], [], []
+    """p95 and worst of the API's answers: each filter first (a filter change: its first rows, its
+    total maybe still being counted), the time until its total is known (asked again every 50 ms, as a
+    page would), then its scroll positions (each a window of WINDOW rows), and the counts of each
+    filter (the left column): their first answer and the time until they are counted."""
+    changes, totals, scrolls, counts, counted = [], [], [], [], []
     for query in FILTERS:
         joined = f"{query}&" if query else ""
-        took, first = server.get(f"/_proxy/ui/api/exchanges?{joined}offset=0&limit={WINDOW}")
+        first_window = f"/_proxy/ui/api/exchanges?{joined}offset=0&limit={WINDOW}"
+        started = time.perf_counter()
+        took, first = server.get(first_window)
         changes.append(took)
+        first = until_known(server, first_window, first)
+        totals.append((time.perf_counter() - started) * 1000)
         total = int(first["total"])  # type: ignore[call-overload]
         for share in SCROLLS:
             offset = max(0, min(total - WINDOW, int(total * share)))
             scrolls.append(server.get(f"/_proxy/ui/api/exchanges?{joined}offset={offset}&limit={WINDOW}")[0])
-        counts.append(server.get(f"/_proxy/ui/api/counts?{query}")[0])
+        started = time.perf_counter()
+        took, document = server.get(f"/_proxy/ui/api/counts?{query}")
+        counts.append(took)
+        until_known(server, f"/_proxy/ui/api/counts?{query}", document)
+        counted.append((time.perf_counter() - started) * 1000)
     return {
         "filter_p95": p95(changes),
         "filter_worst": max(changes),
+        "total_p95": p95(totals),
+        "total_worst": max(totals),
         "scroll_p95": p95(scrolls),
         "counts_p95": p95(counts),
         "counts_worst": max(counts),
+        "counted_p95": p95(counted),
+        "counted_worst": max(counted),
     }
+
+
+def until_known(server: UiServer, path: str, document: dict[str, object]) -> dict[str, object]:
+    """The document of `path` once its `total` is known (asked again every 50 ms, at most 10 minutes)."""
+    deadline = time.monotonic() + 600
+    while document["total"] is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+        document = server.get(path)[1]
+    if document["total"] is None:
+        raise RuntimeError(f"{path}: no total after 10 minutes")
+    return document
 
 
 def p95(values: list[float]) -> float:
@@ -255,7 +281,9 @@ def report(count: int, cassettes: int, size: int, figures: dict[str, float]) -> 
             "at most 200 ms",
         ],
         ["scroll window of 100 rows, p95", ms("scroll_p95"), "at most 200 ms"],
-        ["counts of a filter, p95 (worst)", f"{ms('counts_p95')} ({ms('counts_worst')})", ""],
+        ["... its total known after, p95 (worst)", f"{ms('total_p95')} ({ms('total_worst')})", ""],
+        ["counts of a filter, first answer, p95 (worst)", f"{ms('counts_p95')} ({ms('counts_worst')})", ""],
+        ["... counted after, p95 (worst)", f"{ms('counted_p95')} ({ms('counted_worst')})", ""],
         ["JS heap after scrolling", f"{figures.get('heap_mb', float('nan')):.0f} MB", "at most 200 MB"],
         ["live lag, answer to row drawn, p95 (worst)", f"{ms('lag_p95')} ({ms('lag_worst')})", "at most 1 s"],
         ["live: probe rows drawn in the page / probes sent", figures.get("lag_seen", "n/a"), "all"],

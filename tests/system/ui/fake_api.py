@@ -77,6 +77,7 @@ class FakeTraffic:
         self._lock = threading.Lock()
         self._moved: list[tuple[asyncio.AbstractEventLoop, asyncio.Event]] = []
         self._counts_cache: dict[str, dict[str, Any]] = {}
+        self.counting = False  # as a large filter still being counted: `total` null, counts null
         self.streams: list[int] = []  # the cursor each event request asked from
         self.drops = 0  # event streams opened before the last `drop_streams` end
         self.refusing = 0  # event requests still to answer 503
@@ -154,9 +155,21 @@ class FakeTraffic:
             found = list(self.matching(query))
             rows = [row_of(detail) for detail in found[offset : offset + limit]]
             total = len(found)
-        return {"total": total, "offset": offset, "limit": limit, "cursor": self.total, "exchanges": rows}
+        at_least = total
+        if query and self.counting:
+            total, at_least = None, offset + len(rows)
+        return {
+            "total": total,
+            "at_least": at_least,
+            "offset": offset,
+            "limit": limit,
+            "cursor": self.total,
+            "exchanges": rows,
+        }
 
     def counts(self, query: dict[str, str]) -> dict[str, Any]:
+        if query and self.counting:
+            return dict.fromkeys(("total", "rules", "severities", "endpoints"))
         key = json.dumps(query, sort_keys=True)
         if key not in self._counts_cache:
             document: dict[str, Any] = {"total": 0, "rules": {}, "severities": {}, "endpoints": {}}

@@ -4,6 +4,7 @@ rows in the document and never asks for more than 500 rows at once. No timing is
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator
 
 import pytest
@@ -54,3 +55,35 @@ def test_a_hundred_thousand_real_exchanges_are_windowed(
     assert asked and max(asked) <= 500
     assert sum(asked) < LARGE / 10, sum(asked)
     assert opened.problems == []
+
+
+def test_a_filter_of_a_hundred_thousand_answers_its_rows_before_its_total(
+    large: RealServer, open_page: Callable[..., Opened]
+) -> None:
+    """A script asking a filter first gets its first rows and no total yet (`at_least` rows), then,
+    asking again, the total; the page filtered shows rows, then the right count."""
+    carts = [number for number in range(1, LARGE + 1) if number % len(KINDS) == 2]  # /v2/carts/{n}
+    first = large.api("exchanges?path=/v2/carts/*&limit=100")
+    assert (first["total"], first["at_least"]) == (None, 100)
+    assert [row["id"] for row in first["exchanges"]] == carts[:100]
+    assert answered_in_full(large, "exchanges?path=/v2/carts/*&offset=500&limit=5") == {
+        "total": len(carts),
+        "ids": carts[500:505],
+    }
+
+    opened = open_page(large.ui_url + "&status=2xx")
+    page = opened.page
+    expect(page.locator(".spacer .row[data-id='1']")).to_be_visible()
+    kept = sum(1 for number in range(1, LARGE + 1) if number % 11)  # the generator's 404s every 11th
+    expect(page.locator("#matching")).to_have_text(str(kept), timeout=60_000)
+    assert opened.problems == []
+
+
+def answered_in_full(server: RealServer, route: str) -> dict[str, object]:
+    """A window asked again (every 0.1 s, at most 60 s) until its total is known."""
+    for _ in range(600):
+        window = server.api(route)
+        if window["total"] is not None:
+            return {"total": window["total"], "ids": [row["id"] for row in window["exchanges"]]}
+        time.sleep(0.1)
+    raise AssertionError(f"{route}: no total after 60 s")

@@ -22,7 +22,7 @@ from proxy.store.cassette_reader import parse_cache
 from proxy.store.cassette_reader.streaming import stream_cassette, warm_count
 from proxy.store.rule_files import RulesInForce
 from proxy.store.saving import save_cassette
-from proxy.store.traffic_index import unpacked
+from proxy.store.traffic_entries import unpacked
 from tests.unit.app.test_two_core_check import mixed_exchanges
 
 JSON = (("Content-Type", "application/json"),)

@@ -13,8 +13,9 @@ import pytest
 
 from proxy.core.ui.query import Query
 from proxy.errors import StillIndexing
-from proxy.store import traffic_text
-from proxy.store.traffic_index import Answered, Entry, TrafficIndex, temporary_index
+from proxy.store import traffic_index, traffic_text
+from proxy.store.traffic_entries import Answered, Entry
+from proxy.store.traffic_index import TrafficIndex, temporary_index
 
 METHODS = ("GET", "PUT", "POST", "DELETE")
 ROUTES = ("/v2/products", "/v2/products/[1]", "/v2/extensions/a/b", "/oauth/access_token", "/v2/x?y")
@@ -232,3 +233,44 @@ def test_windows_of_the_whole_traffic_are_its_rows_from_any_offset(index: Traffi
                 total, rows = index.window(Query(), offset, limit)
                 expected = list(range(offset + 1, min(count, offset + limit) + 1))
                 assert (total, [row["id"] for row in rows]) == (count, expected), (offset, limit)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_a_window_without_its_total_is_the_references_and_the_total_comes(
+    seed: int, index: TrafficIndex, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With chunks of a few ids (a large index in small), a filter's first windows come from its first
+    matches before its total is known, and what comes after (total, counts, every window) is the
+    reference's; rows added meanwhile are followed."""
+    monkeypatch.setattr(traffic_index, "CHUNK", 7)
+    chance = random.Random(seed)
+    entries: list[Entry] = []
+    waited = 0  # windows answered before their total
+    for _ in range(chance.randint(1, 3)):
+        batch = [draw_entry(chance) for _ in range(chance.randint(40, 120))]
+        entries.extend(batch)
+        index.add(batch)
+        for query in [broad_query(chance) for _ in range(6)]:
+            expected = [number for number, entry in enumerate(entries, start=1) if matches(query, entry)]
+            offset, limit = chance.choice((0, 0, chance.randint(0, 40))), chance.randint(0, 30)
+            total, at_least, rows = index.window_now(query, offset, limit)
+            assert [row["id"] for row in rows] == expected[offset : offset + limit], query
+            assert total in (None, len(expected)), query
+            waited += total is None
+            assert at_least <= len(expected) and (total is None or at_least == total), query
+            counts = index.counts_now(query)
+            assert counts in (None, reference_counts(query, entries)), query
+            assert index.totals_wait(10)
+            total, at_least, rows = index.window_now(query, offset, limit)
+            assert (total, at_least) == (len(expected), len(expected)), query
+            assert [row["id"] for row in rows] == expected[offset : offset + limit], query
+            assert index.counts_now(query) == reference_counts(query, entries), query
+    assert waited > 0
+
+
+def broad_query(chance: random.Random) -> Query:
+    """A drawn query of one or two filters (most rows of a drawn set match one)."""
+    drawn = draw_query(chance)
+    fields = [name for name in Query.__dataclass_fields__ if getattr(drawn, name) is not None]
+    kept = chance.sample(fields, min(len(fields), chance.randint(1, 2)))
+    return replace(Query(), **{name: getattr(drawn, name) for name in kept})

@@ -16,7 +16,8 @@ import pytest
 
 from proxy.core.ui.query import Query
 from proxy.store.traffic_cache import LEFT_AFTER, CacheEntry, copy_to_cache, open_cached
-from proxy.store.traffic_index import Entry, TrafficIndex, temporary_index
+from proxy.store.traffic_entries import Entry
+from proxy.store.traffic_index import TrafficIndex, temporary_index
 from proxy.store.writing import temporary_prefix
 
 
