@@ -92,6 +92,17 @@ def whole_indexes_only(cache: Path) -> None:
             assert database.execute("SELECT value FROM about WHERE key = 'identity'").fetchone(), file
 
 
+def _ui(cassette: Path, setting: dict[str, str]) -> subprocess.Popen[bytes]:
+    """`commerce-proxy ui` over one cassette, on any free port, with the test's temporary folders."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "proxy", "ui", str(cassette), "--port", "0"],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={**os.environ, **setting},
+    )
+
+
 @pytest.mark.parametrize("ending", ENDINGS, ids=lambda ending: ending.name)
 def test_ui_ended_while_it_builds_its_index_leaves_nothing_in_the_temporary_folder(
     ending: signal.Signals, tmp_path: Path
@@ -100,13 +111,7 @@ def test_ui_ended_while_it_builds_its_index_leaves_nothing_in_the_temporary_fold
     once SQLite has written pages of them to disk."""
     setting = environment(tmp_path)
     [cassette] = write_cassettes(tmp_path / "set", 4_000)
-    process = subprocess.Popen(
-        [sys.executable, "-m", "proxy", "ui", str(cassette), "--port", "0"],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env={**os.environ, **setting},
-    )
+    process = _ui(cassette, setting)
     try:
         deadline = time.monotonic() + 120
         while not open_under(process.pid, setting["TMPDIR"]):  # the index written to disk
@@ -126,13 +131,7 @@ def test_ui_ended_while_it_builds_its_index_leaves_nothing_in_the_temporary_fold
 def test_ui_ended_once_it_serves_leaves_only_its_whole_cache(ending: signal.Signals, tmp_path: Path) -> None:
     setting = environment(tmp_path)
     [cassette] = write_cassettes(tmp_path / "set", 200)
-    process = subprocess.Popen(
-        [sys.executable, "-m", "proxy", "ui", str(cassette), "--port", "0"],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env={**os.environ, **setting},
-    )
+    process = _ui(cassette, setting)
     try:
         assert process.stdout is not None
         line = process.stdout.readline().decode()
