@@ -153,6 +153,7 @@ function toggle(field, value) {
   applyFilter(next);
 }
 
+let missing = null; // the exchange the pane asked for that was not (yet) in the index
 async function open(id, push = true) {
   openId = id;
   writeUrl(push);
@@ -163,6 +164,7 @@ async function open(id, push = true) {
     if (asked !== opening) return;
     const close = () => closePane();
     const hrefFor = (other) => `${location.pathname}${toSearch(filter, other)}`;
+    missing = doc === null ? id : null; // live: shown once the exchange is indexed (see onRows)
     if (doc === null) showMissing(pane, id, close);
     else showExchange(pane, doc, { openExchange: (other) => open(other), close, hrefFor, actions });
     document.body.classList.add("with-pane");
@@ -174,6 +176,7 @@ async function open(id, push = true) {
 // The compare pane (offline, two or more cassettes or verify reports): it takes the exchange's place.
 function openCompare() {
   openId = null;
+  missing = null;
   opening += 1;
   list.markOpen(null);
   writeUrl(true);
@@ -185,6 +188,7 @@ document.getElementById("compare").addEventListener("click", openCompare);
 
 function closePane() {
   openId = null;
+  missing = null;
   opening += 1;
   pane.hidden = true;
   document.body.classList.remove("with-pane");
@@ -200,6 +204,7 @@ function onRows(cursor, rows) {
     showInfo();
   }
   if (rows.length === 0) return;
+  if (missing !== null && missing === openId && rows.some((row) => row.id === missing)) open(missing, false);
   const placed = isEmpty(filter) && list.append(rows);
   stale = stale || !placed;
   if (refreshTimer) return; // one refresh at most every REFRESH_MS however fast rows come, never none

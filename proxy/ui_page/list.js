@@ -101,6 +101,7 @@ export class WindowedList {
       this.pages.get(page).push(row);
       this.total += 1;
     }
+    if (this.total > 0) this.empty.textContent = ""; // "No exchange matches." was the list before these
     this.layout();
     if (atEnd) this.scrollToOffset(this.total - 1);
     this.schedule();

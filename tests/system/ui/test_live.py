@@ -93,3 +93,25 @@ def test_the_list_resumes_after_the_event_stream_drops_with_every_exchange_once(
     assert traffic.streams[0] == 3 and len(traffic.streams) >= 3
     assert all(cursor >= 5 for cursor in traffic.streams[1:])
     assert [p for p in opened.problems if "503" not in p] == []
+
+
+def test_an_exchange_opened_before_it_is_indexed_is_shown_when_it_arrives(
+    serve_ui: Callable[..., Served], open_page: Callable[..., Opened]
+) -> None:
+    """A live page opened at `exchange=N` before N is in the index (the address printed as an exchange
+    is sent) says so, then shows N when its row is pushed; an empty list's notice goes with its first
+    pushed rows."""
+    served = serve_ui(FakeTraffic([], mode="record", sources=["live.yaml"]))
+    opened = open_page(served.ui_url + "&exchange=2", wait_for="#pane p.empty")
+    page = opened.page
+    expect(page.locator("#pane p.empty")).to_have_text("No exchange #2.")
+    expect(page.locator("#list p.empty")).to_have_text("No exchange matches.")
+    served.add([detail(0, path="/v2/first")])
+    expect(page.locator(".spacer .row[data-id='1'] .c-path")).to_have_text("/v2/first")
+    expect(page.locator("#list p.empty")).to_have_text("")
+    expect(page.locator("#pane p.empty")).to_have_text("No exchange #2.")
+    served.add([detail(0, path="/v2/second")])
+    expect(page.locator("#pane h2 .path")).to_have_text("/v2/second")
+    assert [
+        problem for problem in opened.problems if "404 (Not Found)" not in problem
+    ] == []  # #2 asked early
