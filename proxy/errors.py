@@ -55,6 +55,11 @@ class RuleFileError(CommerceProxyError):
     """A rule file, shape schema, project config or baseline is unusable: unknown check, bad parameter..."""
 
 
+class ContractError(CommerceProxyError):
+    """A published API specification or an overlay on it that cannot be used (a parse error, a broken
+    `$ref`, a malformed overlay): one line naming the file and the JSON pointer."""
+
+
 class StillIndexing(CommerceProxyError):
     """An answer that needs the part of an index still being built (the UI's text search of a large
     set of cassettes opened offline): asked again once it is done."""
