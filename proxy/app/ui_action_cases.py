@@ -177,13 +177,23 @@ class UiActions:
         rules = self.setting.rules
         return self._edited(path, lambda: ui_actions.delete_exchange(path, index, rules=rules, expected=seen))
 
-    def edit(self, number: int, field_name: str, value: JSONValue, unset: bool = False) -> dict[str, Any]:
-        """`cassette set` (or `unset`) on the exchange, re-checked; the view re-indexed."""
+    def edit(
+        self, number: int, field_name: str, value: JSONValue, unset: bool = False, typed: bool = True
+    ) -> dict[str, Any]:
+        """`cassette set` (or `unset`) on the exchange, re-checked; the view re-indexed. `typed`: as
+        `ui_actions.edit_exchange`'s."""
         path, index, seen = self._editable(number)
         return self._edited(
             path,
             lambda: ui_actions.edit_exchange(
-                path, index, field_name, value, unset=unset, rules=self.setting.rules, expected=seen
+                path,
+                index,
+                field_name,
+                value,
+                unset=unset,
+                typed=typed,
+                rules=self.setting.rules,
+                expected=seen,
             ),
         )
 

@@ -128,14 +128,17 @@ def edit_exchange(
     value: JSONValue,
     *,
     unset: bool = False,
+    typed: bool = True,
     rules: RuleChoice | None = None,
     expected: str | None = None,
 ) -> Edited:
     """`cassette set PATH INDEX FIELD VALUE` (or `unset` with `unset`): the same use case, under the
-    cassette's lock, redacted, saved atomically and re-checked; `expected` as `delete_exchange`'s."""
+    cassette's lock, redacted, saved atomically and re-checked; `expected` as `delete_exchange`'s.
+    A `typed` value is JSON the field's type must match; else it was read from text as typed on the
+    command line (`parse_value`), and the field takes it as `cassette set` does."""
     options = cassette_edits.EditOptions(rules=rules or RuleChoice())
     _refuse_negative(index)
-    if not unset:
+    if not unset and typed:
         refuse_wrong_type(field, value)
     request = cassette_edits.FieldRequest(
         path, str(index), field, value, unset=unset, options=options, expected=expected
@@ -157,8 +160,9 @@ _TYPE_NAMES.update({type(None): "null", list: "a list", dict: "an object"})
 
 
 def json_type(value: JSONValue) -> str:
-    """A JSON value's type as a refusal names it."""
-    return _TYPE_NAMES.get(type(value), type(value).__name__)
+    """A JSON value's type as a refusal names it (a number kept as spelled is a number)."""
+    found = next((kind for kind in (bool, int, float, str, list, dict) if isinstance(value, kind)), None)
+    return _TYPE_NAMES.get(found or type(value), type(value).__name__)
 
 
 def refuse_wrong_type(field: str, value: JSONValue) -> None:

@@ -9,16 +9,17 @@ let the request in; every POST came with the token header.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
 from proxy.app.ui_action_cases import Conflict, NotFound, Send, TooMany, UiActions, WrongMode
 from proxy.app.ui_actions import json_type
+from proxy.core.editing.edits import parse_value
 from proxy.core.model.bodies import body_from_bytes, body_to_bytes, error_document
-from proxy.core.model.exchange import Request, Response
+from proxy.core.model.exchange import JSONValue, Request, Response
 from proxy.core.model.hop_by_hop import end_to_end
+from proxy.core.model.json_text import parse_json
 from proxy.core.redaction.book import KNOWN
 from proxy.errors import CommerceProxyError, UsageError
 from proxy.server.admin import UI_HEADERS
@@ -106,16 +107,11 @@ class ActionRoutes:
         if name == "delete":
             return _json(200, actions.delete(number))
         if name == "edit":
-            field = body.get("field")
-            unset = body.get("unset", False)
+            field, unset = body.get("field"), body.get("unset", False)
             if not isinstance(field, str) or not field or not isinstance(unset, bool):
                 raise UsageError('expected {"field": F, "value": V} or {"field": F, "unset": true}')
-            if not unset and "value" not in body:
-                raise UsageError(f'edit of {field[:80]!r}: give "value", or "unset": true')
-            if unset and "value" in body:
-                found = json_type(body["value"])
-                raise UsageError(f'edit of {field[:80]!r}: "unset": true takes no "value" (found {found})')
-            return _json(200, actions.edit(number, field, body.get("value"), unset))
+            typed = "text" not in body
+            return _json(200, actions.edit(number, field, _edit_value(field, body, unset), unset, typed))
         return self._resend(number)
 
     async def _resend(self, number: int) -> Reply:
@@ -154,6 +150,27 @@ def pool_sender(pool: UpstreamPool) -> Send:
     return send
 
 
+def _edit_value(field: str, body: dict[str, Any], unset: bool) -> JSONValue:
+    """An edit's value: `value` as typed JSON (its numbers as spelled), or `text` as typed on the command
+    line (`cassette set F TEXT`, with `"string": true` as its `--string`), or none with `unset`."""
+    given = [key for key in ("value", "text") if key in body]
+    if unset and given:
+        found = json_type(body[given[0]])
+        raise UsageError(f'edit of {field[:80]!r}: "unset": true takes no "{given[0]}" (found {found})')
+    if unset:
+        return None
+    if len(given) != 1:
+        raise UsageError(f'edit of {field[:80]!r}: give "value" or "text" (one of them), or "unset": true')
+    if given[0] == "value":
+        return body["value"]  # type: ignore[no-any-return]
+    text, string = body["text"], body.get("string", False)
+    if not isinstance(text, str) or not isinstance(string, bool):
+        raise UsageError(
+            f'edit of {field[:80]!r}: "text" is the value as typed (a string), "string" true or false'
+        )
+    return parse_value(text, string)
+
+
 def _json_body(incoming: Incoming) -> dict[str, Any]:
     kind = (incoming.header("Content-Type") or "").partition(";")[0].strip().lower()
     if kind != "application/json":
@@ -162,8 +179,8 @@ def _json_body(incoming: Incoming) -> dict[str, Any]:
         raise _TooLarge(f"the body is over {BODY_MOST} bytes")
     if not incoming.body.strip():
         return {}
-    try:
-        document = json.loads(incoming.body)
+    try:  # the project's one exact decoder: a number keeps its spelling (`1E2`, `-0`, 20 digits)
+        document = parse_json(incoming.body.decode("utf-8"))
     except (ValueError, UnicodeDecodeError) as error:
         raise UsageError(f"the body is not JSON: {error}") from None
     if not isinstance(document, dict):

@@ -8,7 +8,6 @@ import { el, clear } from "./dom.js";
 import { diffView } from "./diff.js";
 import { previousOfEndpoint } from "./neighbours.js";
 
-const NUMERIC = /(^|\.)(status|duration_ms)$|\.json\./;
 
 export class Actions {
   constructor({ mode, say, openExchange, changed }) {
@@ -126,7 +125,7 @@ export class Actions {
       const name = field.value.trim();
       if (!name) return;
       this.run(async () => {
-        const done = await api.editExchange(id, name, typed(name, value.value), unset.checked);
+        const done = await api.editExchange(id, name, value.value, unset.checked);
         await this.changed(id);
         this.edited(done);
       });
@@ -150,11 +149,3 @@ export class Actions {
   }
 }
 
-function typed(field, text) {
-  if (!NUMERIC.test(field)) return text;
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
-  }
-}

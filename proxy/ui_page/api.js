@@ -100,8 +100,9 @@ export const cassetteDiff = (a, b, all = false) =>
   mustGet("cassette-diff", [["a", a], ["b", b], ...(all ? [["all", "1"]] : [])]);
 export const acceptFinding = (id, rule) => postJson("baseline", { exchange: id, rule });
 export const deleteExchange = (id) => postJson(`${one(id)}/delete`, {});
-export const editExchange = (id, field, value, unset = false) =>
-  postJson(`${one(id)}/edit`, unset ? { field, unset: true } : { field, value });
+// The value goes as typed (`text`): the server reads it as `cassette set` does, numbers as spelled.
+export const editExchange = (id, field, text, unset = false) =>
+  postJson(`${one(id)}/edit`, unset ? { field, unset: true } : { field, text });
 export const resend = (id) => postJson(`${one(id)}/resend`, {});
 export const exportUrl = (filterPairs, format) => apiUrl("export", [...filterPairs, ["format", format]]);
 

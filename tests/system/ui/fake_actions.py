@@ -90,9 +90,10 @@ def add_action_routes(app: web.Application, traffic: FakeTraffic) -> None:
         detail = found(request)
         if detail is None:
             return one_line(404, "no such exchange")
-        if document.get("field") != "status" or not isinstance(document.get("value"), int):
+        text = str(document.get("text", ""))  # the page sends the value as typed
+        if document.get("field") != "status" or not text.isdigit():
             return one_line(400, f"field {document.get('field')!r}: the fake edits status (a number) only")
-        detail["status"] = detail["response"]["status"] = document["value"]
+        detail["status"] = detail["response"]["status"] = int(text)
         added = [
             {
                 "rule": "status.documented",
@@ -100,7 +101,7 @@ def add_action_routes(app: web.Application, traffic: FakeTraffic) -> None:
                 "message": "status not documented",
                 "where": "response.status",
                 "expected": None,
-                "found": document["value"],
+                "found": int(text),
                 "citation": "",
                 "section": "",
                 "compared_with": None,
