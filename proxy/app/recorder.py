@@ -230,21 +230,24 @@ class Recorder:
             await self.worker.caught_up()
         return self.session.findings
 
-    async def finish(self) -> None:
+    async def finish(self, served: bool = True) -> None:
         """The session's end: the checker catches up and stops, the cassette is written, and what
-        happened is logged in one line."""
+        happened is logged in one line; nothing is logged for a session that never `served` (its port
+        could not be bound: the error that says so is the run's one line)."""
         if self.worker is not None:
             await self.worker.caught_up()
             self.worker.close()
-        self.end()
+        self.end(served)
 
-    def end(self) -> Cassette | None:
+    def end(self, served: bool = True) -> Cassette | None:
         """`finish` for a session checked in this process (no checker process to wait for: the
         mitmproxy addon): the cassette written, or None when nothing new was recorded."""
         if self.unrecorded:
             log.error("%d exchanges were not recorded (the journal could not be written)", self.unrecorded)
         recording, settings = self.session, self.settings
         cassette = recording.finish()
+        if not served:
+            return cassette
         if recording.live is not None and recording.live.logged:  # each finding was logged as it came
             log.info("%s", recording.findings.summary())  # one line for the session
         if settings.cassette is not None and cassette is None:

@@ -127,7 +127,7 @@ class RecordProxy:
 
     async def finish(self) -> None:
         self.pool.close()
-        await self.recorder.finish()
+        await self.recorder.finish(served=self.server.bound)  # a port never bound: nothing to tell
 
 
 def create_record_app(settings: RecordSettings, watch: Watch | None = None) -> WireServer:

@@ -17,7 +17,7 @@ WALK = shipped_dir("cassettes") / "pagination-walk.yaml"
 DOC = (ROOT / "docs" / "ui.md").read_text(encoding="utf-8")
 PLACES = [  # where the page names edit fields: the text after each of these, to its closing ")"
     "a field as those commands name it:",
-    "as on the command line (",
+    "(or `unset`) of the field (",
 ]
 NUMBERS = {"status": 201, "duration_ms": 12}
 STAND_INS = {"NAME": "X-Note", "PATH": "links.next"}
