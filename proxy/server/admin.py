@@ -58,6 +58,10 @@ class Door:
     token: str
     ui: UiAnswering | None = None
 
+    def has_ui(self) -> bool:
+        """Whether the UI is on: then every answer the wire writes outside it is sandboxed."""
+        return self.ui is not None
+
 
 def answer_ours(door: Door, incoming: Incoming, path: str, hosts: HostPolicy) -> Reply | Awaitable[Reply]:
     """The answer to a request for a `/_proxy/` path: the access decision first, then the UI or the
@@ -65,6 +69,7 @@ def answer_ours(door: Door, incoming: Incoming, path: str, hosts: HostPolicy) ->
     ui = path.startswith(UI_PATH) or path == UI_PATH.rstrip("/")
     if ui and door.ui is None:
         return admin_not_found(incoming.method, path)
+    incoming.for_ui = ui  # its answer carries UI_HEADERS, not the sandbox (`access.OUTSIDE_UI`)
     query = incoming.target.partition("?")[2]
     decision = decide_access(  # judged as the route it names, whatever the spelling of the target
         incoming.method,

@@ -55,7 +55,7 @@ class RecordProxy:
         self.cache = AnswerCache()
         self.rewriters: dict[str, OriginRewriter] = {}  # one per origin clients use to reach us
         self.door = Door(record_routes(self), ui_token())  # the UI's, when one is opened on it
-        self.server = WireServer(self.handle, max_body=MAX_REQUEST_BYTES)
+        self.server = WireServer(self.handle, max_body=MAX_REQUEST_BYTES, has_ui=self.door.has_ui)
         self.server.on_cleanup.append(self.finish)
 
     @property

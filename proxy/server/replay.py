@@ -144,7 +144,7 @@ class Replayer:
         self.simulated = 0  # simulated answers checked, numbered apart from the recordings
         self.shown: Shown | None = None  # the UI's view, told of every answer and how it was made
         self.door = Door(replay_routes(self), ui_token())  # the UI's, when one is opened on it
-        self.server = WireServer(self.handle, max_body=MAX_REQUEST_BYTES)
+        self.server = WireServer(self.handle, max_body=MAX_REQUEST_BYTES, has_ui=self.door.has_ui)
         self.server.on_cleanup.append(self.report_usage)
 
     def handle(self, incoming: Incoming) -> Reply | Awaitable[Reply]:

@@ -237,6 +237,6 @@ def create_ui_app(routes: UiRoutes, token: str) -> WireServer:
     async def close_view() -> None:
         routes.view.close()
 
-    server = WireServer(handle)
+    server = WireServer(handle, has_ui=door.has_ui)
     server.on_cleanup.append(close_view)
     return server

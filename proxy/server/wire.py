@@ -7,7 +7,8 @@ what a client may rely on: keep-alive, pipelined requests answered in order, HTT
 closed, write back-pressure, and a graceful stop that lets answers in flight finish. Every request
 passes one gate before its body is read: its Host must name this machine (`HostPolicy`), so a web page
 reaching us by DNS rebinding gets a 421 (a 403 on our own /_proxy/ paths, any spelling: `access.ours`)
-and nothing else, and a request a browser sends for a page on another origin gets a 403.
+and nothing else, and a request a browser sends for a page on another origin gets a 403. While the
+server has a UI, every answer but the UI's own carries `access.OUTSIDE_UI` as it is written (`_extra`).
 
 A handler gets an `Incoming` and returns an `Outgoing` (or an awaitable of one, only when it must wait),
 `DROP` to cut the connection, a `Trickle` to send the body slowly, or a `Stream` of chunks (events).
@@ -16,23 +17,23 @@ A handler gets an `Incoming` and returns an `Outgoing` (or an awaitable of one, 
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field, replace
 from enum import Enum
-from http import HTTPStatus
 from typing import Any, Final, cast
 
 import httptools
 
-from proxy.core.model.access import ours
+from proxy.core.model.access import OUTSIDE_UI, ours
 from proxy.core.model.bodies import error_document
-from proxy.core.model.domain import response_fault
-from proxy.core.model.exchange import Headers, Response
+from proxy.core.model.exchange import Headers
 from proxy.core.model.hosts import HostPolicy
-from proxy.core.redaction.book import KNOWN
+from proxy.server.outgoing import NO_BODY_STATUSES as NO_BODY_STATUSES
+from proxy.server.outgoing import Outgoing as Outgoing
+from proxy.server.outgoing import framing, reason_phrase
+from proxy.server.outgoing import json_answer as json_answer
 from proxy.server.refusals import RequestRefused, target_refusal
 
 log = logging.getLogger(__name__)
@@ -43,7 +44,7 @@ PARTIAL_SECONDS = 30.0  # a request body with no byte for this long is cut (a st
 HEAD_SECONDS = 30.0  # a request line and headers must be complete this long after their first byte
 MAX_CONNECTIONS = 1000  # open client connections; more are refused (503), below the usual 1024 files
 MAX_PIPELINED = 64  # requests queued on one connection before reading pauses
-NO_BODY_STATUSES = frozenset({204, 304})
+SANDBOX_LINES: Final = "".join(f"\r\n{name}: {value}" for name, value in OUTSIDE_UI).encode("ascii")
 
 
 @dataclass(slots=True)
@@ -57,6 +58,7 @@ class Incoming:
     http_version: str = "1.1"
     reached_at: str | None = None  # the local address the client connected to (for same-machine checks)
     reached_port: int | None = None  # and its port (the UI's cookie is named after it)
+    for_ui: bool = False  # set by the door (`admin.answer_ours`) when the UI answers it: not sandboxed
 
     def header(self, name: str) -> str | None:
         """The first value of a header, by case-insensitive name."""
@@ -65,49 +67,6 @@ class Incoming:
             if key.lower() == wanted:
                 return value
         return None
-
-
-class Outgoing:
-    """An answer and its wire bytes, encoded once: a cached answer is written as is on every request."""
-
-    __slots__ = ("_head", "body", "headers", "length", "reason", "status")
-
-    def __init__(
-        self,
-        status: int,
-        headers: Headers,
-        body: bytes,
-        reason: str | None = None,
-        length: int | None = None,
-    ) -> None:
-        fault = response_fault(Response(status, headers, reason=reason))
-        if fault is not None:  # the cassette reader refuses these already: this is the second line
-            raise ValueError(f"an answer outside the cassette format: {fault}")
-        self.status = status
-        self.reason = reason
-        self.headers = headers
-        self.body = body
-        self.length = len(body) if length is None else length  # a HEAD answer's differs from its body's
-        self._head: bytes | None = None
-
-    @property
-    def head(self) -> bytes:
-        """Status line and headers (with Content-Length), without the blank line that ends them."""
-        if self._head is None:
-            reason = self.reason or _reason(self.status)
-            lines = [f"HTTP/1.1 {self.status} {reason}"]
-            lines.extend(f"{name}: {value}" for name, value in self.headers if not _framing(name))
-            if self.status not in NO_BODY_STATUSES:
-                lines.append(f"Content-Length: {self.length}")
-            self._head = "\r\n".join(lines).encode("latin-1", "replace")
-        return self._head
-
-    def wire(self, head_only: bool, closing: bool) -> bytes:
-        """The bytes to send: HEAD gets no body; a closing connection says so."""
-        ending = b"\r\nConnection: close\r\n\r\n" if closing else b"\r\n\r\n"
-        if head_only or self.status in NO_BODY_STATUSES:
-            return self.head + ending
-        return self.head + ending + self.body
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,18 +99,6 @@ Reply = Outgoing | Trickle | Stream | Drop  # what a handler answers: mypy refus
 Handler = Callable[[Incoming], Reply | Awaitable[Reply]]
 
 
-def _reason(status: int) -> str:
-    try:
-        return HTTPStatus(status).phrase
-    except ValueError:
-        return "Unknown"
-
-
-def _framing(name: str) -> bool:
-    """Headers this server writes itself, never copied from an answer."""
-    return name.lower() in {"content-length", "transfer-encoding", "connection", "keep-alive"}
-
-
 @dataclass
 class WireServer:
     """Serves `handler` on a port; `start` binds, `cleanup` stops gracefully and runs `on_cleanup`."""
@@ -161,6 +108,7 @@ class WireServer:
     head_seconds: float = HEAD_SECONDS
     max_connections: int = MAX_CONNECTIONS
     hosts: HostPolicy = field(default_factory=HostPolicy)  # the Host names answered besides loopback
+    has_ui: Callable[[], bool] = bool  # while true (a UI is on), answers but the UI's are sandboxed
     on_cleanup: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
     bound: bool = field(default=False, init=False)
     address: str = field(default="", init=False)  # host:port bound, for requests without a Host header
@@ -258,7 +206,7 @@ class _Connection(asyncio.Protocol):
                 "refused a connection from %s: %d open already", self._peer(), len(self.server._connections)
             )
             detail = f"too many open connections (over {self.server.max_connections}); try again"
-            self.transport.write(_error(503, detail).wire(False, True))
+            self.transport.write(_error(503, detail).wire(False, True, self._extra(None)))
             self.transport.close()
             return
         self.server._connections.add(self)
@@ -412,7 +360,7 @@ class _Connection(asyncio.Protocol):
         if self.transport is None:
             return
         closing = closing or self.closing
-        self.transport.write(reply.wire(incoming.method == "HEAD", closing))
+        self.transport.write(reply.wire(incoming.method == "HEAD", closing, self._extra(incoming)))
         self.last_activity = self.loop.time()
         if closing:
             self.close()
@@ -422,7 +370,7 @@ class _Connection(asyncio.Protocol):
         closing = closing or self.closing
         if self.transport is None:
             return
-        self.transport.write(answer.wire(True, closing))
+        self.transport.write(answer.wire(True, closing, self._extra(incoming)))
         if incoming.method != "HEAD":
             body = answer.body
             step = max(1, -(-len(body) // trickle.pieces))
@@ -436,13 +384,14 @@ class _Connection(asyncio.Protocol):
             self.close()
 
     async def _stream(self, stream: Stream, incoming: Incoming) -> None:
-        head = [f"HTTP/1.1 {stream.status} {_reason(stream.status)}"]
-        head += [f"{name}: {value}" for name, value in stream.headers if not _framing(name)]
-        head += ["Transfer-Encoding: chunked", "Connection: close", "", ""]
+        head = [f"HTTP/1.1 {stream.status} {reason_phrase(stream.status)}"]
+        head += [f"{name}: {value}" for name, value in stream.headers if not framing(name)]
+        head += ["Transfer-Encoding: chunked", "Connection: close"]
         body = incoming.method != "HEAD"
         try:
             if self.transport is not None:
-                self.transport.write("\r\n".join(head).encode("latin-1", "replace"))
+                written = "\r\n".join(head).encode("latin-1", "replace") + self._extra(incoming)
+                self.transport.write(written + b"\r\n\r\n")
             while body and self.transport is not None and not self.closing:
                 self._next_chunk = asyncio.ensure_future(anext(stream.chunks))
                 try:
@@ -461,6 +410,13 @@ class _Connection(asyncio.Protocol):
                 await stream.chunks.aclose()
             self.close()
 
+    def _extra(self, incoming: Incoming | None) -> bytes:
+        """`OUTSIDE_UI`'s lines while the server has a UI, on every answer the UI did not give (None: a
+        refusal before any handler); added on the way out, so never recorded nor checked."""
+        if (incoming is not None and incoming.for_ui) or not self.server.has_ui():
+            return b""
+        return SANDBOX_LINES
+
     def end_stream(self) -> None:
         """Stop waiting for a stream's next chunk: the server stops, or the client went away."""
         if self._next_chunk is not None and not self._next_chunk.done():
@@ -472,7 +428,7 @@ class _Connection(asyncio.Protocol):
         self.closing = True
         self.queue.clear()
         if self.transport is not None and not self.busy:
-            self.transport.write(_error(refused.status, str(refused)).wire(False, True))
+            self.transport.write(_error(refused.status, str(refused)).wire(False, True, self._extra(None)))
             self.close()
 
     def _peer(self) -> str:
@@ -488,13 +444,5 @@ class _Connection(asyncio.Protocol):
             self.transport.abort()
 
 
-def json_answer(status: int, document: Any, headers: dict[str, str] | None = None) -> Outgoing:
-    """A JSON answer of our own (admin endpoints, errors in the API's shape, near misses), scrubbed of
-    every secret seen so far."""
-    pairs = [("Content-Type", "application/json; charset=utf-8"), *(headers or {}).items()]
-    text = json.dumps(document, ensure_ascii=False)
-    return Outgoing(status, tuple(pairs), KNOWN.scrub(text).encode("utf-8"))
-
-
 def _error(status: int, detail: str) -> Outgoing:
-    return json_answer(status, error_document(status, _reason(status), detail))
+    return json_answer(status, error_document(status, reason_phrase(status), detail))

@@ -32,6 +32,13 @@ TOKEN_HEADER = "X-Commerce-Proxy-Token"
 TOKEN_PARAMETER = "token"
 TOKEN_VARIABLE = "COMMERCE_PROXY_UI_TOKEN"  # a fixed token from the environment (scripts that POST)
 READS = frozenset({"GET", "HEAD"})
+# What every answer of a server with a UI carries outside the UI (docs/security.md): whatever its type, a
+# document opened from it has an opaque origin (`sandbox`: no script, no storage, no cookie of ours), no
+# page may frame it, and no browser guesses it into another type.
+OUTSIDE_UI = (
+    ("Content-Security-Policy", "sandbox; frame-ancestors 'none'"),
+    ("X-Content-Type-Options", "nosniff"),
+)
 _PLAIN = re.compile(
     r"(?:/[A-Za-z0-9_~!$&'()*+,=:@-]+)*/?"
 )  # ASCII; no escape, empty segment, dot, `\`, `;`, `#`
