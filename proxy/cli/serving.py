@@ -74,11 +74,23 @@ def open_live_ui(
     sources: Sequence[str],
     cassette: str | None = None,
 ) -> str | None:
-    """The UI of `record`, `spy` or `replay` (`mode`) on its server, unless `--no-ui`: the live UI
-    use case (`proxy.app.live_ui`) wired to the server's traffic; the token to print (None: no UI).
-    `in_force`: the rules the command loaded, shown as it checks with them."""
+    """The UI of `record`, `spy` or `replay` (`mode`) on its server, unless `--no-ui`; the token to
+    print (None: no UI). `in_force`: the rules the command loaded, shown as it checks with them."""
     if arguments.no_ui:
         return None
+    live_ui_on(mode, served, in_force, sources, cassette)
+    return served.door.token
+
+
+def live_ui_on(
+    mode: str,
+    served: RecordProxy | Replayer,
+    in_force: RulesInForce,
+    sources: Sequence[str],
+    cassette: str | None = None,
+) -> LiveUi:
+    """The live UI use case (`proxy.app.live_ui`) wired to a server's traffic and routes, closed by
+    the server's cleanup; the commands' and the pytest plugin's (`--commerce-ui`) one way to open it."""
     from proxy.app.live_ui import LiveUiRequest, live_ui
 
     if mode == "replay":  # no isinstance: the other command's server module is not imported
@@ -106,7 +118,7 @@ def open_live_ui(
         ui.close()
 
     served.server.on_cleanup.append(close)
-    return served.door.token
+    return ui
 
 
 class RoutesOnDemand:

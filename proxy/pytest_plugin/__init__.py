@@ -45,6 +45,7 @@ from proxy.pytest_plugin.servers import pytest_configure_node as pytest_configur
 from proxy.pytest_plugin.servers import recording, replaying
 from proxy.pytest_plugin.state import CONFORMANCE, STATE, Conformance, PluginState
 from proxy.pytest_plugin.summary import FindingsSummary
+from proxy.pytest_plugin.ui import add_ui_options, run_ui
 
 log = logging.getLogger(__name__)
 UNUSED_CHOICES = ("ignore", "warn", "fail")
@@ -107,6 +108,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
     add_network_options(group)
     add_sandbox_options(group, parser)
+    add_ui_options(group, parser)
     parser.addini("commerce_match_on", "default --commerce-match-on")
     parser.addini("commerce_record_mode", "default --commerce-record-mode (under CI it is none)")
     parser.addini("commerce_conformance", "default --commerce-conformance")
@@ -166,6 +168,7 @@ def pytest_configure(config: pytest.Config) -> None:
         or "warn",
         overruled=chosen.overruled,
         ci=ci_setting(os.environ) if under_ci(os.environ) else None,
+        ui=run_ui(config),
     )
     configure_network_guard(config, mode)
     config.pluginmanager.register(FindingsSummary(), "commerce-proxy-findings-summary")
@@ -205,8 +208,11 @@ def pytest_report_header(config: pytest.Config) -> str:
     # Only a mode that reaches the upstream names it: under CI the sandbox or service is not started.
     upstream = "the sandbox (--commerce-sandbox)" if state.sandbox else state.upstream
     upstream = upstream if state.record_mode != "none" else None
-    return f"commerce-proxy: record mode {state.record_mode}{spy}{ci}, conformance {state.conformance}" + (
-        f", upstream {upstream}" if upstream else ""
+    ui = ", a UI on each server (its address printed as it starts)" if state.ui else ""
+    return (
+        f"commerce-proxy: record mode {state.record_mode}{spy}{ci}, conformance {state.conformance}"
+        + (f", upstream {upstream}" if upstream else "")
+        + ui
     )
 
 

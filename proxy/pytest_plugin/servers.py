@@ -30,6 +30,7 @@ from proxy.pytest_plugin.ledger import usage_note
 from proxy.pytest_plugin.misses import absent_cassette, remedy, watcher
 from proxy.pytest_plugin.spying import spying
 from proxy.pytest_plugin.state import STATE, PluginState, Served, fail
+from proxy.pytest_plugin.ui import Opened
 from proxy.store.cassette_folders import cassette_paths
 
 if TYPE_CHECKING:
@@ -49,7 +50,7 @@ def replaying(
     """A replay server for the cassettes. A missing cassette (or `absent`, why none can be recorded)
     is no error until a request is sent: the empty server misses it, and the test fails saying why.
     `how`: what a miss says would record it (by default, by fixture and record mode)."""
-    from proxy.server.replay import create_replay_app
+    from proxy.server.replay import Replayer
 
     state = request.config.stash[STATE]
     missing = [path for path in cassettes.paths if not path.exists()]
@@ -80,7 +81,9 @@ def replaying(
     shown = [_shown_path(state, str(path)) for path in paths]
     how = how or remedy(request.fixturename or "", state)
     watch = watcher(request.config, exchanges, shown, how, absent)
-    with _serving(state, served, lambda: create_replay_app(book, live=live, watch=watch)) as url:
+    replayer = Replayer(book, live=live, watch=watch)
+    ui = state.ui.attach(_whose(request), "replay", replayer, in_force, shown) if state.ui else None
+    with _serving(state, served, lambda: replayer.server, ui) as url:
         yield CommerceServer(url, exchanges)
     _note_usage(state, served, book)
 
@@ -174,7 +177,9 @@ def recording(request: pytest.FixtureRequest, cassettes: Cassettes) -> Iterator[
             recording.live.follow(lambda checked: served.findings.extend(checked.findings), quiet=True)
         recording.hold()  # written only when `end` decides to keep it: any stop before leaves nothing
         signals = state.stop_signals.take()  # SIGTERM and SIGHUP now end the run as Ctrl-C does
-        address = stack.enter_context(_serving(state, served, lambda: proxy.server))
+        shown = _shown_path(state, str(cassette))
+        ui = state.ui.attach(_whose(request), "record", proxy, in_force, [shown], shown) if state.ui else None
+        address = stack.enter_context(_serving(state, served, lambda: proxy.server, ui))
         serving = stack.pop_all()  # ended by `end` alone: after the teardown, or when the run is abandoned
 
         def end(abandoned: bool = False) -> None:
@@ -246,18 +251,35 @@ def _live_checker(state: PluginState, served: Served) -> LiveChecker | None:
     return live
 
 
+def _whose(request: pytest.FixtureRequest) -> str:
+    """The test (or module) a fixture's server is for, as pytest names it."""
+    return str(request.node.nodeid)
+
+
 @contextmanager
-def _serving(state: PluginState, served: Served, build: Callable[[], Servable]) -> Iterator[str]:
+def _serving(
+    state: PluginState, served: Served, build: Callable[[], Servable], ui: Opened | None = None
+) -> Iterator[str]:
+    """Serve what `build` makes until the scope ends; with `ui` (--commerce-ui), its address is shown
+    once the server listens, and the UI is closed after the server stops, whatever stopping raised."""
     from proxy.server.background import BackgroundServer
 
     server = BackgroundServer(build)
     try:
         served.url = server.start()
     except (OSError, CommerceProxyError) as error:
+        if ui is not None:
+            ui.live.close()
         fail(f"commerce-proxy: cannot start a server for {served.cassette}: {error}")
     state.live.append(served)
     try:
+        if ui is not None and state.ui is not None:
+            state.ui.show(ui, served.url)
         yield served.url
     finally:
         state.live.remove(served)
-        server.stop()
+        try:
+            server.stop()
+        finally:
+            if ui is not None:
+                ui.live.close()

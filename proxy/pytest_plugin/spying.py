@@ -16,11 +16,14 @@ from proxy.errors import CommerceProxyError
 from proxy.pytest_plugin.exchanges import CommerceServer, Exchanges
 from proxy.pytest_plugin.misses import watcher
 from proxy.pytest_plugin.state import STATE, PluginState, Served, fail
+from proxy.pytest_plugin.ui import Opened
 
 if TYPE_CHECKING:
     from proxy.server.serving import Servable
 
-Serving = Callable[[PluginState, Served, Callable[[], "Servable"]], AbstractContextManager[str]]
+Serving = Callable[
+    [PluginState, Served, Callable[[], "Servable"], Opened | None], AbstractContextManager[str]
+]
 
 
 @contextmanager
@@ -49,5 +52,6 @@ def spying(request: pytest.FixtureRequest, serving: Serving) -> Iterator[Commerc
     live = proxy.recording.live
     if live is not None:  # the plugin shows each finding once, in its summary or the failure
         live.follow(lambda checked: served.findings.extend(checked.findings), quiet=True)
-    with serving(state, served, lambda: proxy.server) as url:
+    ui = state.ui.attach(request.node.nodeid, "spy", proxy, in_force, [shown]) if state.ui else None
+    with serving(state, served, lambda: proxy.server, ui) as url:
         yield CommerceServer(url, exchanges)

@@ -16,6 +16,7 @@ from proxy.core.rules.config import Baseline
 from proxy.core.rules.findings import Finding
 from proxy.pytest_plugin.modes import PluginMode
 from proxy.pytest_plugin.signals import StopSignals
+from proxy.pytest_plugin.ui import RunUi
 
 Conformance = Literal["off", "warn", "strict"]
 CONFORMANCE: tuple[Conformance, ...] = get_args(Conformance)
@@ -56,6 +57,7 @@ class PluginState:
     overruled: str | None = None  # the record mode asked for, when CI made it none
     ci: str | None = None  # how the environment said CI (`CI=on`) when this run is CI's (modes.under_ci)
     unused: str = "warn"  # recordings a test never used: ignore, warn or fail
+    ui: RunUi | None = None  # --commerce-ui: every server serves the UI
     usage: list[dict[str, Any]] = field(default_factory=list)  # each replay's use of its cassettes
     discarded: list[dict[str, Any]] = field(default_factory=list)  # each recording not written
     deselected: bool = False  # some collected tests were deselected: not a full run
