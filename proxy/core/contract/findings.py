@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from proxy.core.contract.judge import Contract, Disagreement
 from proxy.core.model.exchange import Exchange
 from proxy.core.rules.findings import Finding, Setting
-from proxy.core.rules.ruleset import Rule
+from proxy.core.rules.ruleset import Rule, RuleSet, Section
 
 SOURCE = "the published API specification (its file and JSON pointer)"
 
@@ -46,24 +46,24 @@ RULES: tuple[Rule, ...] = (
         "the spec does not document this status for the operation",
         "The service answered with a status the operation's `responses` do not list (nor a range such as "
         "`4XX`, nor `default`).",
-        "GET /v2/carts/abc: the spec does not document this status for the operation: status: "
-        "expected one of 200, 401, found 500",
+        "GET /v2/carts/abc: the spec does not document this status for the operation "
+        "(GET /v2/carts/{cartID}): status: expected one of 200, 401, found 500",
     ),
     _rule(
         "contract.response.content-type",
         "warning",
         "the response's content type is not one the spec documents",
         "The answer's Content-Type is not among the media types the documented response lists.",
-        "GET /v2/carts/abc: the response's content type is not one the spec documents: headers.Content-Type: "
-        "expected one of application/json, found text/html",
+        "GET /v2/carts/abc: the response's content type is not one the spec documents "
+        "(GET /v2/carts/{cartID}): headers.Content-Type: expected one of application/json, found text/html",
     ),
     _rule(
         "contract.response.header",
         "warning",
         "a response header the spec requires is missing",
         "The documented response marks a header `required: true` and the answer has none.",
-        "GET /v2/carts/abc: a response header the spec requires is missing: headers.ETag: "
-        "expected present (required), found absent",
+        "GET /v2/carts/abc: a response header the spec requires is missing (GET /v2/carts/{cartID}): "
+        "headers.ETag: expected present (required), found absent",
     ),
     _rule(
         "contract.response.schema",
@@ -71,8 +71,8 @@ RULES: tuple[Rule, ...] = (
         "the response body breaks the spec's schema",
         "The answer's JSON body does not conform to the schema the spec documents for this status and media "
         "type (one finding per place, at most five per exchange).",
-        "GET /v2/carts/abc: the response body breaks the spec's schema: body.data.id: expected the "
-        'schema\'s `format` met, found "x" is not a "uuid"',
+        "GET /v2/carts/abc: the response body breaks the spec's schema (GET /v2/carts/{cartID}): "
+        'body.data.id: expected the schema\'s `format` met, found "x" is not a "uuid"',
     ),
     _rule(
         "contract.request.invalid-accepted",
@@ -81,7 +81,7 @@ RULES: tuple[Rule, ...] = (
         "The service answered a write (POST, PUT, PATCH) with a success although its JSON body breaks "
         "the request schema the spec documents: it should have refused it (as "
         "feature.update.invalid-accepted says of the documented update).",
-        "POST /v2/carts: the service accepted a request body that breaks the spec's schema: "
+        "POST /v2/carts: the service accepted a request body that breaks the spec's schema (POST /v2/carts): "
         'request.body.data: expected the schema\'s `required` met, found "type" is a required property',
     ),
     _rule(
@@ -90,11 +90,27 @@ RULES: tuple[Rule, ...] = (
         "a schema of the spec the validator cannot handle is not checked",
         "A schema the validator cannot compile (a pattern it cannot read, a type JSON Schema lacks). It is "
         "said once, at its place in the spec, and never judged against the traffic.",
-        "GET /v2/files: a schema of the spec the validator cannot handle is not checked: schema: expected a "
-        'schema the validator can compile, found "file" is not valid under any of the schemas',
+        "GET /v2/files: a schema of the spec the validator cannot handle is not checked (GET /v2/files): "
+        "schema: expected a schema the validator can compile, found "
+        '"file" is not valid under any of the schemas',
     ),
 )
 BY_ID = {rule.id: rule for rule in RULES}
+SECTIONS = RuleSet(
+    (),
+    (),
+    {},
+    [
+        Section(
+            "contract",
+            SOURCE,
+            "Each finding names the spec file and the JSON pointer of the operation or schema keyword the "
+            "traffic disagrees with, and the overlay that changed that place when one did. The documented "
+            "rules win over the spec: an operation they document is judged by them alone.",
+            "proxy/core/contract/findings.py",
+        )
+    ],
+)
 IDS = tuple(BY_ID)
 
 Severity = Callable[[str, Setting, str, str], Setting]  # RuleConfig.severity

@@ -115,3 +115,14 @@ def test_a_report_never_replaces_a_spec(project: Path, capsys: pytest.CaptureFix
     code, _, err = run(capsys, "check", "-o", "specs/common.yaml", "--spec", "specs/common.yaml", "bad.yaml")
     assert code == 2 and "inputs" in err
     assert (project / "specs" / "common.yaml").read_bytes() == before
+
+
+def test_every_contract_rule_a_report_cites_is_shown_by_rules(capsys: pytest.CaptureFixture[str]) -> None:
+    """Each report cites `commerce-proxy rules RULE` for more: it answers for every contract rule."""
+    from proxy.core.contract.findings import RULES
+
+    for rule in RULES:
+        code, out, _ = run(capsys, "rules", rule.id)
+        assert code == 0
+        assert out.startswith(f"{rule.id}  ({rule.severity})")
+        assert "the spec file and the JSON pointer" in out
