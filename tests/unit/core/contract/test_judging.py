@@ -4,6 +4,7 @@ spec file and the JSON pointer of the keyword that said so."""
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 from typing import Any
 
@@ -195,3 +196,36 @@ def test_the_same_headers_pass(judge: ContractJudge) -> None:
     assert (
         seen(judge, exchange(headers=(("content-type", "application/json; charset=utf-8"), *GOT[1:]))) == []
     )
+
+
+def test_a_finding_names_the_overlay_that_changed_its_place() -> None:
+    """The overlays' seam: what `overlay` hands back is what is judged, before any `$ref` is followed,
+    and a finding whose place an overlay changed names it."""
+    seen_names: list[str] = []
+
+    def overlay(name: str, document: dict[str, Any]) -> tuple[dict[str, Any], dict[str, str]]:
+        seen_names.append(name)
+        if not name.endswith("subscriptions.yaml"):
+            return document, {}
+        changed = copy.deepcopy(document)
+        changed["components"]["schemas"]["PlanAttributes"]["properties"]["name"]["minLength"] = 5
+        return changed, {
+            "/components/schemas/PlanAttributes/properties/name/minLength": "overrides/plans.yaml"
+        }
+
+    judge = judge_of(overlay=overlay)
+    assert seen_names == [SUBS, COMMON]
+    assert seen(judge, exchange()) == [
+        (
+            "contract.response.schema",
+            "body.data.attributes.name",
+            f"{SUBS}#/components/schemas/PlanAttributes/properties/name/minLength (overlay overrides/plans.yaml)",
+        )
+    ]
+    document = plan()
+    document["data"]["id"] = "plan-1"  # a place no overlay touched
+    assert (
+        "contract.response.schema",
+        "body.data.id",
+        f"{COMMON}#/components/schemas/Resource/properties/id/format",
+    ) in seen(judge, exchange(body=document))
