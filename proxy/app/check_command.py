@@ -12,6 +12,7 @@ from pathlib import Path
 
 from proxy.app.check_run import CheckRun
 from proxy.app.command_inputs import Reads, RuleChoice, named_cassettes
+from proxy.app.contract_inputs import contract_judge
 from proxy.app.project_rules import accepted_baseline
 from proxy.app.report_writing import ReportRequest, Shown, rendered, write_report
 from proxy.core.rules.config import Baseline
@@ -31,6 +32,7 @@ class CheckRequest:
     baseline: Path | None = None  # accepted findings (None: the config's `baseline`)
     write_baseline: Path | None = None  # accept every current finding: write them here, exit 0
     rules: RuleChoice = field(default_factory=RuleChoice)
+    specs: tuple[Path, ...] = ()  # published OpenAPI specs each exchange is judged against too
 
 
 def run_check(request: CheckRequest, shown: Shown) -> int:
@@ -39,6 +41,7 @@ def run_check(request: CheckRequest, shown: Shown) -> int:
     inputs = named_cassettes(request.paths, request.examples, "check")
     _refuse_bad_outputs(request, inputs)
     in_force = request.rules.load()
+    contract = contract_judge(request.specs)
     baseline = Baseline() if request.write_baseline else accepted_baseline(in_force, request.baseline)
     wanted = request.report
     with CheckRun(
@@ -47,6 +50,7 @@ def run_check(request: CheckRequest, shown: Shown) -> int:
         keep_exchanges=wanted.format == "html",
         accepting=bool(request.write_baseline),
         on_note=shown.note,
+        contract=contract,
     ) as checking:
         files = cassette_paths(inputs)
         with shown.progress(len(files)) as progress:
@@ -71,12 +75,12 @@ def _refuse_bad_outputs(request: CheckRequest, inputs: list[Path]) -> None:
     """Neither the report nor the baseline written may replace an input (the baseline the config
     names is the one `--write-baseline` rewrites), nor each other."""
     output, accepted = request.report.output, request.write_baseline
-    reads = Reads(tuple(inputs), request.rules, request.baseline)
+    reads = Reads((*inputs, *request.specs), request.rules, request.baseline)
     if output is not None:
         reads.refuse_bad_output(output, "the report", request.force)
     if accepted is not None:
-        Reads(tuple(inputs), request.rules, request.baseline, with_baseline=False).refuse_bad_output(
-            accepted, "the baseline", request.force
-        )
+        Reads(
+            (*inputs, *request.specs), request.rules, request.baseline, with_baseline=False
+        ).refuse_bad_output(accepted, "the baseline", request.force)
         if output is not None and os.path.realpath(output) == os.path.realpath(accepted):
             raise UsageError(f"{output}: -o and --write-baseline name the same file")

@@ -17,6 +17,8 @@ from typing import Protocol
 
 from proxy.app.two_core_check import check_stream
 from proxy.core.cassette.document import Cassette
+from proxy.core.contract.findings import RULES as CONTRACT_RULES
+from proxy.core.contract.findings import ContractJudge
 from proxy.core.model.exchange import Exchange
 from proxy.core.redaction.redact import learn_secrets
 from proxy.core.reports.finding_groups import FindingGroups
@@ -65,11 +67,14 @@ class CheckRun:
         keep_exchanges: bool = False,
         accepting: bool = False,
         on_note: Callable[[str], None] = lambda note: None,
+        contract: ContractJudge | None = None,
     ) -> None:
         """`keep_exchanges`: hold every cassette whole (`loaded`); `accepting`: only collect the
         baseline keys of what is found (`accepted_keys`), as `--write-baseline` does; `on_note`: told
-        what reading a cassette noticed (a journal folded in, a cache rebuilt) before it is checked."""
+        what reading a cassette noticed (a journal folded in, a cache rebuilt) before it is checked;
+        `contract`: the published specs each exchange is judged against too (`--spec`)."""
         self.in_force = in_force
+        self.contract = contract
         self.baseline = baseline or Baseline()
         self.keep_exchanges = keep_exchanges
         self.accepting = accepting
@@ -114,7 +119,9 @@ class CheckRun:
                 if self.keep_exchanges
                 else self._cleanup.enter_context(closing(FindingSpool()))
             )
-            checker = Checker(self.in_force.ruleset, config, cassette=str(streamed.path))
+            checker = Checker(
+                self.in_force.ruleset, config, cassette=str(streamed.path), contract=self.contract
+            )
             if self.keep_exchanges:  # the page marks each exchange no rule judged
                 checker.unjudged.mark_exchanges()
             taken = _Taken(spool, self.baseline, self.accepted_keys if self.accepting else None)
@@ -129,7 +136,8 @@ class CheckRun:
         off = frozenset(
             rule.id for rule in self.in_force.ruleset.rules if not config.may_apply(rule.id, rule.severity)
         )
-        return Report(results, self.in_force.ruleset.rules, off)
+        rules = self.in_force.ruleset.rules + (CONTRACT_RULES if self.contract is not None else ())
+        return Report(results, rules, off)
 
     @property
     def exchanges(self) -> list[tuple[Exchange, ...]]:

@@ -7,6 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from proxy.app.command_inputs import RuleChoice
+from proxy.core.contract.findings import BY_ID as CONTRACT_RULES
+from proxy.core.contract.findings import SECTIONS as CONTRACT_SECTIONS
 from proxy.core.reports.rules_page import rule_detail, rules_json, rules_markdown, rules_table
 from proxy.errors import UsageError
 
@@ -25,6 +27,10 @@ def rules_document(request: RulesRequest) -> str:
     ruleset = in_force.ruleset
     severity_of = {rule.id: str(config.severity(rule.id, rule.severity, "", "")) for rule in ruleset.rules}
     shown = sorted(ruleset.rules, key=lambda rule: rule.id)
+    if request.rule is not None and request.rule in CONTRACT_RULES and request.format == "text":
+        rule = CONTRACT_RULES[request.rule]  # the published specs' rules: in force with `--spec`
+        detail = rule_detail(CONTRACT_SECTIONS, rule, str(config.severity(rule.id, rule.severity, "", "")))
+        return detail.replace("the All rules page, under this rule's id", "the page on --spec (contract)")
     if request.rule is not None:
         if request.rule not in ruleset.by_id:
             raise UsageError(f"rules: no rule {request.rule!r}; `commerce-proxy rules` lists them")

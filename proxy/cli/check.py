@@ -54,6 +54,15 @@ def add_to(commands: Any, common: argparse.ArgumentParser) -> None:
         type=Path,
         help="accept every current finding: write them to FILE and exit 0",
     )
+    check.add_argument(
+        "--spec",
+        metavar="PATH",
+        type=Path,
+        action="append",
+        default=[],
+        help="a published OpenAPI spec (3.0 or 3.1, YAML or JSON), or a folder of them, to judge each "
+        "exchange against too (repeatable; docs/contract.md)",
+    )
     options.add_rule_options(check)
     check.set_defaults(run=run)
 
@@ -78,4 +87,5 @@ def request_of(arguments: argparse.Namespace) -> CheckRequest:
         baseline=arguments.baseline,
         write_baseline=arguments.write_baseline,
         rules=rule_choice(arguments),
+        specs=tuple(arguments.spec),
     )

@@ -18,6 +18,7 @@ from typing import Any
 import yaml
 
 from proxy.core.cassette.safe_yaml import CassetteLoader, load_yaml, yaml_problem
+from proxy.core.contract.findings import IDS as CONTRACT_RULE_IDS
 from proxy.core.redaction.redact import RedactionPolicy, configured_policy
 from proxy.core.replay.matching import MatchPolicy, configured_matching
 from proxy.core.rules.config import Baseline, RuleConfig
@@ -223,7 +224,8 @@ def load_project_rules(config: Path | None, rules: Path | None, start: Path) -> 
     config_path = config or find_config(start)
     folder = rules or (config_rule_folder(config_path) if config_path else None)
     ruleset = load_rules(folder or shipped_dir("rules"))
-    project = load_config(config_path, [rule.id for rule in ruleset.rules], start)
+    ids = [rule.id for rule in ruleset.rules] + list(CONTRACT_RULE_IDS)  # the specs' rules, always known
+    project = load_config(config_path, ids, start)
     _refuse_unreachable_endpoints(project, ruleset)
     _refuse_unjudged_max_age(project, ruleset)
     return RulesInForce(ruleset, project)

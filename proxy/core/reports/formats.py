@@ -12,6 +12,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
+from proxy.core.reports.disagreements import disagreement_lines, is_contract
 from proxy.core.reports.escaping import html_text, json_text, markdown_code, visible, xml_attribute, xml_text
 from proxy.core.reports.finding_groups import FindingGroups
 from proxy.core.reports.unjudged import group_items, group_lines, headline, unjudged_json
@@ -118,6 +119,9 @@ def _text_lines(report: Report, per_rule: int, summary_only: bool) -> Iterator[s
             statement = statements.get(rule_id, first.message)
             yield ""
             yield f"  {severity.upper():<7} {rule_id}  ({count}x)  {statement}"
+            if is_contract(rule_id):  # once per disagreement, with its source
+                yield from disagreement_lines(itertools.chain((first,), found), per_rule)
+                continue
             yield f"          documentation: {first.citation}"
             shown = itertools.chain((first,), found)
             for finding in itertools.islice(shown, per_rule or None):
@@ -230,9 +234,10 @@ def _lines_escaped(findings: Iterable[Finding]) -> Iterator[str]:
 
 def _line(finding: Finding) -> str:
     where = f"{finding.cassette} " if finding.cassette else ""
+    source = f" [source: {finding.section}]" if is_contract(finding.rule) else ""
     return (
         f"{finding.severity}: {where}#{finding.exchange} {finding.method} {finding.target}: "
-        f"{finding.where}: expected {finding.expected}; found {finding.found}"
+        f"{finding.where}: expected {finding.expected}; found {finding.found}{source}"
     )
 
 

@@ -45,8 +45,36 @@ class Plan(NamedTuple):
     requesting: frozenset[str]  # the ids of the steps' rules that judge the request (`request_rule`)
 
 
+class ContractVerdict(Protocol):
+    """What the contract made of one exchange (`proxy.core.contract.findings.Verdict`)."""
+
+    @property
+    def known(self) -> bool: ...
+
+    @property
+    def findings(self) -> list[Finding]: ...
+
+
+class ContractJudging(Protocol):
+    """The published specs a checker judges each exchange against too (`proxy.core.contract.findings
+    .ContractJudge`): told whether the documented rules know the operation (they win over the spec)."""
+
+    def verdict(
+        self,
+        exchange: Exchange,
+        index: int,
+        documented: bool,
+        severity: Callable[[str, Any, str, str], Any],
+        cassette: str | None,
+    ) -> ContractVerdict: ...
+
+
+UNDOCUMENTED_NOTE = "undocumented_endpoint"  # the check of the note a spec's operation no longer gets
+
+
 class Checker:
-    """Checks one stream of exchanges (a cassette, or a live session) against a rule set."""
+    """Checks one stream of exchanges (a cassette, or a live session) against a rule set, and against
+    the published specs when a `contract` is given."""
 
     def __init__(
         self,
@@ -54,8 +82,10 @@ class Checker:
         config: RuleConfig | None = None,
         cassette: str | None = None,
         session: Session | None = None,
+        contract: ContractJudging | None = None,
     ) -> None:
         self.ruleset = ruleset
+        self.contract = contract
         self.config = config or RuleConfig()
         self.cassette = cassette
         self.session = session or Session(
@@ -87,11 +117,30 @@ class Checker:
             if first is not None:
                 findings.extend(self._findings(rule, [first, *violations], exchange, index))
         self._remember(context)
+        known = False
+        if self.contract is not None:
+            findings, known = self._with_contract(findings, exchange, index, context.hit.documented)
         reported = {finding.rule for finding in findings}
-        self.verdict = self._unjudged(exchange, context.hit, plan, reported)
+        self.verdict = None if known else self._unjudged(exchange, context.hit, plan, reported)
         if self.verdict is not None:
             self.unjudged.add(self.verdict, exchange=index)
         return findings
+
+    def _with_contract(
+        self, findings: list[Finding], exchange: Exchange, index: int, documented: bool
+    ) -> tuple[list[Finding], bool]:
+        """The contract's findings added; an operation a spec knows is judged by it, so the note that
+        it is not checked goes (one note of an operation nobody knows stays the rules')."""
+        assert self.contract is not None
+        verdict = self.contract.verdict(exchange, index, documented, self.config.severity, self.cassette)
+        if not verdict.known:
+            return findings, False
+        kept = [
+            finding
+            for finding in findings
+            if (rule := self.ruleset.by_id.get(finding.rule)) is None or rule.check != UNDOCUMENTED_NOTE
+        ]
+        return [*kept, *verdict.findings], True
 
     def _unjudged(
         self, exchange: Exchange, hit: EndpointHit, plan: Plan, reported: set[str]

@@ -1,0 +1,133 @@
+"""The published specifications as loaded documents: is each one OpenAPI, where does each `$ref` lead,
+does every `$ref` lead somewhere. No I/O: the store reads the files and hands in their parsed values.
+
+A document is named by its file's path as the store spells it (`specs/cart_checkout.yaml`); a `$ref`
+to another file is relative to the file that writes it, so the names are joined here, in POSIX form.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import unquote
+
+from proxy.errors import ContractError
+
+VERSIONS = ("3.0", "3.1")
+
+
+@dataclass(frozen=True, slots=True)
+class Spec:
+    """One loaded document: its name (the file), its OpenAPI version (`3.0` or `3.1`) and its value,
+    overlays already applied; `overlaid` maps each JSON pointer an overlay set or removed to the
+    overlay's file name."""
+
+    name: str
+    version: str
+    document: Mapping[str, Any]
+    overlaid: Mapping[str, str]
+
+    def overlay_at(self, pointer: str) -> str | None:
+        """The overlay whose change covers this place (the place itself, a part of it, or an enclosing
+        node the overlay replaced), or None when no overlay touched it."""
+        for changed, overlay in self.overlaid.items():
+            if pointer == changed or pointer.startswith(changed + "/") or changed.startswith(pointer + "/"):
+                return overlay
+        return None
+
+
+def escape(token: str) -> str:
+    """One JSON pointer token (RFC 6901): `~` as `~0`, `/` as `~1`."""
+    return token.replace("~", "~0").replace("/", "~1")
+
+
+def pointer_of(*tokens: str) -> str:
+    """The JSON pointer of these tokens: `pointer_of("paths", "/v2/carts")` is `/paths/~1v2~1carts`."""
+    return "".join("/" + escape(str(token)) for token in tokens)
+
+
+def resolve_pointer(document: Any, pointer: str) -> Any:
+    """The node at `pointer` ("" or "/a/b"); KeyError when there is none."""
+    node = document
+    if pointer in ("", "/"):
+        return node
+    if not pointer.startswith("/"):
+        raise KeyError(pointer)
+    for raw in pointer[1:].split("/"):
+        token = unquote(raw).replace("~1", "/").replace("~0", "~")
+        if isinstance(node, Mapping):
+            if token in node:
+                node = node[token]
+            elif token.isdigit() and int(token) in node:  # YAML's unquoted `200:` is an integer key
+                node = node[int(token)]
+            else:
+                raise KeyError(pointer)
+        elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
+            node = node[int(token)]
+        else:
+            raise KeyError(pointer)
+    return node
+
+
+def ref_target(name: str, ref: str) -> tuple[str, str]:
+    """The document and pointer a `$ref` written in document `name` leads to."""
+    file, _, fragment = ref.partition("#")
+    target = posixpath.normpath(posixpath.join(posixpath.dirname(name), file)) if file else name
+    return target, fragment
+
+
+def references(node: Any, pointer: str = "") -> Iterator[tuple[str, str]]:
+    """Every `$ref` string in a document, with the pointer of the node that writes it (iteratively:
+    the published specs nest deep)."""
+    stack: list[tuple[Any, str]] = [(node, pointer)]
+    while stack:
+        current, at = stack.pop()
+        if isinstance(current, Mapping):
+            ref = current.get("$ref")
+            if isinstance(ref, str):
+                yield at, ref
+            stack.extend((value, f"{at}/{escape(str(key))}") for key, value in current.items())
+        elif isinstance(current, list):
+            stack.extend((value, f"{at}/{index}") for index, value in enumerate(current))
+
+
+def other_files(name: str, document: Any) -> set[str]:
+    """The documents this one's `$ref`s name besides itself (to be loaded too)."""
+    found = set()
+    for _, ref in references(document):
+        target, _ = ref_target(name, ref)
+        if target != name and not ref.startswith(("http:", "https:")):
+            found.add(target)
+    return found
+
+
+def openapi_version(name: str, document: Any) -> str:
+    """`3.0` or `3.1`; ContractError when the document is not an OpenAPI 3.0 or 3.1 description."""
+    if not isinstance(document, Mapping):
+        raise ContractError(f"{name}: #: not an OpenAPI document: expected a mapping at the top")
+    version = document.get("openapi")
+    if not isinstance(version, str) or version[:3] not in VERSIONS:
+        found = "missing" if version is None else repr(version)
+        raise ContractError(f"{name}: #/openapi: expected an OpenAPI version 3.0.x or 3.1.x, found {found}")
+    paths = document.get("paths", {})
+    if not isinstance(paths, Mapping):
+        raise ContractError(f"{name}: #/paths: expected a mapping of path templates")
+    return version[:3]
+
+
+def check_references(documents: Mapping[str, Any]) -> None:
+    """ContractError at the first `$ref` that leads nowhere: to a document not loaded, or to a
+    pointer the document does not have (a cycle is fine: recursive schemas exist)."""
+    for name, document in documents.items():
+        for at, ref in references(document):
+            target, fragment = ref_target(name, ref)
+            if ref.startswith(("http:", "https:")):
+                raise ContractError(f"{name}: #{at}/$ref: a remote reference is not followed: {ref}")
+            if target not in documents:
+                raise ContractError(f"{name}: #{at}/$ref: no such file: {ref}")
+            try:
+                resolve_pointer(documents[target], fragment)
+            except KeyError:
+                raise ContractError(f"{name}: #{at}/$ref: {ref} does not resolve") from None

@@ -1,0 +1,173 @@
+"""The contract's rules (`contract.*`) and its findings, made as every rule's are: the severity in force
+from the project config, the baseline and the reports alike. No I/O.
+
+A contract finding's `section` is its source, its layer: the spec file and the JSON pointer of the schema
+or operation that said so, and the overlay that changed that place when one did
+(`specs/carts.yaml#/components/schemas/CartItem/required (overlay overrides/carts.yaml)`).
+
+Precedence: the documented rules (`rules/`) win over the spec. An operation the rules document is judged
+by them alone: the contract does not judge it (the smallest honest form: the rules judge every field they
+know of those operations, and say nothing of the fields they do not, so the spec is silent there too).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from proxy.core.contract.judge import Contract, Disagreement
+from proxy.core.model.exchange import Exchange
+from proxy.core.rules.findings import Finding, Setting
+from proxy.core.rules.ruleset import Rule, RuleSet, Section
+
+SOURCE = "the published API specification (its file and JSON pointer)"
+
+
+def _rule(rule_id: str, severity: Setting, message: str, description: str, example: str) -> Rule:
+    assert severity != "off"
+    return Rule(
+        id=rule_id,
+        severity=severity,
+        section=SOURCE,
+        message=message + ": {where}: expected {expected}, found {found}",
+        applies_to=("any",),
+        check="contract",
+        responses="any",
+        source="proxy/core/contract/findings.py",
+        description=description,
+        example=example,
+    )
+
+
+RULES: tuple[Rule, ...] = (
+    _rule(
+        "contract.response.status",
+        "warning",
+        "the spec does not document this status for the operation",
+        "The service answered with a status the operation's `responses` do not list (nor a range such as "
+        "`4XX`, nor `default`).",
+        "GET /v2/carts/abc: the spec does not document this status for the operation "
+        "(GET /v2/carts/{cartID}): status: expected one of 200, 401, found 500",
+    ),
+    _rule(
+        "contract.response.content-type",
+        "warning",
+        "the response's content type is not one the spec documents",
+        "The answer's Content-Type is not among the media types the documented response lists.",
+        "GET /v2/carts/abc: the response's content type is not one the spec documents "
+        "(GET /v2/carts/{cartID}): headers.Content-Type: expected one of application/json, found text/html",
+    ),
+    _rule(
+        "contract.response.header",
+        "warning",
+        "a response header the spec requires is missing",
+        "The documented response marks a header `required: true` and the answer has none.",
+        "GET /v2/carts/abc: a response header the spec requires is missing (GET /v2/carts/{cartID}): "
+        "headers.ETag: expected present (required), found absent",
+    ),
+    _rule(
+        "contract.response.schema",
+        "error",
+        "the response body breaks the spec's schema",
+        "The answer's JSON body does not conform to the schema the spec documents for this status and media "
+        "type (one finding per place, at most five per exchange).",
+        "GET /v2/carts/abc: the response body breaks the spec's schema (GET /v2/carts/{cartID}): "
+        'body.data.id: expected the schema\'s `format` met, found "x" is not a "uuid"',
+    ),
+    _rule(
+        "contract.request.invalid-accepted",
+        "error",
+        "the service accepted a request body that breaks the spec's schema",
+        "The service answered a write (POST, PUT, PATCH) with a success although its JSON body breaks "
+        "the request schema the spec documents: it should have refused it (as "
+        "feature.update.invalid-accepted says of the documented update).",
+        "POST /v2/carts: the service accepted a request body that breaks the spec's schema (POST /v2/carts): "
+        'request.body.data: expected the schema\'s `required` met, found "type" is a required property',
+    ),
+    _rule(
+        "contract.unsupported",
+        "info",
+        "a schema of the spec the validator cannot handle is not checked",
+        "A schema the validator cannot compile (a pattern it cannot read, a type JSON Schema lacks). It is "
+        "said once, at its place in the spec, and never judged against the traffic.",
+        "GET /v2/files: a schema of the spec the validator cannot handle is not checked (GET /v2/files): "
+        "schema: expected a schema the validator can compile, found "
+        '"file" is not valid under any of the schemas',
+    ),
+)
+BY_ID = {rule.id: rule for rule in RULES}
+SECTIONS = RuleSet(
+    (),
+    (),
+    {},
+    [
+        Section(
+            "contract",
+            SOURCE,
+            "Each finding names the spec file and the JSON pointer of the operation or schema keyword the "
+            "traffic disagrees with, and the overlay that changed that place when one did. The documented "
+            "rules win over the spec: an operation they document is judged by them alone.",
+            "proxy/core/contract/findings.py",
+        )
+    ],
+)
+IDS = tuple(BY_ID)
+
+Severity = Callable[[str, Setting, str, str], Setting]  # RuleConfig.severity
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """What the contract made of one exchange: whether a spec knows its operation, and its findings."""
+
+    known: bool
+    findings: list[Finding]
+
+
+def source_of(contract: Contract, disagreement: Disagreement) -> str:
+    """`file#pointer`, and the overlay that changed that place when one did."""
+    name, pointer = disagreement.location
+    overlay = contract.overlay_at(disagreement.location)
+    return f"{name}#{pointer}" + (f" (overlay {overlay})" if overlay else "")
+
+
+class ContractJudge:
+    """What a checker asks of the contract for each exchange (see `proxy.core.rules.engine.Checker`)."""
+
+    def __init__(self, contract: Contract) -> None:
+        self.contract = contract
+
+    def verdict(
+        self, exchange: Exchange, index: int, documented: bool, severity: Severity, cassette: str | None
+    ) -> Verdict:
+        """The contract findings of one exchange; none for an operation the documented rules judge."""
+        request = exchange.request
+        operation = self.contract.operation(request.method, request.path)
+        if operation is None:
+            return Verdict(False, [])
+        if documented:
+            return Verdict(True, [])
+        findings = []
+        for disagreement in self.contract.judge(exchange, operation):
+            rule = BY_ID[disagreement.rule]
+            chosen = severity(rule.id, rule.severity, request.method, request.path)
+            if chosen == "off":
+                continue
+            findings.append(
+                Finding(
+                    exchange=index,
+                    method=request.method,
+                    path=request.path,
+                    target=request.target,
+                    rule=rule.id,
+                    severity=chosen,
+                    section=source_of(self.contract, disagreement),
+                    message=f"{rule.message.partition(':')[0]} ({operation}): {disagreement.where}: "
+                    f"expected {disagreement.expected}, found {disagreement.found}",
+                    where=disagreement.where,
+                    expected=disagreement.expected,
+                    found=disagreement.found,
+                    cassette=cassette,
+                )
+            )
+        return Verdict(True, findings)

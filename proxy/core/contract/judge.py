@@ -1,0 +1,193 @@
+"""One exchange against the contract: its operation found, its response (status, content type, required
+headers, body) and, for a write the service accepted, its request body judged. No I/O.
+
+What it finds are `Disagreement`s, each with its place in the spec (file and JSON pointer); which rule
+each is, and its severity, is `proxy.core.contract.findings`. A schema the validator cannot take is a
+disagreement of `contract.unsupported` once per run, at its place, and is never judged against.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from proxy.core.contract.documents import Spec, escape, ref_target, resolve_pointer
+from proxy.core.contract.operations import Operation, OperationIndex
+from proxy.core.contract.schemas import Direction, Location, Schemas, Unsupported
+from proxy.core.model.exchange import Body, Exchange, Headers, header_value
+
+WRITES = frozenset({"POST", "PUT", "PATCH"})
+
+
+@dataclass(frozen=True, slots=True)
+class Disagreement:
+    """One way an exchange and the spec disagree: the rule, where in the exchange, what the spec says,
+    what the traffic has, the place in the spec, and the keyword or check that said so (`kind`)."""
+
+    rule: str
+    where: str
+    expected: str
+    found: str
+    location: Location
+    kind: str
+
+
+class Contract:
+    """The published specs, overlays applied: their operations and their schemas, compiled on use."""
+
+    def __init__(self, specs: Iterable[Spec]) -> None:
+        self.specs = {spec.name: spec for spec in specs}
+        self.index = OperationIndex(self.specs.values())
+        self.schemas = Schemas(self.specs)
+        self._unsupported_said: set[Location] = set()
+
+    def operation(self, method: str, path: str) -> Operation | None:
+        """The operation a request is, or None when no spec knows it."""
+        return self.index.find(method, path)
+
+    def overlay_at(self, location: Location) -> str | None:
+        """The overlay that changed this place of the spec, if one did."""
+        spec = self.specs.get(location[0])
+        return spec.overlay_at(location[1]) if spec is not None else None
+
+    def judge(self, exchange: Exchange, operation: Operation) -> list[Disagreement]:
+        """Every disagreement of one exchange with its operation."""
+        found = self._response(exchange, operation)
+        request, status = exchange.request, exchange.response.status
+        if request.method in WRITES and 200 <= status < 300 and request.body.kind == "json":
+            found.extend(self._request(exchange, operation))
+        return found
+
+    def _deref(self, name: str, pointer: str, node: Any) -> tuple[str, str, Any]:
+        """A node, its `$ref`s followed (within a file or across files), with where it is."""
+        seen: set[tuple[str, str]] = set()
+        while isinstance(node, Mapping) and isinstance(node.get("$ref"), str) and (name, pointer) not in seen:
+            seen.add((name, pointer))
+            name, pointer = ref_target(name, node["$ref"])
+            node = resolve_pointer(self.specs[name].document, pointer)
+        return name, pointer, node
+
+    def _response(self, exchange: Exchange, operation: Operation) -> list[Disagreement]:
+        response = exchange.response
+        responses = operation.node.get("responses")
+        if not isinstance(responses, Mapping) or not responses:
+            return []
+        documented = {str(key).upper(): key for key in responses}
+        status = str(response.status)
+        key = next((documented[k] for k in (status, f"{status[0]}XX", "DEFAULT") if k in documented), None)
+        at = f"{operation.pointer}/responses"
+        if key is None:
+            listed = ", ".join(str(key) for key in responses)
+            return [
+                Disagreement(
+                    "contract.response.status",
+                    "status",
+                    f"one of {listed}",
+                    status,
+                    (operation.spec, at),
+                    "status",
+                )
+            ]
+        name, pointer, node = self._deref(operation.spec, f"{at}/{escape(str(key))}", responses[key])
+        if not isinstance(node, Mapping):
+            return []
+        found = list(self._headers(response.headers, name, pointer, node))
+        found.extend(self._body(response.headers, response.body, name, pointer, node, "response"))
+        return found
+
+    def _headers(
+        self, headers: Headers, name: str, pointer: str, node: Mapping[str, Any]
+    ) -> Iterable[Disagreement]:
+        declared = node.get("headers")
+        for header, written in declared.items() if isinstance(declared, Mapping) else ():
+            spec, at, schema = self._deref(name, f"{pointer}/headers/{escape(str(header))}", written)
+            required = isinstance(schema, Mapping) and schema.get("required") is True
+            if required and header_value(headers, str(header)) is None:
+                yield Disagreement(
+                    "contract.response.header",
+                    f"headers.{header}",
+                    "present (required)",
+                    "absent",
+                    (spec, at),
+                    "header",
+                )
+
+    def _body(
+        self,
+        headers: Headers,
+        body: Body,
+        name: str,
+        pointer: str,
+        node: Mapping[str, Any],
+        direction: Direction,
+    ) -> Iterable[Disagreement]:
+        content = node.get("content")
+        if body.kind == "empty" or not isinstance(content, Mapping) or not content:
+            return
+        written = header_value(headers, "content-type")
+        media = written.partition(";")[0].strip().lower() if written else None
+        chosen = _media(content, media) if media else _media(content, "application/json")
+        if chosen is None:
+            if media is not None and direction == "response":
+                yield Disagreement(
+                    "contract.response.content-type",
+                    "headers.Content-Type",
+                    "one of " + ", ".join(str(key) for key in content),
+                    written or "absent",
+                    (name, f"{pointer}/content"),
+                    "content-type",
+                )
+            return
+        media_node = content[chosen]
+        if body.kind != "json" or not isinstance(media_node, Mapping) or "schema" not in media_node:
+            return
+        location = (name, f"{pointer}/content/{escape(str(chosen))}/schema")
+        yield from self._schema(location, body.value, direction)
+
+    def _schema(self, location: Location, document: Any, direction: Direction) -> Iterable[Disagreement]:
+        rule = "contract.response.schema" if direction == "response" else "contract.request.invalid-accepted"
+        try:
+            compiled = self.schemas.compiled(location, direction)
+        except Unsupported as unsupported:
+            if unsupported.location not in self._unsupported_said:
+                self._unsupported_said.add(unsupported.location)
+                yield Disagreement(
+                    "contract.unsupported",
+                    "schema",
+                    "a schema the validator can compile",
+                    unsupported.reason,
+                    unsupported.location,
+                    "unsupported",
+                )
+            return
+        where_prefix = "" if direction == "response" else "request."
+        for problem in compiled.problems(document, self.specs):
+            yield Disagreement(
+                rule,
+                where_prefix + problem.where,
+                f"the schema's `{problem.keyword}` met",
+                problem.message,
+                problem.location,
+                problem.keyword,
+            )
+
+    def _request(self, exchange: Exchange, operation: Operation) -> list[Disagreement]:
+        written = operation.node.get("requestBody")
+        if written is None:
+            return []
+        name, pointer, node = self._deref(operation.spec, f"{operation.pointer}/requestBody", written)
+        if not isinstance(node, Mapping):
+            return []
+        request = exchange.request
+        return list(self._body(request.headers, request.body, name, pointer, node, "request"))
+
+
+def _media(content: Mapping[Any, Any], media: str) -> Any:
+    """The key of `content` that documents this media type (exactly, `type/*`, or `*/*`), or None."""
+    by_lower = {str(key).lower(): key for key in content}
+    kind = media.partition("/")[0]
+    for candidate in (media, f"{kind}/*", "*/*"):
+        if candidate in by_lower:
+            return by_lower[candidate]
+    return None

@@ -1,0 +1,138 @@
+"""The operations of the specs, and which one a request is: by method and path template. No I/O.
+
+A template's path is its spec's `servers` base path (`/v2` on the subscriptions spec, none on most)
+followed by the path as written; both it and the request are compared in the spelling the service
+routes alike (`routed_path`: a trailing slash, doubled slashes and the case of `/v2` do not matter).
+A path parameter matches one segment, of the type its spec says (an `integer` parameter never matches
+a word); among the templates that match, literal segments win over parameters, leftmost first
+(`/v2/carts/items` before `/v2/carts/{cartID}`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+from urllib.parse import urlsplit
+
+from proxy.core.contract.documents import Spec, pointer_of, ref_target, resolve_pointer
+from proxy.core.rules.endpoints import routed_path
+
+METHODS = ("get", "put", "post", "patch", "delete", "head", "options", "trace")
+_PARAMETER = re.compile(r"\{([^{}]+)\}")
+_TYPED = {
+    "integer": r"[-+]?[0-9]+",
+    "number": r"[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?",
+    "boolean": r"true|false",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Operation:
+    """One operation of a spec: its file, the JSON pointer of its operation object, its method and
+    template (base path included), and its operation object."""
+
+    spec: str
+    pointer: str
+    method: str
+    template: str
+    node: Mapping[str, Any]
+
+    def __str__(self) -> str:
+        return f"{self.method} {self.template}"
+
+
+@dataclass(frozen=True, slots=True)
+class _Template:
+    operation: Operation
+    pattern: re.Pattern[str]
+    rank: tuple[int, ...]  # per segment, 0 literal, 1 parameter: the smallest wins
+
+
+class OperationIndex:
+    """Every operation of some specs, found by a request's method and path."""
+
+    def __init__(self, specs: Iterable[Spec]) -> None:
+        self._by_method: dict[str, list[_Template]] = {}
+        for spec in specs:
+            for template in _templates(spec):
+                self._by_method.setdefault(template.operation.method, []).append(template)
+        for templates in self._by_method.values():
+            templates.sort(key=lambda template: template.rank)
+        self.find = lru_cache(maxsize=4096)(self._find)
+
+    def __len__(self) -> int:
+        return sum(len(templates) for templates in self._by_method.values())
+
+    def _find(self, method: str, path: str) -> Operation | None:
+        """The operation this request is, or None when no spec knows it."""
+        routed = routed_path(path)
+        for template in self._by_method.get(method.upper(), ()):
+            if template.pattern.fullmatch(routed) is not None:
+                return template.operation
+        return None
+
+
+def _base_paths(spec: Spec) -> list[str]:
+    """The path part of each of the spec's servers, once each (`` when it has none)."""
+    servers = spec.document.get("servers")
+    bases = []
+    for server in servers if isinstance(servers, list) else []:
+        url = server.get("url") if isinstance(server, Mapping) else None
+        if isinstance(url, str):
+            bases.append(urlsplit(url).path.rstrip("/"))
+    return list(dict.fromkeys(bases)) or [""]
+
+
+def _templates(spec: Spec) -> Iterable[_Template]:
+    paths = spec.document.get("paths") or {}
+    for written, item in paths.items():
+        if not isinstance(item, Mapping):
+            continue
+        item_at = pointer_of("paths", str(written))
+        if isinstance(item.get("$ref"), str):
+            target, pointer = ref_target(spec.name, item["$ref"])
+            if target == spec.name:
+                item, item_at = resolve_pointer(spec.document, pointer), pointer
+        shared = item.get("parameters") or []
+        for method in METHODS:
+            node = item.get(method)
+            if not isinstance(node, Mapping):
+                continue
+            types = _path_types(spec, [*shared, *(node.get("parameters") or [])])
+            for base in _base_paths(spec):
+                template = routed_path(base + str(written))
+                operation = Operation(spec.name, f"{item_at}/{method}", method.upper(), template, node)
+                pattern, rank = _compiled(template, types)
+                yield _Template(operation, pattern, rank)
+
+
+def _path_types(spec: Spec, parameters: list[Any]) -> dict[str, str]:
+    """Each path parameter's schema type (`string` when unsaid), looking through `$ref`s."""
+    types: dict[str, str] = {}
+    for parameter in parameters:
+        if isinstance(parameter, Mapping) and isinstance(parameter.get("$ref"), str):
+            target, pointer = ref_target(spec.name, parameter["$ref"])
+            parameter = resolve_pointer(spec.document, pointer) if target == spec.name else {}
+        if not isinstance(parameter, Mapping) or parameter.get("in") != "path":
+            continue
+        schema = parameter.get("schema")
+        kind = schema.get("type") if isinstance(schema, Mapping) else None
+        types[str(parameter.get("name"))] = kind if isinstance(kind, str) else "string"
+    return types
+
+
+def _compiled(template: str, types: Mapping[str, str]) -> tuple[re.Pattern[str], tuple[int, ...]]:
+    parts, rank = [], []
+    for segment in template.split("/")[1:]:
+        pieces, start = [], 0
+        for match in _PARAMETER.finditer(segment):
+            pieces.append(re.escape(segment[start : match.start()]))
+            pieces.append(f"(?:{_TYPED.get(types.get(match[1], 'string'), '[^/]+')})")
+            start = match.end()
+        pieces.append(re.escape(segment[start:]))
+        parts.append("".join(pieces))
+        rank.append(1 if start else 0)
+    return re.compile("/" + "/".join(parts)), tuple(rank)

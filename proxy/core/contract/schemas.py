@@ -1,0 +1,271 @@
+"""OpenAPI schemas as JSON Schema (2020-12), each converted once and compiled once with jsonschema-rs,
+when an exchange first needs it. No I/O.
+
+What the conversion does so the published specs read as their authors meant (the false alarms other
+checkers raise are all here): OpenAPI 3.0's `nullable: true` admits null, beside `type`, `enum`,
+`$ref` or `anyOf`/`oneOf`/`allOf` alike; a `discriminator` with `propertyName` and `mapping` (or the
+implicit mapping by schema name) picks the one branch its value names instead of asking that exactly
+one branch of `oneOf` match; `readOnly` properties are not required in a request, nor `writeOnly` ones in
+a response; 3.0's boolean `exclusiveMinimum`/`exclusiveMaximum` become 2020-12's numbers; only the
+formats `uuid`, `date-time` and `uri` are validated (the others are annotations: the specs use
+`int32`, `float` and their own). Every `$ref`, within a file or across files, becomes a `$defs` entry
+of one self-contained schema, so a recursive schema is fine.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Literal, TypeAlias
+
+import jsonschema_rs
+
+from proxy.core.contract.documents import Spec, escape, ref_target, resolve_pointer
+
+Direction: TypeAlias = Literal["request", "response"]
+VALIDATED_FORMATS = frozenset({"uuid", "date-time", "uri"})
+_SCHEMA_MAPS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
+_SCHEMA_LISTS = ("allOf", "anyOf", "oneOf", "prefixItems")
+_SCHEMA_VALUES = (
+    "additionalProperties",
+    "items",
+    "not",
+    "if",
+    "then",
+    "else",
+    "contains",
+    "propertyNames",
+    "unevaluatedProperties",
+    "unevaluatedItems",
+)
+_DROPPED = frozenset({"nullable", "discriminator", "example", "examples", "xml", "externalDocs"})
+Location: TypeAlias = tuple[str, str]  # a document's name and a JSON pointer in it
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """One way a document broke a schema: where in the document (`body.data.id`), the place in the
+    spec whose keyword it broke, that keyword (`required`, `format`...) and the validator's words."""
+
+    where: str
+    location: Location
+    keyword: str
+    message: str
+
+
+class Unsupported(Exception):
+    """A schema the validator cannot compile: said once, at its place, and never judged against."""
+
+    def __init__(self, location: Location, reason: str) -> None:
+        super().__init__(reason)
+        self.location = location
+        self.reason = reason
+
+
+class Compiled:
+    """One schema of the specs, converted and compiled: `problems` of a document against it."""
+
+    def __init__(self, root: Location, converted: dict[str, Any], names: Mapping[str, Location]) -> None:
+        self.root = root
+        self._names = names
+        try:
+            self._validator = jsonschema_rs.Draft202012Validator(converted, validate_formats=True)
+        except (ValueError, jsonschema_rs.ValidationError, jsonschema_rs.ReferencingError) as error:
+            raise Unsupported(root, str(error).strip().splitlines()[0]) from None
+
+    def problems(self, document: Any, specs: Mapping[str, Spec], limit: int = 5) -> list[Problem]:
+        """At most `limit` problems, none when the document conforms (the usual case: checked first
+        by the fast `is_valid`)."""
+        if self._validator.is_valid(document):
+            return []
+        found: list[Problem] = []
+        for error in self._validator.iter_errors(document):
+            path = [str(part) for part in error.schema_path]
+            location = self._source(path, specs)
+            where = "body" + "".join(f".{part}" for part in error.instance_path)
+            found.append(Problem(where, location, path[-1] if path else "", error.message))
+            if len(found) >= limit:
+                break
+        return found
+
+    def _source(self, path: list[str], specs: Mapping[str, Spec]) -> Location:
+        """The place in the spec a keyword path of the converted schema comes from: the named schema
+        it is in, and the steps that exist in the source (the conversion's wrappers are left out)."""
+        name, pointer = self.root
+        rest = path
+        if len(path) >= 2 and path[0] == "$defs" and path[1] in self._names:
+            name, pointer = self._names[path[1]]
+            rest = path[2:]
+        node = resolve_pointer(specs[name].document, pointer)
+        for step in rest:
+            if isinstance(node, Mapping) and step in node:
+                node = node[step]
+            elif isinstance(node, list) and step.isdigit() and int(step) < len(node):
+                node = node[int(step)]
+            else:
+                continue
+            pointer += "/" + escape(step)
+        return name, pointer
+
+
+class Schemas:
+    """Every schema of the specs an exchange has needed so far, compiled once per direction."""
+
+    def __init__(self, specs: Mapping[str, Spec]) -> None:
+        self.specs = specs
+        self._compiled: dict[tuple[Location, Direction], Compiled | Unsupported] = {}
+
+    def compiled(self, location: Location, direction: Direction) -> Compiled:
+        """The schema at `location`, compiled for a request or a response; raises `Unsupported` (each
+        time: the caller says it once) when the validator cannot take it."""
+        key = (location, direction)
+        found = self._compiled.get(key)
+        if found is None:
+            try:
+                found = Compiled(location, *_Bundle(self.specs, direction).of(location))
+            except Unsupported as unsupported:
+                found = unsupported
+            self._compiled[key] = found
+        if isinstance(found, Unsupported):
+            raise found
+        return found
+
+
+class _Bundle:
+    """One schema and every schema it reaches through `$ref`, as one JSON Schema with `$defs`."""
+
+    def __init__(self, specs: Mapping[str, Spec], direction: Direction) -> None:
+        self.specs = specs
+        self.direction = direction
+        self.names: dict[Location, str] = {}
+        self.waiting: list[Location] = []
+
+    def of(self, root: Location) -> tuple[dict[str, Any], dict[str, Location]]:
+        first = self._name(root)
+        definitions: dict[str, Any] = {}
+        while self.waiting:
+            location = self.waiting.pop()
+            name, pointer = location
+            node = resolve_pointer(self.specs[name].document, pointer)
+            definitions[self.names[location]] = self._convert(node, name)
+        return {"$defs": definitions, "$ref": f"#/$defs/{first}"}, {
+            label: location for location, label in self.names.items()
+        }
+
+    def _name(self, location: Location) -> str:
+        found = self.names.get(location)
+        if found is None:
+            found = self.names[location] = f"s{len(self.names)}"
+            self.waiting.append(location)
+        return found
+
+    def _target(self, name: str, ref: str) -> tuple[Location, Any]:
+        location = ref_target(name, ref)
+        return location, resolve_pointer(self.specs[location[0]].document, location[1])
+
+    def _convert(self, node: Any, name: str) -> Any:
+        if not isinstance(node, Mapping):
+            return node  # a boolean schema (3.1)
+        version = self.specs[name].version
+        converted: dict[str, Any] = {}
+        ref = node.get("$ref")
+        if isinstance(ref, str):
+            converted["$ref"] = "#/$defs/" + self._name(self._target(name, ref)[0])
+            if version == "3.0":  # siblings of a 3.0 `$ref` are ignored, but for `nullable`
+                return _nullable(converted) if node.get("nullable") is True else converted
+        for key, value in node.items():
+            if key == "$ref" or key in _DROPPED or (isinstance(key, str) and key.startswith("x-")):
+                continue
+            if key == "format" and value not in VALIDATED_FORMATS:
+                continue
+            converted[key] = self._keyword(key, value, name)
+        if "required" in converted and isinstance(node.get("properties"), Mapping):
+            converted["required"] = self._required(node, name)
+        if version == "3.0":
+            _exclusive_bounds(converted, node)
+        discriminator = node.get("discriminator")
+        if isinstance(discriminator, Mapping):
+            self._discriminate(converted, node, discriminator, name)
+        if version == "3.0" and node.get("nullable") is True:
+            return _nullable(converted)
+        return converted
+
+    def _keyword(self, key: str, value: Any, name: str) -> Any:
+        if key in _SCHEMA_MAPS and isinstance(value, Mapping):
+            return {inner: self._convert(schema, name) for inner, schema in value.items()}
+        if key in _SCHEMA_LISTS and isinstance(value, list):
+            return [self._convert(schema, name) for schema in value]
+        if key in _SCHEMA_VALUES:
+            if isinstance(value, list):  # `items` as a list, before 2020-12
+                return [self._convert(schema, name) for schema in value]
+            return self._convert(value, name)
+        return value
+
+    def _required(self, node: Mapping[str, Any], name: str) -> list[Any]:
+        """`required` less the properties this direction never carries (readOnly ones in a request,
+        writeOnly ones in a response), looking through a property's `$ref`."""
+        hidden = "readOnly" if self.direction == "request" else "writeOnly"
+        properties = node["properties"]
+        kept = []
+        for field in node.get("required") or []:
+            schema = properties.get(field) if isinstance(field, str) else None
+            if isinstance(schema, Mapping) and isinstance(schema.get("$ref"), str):
+                _, target = self._target(name, schema["$ref"])
+                schema = {**target, **schema} if isinstance(target, Mapping) else schema
+            if not (isinstance(schema, Mapping) and schema.get(hidden) is True):
+                kept.append(field)
+        return kept
+
+    def _discriminate(
+        self, converted: dict[str, Any], node: Mapping[str, Any], discriminator: Mapping[str, Any], name: str
+    ) -> None:
+        """`oneOf`/`anyOf` with a discriminator: the branch its property's value names must match."""
+        branches_key = next((key for key in ("oneOf", "anyOf") if key in converted), None)
+        field = discriminator.get("propertyName")
+        if branches_key is None or not isinstance(field, str):
+            return
+        targets: dict[str, str] = {}
+        for value, ref in (discriminator.get("mapping") or {}).items():
+            written = ref if "/" in ref or "#" in ref else f"#/components/schemas/{ref}"
+            targets[str(value)] = "#/$defs/" + self._name(self._target(name, written)[0])
+        for branch, converted_branch in zip(node[branches_key], converted[branches_key], strict=False):
+            ref = branch.get("$ref") if isinstance(branch, Mapping) else None
+            if isinstance(ref, str) and isinstance(converted_branch, Mapping):
+                targets.setdefault(ref.rsplit("/", 1)[-1], converted_branch["$ref"])
+        if not targets:
+            return
+        del converted[branches_key]
+        converted.setdefault("allOf", []).extend(
+            {"if": {"properties": {field: {"const": value}}, "required": [field]}, "then": {"$ref": target}}
+            for value, target in targets.items()
+        )
+        converted.setdefault("required", [])
+        if field not in converted["required"]:
+            converted["required"] = [*converted["required"], field]
+        converted.setdefault("properties", {})
+        converted["properties"] = {**converted["properties"], field: {"enum": list(targets)}}
+
+
+_COMPOSED = frozenset({"$ref", "allOf", "anyOf", "oneOf", "not", "if"})
+
+
+def _nullable(schema: dict[str, Any]) -> dict[str, Any]:
+    """A schema that also admits null: `null` among its types (so a problem is still said at its own
+    keyword), or, when it is composed of others, null or the schema."""
+    kind = schema.get("type")
+    if isinstance(kind, (str, list)) and _COMPOSED.isdisjoint(schema):
+        types = [kind] if isinstance(kind, str) else list(kind)
+        nullable = {**schema, "type": [*types, "null"] if "null" not in types else types}
+        if isinstance(schema.get("enum"), list) and None not in schema["enum"]:
+            nullable["enum"] = [*schema["enum"], None]
+        return nullable
+    return {"anyOf": [{"type": "null"}, schema]}
+
+
+def _exclusive_bounds(converted: dict[str, Any], node: Mapping[str, Any]) -> None:
+    for exclusive, bound in (("exclusiveMinimum", "minimum"), ("exclusiveMaximum", "maximum")):
+        flag = node.get(exclusive)
+        if isinstance(flag, bool):
+            del converted[exclusive]
+            if flag and bound in converted:
+                converted[exclusive] = converted.pop(bound)
