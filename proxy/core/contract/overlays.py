@@ -120,11 +120,14 @@ def overlaid(
         if spec_name not in overlay.applies_to:
             continue
         draft = Draft(result, overlay.name, provenance)
-        if overlay.kind == "merge":
-            lodash_merge(draft, (), overlay.document)
-        else:
-            for action in overlay.actions:
-                _act(draft, spec_name, action, said)
+        try:
+            if overlay.kind == "merge":
+                lodash_merge(draft, (), overlay.document)
+            else:
+                for action in overlay.actions:
+                    _act(draft, spec_name, action, said)
+        except RecursionError:  # the edits recurse once or twice per level of the overlay's nesting
+            raise ContractError(f"{overlay.name}: nested too deeply to apply to {spec_name}") from None
         result = draft.root
     return result, {pointer(location): name for location, name in provenance.items()}
 

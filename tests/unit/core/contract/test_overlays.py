@@ -441,6 +441,16 @@ def test_malformed_overlays_are_one_line(document: Any, message: str) -> None:
     assert "\n" not in str(caught.value)
 
 
+def test_a_deeply_nested_correction_is_one_line() -> None:
+    """A correction nested past what the merge can recurse through is an error naming it, no traceback."""
+    patch: dict[str, Any] = {}
+    spec: dict[str, Any] = {}
+    for _ in range(1_500):
+        patch, spec = {"a": patch}, {"a": spec}
+    with pytest.raises(ContractError, match=r"^fix\.yaml: nested too deeply to apply to api\.yaml$"):
+        overlaid(SPEC, {"x-a": spec}, [merge({"x-a": patch})])
+
+
 def test_yaml_integer_keys_are_strings() -> None:
     """`200:` unquoted in YAML is the integer 200; a correction means the status '200' the spec has."""
     fix = overlay_of(
