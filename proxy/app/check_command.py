@@ -33,6 +33,7 @@ class CheckRequest:
     write_baseline: Path | None = None  # accept every current finding: write them here, exit 0
     rules: RuleChoice = field(default_factory=RuleChoice)
     specs: tuple[Path, ...] = ()  # published OpenAPI specs each exchange is judged against too
+    overlays: tuple[Path, ...] = ()  # corrections applied on top of the specs, in order
 
 
 def run_check(request: CheckRequest, shown: Shown) -> int:
@@ -41,7 +42,7 @@ def run_check(request: CheckRequest, shown: Shown) -> int:
     inputs = named_cassettes(request.paths, request.examples, "check")
     _refuse_bad_outputs(request, inputs)
     in_force = request.rules.load()
-    contract = contract_judge(request.specs)
+    contract = contract_judge(request.specs, request.overlays)
     baseline = Baseline() if request.write_baseline else accepted_baseline(in_force, request.baseline)
     wanted = request.report
     with CheckRun(
@@ -75,12 +76,12 @@ def _refuse_bad_outputs(request: CheckRequest, inputs: list[Path]) -> None:
     """Neither the report nor the baseline written may replace an input (the baseline the config
     names is the one `--write-baseline` rewrites), nor each other."""
     output, accepted = request.report.output, request.write_baseline
-    reads = Reads((*inputs, *request.specs), request.rules, request.baseline)
+    reads = Reads((*inputs, *request.specs, *request.overlays), request.rules, request.baseline)
     if output is not None:
         reads.refuse_bad_output(output, "the report", request.force)
     if accepted is not None:
         Reads(
-            (*inputs, *request.specs), request.rules, request.baseline, with_baseline=False
+            (*inputs, *request.specs, *request.overlays), request.rules, request.baseline, with_baseline=False
         ).refuse_bad_output(accepted, "the baseline", request.force)
         if output is not None and os.path.realpath(output) == os.path.realpath(accepted):
             raise UsageError(f"{output}: -o and --write-baseline name the same file")

@@ -63,6 +63,15 @@ def add_to(commands: Any, common: argparse.ArgumentParser) -> None:
         help="a published OpenAPI spec (3.0 or 3.1, YAML or JSON), or a folder of them, to judge each "
         "exchange against too (repeatable; docs/contract.md)",
     )
+    check.add_argument(
+        "--overlay",
+        metavar="PATH",
+        type=Path,
+        action="append",
+        default=[],
+        help="corrections on top of the specs: a merge file in the shape the SDK keeps, or an OpenAPI "
+        "Overlay 1.0 document, or a folder of them (repeatable, applied in order; docs/overlays.md)",
+    )
     options.add_rule_options(check)
     check.set_defaults(run=run)
 
@@ -88,4 +97,5 @@ def request_of(arguments: argparse.Namespace) -> CheckRequest:
         write_baseline=arguments.write_baseline,
         rules=rule_choice(arguments),
         specs=tuple(arguments.spec),
+        overlays=tuple(arguments.overlay),
     )

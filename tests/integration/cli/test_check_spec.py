@@ -126,3 +126,52 @@ def test_every_contract_rule_a_report_cites_is_shown_by_rules(capsys: pytest.Cap
         assert code == 0
         assert out.startswith(f"{rule.id}  ({rule.severity})")
         assert "the spec file and the JSON pointer" in out
+
+
+RELAX = "components:\n  schemas:\n    Resource:\n      properties:\n        id:\n          format: text\n"
+TIGHTEN = """overlay: 1.0.0
+info: {title: ids are never empty, version: 1.0.0}
+extends: common.yaml
+actions:
+  - target: $.components.schemas.Resource.properties.id
+    update: {minLength: 40}
+"""
+
+
+def test_overlays_correct_the_specs_and_are_named(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A merge correction (named as the SDK names its files) takes away the id format the service does
+    not keep; an Overlay 1.0 document adds a limit, and the finding names it as its source."""
+    (project / "common_service_corrections.yaml").write_text(RELAX)
+    (project / "tighten.yaml").write_text(TIGHTEN)
+    code, out, _ = run(capsys, "check", "--format", "json", "--spec", "specs", "bad.yaml")
+    assert code == 1 and {f["section"] for f in json.loads(out)["findings"]} == {BAD_ID}
+    relaxed = ("--spec", "specs", "--overlay", "common_service_corrections.yaml", "bad.yaml")
+    code, out, _ = run(capsys, "check", "--format", "json", *relaxed)
+    assert code == 0 and [f for f in json.loads(out)["findings"] if f["rule"].startswith("contract.")] == []
+    code, out, _ = run(
+        capsys, "check", "--format", "json", *relaxed[:-1], "--overlay", "tighten.yaml", "good.yaml"
+    )
+    sections = {f["section"] for f in json.loads(out)["findings"] if f["rule"].startswith("contract.")}
+    assert code == 1 and sections == {
+        "specs/common.yaml#/components/schemas/Resource/properties/id/minLength (overlay tighten.yaml)"
+    }
+
+
+@pytest.mark.parametrize(
+    ("arguments", "said"),
+    [
+        (("--overlay", "tighten.yaml", "good.yaml"), "name the specs with --spec"),
+        (
+            ("--spec", "specs", "--overlay", "nowhere_corrections.yaml", "good.yaml"),
+            "nowhere_corrections.yaml",
+        ),
+        (("--spec", "specs", "--overlay", "missing.yaml", "good.yaml"), "missing.yaml"),
+    ],
+)
+def test_an_unusable_overlay_is_one_line(
+    project: Path, capsys: pytest.CaptureFixture[str], arguments: tuple[str, ...], said: str
+) -> None:
+    (project / "tighten.yaml").write_text(TIGHTEN)
+    (project / "nowhere_corrections.yaml").write_text(RELAX)
+    code, out, err = run(capsys, "check", *arguments)
+    assert code == 2 and out == "" and len(err.splitlines()) == 1 and said in err, err

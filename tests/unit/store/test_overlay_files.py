@@ -14,7 +14,7 @@ from proxy.errors import ContractError
 from proxy.store.overlay_files import read_overlays
 from tests.paths import TESTS
 
-HERE = TESTS / "contract" / "overlays"
+HERE = TESTS / "fixtures" / "overlays"
 SPECS = ["cart_checkout.yaml", "commerce-extensions.yaml", "promotions-standard.yaml", "rule-promotions.yaml"]
 
 
