@@ -14,8 +14,9 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from proxy.core.model.bodies import body_to_bytes
-from proxy.core.model.exchange import Body, Exchange, source_text
+from proxy.core.model.bodies import body_to_bytes, is_json_type
+from proxy.core.model.charsets import InCharset, body_in_charset
+from proxy.core.model.exchange import Body, Exchange, Headers, header_value, source_text
 from proxy.core.model.json_text import dump_json, loads_exact, pretty_json
 from proxy.core.rules.findings import SEVERITIES, Finding
 from proxy.store.traffic_entries import Answered, Entry
@@ -76,8 +77,8 @@ def entry_of(
         severities=(counted[0], counted[1], counted[2]),
         rules=frozenset(finding.rule for finding in findings),
         answered=answered,
-        request_text=request_body[1] if request_body[0] in ("json", "text") else "",
-        response_text=response_body[1] if response_body[0] in ("json", "text") else "",
+        request_text=_searched(request_body, request.headers),
+        response_text=_searched(response_body, response.headers),
         detail={
             "request": _decoded(
                 {"headers": [list(pair) for pair in request.headers], "body": request_body}, request.body
@@ -94,6 +95,14 @@ def entry_of(
             "findings": [finding_document(finding) for finding in findings],
         },
     )
+
+
+def _searched(stored: list[Any], headers: Headers) -> str:
+    """A body's text as the text filter searches it: a body in another charset as its text."""
+    in_charset = kept_in_charset(stored, headers)
+    if in_charset is not None:
+        return in_charset[0].text
+    return str(stored[1]) if stored[0] in ("json", "text") else ""
 
 
 def _decoded(kept: dict[str, Any], body: Body) -> dict[str, Any]:
@@ -125,21 +134,42 @@ def detail_document(row: dict[str, Any], stored: dict[str, Any]) -> dict[str, An
     request, response = stored["request"], stored["response"]
     return {
         **row,
-        "request": {"headers": request["headers"], "body": body_document(request["body"])},
+        "request": {
+            "headers": request["headers"],
+            "body": body_document(request["body"], request["headers"]),
+        },
         "response": {
             "status": response["status"],
             "headers": response["headers"],
-            "body": body_document(response["body"]),
+            "body": body_document(response["body"], response["headers"]),
         },
         "findings": stored["findings"],
     }
 
 
-def body_document(stored: list[Any]) -> dict[str, Any]:
-    """A kept body (`[kind, text]`, binary as base64) as the API's BODY."""
+def body_document(stored: list[Any], headers: Sequence[Sequence[str]] = ()) -> dict[str, Any]:
+    """A kept body (`[kind, text]`, binary as base64) as the API's BODY; one in another charset its
+    message's Content-Type declares (or a byte order mark shows) as its text, that charset named."""
     kind, text = stored
     if kind == "empty":
         return {"kind": "empty", "size": 0, "text": None, "hex": None, "truncated": False}
+    in_charset = kept_in_charset(stored, headers)
+    if in_charset is not None:
+        read, size = in_charset
+        json_kind = is_json_type(header_value(_pairs(headers), "Content-Type"))
+        shown_kind, shown = "text", read.text
+        if json_kind:
+            with contextlib.suppress(ValueError):  # else shown as text
+                shown_kind, shown = "json", pretty_json(loads_exact(read.text))
+        cut = shown[:TEXT_LONGEST]
+        return {
+            "kind": shown_kind,
+            "size": size,
+            "text": cut,
+            "hex": None,
+            "truncated": len(cut) < len(shown),
+            "charset": read.codec,
+        }
     if kind == "binary":
         try:
             data = base64.b64decode(text)
@@ -158,6 +188,22 @@ def body_document(stored: list[Any]) -> dict[str, Any]:
             text = pretty_json(loads_exact(text))
     shown = text[:TEXT_LONGEST]
     return {"kind": kind, "size": size, "text": shown, "hex": None, "truncated": len(shown) < len(text)}
+
+
+def kept_in_charset(stored: list[Any], headers: Sequence[Sequence[str]]) -> tuple[InCharset, int] | None:
+    """A kept binary or text body's text in another charset (`body_in_charset`), and its size in bytes."""
+    kind, text = stored
+    if kind not in ("binary", "text"):
+        return None
+    try:
+        read = body_in_charset(Body("base64" if kind == "binary" else "text", text), _pairs(headers))
+    except (binascii.Error, ValueError):  # a kept binary body that is not base64: shown as binary
+        return None
+    return None if read is None else (read, len(read.encode(read.text)))
+
+
+def _pairs(headers: Sequence[Sequence[str]]) -> Headers:
+    return tuple((str(pair[0]), str(pair[1])) for pair in headers if len(pair) == 2)
 
 
 def _stored(body: Body) -> list[Any]:

@@ -91,7 +91,8 @@ function part(name, status, side) {
 
 export function body(b) {
   if (!b || b.kind === "empty") return el("p", { class: "body empty", text: "no body" });
-  const note = el("p", { class: "body-note", text: `${b.kind}, ${bytes(b.size)}` });
+  const charset = b.charset ? ` in ${b.charset}` : "";
+  const note = el("p", { class: "body-note", text: `${b.kind}${charset}, ${bytes(b.size)}` });
   if (b.kind === "binary") {
     if (b.truncated) note.append(`; the first ${bytes(hexLength(b.hex))} shown`);
     return el("div", { class: "body" }, note, el("pre", { class: "hex", text: hexDump(b.hex || "") }));

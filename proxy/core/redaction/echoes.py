@@ -16,6 +16,7 @@ from urllib.parse import unquote_plus
 from proxy.core.model.bodies import is_form_type, map_strings
 from proxy.core.model.exchange import Body, Exchange, Headers, JSONValue, Request, Response, header_value
 from proxy.core.redaction.book import credential_like, scrub_text
+from proxy.core.redaction.charset_bodies import in_text
 from proxy.core.redaction.encodings import GZIP_MAGIC, contains_secret
 from proxy.core.redaction.policy import (
     PLACEHOLDER,
@@ -36,7 +37,22 @@ def secret_values(
     named: tuple[bool, bool] | None = None,
 ) -> frozenset[str]:
     """The literal secret values the policy finds in an exchange's named places (`named`: whether each
-    body may hold a redacted key, when already known)."""
+    body may hold a redacted key, when already known); a body in another charset is read as its text
+    too."""
+    found = values_found(request, response, policy, named)
+    read, _ = in_text(Exchange(request, response))
+    if read.request is not request or read.response is not response:
+        found |= values_found(read.request, read.response, policy)
+    return found
+
+
+def values_found(
+    request: Request,
+    response: Response,
+    policy: RedactionPolicy,
+    named: tuple[bool, bool] | None = None,
+) -> frozenset[str]:
+    """`secret_values` of messages whose bodies in another charset are already read as text."""
     found: set[str] = set()
     for headers in (request.headers, response.headers):
         for name, value in headers:
@@ -163,7 +179,14 @@ def scrub_exchange(exchange: Exchange, values: frozenset[str]) -> Exchange:
     """The exchange with each secret value replaced wherever it stands, in any encoding of the family
     (`proxy.core.redaction.encodings.secret_spans`): query, path, headers, reason phrase, text, JSON
     strings and keys (a key that is a token would leak it; an ordinary word is never a value
-    scrubbed here, see `credential_like`) and the bytes of base64 bodies."""
+    scrubbed here, see `credential_like`), the text of bodies in another charset (the placeholder
+    written in that charset) and the bytes of other base64 bodies."""
+    read, restore = in_text(exchange)  # a body in another charset: scrubbed as its text, then its bytes
+    return scrub_text_of(restore(scrub_text_of(read, values)) if read is not exchange else exchange, values)
+
+
+def scrub_text_of(exchange: Exchange, values: frozenset[str]) -> Exchange:
+    """`scrub_exchange` of an exchange whose bodies in another charset are already read as text."""
     if not contains_secret(_haystack(exchange), values) and not any(
         contains_secret(payload, values) for payload in _gzip_payloads(exchange)
     ):

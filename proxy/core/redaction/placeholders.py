@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from urllib.parse import unquote, unquote_plus
 
 from proxy.core.model.bodies import is_form_type
+from proxy.core.model.charsets import body_in_charset
 from proxy.core.model.exchange import JSONValue, Request, header_value
 from proxy.core.redaction.policy import PLACEHOLDER, body_text
 
@@ -27,7 +28,8 @@ def redacted_places(request: Request) -> list[str]:
             f"JSON body field {where or '(the whole body)'}" for where in _json_places(body.value, "")
         )
     elif body.kind in ("text", "base64"):
-        text = body_text(body)
+        in_charset = body_in_charset(body, request.headers)  # a body in another charset: its text
+        text = in_charset.text if in_charset is not None else body_text(body)
         if is_form_type(header_value(request.headers, "Content-Type")):
             places.extend(f"form field {key}" for key in _pairs_holding(text))
         elif PLACEHOLDER in text:

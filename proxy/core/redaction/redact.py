@@ -14,11 +14,13 @@ from proxy.core.model.bodies import is_form_type
 from proxy.core.model.exchange import Body, Exchange, Headers, JSONValue, Request, Response, header_value
 from proxy.core.model.withheld import withheld
 from proxy.core.redaction.book import KNOWN
+from proxy.core.redaction.charset_bodies import in_text
 from proxy.core.redaction.echoes import (
     request_with,
     response_with,
-    scrub_exchange,
+    scrub_text_of,
     secret_values,
+    values_found,
     with_messages,
 )
 from proxy.core.redaction.policy import PLACEHOLDER as PLACEHOLDER
@@ -45,15 +47,22 @@ def redact_exchange(
     request, a token repeated in a body), so a secret never reaches disk by a side door; `known` adds
     secrets the exchange does not show (credentials the proxy itself sent upstream).
     """
+    read, restore = in_text(exchange)
+    if read is not exchange:  # a body in another charset: redacted as its text, then as its bytes
+        exchange = restore(_redacted(read, policy, known))
+    return _redacted(exchange, policy, known)
+
+
+def _redacted(exchange: Exchange, policy: RedactionPolicy, known: frozenset[str]) -> Exchange:
     request, response = exchange.request, exchange.response
     named = (may_name(request.body, policy), may_name(response.body, policy))  # looked at once
-    values = secret_values(request, response, policy, named) | known
+    values = values_found(request, response, policy, named) | known
     KNOWN.add(values)  # from now on scrubbed from every output of this process, in every encoding
     values |= KNOWN.values
     redacted = with_messages(
         exchange, _redact_named(request, policy, named[0]), redact_response(response, policy, named[1])
     )
-    return scrub_exchange(redacted, values) if values else redacted
+    return scrub_text_of(redacted, values) if values else redacted
 
 
 def learn_secrets(exchanges: Iterable[Exchange], policy: RedactionPolicy) -> Iterator[Exchange]:
@@ -68,10 +77,17 @@ def redact_request(request: Request, policy: RedactionPolicy, named: bool | None
     """The request with its secrets replaced (headers, query parameters, form fields, JSON) and every
     known secret scrubbed (a token echoed in its path); a body it cannot read is withheld. What it
     finds joins the `KNOWN` book: a request replay does not match is logged and reported."""
-    KNOWN.add(secret_values(request, NO_RESPONSE, policy))
+    read, restore = in_text(Exchange(request, NO_RESPONSE))
+    if read.request is not request:  # a body in another charset: redacted as its text, then its bytes
+        request = restore(Exchange(_request_redacted(read.request, policy, None), NO_RESPONSE)).request
+    return _request_redacted(request, policy, named)
+
+
+def _request_redacted(request: Request, policy: RedactionPolicy, named: bool | None) -> Request:
+    KNOWN.add(values_found(request, NO_RESPONSE, policy))
     redacted = _redact_named(request, policy, named)
     known = KNOWN.values
-    return scrub_exchange(Exchange(redacted, NO_RESPONSE), known).request if known else redacted
+    return scrub_text_of(Exchange(redacted, NO_RESPONSE), known).request if known else redacted
 
 
 NO_RESPONSE = Response(0)
