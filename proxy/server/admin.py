@@ -102,6 +102,12 @@ def answer_admin(routes: AdminRoutes, incoming: Incoming, path: str) -> Outgoing
     return build()
 
 
+def ui_closed() -> Outgoing:
+    """A UI request that arrives while its server stops (the UI's view closed): 503."""
+    document = error_document(503, "Service Unavailable", "the server is stopping: its UI is closed")
+    return json_answer(503, document, UI_HEADERS)
+
+
 def admin_not_found(method: str, path: str) -> Outgoing:
     """Admin paths are ours: an unknown one is a 404, never forwarded or recorded."""
     return json_answer(404, error_document(404, "Not Found", f"no admin endpoint {method} {path}"))
