@@ -32,6 +32,17 @@ TOKEN_HEADER = "X-Commerce-Proxy-Token"
 TOKEN_PARAMETER = "token"
 TOKEN_VARIABLE = "COMMERCE_PROXY_UI_TOKEN"  # a fixed token from the environment (scripts that POST)
 READS = frozenset({"GET", "HEAD"})
+# What every answer under /_proxy/ (and every answer a server makes itself: its wire's errors, every
+# answer of `commerce-proxy ui`'s server) carries: no script but the page's own files, no framing, no
+# guessing of types, no address sent on, nothing kept by a cache.
+UI_HEADERS = {
+    "Content-Security-Policy": "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' "
+    "data:; connect-src 'self'; font-src 'self'; base-uri 'none'; form-action 'self'; "
+    "frame-ancestors 'none'",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "Cache-Control": "no-store",
+}
 _PLAIN = re.compile(
     r"(?:/[A-Za-z0-9_~!$&'()*+,=:@-]+)*/?"
 )  # ASCII; no escape, empty segment, dot, `\`, `;`, `#`
