@@ -10,7 +10,6 @@ import asyncio
 import contextlib
 import json
 import signal
-import tempfile
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -24,6 +23,7 @@ from yarl import URL
 from proxy.app.record_setup import record_settings, shipped_rules_in_force
 from proxy.app.recording import recorded_text, recorded_upstream
 from proxy.app.replay_setup import build_book
+from proxy.app.scratch import scratch_folder
 from proxy.core.cassette.document import Cassette
 from proxy.core.drift.compare import compare_responses, is_drift
 from proxy.core.model.bodies import map_strings
@@ -187,8 +187,8 @@ def run_demo(cassette: Path | None, say: Callable[[str], None]) -> int:
     error, Ctrl-C, SIGTERM or SIGHUP)."""
     if cassette is not None:
         return asyncio.run(run_demo_session(cassette, say))
-    with _stops_unwind(), tempfile.TemporaryDirectory(prefix="commerce-proxy-demo-") as folder:
-        return asyncio.run(run_demo_session(Path(folder) / "demo.yaml", say, temporary=True))
+    with _stops_unwind(), scratch_folder("commerce-proxy-demo-") as (folder, _):
+        return asyncio.run(run_demo_session(folder / "demo.yaml", say, temporary=True))
 
 
 @contextlib.contextmanager

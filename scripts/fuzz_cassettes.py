@@ -13,9 +13,9 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import signal
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 import atheris
@@ -24,6 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 with atheris.instrument_imports(include=["proxy", "yaml"]):
     import fuzz_targets
 
+    from proxy.app.scratch import scratch_folder
     from proxy.core.cassette.document import dump_cassette, parse_cassette
     from proxy.errors import CassetteFormatError
 
@@ -123,31 +124,36 @@ def _escaped(token: str) -> str:
     )
 
 
-def fuzz(target: str, runs: int, seconds: int, artifacts: Path) -> None:
-    """The fuzzing process itself: atheris.Fuzz exits it, 0 when every input passed."""
+def fuzz(target: str, runs: int, seconds: int, artifacts: Path, work: Path) -> None:
+    """The fuzzing process itself: atheris.Fuzz exits it (0 when every input passed) without Python's
+    exit handlers, so its corpus lives in `work`, a folder its parent makes and removes."""
     test_one, seeds, tokens = TARGETS[target]
-    with tempfile.TemporaryDirectory() as work:
-        corpus, dictionary = Path(work, "corpus"), Path(work, "tokens.dict")
-        corpus.mkdir()
-        for index, seed in enumerate(seeds()):
-            (corpus / f"seed-{index}").write_bytes(seed)
-        dictionary.write_text("".join(f'"{_escaped(token)}"\n' for token in tokens), encoding="ascii")
-        atheris.Setup(
-            [
-                sys.argv[0],
-                f"-runs={runs}",
-                f"-max_total_time={seconds}",
-                f"-max_len={MAX_LEN}",
-                "-timeout=10",
-                "-rss_limit_mb=2048",
-                f"-dict={dictionary}",
-                f"-artifact_prefix={artifacts}/",
-                "-print_final_stats=1",
-                str(corpus),
-            ],
-            test_one,
-        )
-        atheris.Fuzz()
+    corpus, dictionary = work / "corpus", work / "tokens.dict"
+    corpus.mkdir()
+    for index, seed in enumerate(seeds()):
+        (corpus / f"seed-{index}").write_bytes(seed)
+    dictionary.write_text("".join(f'"{_escaped(token)}"\n' for token in tokens), encoding="ascii")
+    atheris.Setup(
+        [
+            sys.argv[0],
+            f"-runs={runs}",
+            f"-max_total_time={seconds}",
+            f"-max_len={MAX_LEN}",
+            "-timeout=10",
+            "-rss_limit_mb=2048",
+            f"-dict={dictionary}",
+            f"-artifact_prefix={artifacts}/",
+            "-print_final_stats=1",
+            str(corpus),
+        ],
+        test_one,
+    )
+    atheris.Fuzz()
+
+
+def _unwind(signum: int, frame: object) -> None:
+    """SIGTERM and SIGHUP end the run as Ctrl-C does, so the corpus folder goes with it."""
+    raise KeyboardInterrupt
 
 
 def main() -> int:
@@ -161,23 +167,29 @@ def main() -> int:
         default="loader",
         help="what to fuzz (default: the cassette loader)",
     )
-    parser.add_argument("--in-process", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--in-process", type=Path, metavar="WORK", help=argparse.SUPPRESS)
     arguments = parser.parse_args()
     artifacts = ROOT / ".fuzz"
     artifacts.mkdir(exist_ok=True)
     if arguments.in_process:
-        fuzz(arguments.target, arguments.runs, arguments.seconds, artifacts)
+        fuzz(arguments.target, arguments.runs, arguments.seconds, artifacts, arguments.in_process)
+    for stop in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(stop, _unwind)
     log = artifacts / f"last-run-{arguments.target}.log"
-    with log.open("w", encoding="utf-8") as output:
+    with log.open("w", encoding="utf-8") as output, scratch_folder("commerce-proxy-fuzz-") as (work, held):
         command = [
             sys.executable,
             __file__,
-            "--in-process",
+            f"--in-process={work}",
             f"--target={arguments.target}",
             f"--runs={arguments.runs}",
         ]
         code = subprocess.run(
-            [*command, f"--seconds={arguments.seconds}"], stdout=output, stderr=subprocess.STDOUT, check=False
+            [*command, f"--seconds={arguments.seconds}"],
+            stdout=output,
+            stderr=subprocess.STDOUT,
+            check=False,
+            pass_fds=(held,),  # the folder stays locked while the fuzzing process works in it
         ).returncode
     text = log.read_text(encoding="utf-8", errors="replace")
     stats = dict(re.findall(r"^stat::(\w+):\s+(\d+)$", text, re.MULTILINE))

@@ -92,7 +92,6 @@ class _Transport(asyncio.Transport):
 
 
 _loop = asyncio.new_event_loop()
-_folder = Path(tempfile.mkdtemp(prefix="commerce-proxy-fuzz-"))
 
 
 def heads_input(data: bytes) -> None:
@@ -126,16 +125,19 @@ def _journal_round_trip(incoming: Incoming) -> None:
         incoming.method, path, query, incoming.headers, body_from_bytes(incoming.body, incoming.headers)
     )
     exchange = Exchange(request, Response(200, (), body_from_bytes(b"", ())))
-    journal = _folder / "fuzz.yaml.journal"
-    writer = JournalWriter(journal, "replace", None)
-    try:
-        writer.append(1, exchange)
-    except NotRecordable:
-        return
-    finally:
-        writer.close(remove=False)
-    if len(read_journal(journal).exchanges) != 1:
-        raise AssertionError("the journal did not read back the exchange its writer accepted")
+    # A folder per input, gone with it: atheris ends the process without Python's exit handlers, and a
+    # module imported by the tests makes nothing at import.
+    with tempfile.TemporaryDirectory(prefix="commerce-proxy-fuzz-") as folder:
+        journal = Path(folder) / "fuzz.yaml.journal"
+        writer = JournalWriter(journal, "replace", None)
+        try:
+            writer.append(1, exchange)
+        except NotRecordable:
+            return
+        finally:
+            writer.close(remove=False)
+        if len(read_journal(journal).exchanges) != 1:
+            raise AssertionError("the journal did not read back the exchange its writer accepted")
 
 
 TOKEN = "tok-Fz9q2X7w"

@@ -50,34 +50,38 @@ class LiveUi:
     _closed: bool = field(default=False, init=False)
     _making: threading.Lock = field(default_factory=threading.Lock, init=False)
 
-    def view(self) -> LiveView:
-        """The view, made now if it was not."""
-        made = self._made(True)
-        assert made is not None
-        return made
+    def view(self) -> LiveView | None:
+        """The view, made now if it was not; None once closed (a late UI request: no index, no thread
+        is made at shutdown)."""
+        return self._made()
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
 
     def checked(self, checked: Checked) -> None:
         """A recording session's follower: one exchange kept, redacted, with its findings."""
-        view = self._made(False)
+        view = self._made()
         if view is not None and view.indexer is not None:
             view.indexer.checked(checked)
 
     def answered(self, made: Made) -> None:
         """Replay's hook: how to make one answer served, its findings and how it was answered, called
         off the serving path (the serving path only appends it)."""
-        view = self._made(False)
+        view = self._made()
         if view is not None:
             view.add_answered_later(made)
 
-    def _made(self, even_closed: bool) -> LiveView | None:
+    def _made(self) -> LiveView | None:
         """The view, made now if it was not (an exchange may come from a checker's thread while the
-        first UI request comes from the server's loop: one of them makes it); None once closed,
-        unless `even_closed`."""
+        first UI request comes from the server's loop: one of them makes it); None once closed."""
         view = self._view
-        if view is not None:
+        if view is not None and not self._closed:
             return view
         with self._making:
-            if self._view is None and (even_closed or not self._closed):
+            if self._closed:
+                return None
+            if self._view is None:
                 from proxy.app.live_traffic import live_view
 
                 asked = self.asked
@@ -106,8 +110,8 @@ class LiveUi:
         )
 
     def close(self) -> None:
-        """Close the view, if it was made (its temporary index is removed); later exchanges are not
-        shown."""
+        """Close the view, if it was made (its temporary index is removed); later exchanges are dropped
+        and no view is made again."""
         with self._making:
             self._closed = True
             view = self._view

@@ -130,11 +130,15 @@ class RoutesOnDemand:
         self._routes: UiRoutes | None = None
 
     def answer(self, incoming: Incoming, path: str, query: str) -> Reply | Awaitable[Reply]:
+        view = self._ui.view()
+        if view is None:  # a late request while the server stops: its UI is closed
+            from proxy.server.admin import ui_closed
+
+            return ui_closed()
         if self._routes is None:
             from proxy.app.ui_setup import filter_parser, page_files
             from proxy.server.ui_routes import UiRoutes
 
-            view = self._ui.view()
             actions = ui_actions(view, self._ui.setting())
             self._routes = UiRoutes(view, filter_parser(), page_files(), actions=actions)
         return self._routes.answer(incoming, path, query)

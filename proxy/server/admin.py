@@ -17,30 +17,22 @@ state (not GET) needs it in a header and refuses what a browser marks as sent by
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Protocol
 
 from proxy.app.recorder import Recorder
+from proxy.core.model.access import UI_HEADERS as UI_HEADERS  # what every /_proxy/ answer carries
 from proxy.core.model.access import UI_PATH, Refuse, SetCookie, decide_access
 from proxy.core.model.bodies import error_document
+from proxy.core.model.exchange import Headers
 from proxy.core.model.hosts import HostPolicy
 from proxy.core.replay.faults import FaultPlan
 from proxy.core.replay.usage import usage_report
 from proxy.core.rules.engine import LiveChecker
 from proxy.server.library import Library
-from proxy.server.wire import Incoming, Outgoing, Reply, json_answer
+from proxy.server.wire import DROP, Incoming, Outgoing, Reply, Stream, Trickle, json_answer
 
 AdminRoutes = dict[str, tuple[str, Callable[[], Outgoing | Awaitable[Outgoing]]]]
-# What every answer under /_proxy/ui/ carries: no script but the page's own files, no framing, no
-# guessing of types, no address sent on, nothing kept by a cache.
-UI_HEADERS = {
-    "Content-Security-Policy": "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' "
-    "data:; connect-src 'self'; font-src 'self'; base-uri 'none'; form-action 'self'; "
-    "frame-ancestors 'none'",
-    "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "no-referrer",
-    "Cache-Control": "no-store",
-}
 
 
 class UiAnswering(Protocol):
@@ -68,7 +60,7 @@ def answer_ours(door: Door, incoming: Incoming, path: str, hosts: HostPolicy) ->
     admin route."""
     ui = path.startswith(UI_PATH) or path == UI_PATH.rstrip("/")
     if ui and door.ui is None:
-        return admin_not_found(incoming.method, path)
+        return with_ui_headers(admin_not_found(incoming.method, path))
     incoming.for_ui = ui  # its answer carries UI_HEADERS, not the sandbox (`access.OUTSIDE_UI`)
     query = incoming.target.partition("?")[2]
     decision = decide_access(  # judged as the route it names, whatever the spelling of the target
@@ -80,18 +72,47 @@ def answer_ours(door: Door, incoming: Incoming, path: str, hosts: HostPolicy) ->
         incoming.reached_at,
         incoming.reached_port,
     )
-    shown = UI_HEADERS if ui else {}
     if isinstance(decision, Refuse):
-        return json_answer(decision.status, error_document(403, "Forbidden", decision.detail), shown)
+        return json_answer(decision.status, error_document(403, "Forbidden", decision.detail), UI_HEADERS)
     if isinstance(decision, SetCookie):
-        headers = (("Location", decision.location), ("Set-Cookie", decision.cookie), *shown.items())
+        headers = (("Location", decision.location), ("Set-Cookie", decision.cookie), *UI_HEADERS.items())
         return Outgoing(303, headers, b"")
     if ui:
         assert door.ui is not None
         if path == UI_PATH.rstrip("/"):
-            return Outgoing(308, (("Location", UI_PATH), *shown.items()), b"")
-        return door.ui.answer(incoming, path, query)
-    return answer_admin(door.routes, incoming, path)
+            return Outgoing(308, (("Location", UI_PATH), *UI_HEADERS.items()), b"")
+        return with_ui_headers(door.ui.answer(incoming, path, query))
+    return with_ui_headers(answer_admin(door.routes, incoming, path))
+
+
+def with_ui_headers(reply: Reply | Awaitable[Reply]) -> Reply | Awaitable[Reply]:
+    """`reply` with each of the UI's security headers it lacks: every answer on a `/_proxy/` path
+    carries them (a 404, a 405, an admin route's JSON alike), whichever route made it."""
+    if isinstance(reply, Outgoing):
+        missing = _missing(reply.headers)
+        if not missing:
+            return reply
+        return Outgoing(reply.status, (*reply.headers, *missing), reply.body, reply.reason, reply.length)
+    if isinstance(reply, Stream):
+        return replace(reply, headers=(*reply.headers, *_missing(reply.headers)))
+    if isinstance(reply, Trickle):
+        answer = with_ui_headers(reply.answer)
+        assert isinstance(answer, Outgoing)
+        return replace(reply, answer=answer)
+    if reply is DROP:
+        return reply
+    return _headed_later(reply)
+
+
+async def _headed_later(reply: Awaitable[Reply]) -> Reply:
+    headed = with_ui_headers(await reply)
+    assert not isinstance(headed, Awaitable)
+    return headed
+
+
+def _missing(headers: Headers) -> tuple[tuple[str, str], ...]:
+    present = {name.lower() for name, _ in headers}
+    return tuple((name, value) for name, value in UI_HEADERS.items() if name.lower() not in present)
 
 
 def answer_admin(routes: AdminRoutes, incoming: Incoming, path: str) -> Outgoing | Awaitable[Outgoing]:
@@ -105,6 +126,12 @@ def answer_admin(routes: AdminRoutes, incoming: Incoming, path: str) -> Outgoing
         document = error_document(405, "Method Not Allowed", f"{path} takes {allowed}")
         return json_answer(405, document, headers={"Allow": allowed})
     return build()
+
+
+def ui_closed() -> Outgoing:
+    """A UI request that arrives while its server stops (the UI's view closed): 503."""
+    document = error_document(503, "Service Unavailable", "the server is stopping: its UI is closed")
+    return json_answer(503, document, UI_HEADERS)
 
 
 def admin_not_found(method: str, path: str) -> Outgoing:

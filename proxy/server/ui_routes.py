@@ -19,7 +19,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mappin
 from typing import Any, Protocol
 from urllib.parse import parse_qsl
 
-from proxy.core.model.access import UI_PATH
+from proxy.core.model.access import UI_PATH, ours
 from proxy.core.model.bodies import error_document
 from proxy.core.redaction.book import KNOWN
 from proxy.errors import StillIndexing, UsageError
@@ -229,10 +229,10 @@ def create_ui_app(routes: UiRoutes, token: str) -> WireServer:
 
     def handle(incoming: Incoming) -> Reply | Awaitable[Reply]:
         path = incoming.target.partition("?")[0]
-        if path.startswith("/_proxy/"):
-            return answer_ours(door, incoming, path, server.hosts)
+        if (route := ours(path)) is not None:  # every spelling, judged as the route it names
+            return answer_ours(door, incoming, route, server.hosts)
         detail = f"this server shows recorded traffic at {UI_PATH}; it serves nothing at {path[:80]!r}"
-        return json_answer(404, error_document(404, "Not Found", detail))
+        return json_answer(404, error_document(404, "Not Found", detail), UI_HEADERS)
 
     async def close_view() -> None:
         routes.view.close()

@@ -26,7 +26,7 @@ from typing import Any, Final, cast
 
 import httptools
 
-from proxy.core.model.access import OUTSIDE_UI, ours
+from proxy.core.model.access import OUTSIDE_UI, UI_HEADERS, ours
 from proxy.core.model.bodies import error_document
 from proxy.core.model.exchange import Headers
 from proxy.core.model.hosts import HostPolicy
@@ -109,6 +109,7 @@ class WireServer:
     max_connections: int = MAX_CONNECTIONS
     hosts: HostPolicy = field(default_factory=HostPolicy)  # the Host names answered besides loopback
     has_ui: Callable[[], bool] = bool  # while true (a UI is on), answers but the UI's are sandboxed
+    own_headers: dict[str, str] = field(default_factory=lambda: dict(UI_HEADERS))  # on the wire's own errors
     on_cleanup: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
     bound: bool = field(default=False, init=False)
     address: str = field(default="", init=False)  # host:port bound, for requests without a Host header
@@ -150,6 +151,9 @@ class WireServer:
         for callback in self.on_cleanup:
             await callback()
         self.on_cleanup.clear()
+
+    def error(self, status: int, detail: str) -> Outgoing:
+        return json_answer(status, error_document(status, reason_phrase(status), detail), self.own_headers)
 
     async def _sweep(self) -> None:
         """Close connections idle too long, and requests that never finish arriving."""
@@ -206,7 +210,7 @@ class _Connection(asyncio.Protocol):
                 "refused a connection from %s: %d open already", self._peer(), len(self.server._connections)
             )
             detail = f"too many open connections (over {self.server.max_connections}); try again"
-            self.transport.write(_error(503, detail).wire(False, True, self._extra(None)))
+            self.transport.write(self.server.error(503, detail).wire(False, True, self._extra(None)))
             self.transport.close()
             return
         self.server._connections.add(self)
@@ -319,7 +323,7 @@ class _Connection(asyncio.Protocol):
                 reply = self.server.handler(incoming)
             except Exception:  # the query is left out of the log: it may carry a secret
                 log.exception("answering %s %s", incoming.method, incoming.target.partition("?")[0])
-                reply = _error(500, "the proxy failed to answer; see its log")
+                reply = self.server.error(500, "the proxy failed to answer; see its log")
             if isinstance(reply, Outgoing):
                 self._send(reply, incoming, closing)
             else:
@@ -343,7 +347,7 @@ class _Connection(asyncio.Protocol):
                     reply = await pending if isinstance(pending, Awaitable) else pending
                 except Exception:
                     log.exception("answering %s %s", incoming.method, incoming.target.partition("?")[0])
-                    reply = _error(500, "the proxy failed to answer; see its log")
+                    reply = self.server.error(500, "the proxy failed to answer; see its log")
                 if isinstance(reply, Trickle):
                     await self._trickle(reply, incoming, closing)
                 elif isinstance(reply, Stream):
@@ -428,7 +432,8 @@ class _Connection(asyncio.Protocol):
         self.closing = True
         self.queue.clear()
         if self.transport is not None and not self.busy:
-            self.transport.write(_error(refused.status, str(refused)).wire(False, True, self._extra(None)))
+            answer = self.server.error(refused.status, str(refused))
+            self.transport.write(answer.wire(False, True, self._extra(None)))
             self.close()
 
     def _peer(self) -> str:
@@ -442,7 +447,3 @@ class _Connection(asyncio.Protocol):
     def abort(self) -> None:
         if self.transport is not None:
             self.transport.abort()
-
-
-def _error(status: int, detail: str) -> Outgoing:
-    return json_answer(status, error_document(status, reason_phrase(status), detail))

@@ -5,7 +5,9 @@ The lock file exists only while the lock is held: its holder removes it on relea
 the temporary folder. That needs the usual protocol for unlinked lock files: after `flock` returns, the
 name must still be the file that was locked (a holder may have removed it, and another process made a
 new one, while this one waited); if not, open it again. A holder only removes the file it holds locked.
-A SIGKILL leaves the file until the next holder of the same cassette's lock removes it. It must have a
+A SIGKILL leaves the file behind: each taker sweeps a few of the user's other lock files by the same
+protocol (its own regular file, locked without waiting, still named by its path: no one holds it, and a
+waiter on it finds the name gone and opens it again), so what killed runs leave stays bounded. It must have a
 name: other processes wait on its `flock` by opening it, which a nameless (O_TMPFILE) file forbids; the
 cassette itself is replaced by a new file at each save; and its folder, which `writing.folder_lock`
 locks for each write, is shared by cassettes recorded in parallel.
@@ -16,6 +18,7 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import os
+import re
 import stat
 import tempfile
 from collections.abc import Iterator
@@ -27,6 +30,10 @@ from proxy.store.derived import Derived
 
 # Each retry means another process took and released the lock meanwhile: bounded, never a livelock.
 MAX_ATTEMPTS = 10_000
+# Per take, at most this many other lock files removed, and opened: enough to drain what killed runs
+# leave (a few per run, while a run takes a lock per recorded cassette), and cheap each time.
+SWEPT_PER_TAKE = 8
+OPENED_PER_TAKE = 32
 FLAGS = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 
 
@@ -51,6 +58,7 @@ def cassette_lock(cassette: Path) -> Iterator[None]:
     """
     path = lock_path(cassette)
     descriptor = _locked(path, cassette)
+    sweep_stale(path)
     try:
         yield
     finally:
@@ -85,3 +93,59 @@ def _locked(path: Path, cassette: Path) -> int:
             return descriptor
         os.close(descriptor)  # its holder removed it while this one waited: take the new one
     raise UsageError(f"{path}: the lock of {cassette} changed hands {MAX_ATTEMPTS} times without this run")
+
+
+def sweep_stale(kept: Path, limit: int = SWEPT_PER_TAKE) -> int:
+    """Remove up to `limit` of the user's lock files other than `kept` that no one holds (left by a
+    killed run); the count removed. One held, or not the user's own regular file, is left alone."""
+    ours = re.compile(rf"commerce-proxy-(?:{os.geteuid()}-)?[0-9a-f]{{24}}\.lock")  # or an older version's
+    removed = opened = 0
+    try:
+        entries = os.scandir(kept.parent)
+    except OSError:
+        return 0
+    with entries:
+        for entry in entries:
+            if removed >= limit or opened >= OPENED_PER_TAKE:
+                break
+            if not ours.fullmatch(entry.name) or entry.name == kept.name or not _users_own(entry):
+                continue
+            opened += 1
+            removed += _removed_if_free(Path(entry.path))
+    return removed
+
+
+def _users_own(entry: os.DirEntry[str]) -> bool:
+    try:
+        state = entry.stat(follow_symlinks=False)
+    except OSError:
+        return False
+    return state.st_uid == os.geteuid() and stat.S_ISREG(state.st_mode)
+
+
+def _removed_if_free(path: Path) -> int:
+    """1 when `path` was the user's own lock file, held by no one, and is now removed; else 0."""
+    try:
+        descriptor = os.open(path, FLAGS & ~os.O_CREAT)
+    except OSError:
+        return 0  # gone meanwhile, a link, or not ours to open
+    try:
+        opened = os.fstat(descriptor)
+        if opened.st_uid != os.geteuid() or not stat.S_ISREG(opened.st_mode):
+            return 0
+        try:
+            fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return 0  # held: a live recording's
+        try:
+            named = os.stat(path, follow_symlinks=False)
+        except FileNotFoundError:
+            return 0
+        if (named.st_dev, named.st_ino) != (opened.st_dev, opened.st_ino):
+            return 0  # already replaced by a new holder's file
+        os.unlink(path)  # locked by this one and still its name: as a holder removes it
+        return 1
+    except OSError:
+        return 0
+    finally:
+        os.close(descriptor)

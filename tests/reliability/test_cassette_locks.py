@@ -10,6 +10,8 @@ import multiprocessing
 import multiprocessing.process
 import os
 import stat
+import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -18,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from proxy.errors import UsageError
-from proxy.store.locks import cassette_lock, lock_path
+from proxy.store.locks import SWEPT_PER_TAKE, cassette_lock, lock_path
 
 KINDS = ("threads", "processes", "both")
 HOLDERS = (2, 4)  # takers at once
@@ -126,3 +128,44 @@ def test_a_planted_link_or_folder_is_refused_and_left_alone(
         pass
     assert path.is_symlink() if planted == "link" else path.is_dir()
     assert target.read_text() == "theirs"
+
+
+def _holding(cassette: Path, temporary: Path) -> subprocess.Popen[str]:
+    """Another process holding `cassette`'s lock until it is ended."""
+    code = (
+        "import sys, tempfile, time; from pathlib import Path; tempfile.tempdir = sys.argv[2]\n"
+        "from proxy.store.locks import cassette_lock\n"
+        "with cassette_lock(Path(sys.argv[1])):\n    print('held', flush=True); time.sleep(120)\n"
+    )
+    process = subprocess.Popen(
+        [sys.executable, "-c", code, str(cassette), str(temporary)], stdout=subprocess.PIPE, text=True
+    )
+    assert process.stdout is not None and process.stdout.readline() == "held\n"
+    return process
+
+
+def test_a_taker_sweeps_what_killed_holders_left_and_nothing_held(temporary: Path, tmp_path: Path) -> None:
+    """A SIGKILLed holder leaves its lock file; the next take of ANY cassette removes it, never one a
+    live holder has, nor another user's kind of file; at most SWEPT_PER_TAKE a take, so a pile drains."""
+    live = _holding(tmp_path / "live.yaml", temporary)
+    killed = _holding(tmp_path / "killed.yaml", temporary)
+    killed.kill()
+    killed.communicate()
+    planted = [lock_path(tmp_path / f"left-{index}.yaml") for index in range(2 * SWEPT_PER_TAKE)]
+    for path in planted:
+        path.touch(mode=0o600)
+    others = [temporary / "commerce-proxy-fuzz-x", temporary / "unrelated.lock"]
+    for path in others:
+        path.touch()
+    try:
+        left = {lock_path(tmp_path / "killed.yaml"), *planted}
+        with cassette_lock(tmp_path / "next.yaml"):
+            pass
+        assert len(left - set(temporary.iterdir())) == SWEPT_PER_TAKE  # bounded per take
+        for _ in range(3):
+            with cassette_lock(tmp_path / "next.yaml"):
+                pass
+        assert sorted(temporary.iterdir()) == sorted([lock_path(tmp_path / "live.yaml"), *others])
+    finally:
+        live.kill()
+        live.communicate()

@@ -39,6 +39,17 @@ OUTSIDE_UI = (
     ("Content-Security-Policy", "sandbox; frame-ancestors 'none'"),
     ("X-Content-Type-Options", "nosniff"),
 )
+# What every answer under /_proxy/ (and every answer a server makes itself: its wire's errors, every
+# answer of `commerce-proxy ui`'s server) carries: no script but the page's own files, no framing, no
+# guessing of types, no address sent on, nothing kept by a cache.
+UI_HEADERS = {
+    "Content-Security-Policy": "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' "
+    "data:; connect-src 'self'; font-src 'self'; base-uri 'none'; form-action 'self'; "
+    "frame-ancestors 'none'",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "Cache-Control": "no-store",
+}
 _PLAIN = re.compile(
     r"(?:/[A-Za-z0-9_~!$&'()*+,=:@-]+)*/?"
 )  # ASCII; no escape, empty segment, dot, `\`, `;`, `#`

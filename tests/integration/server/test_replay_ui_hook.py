@@ -68,6 +68,7 @@ def test_the_serving_path_makes_no_exchange_for_the_ui(
         checked_here = checking and by == "recording"
         assert made_on.count(serving) == (3 if checked_here else 0), made_on
         view = ui.view()
+        assert view is not None
         view.flush()
         rows = view.window(Query(), 0, 10)["exchanges"]
         assert [(row["path"], row["answered"]["by"]) for row in rows] == [(path, by)] * 3
@@ -85,6 +86,7 @@ def test_a_burst_of_answers_holds_a_bounded_number_and_loses_none(burst: int) ->
     ui = live_ui(LiveUiRequest("replay", IN_FORCE, RedactionPolicy(), ["c.yaml"]))
     server.shown = ui.answered
     view = ui.view()
+    assert view is not None
     try:
         indexer = view.indexer
         assert indexer is not None

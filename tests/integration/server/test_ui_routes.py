@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from proxy.core.model.access import TOKEN_COOKIE, TOKEN_HEADER, TOKEN_VARIABLE, cookie_name, page_pass
+from proxy.core.model.access import TOKEN_COOKIE, TOKEN_HEADER, TOKEN_VARIABLE, cookie_name, ours, page_pass
 from proxy.core.redaction.redact import RedactionPolicy
 from proxy.core.replay.book import ReplayBook
 from proxy.core.replay.matching import MatchPolicy
@@ -350,10 +350,16 @@ async def test_only_the_files_the_package_ships_are_served_whatever_the_path_say
             for prefix in ("/_proxy/ui/assets/", "/_proxy/ui/"):
                 status, headers, answered = await fetch(url, prefix + probe, AUTH)
                 assert b"SECRET" not in answered and b"root:" not in answered, probe
-                if prefix.endswith("assets/") or probe:
+                secured(headers)  # every answer, a 400 or a 404 too
+                # Answered as the route its plain spelling names, as every server does (`access.ours`):
+                # `assets/lib/../app.js` is the shipped app.js, `assets/..` the page; never another file.
+                route = ours(prefix + probe) or ""
+                sendable = route.isprintable() and " " not in route  # not `app.js\x00.css`
+                if sendable and route != prefix + probe and status != 400:
+                    routed, _, expected = await fetch(url, route, AUTH)
+                    assert (status, answered) == (routed, expected), (prefix + probe, route)
+                elif prefix.endswith("assets/") or probe:
                     assert status in (400, 404), (prefix + probe, status)
-                if status == 404:
-                    secured(headers)
     finally:
         await runner.cleanup()
 

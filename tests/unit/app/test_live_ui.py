@@ -8,6 +8,7 @@ from collections.abc import Callable
 
 import pytest
 
+from proxy.app.live_traffic import LiveView
 from proxy.app.live_ui import LiveUi, LiveUiRequest, live_ui
 from proxy.app.record_setup import shipped_rules_in_force
 from proxy.app.traffic_view import Answered
@@ -34,8 +35,15 @@ def by_answered(ui: LiveUi, number: int) -> None:
 FEEDS: dict[str, Callable[[LiveUi, int], None]] = {"checked": by_checked, "answered": by_answered}
 
 
-def paths(ui: LiveUi) -> list[str]:
+def opened(ui: LiveUi) -> LiveView:
+    """The view, as a UI request of a live server gets it."""
     view = ui.view()
+    assert view is not None
+    return view
+
+
+def paths(ui: LiveUi) -> list[str]:
+    view = opened(ui)
     view.flush()
     return [row["path"] for row in view.window(Query(), 0, 500)["exchanges"]]
 
@@ -47,7 +55,7 @@ def test_the_view_is_made_by_what_comes_first_and_shows_every_exchange(feed: str
     assert ui._view is None  # a server nobody looks at made no index and no thread
     try:
         if first == "request":
-            assert ui.view().info()["exchanges"] == 0
+            assert opened(ui).info()["exchanges"] == 0
         for number in range(5):
             FEEDS[feed](ui, number)
         assert ui._view is not None
@@ -76,7 +84,7 @@ def test_exchanges_from_threads_and_a_request_make_one_view_and_lose_none() -> N
 
     def request() -> None:
         start.wait()
-        made.append(ui.view())
+        made.append(opened(ui))
 
     threads = [threading.Thread(target=feed, args=(base,)) for base in (0, 50, 100, 150)]
     threads.append(threading.Thread(target=request))
@@ -85,7 +93,48 @@ def test_exchanges_from_threads_and_a_request_make_one_view_and_lose_none() -> N
             thread.start()
         for thread in threads:
             thread.join(timeout=30)
-        assert made == [ui.view()]
+        assert made == [opened(ui)]
         assert sorted(paths(ui)) == sorted(f"/v2/n/{number}" for number in range(200))
     finally:
         ui.close()
+
+
+def _late_request(ui: LiveUi, number: int) -> None:
+    """A UI request as a live server's routes take it (`RoutesOnDemand`): a 503 once closed."""
+    from proxy.cli.serving import RoutesOnDemand
+    from proxy.server.admin import UI_HEADERS
+    from proxy.server.wire import Incoming, Outgoing
+
+    answer = RoutesOnDemand(ui).answer(
+        Incoming("GET", "/_proxy/ui/api/info", (), b""), "/_proxy/ui/api/info", ""
+    )
+    assert isinstance(answer, Outgoing) and answer.status == 503
+    assert set(UI_HEADERS.items()) <= set(answer.headers)
+
+
+LATE = {**FEEDS, "ui request": _late_request}
+
+
+@pytest.mark.parametrize("late", sorted(LATE))
+@pytest.mark.parametrize("opened_before", [False, True])
+@pytest.mark.parametrize("mode", ["record", "spy", "replay"])
+def test_after_close_a_late_call_makes_no_thread_and_indexes_nothing(
+    mode: str, opened_before: bool, late: str
+) -> None:
+    """A late exchange (a recording's follower, replay's hook) is dropped and a late UI request gets a
+    503, whether the view was made before the close or never: no view, no index, no thread at shutdown."""
+    ui = live_ui(LiveUiRequest(mode, IN_FORCE, RedactionPolicy(), cassette="rec.yaml"))
+    if opened_before:
+        by_checked(ui, 0)
+        view = opened(ui)
+        view.flush()
+    before = set(threading.enumerate())
+    ui.close()
+    for number in range(1, 4):
+        LATE[late](ui, number)
+    assert ui.view() is None
+    assert set(threading.enumerate()) - before == set()
+    if opened_before:
+        assert ui._view is view and view.indexer is None  # closed: nothing can reach its index
+    else:
+        assert ui._view is None
