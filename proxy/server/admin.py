@@ -61,7 +61,7 @@ def answer_ours(door: Door, incoming: Incoming, path: str, hosts: HostPolicy) ->
     ui = path.startswith(UI_PATH) or path == UI_PATH.rstrip("/")
     if ui and door.ui is None:
         return with_ui_headers(admin_not_found(incoming.method, path))
-    incoming.for_ui = ui  # its answer carries UI_HEADERS, not the sandbox (`access.OUTSIDE_UI`)
+    incoming.for_ui = True  # ours: its answer carries UI_HEADERS (`with_ui_headers`), not the sandbox
     query = incoming.target.partition("?")[2]
     decision = decide_access(  # judged as the route it names, whatever the spelling of the target
         incoming.method,

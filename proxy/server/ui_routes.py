@@ -232,6 +232,7 @@ def create_ui_app(routes: UiRoutes, token: str) -> WireServer:
         if (route := ours(path)) is not None:  # every spelling, judged as the route it names
             return answer_ours(door, incoming, route, server.hosts)
         detail = f"this server shows recorded traffic at {UI_PATH}; it serves nothing at {path[:80]!r}"
+        incoming.for_ui = True  # ours too (this server passes nothing on): the UI's headers, no sandbox
         return json_answer(404, error_document(404, "Not Found", detail), UI_HEADERS)
 
     async def close_view() -> None:

@@ -8,7 +8,8 @@ closed, write back-pressure, and a graceful stop that lets answers in flight fin
 passes one gate before its body is read: its Host must name this machine (`HostPolicy`), so a web page
 reaching us by DNS rebinding gets a 421 (a 403 on our own /_proxy/ paths, any spelling: `access.ours`)
 and nothing else, and a request a browser sends for a page on another origin gets a 403. While the
-server has a UI, every answer but the UI's own carries `access.OUTSIDE_UI` as it is written (`_extra`).
+server has a UI, every answer that is not ours (not a /_proxy/ path's, nor the wire's own refusal: those
+carry `access.UI_HEADERS`) carries `access.OUTSIDE_UI` as it is written (`_extra`).
 
 A handler gets an `Incoming` and returns an `Outgoing` (or an awaitable of one, only when it must wait),
 `DROP` to cut the connection, a `Trickle` to send the body slowly, or a `Stream` of chunks (events).
@@ -58,7 +59,7 @@ class Incoming:
     http_version: str = "1.1"
     reached_at: str | None = None  # the local address the client connected to (for same-machine checks)
     reached_port: int | None = None  # and its port (the UI's cookie is named after it)
-    for_ui: bool = False  # set by the door (`admin.answer_ours`) when the UI answers it: not sandboxed
+    for_ui: bool = False  # set by the door (`admin.answer_ours`) for every /_proxy/ path: not sandboxed
 
     def header(self, name: str) -> str | None:
         """The first value of a header, by case-insensitive name."""
@@ -210,7 +211,7 @@ class _Connection(asyncio.Protocol):
                 "refused a connection from %s: %d open already", self._peer(), len(self.server._connections)
             )
             detail = f"too many open connections (over {self.server.max_connections}); try again"
-            self.transport.write(self.server.error(503, detail).wire(False, True, self._extra(None)))
+            self.transport.write(self.server.error(503, detail).wire(False, True))  # ours: UI_HEADERS
             self.transport.close()
             return
         self.server._connections.add(self)
@@ -414,10 +415,11 @@ class _Connection(asyncio.Protocol):
                 await stream.chunks.aclose()
             self.close()
 
-    def _extra(self, incoming: Incoming | None) -> bytes:
-        """`OUTSIDE_UI`'s lines while the server has a UI, on every answer the UI did not give (None: a
-        refusal before any handler); added on the way out, so never recorded nor checked."""
-        if (incoming is not None and incoming.for_ui) or not self.server.has_ui():
+    def _extra(self, incoming: Incoming) -> bytes:
+        """`OUTSIDE_UI`'s lines while the server has a UI, on every answer that is not ours (ours, every
+        /_proxy/ path and the wire's own refusals, carry `UI_HEADERS`); added on the way out, so never
+        recorded nor checked."""
+        if incoming.for_ui or not self.server.has_ui():
             return b""
         return SANDBOX_LINES
 
@@ -432,8 +434,7 @@ class _Connection(asyncio.Protocol):
         self.closing = True
         self.queue.clear()
         if self.transport is not None and not self.busy:
-            answer = self.server.error(refused.status, str(refused))
-            self.transport.write(answer.wire(False, True, self._extra(None)))
+            self.transport.write(self.server.error(refused.status, str(refused)).wire(False, True))
             self.close()
 
     def _peer(self) -> str:

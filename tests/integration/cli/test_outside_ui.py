@@ -1,7 +1,8 @@
 """While record, spy or replay serves the UI, no answer it gives outside /_proxy/ui/ can run as a page of
 the UI's origin: every one carries `access.OUTSIDE_UI` (a `sandbox` policy, no framing, no sniffing),
 whatever its type, status, method or path spelling, and whoever made it (the upstream, the cassette, a
-fault, a miss, an admin route, a refusal); the cassette never holds it, and `--no-ui` adds nothing.
+fault, a miss); our own answers (admin routes, refusals) carry the UI's policy instead; the cassette never
+holds it, and `--no-ui` adds nothing.
 Failed before: an upstream's or a cassette's HTML answer was served as is on the UI's origin, where its
 script read the page's token and drove the UI's API (found by an outside review)."""
 
@@ -101,7 +102,7 @@ def sandboxed(headers: list[tuple[str, str]]) -> bool:
     return all(pair in headers for pair in OUTSIDE_UI)
 
 
-def none_of_ours(headers: list[tuple[str, str]]) -> bool:
+def not_sandboxed(headers: list[tuple[str, str]]) -> bool:
     return not any(pair in headers for pair in OUTSIDE_UI)
 
 
@@ -113,7 +114,7 @@ async def check_answers(running: Running, ui: bool) -> int:
         target = f"{path}?kind={kind}"
         got, headers, body = await asyncio.to_thread(fetched, running.url, method, target)
         assert got == status, (target, method, got, body[:200])
-        assert (sandboxed if ui else none_of_ours)(headers), (target, method, headers)
+        assert (sandboxed if ui else not_sandboxed)(headers), (target, method, headers)
         assert ("Content-Security-Policy", "script-src 'unsafe-inline'") in headers, (target, headers)
         typed = [value for name, value in headers if name.lower() == "content-type"]
         assert typed == ([] if kind_type is None else [kind_type]), (target, headers)
@@ -123,8 +124,9 @@ async def check_answers(running: Running, ui: bool) -> int:
 
 
 async def check_ours(running: Running, ui: bool) -> None:
-    """Our own answers outside the UI (an admin route, an unknown admin path, a refused target, a
-    request the wire refuses) are sandboxed too; the UI's own are not (its own policy instead)."""
+    """Our own answers (an admin route, an unknown admin path, a target the wire refuses, the UI's)
+    carry the UI's policy, with or without the UI, and never the sandbox: they are ours, not bytes an
+    upstream or a cassette chose."""
     for method, target, status in [
         ("GET", "/_proxy/health", 200),
         ("GET", "/_proxy/nothing", 404),
@@ -132,7 +134,8 @@ async def check_ours(running: Running, ui: bool) -> None:
     ]:
         got, headers, _ = await asyncio.to_thread(fetched, running.url, method, target)
         assert got == status, (target, got)
-        assert (sandboxed if ui else none_of_ours)(headers), (target, headers)
+        assert OUTSIDE_UI[0] not in headers, (target, headers)
+        assert all(pair in headers for pair in UI_HEADERS.items()), (target, headers)
     if ui:
         base, token = ui_of(running)
         for target in [f"/_proxy/ui/?token={token}", "/_proxy/ui/", "/_proxy/ui/api/info", "/_proxy/./ui/"]:
@@ -203,4 +206,4 @@ async def test_every_answer_outside_the_ui_is_sandboxed_while_the_ui_is_on(ui: b
             for method in ("GET", "HEAD"):
                 got, headers, _ = await asyncio.to_thread(fetched, running.url, method, target)
                 assert got == status, (target, method, got)
-                assert (sandboxed if ui else none_of_ours)(headers), (target, method, headers)
+                assert (sandboxed if ui else not_sandboxed)(headers), (target, method, headers)
