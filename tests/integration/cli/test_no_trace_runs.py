@@ -62,7 +62,9 @@ def ended(process: subprocess.Popen[bytes], temporary: str, ending: signal.Signa
     """`ending` sent once the run has made its thing in the temporary folder."""
     try:
         deadline = time.monotonic() + 120
-        while not [name for name in left_in(temporary) if not name.startswith(".")]:
+        # Its own thing, by our names: Python's first `tempfile.gettempdir()` makes and removes a probe
+        # file of a random name there, which a SIGKILL sent on seeing it would leave (not ours).
+        while not [name for name in left_in(temporary) if name.startswith("commerce-proxy")]:
             assert process.poll() is None and time.monotonic() < deadline, "it never made its thing"
             time.sleep(0.05)
         os.killpg(process.pid, ending)  # to its group, as Ctrl-C in a terminal or a CI job's cancel
