@@ -6,7 +6,9 @@ import { el, clear, bytes } from "./dom.js";
 
 export const ROW_HEIGHT = 24;
 export const PAGE = 200;
-const MARGIN = 20; // rows above and below the visible ones
+// Rows above and below the visible ones: a pushed batch that scrolls the list past its view is drawn
+// whole (each row made once, then kept) up to this many rows more than the view holds.
+const MARGIN = 60;
 const MAX_HEIGHT = 15_000_000; // under Firefox's largest element (about 17.9M px); Chrome's is 33.5M
 const KEPT_PAGES = 12;
 const WAIT_MS = 150; // a total still being counted: the page is asked again after this, then twice as long...
