@@ -6,7 +6,9 @@ import { el, clear, bytes } from "./dom.js";
 
 export const ROW_HEIGHT = 24;
 export const PAGE = 200;
-const MARGIN = 20; // rows above and below the visible ones
+// Rows above and below the visible ones: a pushed batch that scrolls the list past its view is drawn
+// whole (each row made once, then kept) up to this many rows more than the view holds.
+const MARGIN = 60;
 const MAX_HEIGHT = 15_000_000; // under Firefox's largest element (about 17.9M px); Chrome's is 33.5M
 const KEPT_PAGES = 12;
 const WAIT_MS = 150; // a total still being counted: the page is asked again after this, then twice as long...
@@ -35,6 +37,7 @@ export class WindowedList {
     this.selected = -1; // offset of the selected row
     this.openId = null;
     this.frame = 0;
+    this.drawn = new Map(); // offset -> [what its row element shows, the element]: kept while unchanged
 
     this.header = el("div", { class: "row head", role: "row" },
       ...COLUMNS.map(([key, label]) => el("span", { class: `c-${key}`, role: "columnheader", text: label })));
@@ -68,6 +71,7 @@ export class WindowedList {
       this.selected = -1;
       this.scroller.scrollTop = 0;
       this.spacer.replaceChildren(); // no row of the last filter stays in view under the new one
+      this.drawn.clear();
       this.empty.textContent = "";
       this.layout();
     }
@@ -180,6 +184,9 @@ export class WindowedList {
     const { view, top } = this.geometry();
     const first = Math.max(0, Math.floor(top / ROW_HEIGHT) - MARGIN);
     const last = Math.min(this.total - 1, Math.ceil((top + view) / ROW_HEIGHT) + MARGIN);
+    // A row element still showing the same row object, place and marks is kept: while rows are pushed
+    // only the new ones are made, not every row in view again on each push.
+    const drawn = new Map();
     const rows = [];
     for (let offset = first; offset <= last; offset += 1) {
       const page = Math.floor(offset / PAGE);
@@ -187,17 +194,27 @@ export class WindowedList {
       const row = rowsOfPage ? rowsOfPage[offset - page * PAGE] : undefined;
       if (row === undefined && !this.loading.has(page)) this.load(page);
       const y = this.scroller.scrollTop + offset * ROW_HEIGHT - top;
-      rows.push(this.rowElement(offset, row, y));
+      const classes = this.rowClasses(offset, row);
+      const kept = this.drawn.get(offset);
+      const node = kept && kept[0].row === row && kept[0].y === y && kept[0].classes === classes
+        ? kept[1] : this.rowElement(offset, row, y, classes);
+      drawn.set(offset, [{ row, y, classes }, node]);
+      rows.push(node);
     }
-    this.spacer.replaceChildren(...rows);
+    this.drawn = drawn;
+    placeChildren(this.spacer, rows);
   }
 
-  rowElement(offset, row, y) {
+  rowClasses(offset, row) {
     const classes = ["row"];
     if (offset === this.selected) classes.push("selected");
     if (row && row.id === this.openId) classes.push("open");
     if (row && this.picked.includes(row.id)) classes.push("picked");
-    const node = el("div", { class: classes.join(" "), role: "row", "data-offset": offset });
+    return classes.join(" ");
+  }
+
+  rowElement(offset, row, y, classes) {
+    const node = el("div", { class: classes, role: "row", "data-offset": offset });
     node.style.top = `${y}px`;
     if (row === undefined) {
       node.append(el("span", { class: "c-loading", text: "…" }));
@@ -280,6 +297,17 @@ export class WindowedList {
       const row = this.rowAt(this.selected);
       if (row) this.onOpen(row.id);
     }
+  }
+}
+
+// Makes `nodes` the children of `parent`, in order, moving only what is not already in place.
+function placeChildren(parent, nodes) {
+  const wanted = new Set(nodes);
+  for (const child of [...parent.children]) if (!wanted.has(child)) child.remove();
+  let at = parent.firstElementChild;
+  for (const node of nodes) {
+    if (node === at) at = at.nextElementSibling;
+    else parent.insertBefore(node, at);
   }
 }
 
