@@ -12,7 +12,7 @@ from pathlib import Path
 
 from proxy.app.check_run import CheckRun
 from proxy.app.command_inputs import Reads, RuleChoice, named_cassettes
-from proxy.app.contract_inputs import contract_judge
+from proxy.app.contract_inputs import project_contract
 from proxy.app.project_rules import accepted_baseline
 from proxy.app.report_writing import ReportRequest, Shown, rendered, write_report
 from proxy.core.rules.config import Baseline
@@ -42,7 +42,7 @@ def run_check(request: CheckRequest, shown: Shown) -> int:
     inputs = named_cassettes(request.paths, request.examples, "check")
     _refuse_bad_outputs(request, inputs)
     in_force = request.rules.load()
-    contract = contract_judge(request.specs, request.overlays)
+    contract = project_contract(in_force.project, request.specs, request.overlays)
     baseline = Baseline() if request.write_baseline else accepted_baseline(in_force, request.baseline)
     wanted = request.report
     with CheckRun(

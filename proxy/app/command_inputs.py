@@ -24,6 +24,8 @@ class RuleChoice:
 
     config: Path | None = None
     rules: Path | None = None
+    specs: tuple[Path, ...] = ()  # `--spec`: added to the config's `specs:`
+    overlays: tuple[Path, ...] = ()  # `--overlay`: added to the config's `overlays:`
 
     def source(self) -> RuleSource:
         """As absolute paths another process can load too."""
@@ -31,7 +33,13 @@ class RuleChoice:
         def absolute(path: Path | None) -> Path | None:
             return path.absolute() if path is not None else None
 
-        return RuleSource(absolute(self.config), absolute(self.rules), Path.cwd())
+        return RuleSource(
+            absolute(self.config),
+            absolute(self.rules),
+            Path.cwd(),
+            tuple(path.absolute() for path in self.specs),
+            tuple(path.absolute() for path in self.overlays),
+        )
 
     def load(self) -> RulesInForce:
         """The rules and the project config."""
@@ -66,7 +74,7 @@ class Reads:
     def inputs(self) -> list[Input]:
         """Its cassettes, its config file (named or found), every file of its rule folder, its
         baseline (named or the config's) and its CA bundle."""
-        found = [Input(path) for path in self.cassettes]
+        found = [Input(path) for path in (*self.cassettes, *self.rules.specs, *self.rules.overlays)]
         config = self.rules.config or find_config(Path(os.getcwd()))
         if config is not None:
             found.append(Input(config, "its config file"))

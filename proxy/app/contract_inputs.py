@@ -1,9 +1,11 @@
 """The published specs a command names, as what its checker judges each exchange against too: the one
-way from `--spec` paths (and, later, the config's `specs:`) to a contract, for every command that
-checks. Overlays go in through `proxy.store.contract_files.contract_of`'s `overlay`."""
+way from paths (the config's `specs:` and `overlays:`, then `--spec` and `--overlay`) to a contract, for
+every command that checks and the checker process of `record` and `spy`. Overlays go in through
+`proxy.store.contract_files.contract_of`'s `overlay`."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -12,6 +14,7 @@ from proxy.core.contract.overlays import overlaid
 from proxy.errors import ContractError
 from proxy.store.contract_files import contract_of, spec_files
 from proxy.store.overlay_files import read_overlays
+from proxy.store.rule_files import ProjectConfig, RuleSource
 
 
 def contract_judge(specs: Sequence[Path], overlays: Sequence[Path] = ()) -> ContractJudge | None:
@@ -20,9 +23,32 @@ def contract_judge(specs: Sequence[Path], overlays: Sequence[Path] = ()) -> Cont
     or an overlay is unusable, or overlays are named without a spec."""
     if not specs:
         if overlays:
-            raise ContractError(f"{overlays[0]}: an overlay corrects a spec: name the specs with --spec")
+            raise ContractError(
+                f"{overlays[0]}: an overlay corrects a spec: name the specs with --spec "
+                "(or the config's specs:)"
+            )
         return None
     read = read_overlays(overlays, spec_files(specs)) if overlays else []
     if not read:
         return ContractJudge(contract_of(specs))
     return ContractJudge(contract_of(specs, lambda name, document: overlaid(name, document, read)))
+
+
+def project_contract(
+    project: ProjectConfig, specs: Sequence[Path] = (), overlays: Sequence[Path] = ()
+) -> ContractJudge | None:
+    """The judge of the config's `specs:` and `overlays:` (relative to its folder) with the command
+    line's added after them (a path named twice counts once: an overlay is never applied twice)."""
+    return contract_judge(_joined(project.specs, specs), _joined(project.overlays, overlays))
+
+
+def source_contract(source: RuleSource, project: ProjectConfig) -> ContractJudge | None:
+    """`project_contract` of what a `RuleSource` carries: the same contract in a checker process."""
+    return project_contract(project, source.specs, source.overlays)
+
+
+def _joined(configured: Sequence[Path], given: Sequence[Path]) -> list[Path]:
+    seen: dict[str, Path] = {}
+    for path in (*configured, *given):
+        seen.setdefault(os.path.abspath(path), path)
+    return list(seen.values())

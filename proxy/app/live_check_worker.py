@@ -241,14 +241,32 @@ class CheckWorker:
 
 def _source_argument(source: RuleSource) -> str:
     """The rule source as one JSON command-line argument for the child."""
-    document = {name: str(value) if value is not None else None for name, value in asdict(source).items()}
+    document = {
+        name: [str(path) for path in value] if isinstance(value, tuple) else str(value) if value else None
+        for name, value in asdict(source).items()
+    }
     return orjson.dumps(document).decode()
+
+
+def source_of_argument(argument: str) -> RuleSource:
+    """`_source_argument`'s inverse: the rules, config, specs and overlays the parent loaded."""
+    document = orjson.loads(argument)
+    return RuleSource(
+        Path(document["config"]) if document["config"] else None,
+        Path(document["rules"]) if document["rules"] else None,
+        Path(document["start"]),
+        tuple(Path(path) for path in document["specs"]),
+        tuple(Path(path) for path in document["overlays"]),
+    )
 
 
 def serve_checks(source: RuleSource, inbox: BinaryIO, answers: BinaryIO) -> None:
     """The child: check each exchange as it arrives and answer with its findings, until the pipe closes."""
+    from proxy.app.contract_inputs import source_contract
+
     in_force = source.load()
-    checker = Checker(in_force.ruleset, in_force.project.config)
+    contract = source_contract(source, in_force.project)  # the parent read the same files: no error
+    checker = Checker(in_force.ruleset, in_force.project.config, contract=contract)
     while True:
         header = inbox.read(FRAME.size)
         if len(header) < FRAME.size:
@@ -284,12 +302,7 @@ def main() -> int:
     answers = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)  # anything printed goes to stderr, never into the answers
     sys.stdout = sys.stderr
-    document = orjson.loads(sys.argv[1])
-    source = RuleSource(
-        Path(document["config"]) if document["config"] else None,
-        Path(document["rules"]) if document["rules"] else None,
-        Path(document["start"]),
-    )
+    source = source_of_argument(sys.argv[1])
     try:
         serve_checks(source, sys.stdin.buffer, answers)
     except BrokenPipeError:

@@ -16,6 +16,7 @@ from types import TracebackType
 from typing import Literal
 
 from proxy.app.recording import RecordingSession
+from proxy.core.contract.findings import RULES as CONTRACT_RULES
 from proxy.core.model.exchange import Exchange
 from proxy.core.reports.formats import CassetteResult, Report
 from proxy.core.rules.config import Baseline, RuleConfig
@@ -38,11 +39,14 @@ class LiveReport:
         baseline: Baseline,
         name: str,
         keep_exchanges: bool = False,
+        contract: bool = False,
     ) -> None:
         """`name`: what the report calls the session (the cassette, or the upstream for `spy`);
-        `keep_exchanges`: hold every exchange for the HTML page, which shows them all."""
+        `keep_exchanges`: hold every exchange for the HTML page, which shows them all; `contract`:
+        published specs are judged against too (their rules are in force)."""
         self.ruleset, self.config, self.baseline, self.name = ruleset, config, baseline, name
         self.keep_exchanges = keep_exchanges
+        self.contract = contract
         self.spool = FindingSpool()
         self.accepted = 0
         self.session: RecordingSession | None = None
@@ -79,7 +83,8 @@ class LiveReport:
         live = self.session.live if self.session is not None else None
         unjudged = live.unjudged if live is not None else UnjudgedTally()
         result = CassetteResult(self.name, checked, self.spool, self.accepted, unjudged)
-        rules, config = self.ruleset.rules, self.config
+        rules = self.ruleset.rules + (CONTRACT_RULES if self.contract else ())
+        config = self.config
         off = frozenset(rule.id for rule in rules if not config.may_apply(rule.id, rule.severity))
         return Report([result], rules, off)
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from proxy.app.command_inputs import ExtraRedaction, RuleChoice
 from proxy.app.committed import leftover_journal
+from proxy.app.contract_inputs import project_contract
 from proxy.app.recording import (
     DEFAULT_MODE,
     MAX_BODY_BYTES,
@@ -18,6 +19,7 @@ from proxy.app.recording import (
     RecordSettings,
 )
 from proxy.app.session_report import SessionReportRequest
+from proxy.core.contract.findings import ContractJudge
 from proxy.core.model.links import without_credentials
 from proxy.core.redaction.urls import url_without_secrets
 from proxy.core.replay.matching import MatchPolicy
@@ -49,13 +51,16 @@ def record_settings(
     ca_bundle: Path | None = None,
     rule_source: RuleSource | None = None,
     spellings: Mapping[str, str] | None = None,
+    contract: ContractJudge | None = None,
 ) -> RecordSettings:
     """A recording's settings from what its caller was told and the project's `in_force` (rules and
     config). `upstream` is the URL as given: credentials in it (`user:pw@`) are sent, never written,
     and secret query values are written as the placeholder. `cassette` None is `spy`. `match` and the
     `redact_*` names are the caller's own; the project's `match` and `redact` tables are added to them.
     `checking` off: no live checking. `rule_source`: where a checker process loads the same rules.
-    `spellings`: how the caller's user writes the settings its messages name (`mode`: `--mode`)."""
+    `spellings`: how the caller's user writes the settings its messages name (`mode`: `--mode`).
+    `contract`: the published specs judged against too; None: the config's `specs:` and `overlays:`
+    (a bad one is a `ContractError` now, before any serving)."""
     shown, _ = url_without_secrets(upstream)
     project = in_force.project
     return RecordSettings(
@@ -74,6 +79,7 @@ def record_settings(
         rules=in_force.ruleset if checking else None,
         rule_config=project.config if checking else RuleConfig(),
         rule_source=rule_source if checking else None,
+        contract=(contract or project_contract(project)) if checking else None,
         spellings=dict(spellings or {}),
     )
 
@@ -101,10 +107,14 @@ class ForwardRequest:
 def forwarding_settings(asked: ForwardRequest, in_force: RulesInForce | None = None) -> RecordSettings:
     """`record`'s or `spy`'s settings: the rules and config it names (`in_force` when the command has
     read them already, for its UI; else read now), and what it asked."""
+    in_force = asked.rules.load() if in_force is None else in_force
+    contract = (
+        project_contract(in_force.project, asked.rules.specs, asked.rules.overlays) if asked.check else None
+    )
     return record_settings(
         asked.upstream,
         asked.cassette,
-        asked.rules.load() if in_force is None else in_force,
+        in_force,
         mode=asked.mode,
         fresh=asked.fresh,
         checking=asked.check,
@@ -118,6 +128,7 @@ def forwarding_settings(asked: ForwardRequest, in_force: RulesInForce | None = N
         ca_bundle=asked.ca_bundle,
         rule_source=asked.rules.source(),
         spellings=asked.spellings,
+        contract=contract,
     )
 
 

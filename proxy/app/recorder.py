@@ -138,9 +138,11 @@ class Recorder:
         self.settings = settings
         self.worker: CheckWorker | None = None
         if settings.rules is not None and settings.rule_source is not None:
-            ruleset, rule_config = settings.rules, settings.rule_config
+            ruleset, rule_config, contract = settings.rules, settings.rule_config, settings.contract
             self.worker = CheckWorker(
-                settings.rule_source, lambda: Checker(ruleset, rule_config), settings.findings_kept
+                settings.rule_source,
+                lambda: Checker(ruleset, rule_config, contract=contract),
+                settings.findings_kept,
             )
         try:
             self.session = RecordingSession(settings, self.worker)

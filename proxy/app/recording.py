@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Literal
 
 from proxy.core.cassette.document import Cassette
+from proxy.core.contract.findings import ContractJudge
 from proxy.core.drift.origins import SAME, Origins
 from proxy.core.drift.pairing import ReRecorded, re_recorded
 from proxy.core.model.confirmation import confirmation
@@ -68,6 +69,7 @@ class RecordSettings:
     upstream_authorization: str | None = None
     rules: RuleSet | None = None  # None: no live checking
     rule_config: RuleConfig = field(default_factory=RuleConfig)
+    contract: ContractJudge | None = None  # the published specs each exchange is judged against too
     findings_kept: int = 1000
     # Set: the proxy checks in a child process that loads the same rules from here (record, spy).
     rule_source: RuleSource | None = None
@@ -106,7 +108,8 @@ class RecordingSession:
         )
         self.live = live
         if live is None and settings.rules is not None:
-            self.live = LiveChecker(Checker(settings.rules, settings.rule_config), settings.findings_kept)
+            checker = Checker(settings.rules, settings.rule_config, contract=settings.contract)
+            self.live = LiveChecker(checker, settings.findings_kept)
         self._sent_secrets = credential_parts(settings.upstream_authorization)
         self.recorded = 0  # exchanges journaled by this session
         self.re_recorded: ReRecorded | None = None  # --mode all over a cassette: what it kept

@@ -111,9 +111,11 @@ def prepare_replay(asked: ReplayRequest) -> Replay:
     book, loaded = build_book(paths, match, asked.redact.over(in_force.project.redaction), asked.simulate)
     live = None
     if asked.check:
+        from proxy.app.contract_inputs import project_contract
         from proxy.core.rules.engine import Checker
 
-        live = LiveChecker(Checker(in_force.ruleset, in_force.project.config))
+        contract = project_contract(in_force.project, asked.rules.specs, asked.rules.overlays)
+        live = LiveChecker(Checker(in_force.ruleset, in_force.project.config, contract=contract))
     return Replay(book, loaded, options, live, in_force)
 
 

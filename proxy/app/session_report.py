@@ -48,7 +48,10 @@ def open_session_report(asked: SessionReportRequest, name: str, inputs: Sequence
     baseline_path = in_force.project.resolve(in_force.project.config.baseline)
     baseline = load_baseline(baseline_path) if baseline_path else Baseline()
     keep = asked.format == "html"
-    return LiveReport(in_force.ruleset, in_force.project.config, baseline, name, keep_exchanges=keep)
+    contract = bool(asked.rules.specs or in_force.project.specs)
+    return LiveReport(
+        in_force.ruleset, in_force.project.config, baseline, name, keep_exchanges=keep, contract=contract
+    )
 
 
 def finish_session_report(

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from proxy.app.recording import TOKEN_VARIABLE
 from proxy.core.cassette.document import Cassette
+from proxy.core.contract.findings import ContractJudge
 from proxy.core.drift.compare import compare_exchanges
 from proxy.core.drift.origins import Origins
 from proxy.core.drift.verification import Verification, Verified
@@ -59,8 +60,10 @@ async def verify(
     in_force: RulesInForce,
     policy: RedactionPolicy,
     options: VerifyOptions,
+    contract: ContractJudge | None = None,
 ) -> Verification:
-    """Re-send, compare and check every chosen exchange of every cassette."""
+    """Re-send, compare and check every chosen exchange of every cassette (against the rules, and the
+    published specs of `contract` too)."""
     results: list[Verified] = []
     groups: dict[tuple[int, str], list[tuple[Verified, Exchange]]] = {}
     for number, (path, cassette) in enumerate(cassettes):
@@ -99,7 +102,7 @@ async def verify(
     await asyncio.gather(*(resource(batch, origins) for batch, origins in batches))
     findings: list[Finding] = []
     for path, _ in cassettes:
-        checker = Checker(in_force.ruleset, in_force.project.config, cassette=str(path))
+        checker = Checker(in_force.ruleset, in_force.project.config, cassette=str(path), contract=contract)
         for result in results:
             if result.cassette == str(path) and result.live is not None:
                 findings.extend(checker.check(result.live, result.index))

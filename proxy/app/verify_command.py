@@ -17,6 +17,7 @@ from typing import Protocol
 from urllib.parse import urlencode
 
 from proxy.app.command_inputs import ExtraRedaction, Reads, RuleChoice
+from proxy.app.contract_inputs import project_contract
 from proxy.app.recording import MAX_BODY_BYTES, TOKEN_VARIABLE, UPSTREAM_TIMEOUT
 from proxy.app.report_writing import Shown, placeholder_in, save_document, write_report
 from proxy.app.verify import (
@@ -106,6 +107,7 @@ def run_verify(request: VerifyRequest, connect: Connect, shown: Shown) -> int:
     if request.output is not None:
         Reads(tuple(files), request.rules, ca_bundle=request.ca_bundle).refuse_bad_output(request.output)
     in_force = request.rules.load()
+    contract = project_contract(in_force.project, request.rules.specs, request.rules.overlays)
     policy = request.redaction.over(in_force.project.redaction)
     cassettes = read_cassettes(files)
 
@@ -115,7 +117,7 @@ def run_verify(request: VerifyRequest, connect: Connect, shown: Shown) -> int:
             token = request.token or await client_token(transport, request.client_id, request.client_secret)
             KNOWN.add([token] if token else [])
             choices = VerifyOptions(request.writes, request.concurrency, token, request.upstream)
-            return await verify(cassettes, sender(transport), in_force, policy, choices)
+            return await verify(cassettes, sender(transport), in_force, policy, choices, contract)
         finally:
             transport.close()
 

@@ -74,8 +74,9 @@ def load_rules_in_force(arguments: argparse.Namespace) -> RulesInForce:
 
 
 def rule_choice(arguments: argparse.Namespace) -> RuleChoice:
-    """`--config` and `--rules`, as given."""
-    return RuleChoice(arguments.config, arguments.rules)
+    """`--config` and `--rules`, and `--spec` and `--overlay` where the command has them, as given."""
+    specs, overlays = getattr(arguments, "spec", None) or (), getattr(arguments, "overlay", None) or ()
+    return RuleChoice(arguments.config, arguments.rules, tuple(specs), tuple(overlays))
 
 
 def rule_source(arguments: argparse.Namespace) -> RuleSource:

@@ -149,6 +149,28 @@ def add_rule_options(command: argparse.ArgumentParser) -> None:
     )
 
 
+def add_contract_options(command: argparse.ArgumentParser) -> None:
+    """`--spec` and `--overlay`, added to the config's `specs:` and `overlays:` (docs/contract.md)."""
+    command.add_argument(
+        "--spec",
+        metavar="PATH",
+        type=Path,
+        action="append",
+        default=[],
+        help="a published OpenAPI spec (3.0 or 3.1, YAML or JSON), or a folder of them, to judge each "
+        "exchange against too (repeatable; added to the config's specs:; docs/contract.md)",
+    )
+    command.add_argument(
+        "--overlay",
+        metavar="PATH",
+        type=Path,
+        action="append",
+        default=[],
+        help="corrections on top of the specs: a merge file or an OpenAPI Overlay 1.0 document, or a "
+        "folder of them (repeatable, applied in order after the config's overlays:; docs/overlays.md)",
+    )
+
+
 def add_matching(command: argparse.ArgumentParser) -> None:
     command.add_argument(
         "--match-on",

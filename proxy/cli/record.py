@@ -46,6 +46,7 @@ def add_to(commands: Any, common: argparse.ArgumentParser) -> None:
     options.add_wire_limits(record)
     options.add_matching(record)
     options.add_redaction(record)
+    options.add_contract_options(record)
     options.add_rule_options(record)
     add_live_report(record)
     record.set_defaults(run=run)

@@ -81,6 +81,7 @@ def add_to(commands: Any, common: argparse.ArgumentParser) -> None:
     options.add_wire_limits(replay)
     options.add_matching(replay)
     options.add_redaction(replay)
+    options.add_contract_options(replay)
     options.add_rule_options(replay)
     replay.set_defaults(run=run)
 

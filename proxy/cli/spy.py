@@ -22,6 +22,7 @@ def add_to(commands: Any, common: argparse.ArgumentParser) -> None:
     options.add_ui(spy)
     options.add_wire_limits(spy)
     options.add_redaction(spy)
+    options.add_contract_options(spy)
     options.add_rule_options(spy)
     add_live_report(spy)
     spy.set_defaults(run=run)

@@ -79,6 +79,7 @@ def add_to(commands: Any, common: argparse.ArgumentParser) -> None:
         help="PEM certificates of a private CA (default: the system's)",
     )
     options.add_redaction(verify)
+    options.add_contract_options(verify)
     options.add_rule_options(verify)
     verify.set_defaults(run=run)
 

@@ -27,6 +27,7 @@ import pytest
 from proxy.core.replay.matching import MatchPolicy
 from proxy.errors import CommerceProxyError, SettingError
 from proxy.pytest_plugin.cassettes import MARKER, OPTION_SPELLINGS, cassette_name_of, cassettes_for
+from proxy.pytest_plugin.contract import add_contract_options, contract_paths
 from proxy.pytest_plugin.endings import RunEndings
 from proxy.pytest_plugin.exchanges import CommerceServer as CommerceServer
 from proxy.pytest_plugin.exchanges import SentRequest as SentRequest
@@ -109,6 +110,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     add_network_options(group)
     add_sandbox_options(group, parser)
     add_ui_options(group, parser)
+    add_contract_options(group, parser)
     parser.addini("commerce_match_on", "default --commerce-match-on")
     parser.addini("commerce_record_mode", "default --commerce-record-mode (under CI it is none)")
     parser.addini("commerce_conformance", "default --commerce-conformance")
@@ -151,6 +153,7 @@ def pytest_configure(config: pytest.Config) -> None:
     upstream = config.getoption("commerce_upstream") or str(config.getini("commerce_upstream") or "")
     folder = str(config.getini("commerce_cassette_dir") or "")
     ca_bundle = config.getoption("commerce_ca_bundle") or str(config.getini("commerce_ca_bundle") or "")
+    specs, overlays = contract_paths(config)
     config.stash[STATE] = PluginState(
         record_mode=mode,
         conformance=cast(Conformance, conformance or "warn"),
@@ -169,6 +172,8 @@ def pytest_configure(config: pytest.Config) -> None:
         overruled=chosen.overruled,
         ci=ci_setting(os.environ) if under_ci(os.environ) else None,
         ui=run_ui(config),
+        specs=specs,
+        overlays=overlays,
     )
     configure_network_guard(config, mode)
     config.pluginmanager.register(FindingsSummary(), "commerce-proxy-findings-summary")

@@ -62,6 +62,8 @@ def replaying(
     try:
         in_force = state.in_force()
         state.baseline()  # a missing or broken baseline file is this fixture's one-line error
+        if state.conformance != "off":
+            state.contract()  # and so is a broken spec or overlay
         paths = [] if absent is not None else cassette_paths(list(cassettes.paths))
         loaded = [as_committed(path) for path in paths]
         book = ReplayBook.build(
@@ -165,6 +167,7 @@ def recording(request: pytest.FixtureRequest, cassettes: Cassettes) -> Iterator[
                 match=cassettes.match,
                 ca_bundle=state.ca_bundle,
                 spellings=OPTION_SPELLINGS,
+                contract=state.contract() if state.conformance != "off" else None,
             )
             exchanges = Exchanges(state.current_test)
             watch = watcher(request.config, exchanges, [_shown_path(state, str(cassette))], "", None)
@@ -245,7 +248,7 @@ def _live_checker(state: PluginState, served: Served) -> LiveChecker | None:
     if state.conformance == "off":
         return None
     in_force = state.in_force()
-    live = LiveChecker(Checker(in_force.ruleset, in_force.project.config))
+    live = LiveChecker(Checker(in_force.ruleset, in_force.project.config, contract=state.contract()))
     # the plugin shows each finding once, in its summary
     live.follow(lambda checked: served.findings.extend(checked.findings), quiet=True)
     return live

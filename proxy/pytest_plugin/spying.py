@@ -42,7 +42,11 @@ def spying(request: pytest.FixtureRequest, serving: Serving) -> Iterator[Commerc
     try:
         in_force = state.in_force()
         state.baseline()
-        settings = record_settings(str(upstream), None, in_force, ca_bundle=state.ca_bundle)  # writes nothing
+        contract = state.contract() if state.conformance != "off" else None
+        # writes nothing
+        settings = record_settings(
+            str(upstream), None, in_force, ca_bundle=state.ca_bundle, contract=contract
+        )
         exchanges = Exchanges(state.current_test)
         proxy = RecordProxy(settings, watcher(request.config, exchanges, [], "", None))
     except CommerceProxyError as error:

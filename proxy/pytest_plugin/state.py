@@ -11,7 +11,9 @@ from typing import Any, Literal, NoReturn, get_args
 
 import pytest
 
+from proxy.app.contract_inputs import project_contract
 from proxy.app.project_rules import RulesInForce, accepted_baseline, project_rules
+from proxy.core.contract.findings import ContractJudge
 from proxy.core.rules.config import Baseline
 from proxy.core.rules.findings import Finding
 from proxy.pytest_plugin.modes import PluginMode
@@ -71,7 +73,10 @@ class PluginState:
     loop_ran: bool = False  # the run's test loop ran to its end, no stop or interrupt (endings.may_keep)
     stop_signals: StopSignals = field(default_factory=StopSignals)  # SIGTERM/SIGHUP while recording
     serials: Iterator[int] = field(default_factory=itertools.count)
+    specs: tuple[Path, ...] = ()  # --commerce-spec and commerce_specs: after the config's specs:
+    overlays: tuple[Path, ...] = ()  # --commerce-overlay and commerce_overlays: after its overlays:
     _engine: RulesInForce | None = None
+    _contract: tuple[ContractJudge | None] | None = None
     _baseline: Baseline | None = None
 
     def in_force(self) -> RulesInForce:
@@ -79,6 +84,12 @@ class PluginState:
         if self._engine is None:
             self._engine = project_rules(self.rootpath)
         return self._engine
+
+    def contract(self) -> ContractJudge | None:
+        """The published specs every fixture's traffic is judged against too (read once), or None."""
+        if self._contract is None:
+            self._contract = (project_contract(self.in_force().project, self.specs, self.overlays),)
+        return self._contract[0]
 
     def baseline(self) -> Baseline:
         """The findings the config's `baseline` file accepts (loaded once): as in `check`, they are

@@ -129,6 +129,16 @@ class ProjectConfig:
         """A path from the config, relative to the config file's folder."""
         return None if written is None else self.folder / written
 
+    @property
+    def specs(self) -> tuple[Path, ...]:
+        """The config's `specs:`, relative to its folder."""
+        return tuple(self.folder / written for written in self.config.specs)
+
+    @property
+    def overlays(self) -> tuple[Path, ...]:
+        """The config's `overlays:`, relative to its folder."""
+        return tuple(self.folder / written for written in self.config.overlays)
+
 
 def _config_document(path: Path) -> Any:
     text = _read_text(path, "config file")
@@ -257,11 +267,14 @@ def _refuse_unreachable_endpoints(project: ProjectConfig, ruleset: RuleSet) -> N
 
 @dataclass(frozen=True, slots=True)
 class RuleSource:
-    """Where the rules and project config come from, so that another process can load the same ones."""
+    """Where the rules and project config come from, so that another process can load the same ones;
+    with the specs and overlays the command line adds to the config's (`--spec`, `--overlay`)."""
 
     config: Path | None
     rules: Path | None
     start: Path
+    specs: tuple[Path, ...] = ()
+    overlays: tuple[Path, ...] = ()
 
     def load(self) -> RulesInForce:
         return load_project_rules(self.config, self.rules, self.start)

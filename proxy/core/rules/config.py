@@ -18,7 +18,18 @@ from proxy.core.rules.freshness import Freshness, MaxAge
 from proxy.errors import RuleFileError
 
 SETTINGS = frozenset(
-    {"severity", "endpoints", "rules", "baseline", "redact", "match", "default_page_length", "max_age"}
+    {
+        "severity",
+        "endpoints",
+        "rules",
+        "baseline",
+        "redact",
+        "match",
+        "default_page_length",
+        "max_age",
+        "specs",
+        "overlays",
+    }
 )
 # (redact: read by proxy.core.redaction.policy; match: by proxy.core.replay.matching)
 MAX_PAGE_LENGTH = 100  # commerce-api.md, Limits
@@ -53,6 +64,8 @@ class RuleConfig:
     default_page_lengths: tuple[int, ...] = ()  # the project's, set through the settings endpoint
     max_age: MaxAge | None = None  # recordings older than this are stale (cassette.max-age)
     now: float | None = None  # when the config was loaded (epoch seconds): the core has no clock
+    specs: tuple[str, ...] = ()  # published OpenAPI specs every checking command judges against (as written)
+    overlays: tuple[str, ...] = ()  # corrections on top of them, in order (as written)
 
     def at(self, now: float) -> RuleConfig:
         """This config as of a time: what `max_age` is judged against."""
@@ -127,7 +140,21 @@ class RuleConfig:
         lengths = _page_lengths(document.get("default_page_length"), f"{source}: default_page_length")
         written = document.get("max_age")
         max_age = MaxAge.parse(written, f"{source}: max_age") if written is not None else None
-        return cls(tuple(overrides), paths["baseline"], source, lengths, max_age)
+        specs = _paths(document.get("specs"), f"{source}: specs")
+        overlays = _paths(document.get("overlays"), f"{source}: overlays")
+        return cls(
+            tuple(overrides), paths["baseline"], source, lengths, max_age, specs=specs, overlays=overlays
+        )
+
+
+def _paths(value: Any, where: str) -> tuple[str, ...]:
+    """`specs: specs/` or a list of paths (files or folders), as written."""
+    if value is None:
+        return ()
+    values = value if isinstance(value, list) else [value]
+    if not all(isinstance(item, str) and item for item in values):
+        raise RuleFileError(f"{where}: expected a path or a list of paths, found {value!r}")
+    return tuple(values)
 
 
 def _page_lengths(value: Any, where: str) -> tuple[int, ...]:

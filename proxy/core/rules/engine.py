@@ -69,6 +69,7 @@ class ContractJudging(Protocol):
     ) -> ContractVerdict: ...
 
 
+CONTRACT_PREFIX = "contract."  # the published specs' rules (proxy.core.contract.findings)
 UNDOCUMENTED_NOTE = "undocumented_endpoint"  # the check of the note a spec's operation no longer gets
 
 
@@ -385,13 +386,15 @@ def report_findings(live: LiveChecking, checked: Checked) -> None:
     for finding in findings if live.logged else ():
         log.log(
             LOG_LEVELS[finding.severity],
-            "%s %s %s %s %s: %s",
+            "%s %s %s %s %s: %s%s",
             finding.severity,
             finding.rule,
             finding.number,
             finding.method,
             finding.target,
             finding.message,
+            # a spec's finding says where the spec says so, as `check` does (`source:`)
+            f" (source: {finding.section})" if finding.rule.startswith(CONTRACT_PREFIX) else "",
         )
     for listener in live.listeners:
         listener(checked)
