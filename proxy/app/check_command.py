@@ -4,6 +4,7 @@ in force, the run, and every file it writes. The adapter only shows what it is g
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import os
 import time
@@ -34,6 +35,8 @@ class CheckRequest:
     rules: RuleChoice = field(default_factory=RuleChoice)
     specs: tuple[Path, ...] = ()  # published OpenAPI specs each exchange is judged against too
     overlays: tuple[Path, ...] = ()  # corrections applied on top of the specs, in order
+    coverage: bool = False  # the report says which operations of the specs the traffic exercised
+    min_coverage: float | None = None  # exit 1 when fewer operations (in percent) were exercised
 
 
 def run_check(request: CheckRequest, shown: Shown) -> int:
@@ -42,6 +45,9 @@ def run_check(request: CheckRequest, shown: Shown) -> int:
     inputs = named_cassettes(request.paths, request.examples, "check")
     _refuse_bad_outputs(request, inputs)
     in_force = request.rules.load()
+    if (request.coverage or request.min_coverage is not None) and not request.specs:
+        flag = "--coverage" if request.coverage else "--min-coverage"
+        raise UsageError(f"check: {flag} counts the operations of the specs: name them with --spec")
     contract = contract_judge(request.specs, request.overlays)
     baseline = Baseline() if request.write_baseline else accepted_baseline(in_force, request.baseline)
     wanted = request.report
@@ -63,12 +69,22 @@ def run_check(request: CheckRequest, shown: Shown) -> int:
         from proxy.core.rules.path_shapes import endpoint_label
 
         label = functools.partial(endpoint_label, in_force.ruleset.index)
+        if request.coverage and contract is not None:
+            report = dataclasses.replace(report, coverage=contract.coverage)
         chunks = rendered(
             report, wanted.format, label, lambda: checking.exchanges, wanted.per_rule, wanted.summary_only
         )
         write_report(chunks, wanted.output, shown)
         if not wanted.summary_only:
             shown.note(f"checked {report.exchanges} exchanges in {time.monotonic() - started:.1f} s")
+        if request.min_coverage is not None and contract is not None:
+            percent = contract.coverage.percent
+            if percent < request.min_coverage:
+                shown.note(
+                    f"contract coverage {percent:.1f}% is below --min-coverage {request.min_coverage:g}% "
+                    f"({contract.coverage.exercised} of {len(contract.coverage.operations)} operations)"
+                )
+                return 1
         return 1 if report.failed else 0
 
 

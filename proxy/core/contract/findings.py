@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from proxy.core.contract.coverage import Coverage
 from proxy.core.contract.judge import Contract, Disagreement
 from proxy.core.model.exchange import Exchange
 from proxy.core.rules.findings import Finding, Setting
@@ -136,6 +137,19 @@ class ContractJudge:
 
     def __init__(self, contract: Contract) -> None:
         self.contract = contract
+        self.coverage = Coverage(contract.index.operations())  # fed by every verdict
+
+    def restart_tally(self) -> None:
+        """Count from nothing (a forked child counting its part of the traffic)."""
+        self.coverage = self.coverage.emptied()
+
+    def tally(self) -> Coverage:
+        """What the verdicts counted (picklable: it crosses back from a child)."""
+        return self.coverage
+
+    def merge_tally(self, other: Coverage) -> None:
+        """Add what another process's copy of this judge counted."""
+        self.coverage.merge(other)
 
     def verdict(
         self, exchange: Exchange, index: int, documented: bool, severity: Severity, cassette: str | None
@@ -144,7 +158,9 @@ class ContractJudge:
         request = exchange.request
         operation = self.contract.operation(request.method, request.path)
         if operation is None:
+            self.coverage.unknown_seen(request.method, request.path)
             return Verdict(False, [])
+        self.coverage.seen(operation, exchange.response.status)
         if documented:
             return Verdict(True, [])
         findings = []
