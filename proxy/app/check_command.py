@@ -14,6 +14,7 @@ from pathlib import Path
 from proxy.app.check_run import CheckRun
 from proxy.app.command_inputs import Reads, RuleChoice, named_cassettes
 from proxy.app.contract_inputs import contract_judge
+from proxy.app.overlay_proposal import refuse_bad_proposal, write_proposal
 from proxy.app.project_rules import accepted_baseline
 from proxy.app.report_writing import ReportRequest, Shown, rendered, write_report
 from proxy.core.rules.config import Baseline
@@ -37,6 +38,7 @@ class CheckRequest:
     overlays: tuple[Path, ...] = ()  # corrections applied on top of the specs, in order
     coverage: bool = False  # the report says which operations of the specs the traffic exercised
     min_coverage: float | None = None  # exit 1 when fewer operations (in percent) were exercised
+    propose_overlay: Path | None = None  # an Overlay of the changes that would make the specs accept it
 
 
 def run_check(request: CheckRequest, shown: Shown) -> int:
@@ -45,8 +47,17 @@ def run_check(request: CheckRequest, shown: Shown) -> int:
     inputs = named_cassettes(request.paths, request.examples, "check")
     _refuse_bad_outputs(request, inputs)
     in_force = request.rules.load()
-    if (request.coverage or request.min_coverage is not None) and not request.specs:
-        flag = "--coverage" if request.coverage else "--min-coverage"
+    asked = [
+        flag
+        for flag, given in (
+            ("--coverage", request.coverage),
+            ("--min-coverage", request.min_coverage is not None),
+            ("--propose-overlay", request.propose_overlay is not None),
+        )
+        if given
+    ]
+    if asked and not request.specs:
+        flag = asked[0]
         raise UsageError(f"check: {flag} counts the operations of the specs: name them with --spec")
     contract = contract_judge(request.specs, request.overlays)
     baseline = Baseline() if request.write_baseline else accepted_baseline(in_force, request.baseline)
@@ -75,6 +86,11 @@ def run_check(request: CheckRequest, shown: Shown) -> int:
             report, wanted.format, label, lambda: checking.exchanges, wanted.per_rule, wanted.summary_only
         )
         write_report(chunks, wanted.output, shown)
+        if request.propose_overlay is not None and contract is not None:
+            reads = Reads((*inputs, *request.specs, *request.overlays), request.rules, request.baseline)
+            write_proposal(
+                report, contract, request.specs, request.propose_overlay, reads, request.force, shown
+            )
         if not wanted.summary_only:
             shown.note(f"checked {report.exchanges} exchanges in {time.monotonic() - started:.1f} s")
         if request.min_coverage is not None and contract is not None:
@@ -95,6 +111,8 @@ def _refuse_bad_outputs(request: CheckRequest, inputs: list[Path]) -> None:
     reads = Reads((*inputs, *request.specs, *request.overlays), request.rules, request.baseline)
     if output is not None:
         reads.refuse_bad_output(output, "the report", request.force)
+    if request.propose_overlay is not None:
+        refuse_bad_proposal(request.propose_overlay, reads, request.force, output)
     if accepted is not None:
         Reads(
             (*inputs, *request.specs, *request.overlays), request.rules, request.baseline, with_baseline=False

@@ -84,6 +84,13 @@ def add_to(commands: Any, common: argparse.ArgumentParser) -> None:
         type=_percent,
         help="exit 1 when fewer than PERCENT of the specs' operations have an exchange",
     )
+    check.add_argument(
+        "--propose-overlay",
+        metavar="PATH",
+        type=Path,
+        help="write, for each disagreement with the specs, the change that would make the spec accept "
+        "what the service did, as an OpenAPI Overlay document to review (a folder: one per spec)",
+    )
     options.add_rule_options(check)
     check.set_defaults(run=run)
 
@@ -122,4 +129,5 @@ def request_of(arguments: argparse.Namespace) -> CheckRequest:
         overlays=tuple(arguments.overlay),
         coverage=arguments.coverage,
         min_coverage=arguments.min_coverage,
+        propose_overlay=arguments.propose_overlay,
     )
