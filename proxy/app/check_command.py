@@ -4,6 +4,7 @@ in force, the run, and every file it writes. The adapter only shows what it is g
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import os
 import time
@@ -12,7 +13,8 @@ from pathlib import Path
 
 from proxy.app.check_run import CheckRun
 from proxy.app.command_inputs import Reads, RuleChoice, named_cassettes
-from proxy.app.contract_inputs import project_contract
+from proxy.app.contract_inputs import project_contract, project_specs
+from proxy.app.overlay_proposal import refuse_bad_proposal, write_proposal
 from proxy.app.project_rules import accepted_baseline
 from proxy.app.report_writing import ReportRequest, Shown, rendered, write_report
 from proxy.core.rules.config import Baseline
@@ -34,6 +36,9 @@ class CheckRequest:
     rules: RuleChoice = field(default_factory=RuleChoice)
     specs: tuple[Path, ...] = ()  # published OpenAPI specs each exchange is judged against too
     overlays: tuple[Path, ...] = ()  # corrections applied on top of the specs, in order
+    coverage: bool = False  # the report says which operations of the specs the traffic exercised
+    min_coverage: float | None = None  # exit 1 when fewer operations (in percent) were exercised
+    propose_overlay: Path | None = None  # an Overlay of the changes that would make the specs accept it
 
 
 def run_check(request: CheckRequest, shown: Shown) -> int:
@@ -43,6 +48,20 @@ def run_check(request: CheckRequest, shown: Shown) -> int:
     _refuse_bad_outputs(request, inputs)
     in_force = request.rules.load()
     contract = project_contract(in_force.project, request.specs, request.overlays)
+    asked = [
+        flag
+        for flag, given in (
+            ("--coverage", request.coverage),
+            ("--min-coverage", request.min_coverage is not None),
+            ("--propose-overlay", request.propose_overlay is not None),
+        )
+        if given
+    ]
+    if asked and contract is None:
+        raise UsageError(
+            f"check: {asked[0]} counts the operations of the specs: name them with --spec "
+            "(or the config's specs:)"
+        )
     baseline = Baseline() if request.write_baseline else accepted_baseline(in_force, request.baseline)
     wanted = request.report
     with CheckRun(
@@ -63,12 +82,26 @@ def run_check(request: CheckRequest, shown: Shown) -> int:
         from proxy.core.rules.path_shapes import endpoint_label
 
         label = functools.partial(endpoint_label, in_force.ruleset.index)
+        if request.coverage and contract is not None:
+            report = dataclasses.replace(report, coverage=contract.coverage)
         chunks = rendered(
             report, wanted.format, label, lambda: checking.exchanges, wanted.per_rule, wanted.summary_only
         )
         write_report(chunks, wanted.output, shown)
+        if request.propose_overlay is not None and contract is not None:
+            reads = Reads((*inputs, *request.specs, *request.overlays), request.rules, request.baseline)
+            specs = tuple(project_specs(in_force.project, request.specs))
+            write_proposal(report, contract, specs, request.propose_overlay, reads, request.force, shown)
         if not wanted.summary_only:
             shown.note(f"checked {report.exchanges} exchanges in {time.monotonic() - started:.1f} s")
+        if request.min_coverage is not None and contract is not None:
+            percent = contract.coverage.percent
+            if percent < request.min_coverage:
+                shown.note(
+                    f"contract coverage {percent:.1f}% is below --min-coverage {request.min_coverage:g}% "
+                    f"({contract.coverage.exercised} of {len(contract.coverage.operations)} operations)"
+                )
+                return 1
         return 1 if report.failed else 0
 
 
@@ -79,6 +112,8 @@ def _refuse_bad_outputs(request: CheckRequest, inputs: list[Path]) -> None:
     reads = Reads((*inputs, *request.specs, *request.overlays), request.rules, request.baseline)
     if output is not None:
         reads.refuse_bad_output(output, "the report", request.force)
+    if request.propose_overlay is not None:
+        refuse_bad_proposal(request.propose_overlay, reads, request.force, output)
     if accepted is not None:
         Reads(
             (*inputs, *request.specs, *request.overlays), request.rules, request.baseline, with_baseline=False

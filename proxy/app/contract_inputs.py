@@ -39,7 +39,12 @@ def project_contract(
 ) -> ContractJudge | None:
     """The judge of the config's `specs:` and `overlays:` (relative to its folder) with the command
     line's added after them (a path named twice counts once: an overlay is never applied twice)."""
-    return contract_judge(_joined(project.specs, specs), _joined(project.overlays, overlays))
+    return contract_judge(project_specs(project, specs), _joined(project.overlays, overlays))
+
+
+def project_specs(project: ProjectConfig, specs: Sequence[Path] = ()) -> list[Path]:
+    """The spec paths `project_contract` reads: the config's, then the command line's."""
+    return _joined(project.specs, specs)
 
 
 def source_contract(source: RuleSource, project: ProjectConfig) -> ContractJudge | None:

@@ -22,6 +22,7 @@ from itertools import islice
 from pathlib import Path
 from typing import BinaryIO
 
+from proxy.core.contract.findings import ContractJudge
 from proxy.core.model.exchange import Exchange
 from proxy.core.redaction.book import KNOWN
 from proxy.core.redaction.echoes import secret_values
@@ -84,6 +85,8 @@ def check_stream(
                 take(pickle.load(output))  # our own child's output, in a file we made
             checker.unjudged.merge(pickle.load(output))
             KNOWN.add(pickle.load(output))
+            if isinstance(checker.contract, ContractJudge):
+                checker.contract.merge_tally(pickle.load(output))
             return
         # The child failed: this process, having checked exactly the child's history, goes on from there.
         checker.checked = checked
@@ -104,12 +107,15 @@ def _check_from(
     """The child's work: observe the exchanges before `split` (those its observers watch: the others
     are passed over unread), check the rest, write its findings in pickled batches as they come (so
     neither process holds them all), its tally of the exchanges it checked that no rule about the
-    answer judged, the secrets it learned, then a trailer: the count and the number of batches. The count
-    falls short only when the cassette has no more than `split` exchanges, and then this process does
-    not take the findings."""
+    answer judged, the secrets it learned, what the contract counted (when there is one), then a
+    trailer: the count and the number of batches. The count falls short only when the cassette has no
+    more than `split` exchanges, and then this process does not take the findings."""
     batch: list[Finding] = []
     batches = count = 0
     checker.unjudged = UnjudgedTally()  # only what this child checks goes back
+    contract = checker.contract if isinstance(checker.contract, ContractJudge) else None
+    if contract is not None:  # and only what it counts of the contract's coverage
+        contract.restart_tally()
     for index, exchange in stream_history(path, split, checker.remembers):
         if index < split:
             checker.observe(exchange, index)
@@ -128,4 +134,6 @@ def _check_from(
         batches += 1
     pickle.dump(checker.unjudged, output, protocol=pickle.HIGHEST_PROTOCOL)
     pickle.dump(sorted(KNOWN.values), output, protocol=pickle.HIGHEST_PROTOCOL)
+    if contract is not None:
+        pickle.dump(contract.tally(), output, protocol=pickle.HIGHEST_PROTOCOL)
     write_trailer(output, count, batches)

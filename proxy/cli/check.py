@@ -72,8 +72,37 @@ def add_to(commands: Any, common: argparse.ArgumentParser) -> None:
         help="corrections on top of the specs: a merge file in the shape the SDK keeps, or an OpenAPI "
         "Overlay 1.0 document, or a folder of them (repeatable, applied in order; docs/overlays.md)",
     )
+    check.add_argument(
+        "--coverage",
+        action="store_true",
+        help="add which operations of the specs the traffic exercised, and with which statuses, to the "
+        "report (docs/contract.md)",
+    )
+    check.add_argument(
+        "--min-coverage",
+        metavar="PERCENT",
+        type=_percent,
+        help="exit 1 when fewer than PERCENT of the specs' operations have an exchange",
+    )
+    check.add_argument(
+        "--propose-overlay",
+        metavar="PATH",
+        type=Path,
+        help="write, for each disagreement with the specs, the change that would make the spec accept "
+        "what the service did, as an OpenAPI Overlay document to review (a folder: one per spec)",
+    )
     options.add_rule_options(check)
     check.set_defaults(run=run)
+
+
+def _percent(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a percent from 0 to 100, found {text!r}") from None
+    if not 0 <= value <= 100:
+        raise argparse.ArgumentTypeError(f"expected a percent from 0 to 100, found {text!r}")
+    return value
 
 
 def run(arguments: argparse.Namespace) -> int:
@@ -98,4 +127,7 @@ def request_of(arguments: argparse.Namespace) -> CheckRequest:
         rules=rule_choice(arguments),
         specs=tuple(arguments.spec),
         overlays=tuple(arguments.overlay),
+        coverage=arguments.coverage,
+        min_coverage=arguments.min_coverage,
+        propose_overlay=arguments.propose_overlay,
     )

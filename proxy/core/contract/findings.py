@@ -15,8 +15,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from proxy.core.contract.coverage import Coverage
 from proxy.core.contract.judge import Contract, Disagreement
+from proxy.core.contract.proposals import Observations
 from proxy.core.model.exchange import Exchange
+from proxy.core.reports.disagreements import key_of
 from proxy.core.rules.findings import Finding, Setting
 from proxy.core.rules.ruleset import Rule, RuleSet, Section
 
@@ -136,6 +139,22 @@ class ContractJudge:
 
     def __init__(self, contract: Contract) -> None:
         self.contract = contract
+        self.coverage = Coverage(contract.index.operations())  # fed by every verdict
+        self.observations = Observations()  # what each disagreement's traffic had, to propose a change
+
+    def restart_tally(self) -> None:
+        """Count from nothing (a forked child counting its part of the traffic)."""
+        self.coverage = self.coverage.emptied()
+        self.observations = Observations()
+
+    def tally(self) -> tuple[Coverage, Observations]:
+        """What the verdicts counted (picklable: it crosses back from a child)."""
+        return self.coverage, self.observations
+
+    def merge_tally(self, other: tuple[Coverage, Observations]) -> None:
+        """Add what another process's copy of this judge counted."""
+        self.coverage.merge(other[0])
+        self.observations.merge(other[1])
 
     def verdict(
         self, exchange: Exchange, index: int, documented: bool, severity: Severity, cassette: str | None
@@ -144,7 +163,9 @@ class ContractJudge:
         request = exchange.request
         operation = self.contract.operation(request.method, request.path)
         if operation is None:
+            self.coverage.unknown_seen(request.method, request.path)
             return Verdict(False, [])
+        self.coverage.seen(operation, exchange.response.status)
         if documented:
             return Verdict(True, [])
         findings = []
@@ -153,21 +174,21 @@ class ContractJudge:
             chosen = severity(rule.id, rule.severity, request.method, request.path)
             if chosen == "off":
                 continue
-            findings.append(
-                Finding(
-                    exchange=index,
-                    method=request.method,
-                    path=request.path,
-                    target=request.target,
-                    rule=rule.id,
-                    severity=chosen,
-                    section=source_of(self.contract, disagreement),
-                    message=f"{rule.message.partition(':')[0]} ({operation}): {disagreement.where}: "
-                    f"expected {disagreement.expected}, found {disagreement.found}",
-                    where=disagreement.where,
-                    expected=disagreement.expected,
-                    found=disagreement.found,
-                    cassette=cassette,
-                )
+            finding = Finding(
+                exchange=index,
+                method=request.method,
+                path=request.path,
+                target=request.target,
+                rule=rule.id,
+                severity=chosen,
+                section=source_of(self.contract, disagreement),
+                message=f"{rule.message.partition(':')[0]} ({operation}): {disagreement.where}: "
+                f"expected {disagreement.expected}, found {disagreement.found}",
+                where=disagreement.where,
+                expected=disagreement.expected,
+                found=disagreement.found,
+                cassette=cassette,
             )
+            self.observations.add(key_of(finding), disagreement)
+            findings.append(finding)
         return Verdict(True, findings)

@@ -31,6 +31,7 @@ class Disagreement:
     found: str
     location: Location
     kind: str
+    seen: Any = None  # what the traffic had there, for a proposed correction (a status, a type...)
 
 
 class Contract:
@@ -87,6 +88,7 @@ class Contract:
                     status,
                     (operation.spec, at),
                     "status",
+                    response.status,
                 )
             ]
         name, pointer, node = self._deref(operation.spec, f"{at}/{escape(str(key))}", responses[key])
@@ -137,6 +139,7 @@ class Contract:
                     written or "absent",
                     (name, f"{pointer}/content"),
                     "content-type",
+                    media,
                 )
             return
         media_node = content[chosen]
@@ -170,6 +173,7 @@ class Contract:
                 problem.message,
                 problem.location,
                 problem.keyword,
+                problem.seen,
             )
 
     def _request(self, exchange: Exchange, operation: Operation) -> list[Disagreement]:

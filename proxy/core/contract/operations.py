@@ -66,6 +66,10 @@ class OperationIndex:
     def __len__(self) -> int:
         return sum(len(templates) for templates in self._by_method.values())
 
+    def operations(self) -> list[Operation]:
+        """Every operation, once per template (an operation under several base paths is several)."""
+        return [template.operation for templates in self._by_method.values() for template in templates]
+
     def _find(self, method: str, path: str) -> Operation | None:
         """The operation this request is, or None when no spec knows it."""
         routed = routed_path(path)

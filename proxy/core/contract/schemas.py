@@ -51,6 +51,7 @@ class Problem:
     location: Location
     keyword: str
     message: str
+    seen: Any = None  # what the traffic had, for a proposed correction (`seen_of`)
 
 
 class Unsupported(Exception):
@@ -83,7 +84,8 @@ class Compiled:
             path = [str(part) for part in error.schema_path]
             location = self._source(path, specs)
             where = "body" + "".join(f".{part}" for part in error.instance_path)
-            found.append(Problem(where, location, path[-1] if path else "", error.message))
+            keyword = path[-1] if path else ""
+            found.append(Problem(where, location, keyword, error.message, seen_of(error)))
             if len(found) >= limit:
                 break
         return found
@@ -106,6 +108,40 @@ class Compiled:
                 continue
             pointer += "/" + escape(step)
         return name, pointer
+
+
+def seen_of(error: Any) -> Any:
+    """What a correction needs of one error: the missing property (`required`), the unexpected ones
+    (`additionalProperties`), the value's JSON type (`type`), the value (`enum`, `const`: scalars only)."""
+    kind = error.kind
+    if isinstance(kind, jsonschema_rs.ValidationErrorKind.Required):
+        return kind.property
+    if isinstance(kind, jsonschema_rs.ValidationErrorKind.AdditionalProperties):
+        return tuple(kind.unexpected)
+    if isinstance(kind, jsonschema_rs.ValidationErrorKind.Type):
+        return json_type(error.instance)
+    if isinstance(kind, jsonschema_rs.ValidationErrorKind.Enum | jsonschema_rs.ValidationErrorKind.Constant):
+        return (
+            error.instance
+            if error.instance is None or isinstance(error.instance, str | int | float)
+            else None
+        )
+    return None
+
+
+def json_type(value: Any) -> str:
+    """JSON Schema's name of a value's type (`integer` for a whole number)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "integer" if value.is_integer() else "number"
+    if isinstance(value, str):
+        return "string"
+    return "array" if isinstance(value, list) else "object"
 
 
 class Schemas:

@@ -30,13 +30,23 @@ class Disagreement:
     numbers: list[str] = field(default_factory=list)
 
 
+def key_of(finding: Finding) -> tuple[str, str, str]:
+    """What makes one disagreement: the rule, the place in the spec, and the statement with its
+    operation (`the response body breaks the spec's schema (GET /v2/carts/{cartID})`)."""
+    return finding.rule, finding.section, finding.message.split(": ", 1)[0]
+
+
+def operation_of(finding: Finding) -> str:
+    """The operation a contract finding names (`GET /v2/carts/{cartID}`)."""
+    return finding.message.split(": ", 1)[0].rpartition(" (")[2].rstrip(")")
+
+
 def disagreements(findings: Iterable[Finding]) -> list[Disagreement]:
     """The findings of one contract rule by disagreement (operation, place in the spec), in the order
     each was first seen; memory grows with the disagreements, not the findings."""
     found: dict[tuple[str, str, str], Disagreement] = {}
     for finding in findings:
-        operation = finding.message.split(": ", 1)[0]  # the statement and its operation
-        key = (finding.rule, finding.section, operation)
+        key = key_of(finding)
         one = found.get(key)
         if one is None:
             one = found[key] = Disagreement(finding)
@@ -52,7 +62,7 @@ def disagreement_lines(findings: Iterable[Finding], shown: int) -> Iterator[str]
     for one in grouped[: shown or None]:
         first = one.first
         more = ", ..." if one.count > len(one.numbers) else ""
-        operation = first.message.split(": ", 1)[0].rpartition(" (")[2].rstrip(")")
+        operation = operation_of(first)
         yield f"    {operation}: {one.count} exchange(s) ({', '.join(one.numbers)}{more})"
         yield f"        source: {first.section}"
         yield f"        {first.where}: expected {first.expected}; found {first.found}"

@@ -12,6 +12,8 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
+from proxy.core.contract.coverage import Coverage
+from proxy.core.reports.coverage import coverage_json, coverage_lines, coverage_markdown
 from proxy.core.reports.disagreements import disagreement_lines, is_contract
 from proxy.core.reports.escaping import html_text, json_text, markdown_code, visible, xml_attribute, xml_text
 from proxy.core.reports.finding_groups import FindingGroups
@@ -42,6 +44,7 @@ class Report:
     cassettes: Sequence[CassetteResult]
     rules: Sequence[Rule] = field(default_factory=tuple)
     off: frozenset[str] = frozenset()
+    coverage: Coverage | None = None  # what the specs' operations saw, when `--coverage` asks
 
     def counts(self) -> dict[Severity, int]:
         """How many new findings of each severity, over every cassette."""
@@ -138,6 +141,9 @@ def _text_lines(report: Report, per_rule: int, summary_only: bool) -> Iterator[s
         yield headline(unjudged, report.exchanges) + ("" if summary_only else ":")
         if not summary_only:
             yield from (f"  {line}" for line in group_lines(unjudged))
+    if report.coverage is not None:
+        lines = coverage_lines(report.coverage)
+        yield from [lines[0].rstrip(":")] if summary_only else lines
 
 
 def json_report(report: Report) -> Iterator[str]:
@@ -168,6 +174,8 @@ def json_report(report: Report) -> Iterator[str]:
         ],
         "unjudged": unjudged_json(report.unjudged),
     }
+    if report.coverage is not None:
+        rest["coverage"] = coverage_json(report.coverage)
     yield json_text(rest, indent=2)[1:] + "\n"  # '\n  "counts": ...\n}'
 
 
@@ -268,6 +276,8 @@ def markdown_report(
         yield f"\n**{headline(unjudged, report.exchanges)}:**\n\n"
         for name, what in group_items(unjudged):
             yield f"- {markdown_code(name)}: {what}\n" if name is not None else f"- {what}\n"
+    if report.coverage is not None:
+        yield from coverage_markdown(report.coverage)
     if not any(counts.values()):
         yield "\nNo findings.\n"
         return

@@ -18,6 +18,7 @@ from http import HTTPStatus
 from typing import Any
 
 from proxy.core.model.exchange import Body, Exchange
+from proxy.core.reports.coverage import coverage_page
 from proxy.core.reports.escaping import html_text, script_json
 from proxy.core.reports.formats import Report
 from proxy.core.reports.unjudged import group_lines, headline, verdict_text
@@ -139,6 +140,7 @@ def report_data(
         ],
         "rules": rules,
         "unjudged": _unjudged(report),
+        "coverage": coverage_page(report.coverage),
         "endpoints": [
             {
                 "endpoint": label,

@@ -227,3 +227,29 @@ def test_the_secrets_of_the_childs_part_reach_this_process(
     )
     assert len(forks) == 1 and checker.checked == COUNT
     assert secret in KNOWN.values
+
+
+def test_the_childs_part_counts_in_the_contracts_coverage(
+    tmp_path: Path, forks: list[int], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`check --coverage` counts the exchanges the child checked too (the 500 is only in its part)."""
+    from tests.unit.core.contract.plans import FIXTURES, JSON
+    from tests.unit.core.contract.plans import exchange as plan_read
+
+    shutil.copytree(FIXTURES, tmp_path / "specs")
+    unknown = plan_read(path="/v2/settings", body={"data": {}}, headers=JSON)
+    made = [plan_read() if number % 2 else unknown for number in range(COUNT)]
+    made[-1] = plan_read(status=500, body={"errors": []}, headers=JSON)
+    path = tmp_path / "plans.yaml"
+    save_cassette(path, Cassette(tuple(made)))
+    tuple(stream_cassette(path).exchanges)  # warm: split between the two processes
+    monkeypatch.chdir(tmp_path)
+    command = ["check", "--format", "json", "--spec", "specs", "--coverage", path.name]
+    main(command)
+    two = json.loads(capsys.readouterr().out)["coverage"]
+    assert len(forks) == 1
+    monkeypatch.setattr(two_core_check, "SMALLEST_SPLIT", COUNT + 1)
+    main(command)
+    assert json.loads(capsys.readouterr().out)["coverage"] == two
+    assert two["by_operation"][1]["statuses"] == {"200": COUNT // 2 - 1, "500": 1}
+    assert two["unknown"] == [{"operation": "GET /v2/settings", "exchanges": COUNT // 2}]

@@ -32,6 +32,10 @@ if (data.unjudged.exchanges) {
   document.getElementById("unjudged").append(element("p", {text: `${data.unjudged.headline}:`}),
     element("ul", {}, ...data.unjudged.lines.map((line) => element("li", {text: line}))));
 }
+if (data.coverage.headline) {
+  document.getElementById("coverage").append(element("p", {text: `${data.coverage.headline}:`}),
+    element("ul", {}, ...data.coverage.lines.map((line) => element("li", {text: line}))));
+}
 
 const ruleBody = document.querySelector("#by-rule tbody");
 for (const rule of data.rules) {

@@ -1,0 +1,229 @@
+"""`check --propose-overlay`: for each disagreement between the traffic and the specs, the smallest change
+at its place in the spec that would make the spec accept what the service did, as OpenAPI Overlay 1.0
+actions (a JSONPath `target`, an `update` or `remove: true`, a `description` naming how many exchanges
+and the first of them). The maintainer reviews them: the service or the spec may be the one in the wrong.
+
+Pure, no I/O. What each disagreement needs (the statuses, types, values, property names the traffic had
+at that place) is collected as the contract judges (`Observations`, bounded); the actions are made
+from the report's grouped disagreements at the end.
+
+- an undocumented status: the status added to the operation's `responses`;
+- an undocumented content type: the media type added to the response's `content`;
+- a required header missing: the header's `required: false`;
+- `type`: for a null, `nullable: true` (3.0) or `null` among the types (3.1); for a fraction where
+  `integer` was, `number`; else the spec's types and those seen (3.1), or `anyOf` of them (3.0);
+- `enum`: each value seen appended; `required`: the missing property taken out of the list;
+- `additionalProperties: false`: `additionalProperties: true`;
+- `format`, `pattern`, a bound, `const`: the keyword removed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from proxy.core.contract.documents import Spec
+from proxy.core.contract.judge import Disagreement as Seen
+from proxy.core.reports.disagreements import Disagreement, key_of, operation_of
+
+MAX_VALUES = 20  # distinct values kept per disagreement
+Key = tuple[str, str, str]  # `proxy.core.reports.disagreements.key_of`
+REMOVABLE = frozenset(
+    {"format", "pattern", "minLength", "maxLength", "minimum", "maximum", "exclusiveMinimum"}
+    | {"exclusiveMaximum", "multipleOf", "minItems", "maxItems", "uniqueItems", "minProperties"}
+    | {"maxProperties", "const"}
+)
+
+
+@dataclass(slots=True)
+class Observed:
+    """One disagreement's place in the spec, its kind, and the distinct values the traffic had there."""
+
+    location: tuple[str, str]
+    kind: str
+    values: list[Any] = field(default_factory=list)
+
+    def add(self, value: Any) -> None:
+        for one in value if isinstance(value, tuple) else (value,):
+            if one not in self.values and len(self.values) < MAX_VALUES:
+                self.values.append(one)
+
+
+class Observations:
+    """What the traffic had at each disagreement's place, by the key the report groups them by."""
+
+    def __init__(self) -> None:
+        self.by_key: dict[Key, Observed] = {}
+
+    def add(self, key: Key, seen: Seen) -> None:
+        one = self.by_key.get(key)
+        if one is None:
+            one = self.by_key[key] = Observed(seen.location, seen.kind)
+        if seen.seen is not None or seen.kind in ("type", "enum"):
+            one.add(seen.seen)
+
+    def merge(self, other: Observations) -> None:
+        for key, theirs in other.by_key.items():
+            one = self.by_key.setdefault(key, Observed(theirs.location, theirs.kind))
+            for value in theirs.values:
+                one.add(value)
+
+
+@dataclass(frozen=True, slots=True)
+class Proposal:
+    """The Overlay actions for one spec document, and the disagreements no change was proposed for."""
+
+    actions: dict[str, list[dict[str, Any]]]  # by spec document name
+    skipped: list[str]
+
+
+def proposed(
+    groups: Iterable[Disagreement],
+    observations: Observations,
+    specs: Mapping[str, Spec],
+    correctable: Collection[str],
+    scrub: Callable[[str], str] = lambda text: text,
+) -> Proposal:
+    """The actions for each disagreement; those at a place no overlay can reach (a file not named with
+    `--spec`, a key a JSONPath cannot name) or with no smallest change (`oneOf`...) are named in
+    `skipped`. `scrub` keeps a secret out of the descriptions; a value it changes is not proposed."""
+    actions: dict[str, list[dict[str, Any]]] = {}
+    skipped: list[str] = []
+    for group in groups:
+        first = group.first
+        observed = observations.by_key.get(key_of(first))
+        if observed is None or first.rule == "contract.unsupported":
+            continue
+        more = ", ..." if group.count > len(group.numbers) else ""
+        said = scrub(
+            f"{first.rule}: {group.count} exchange(s) ({', '.join(group.numbers)}{more}) of "
+            f"{operation_of(first)}: {first.where}: expected {first.expected}, found {first.found}"
+        )
+        name, pointer = observed.location
+        values = [value for value in observed.values if not isinstance(value, str) or scrub(value) == value]
+        made = None
+        if name in correctable and name in specs:
+            made = _changes(specs[name], pointer, observed.kind, values)
+        if not made:
+            why = "not a spec named with --spec" if name not in correctable else "no smallest change"
+            skipped.append(f"{first.section}: {why}: {said}")
+            continue
+        for target, change in made:
+            actions.setdefault(name, []).append({"target": target, "description": said, **change})
+    return Proposal(actions, skipped)
+
+
+def overlay_document(spec: str, actions: list[dict[str, Any]]) -> dict[str, Any]:
+    """An Overlay 1.0 document of these actions, extending `spec` (its name as loaded)."""
+    return {
+        "overlay": "1.0.0",
+        "info": {
+            "title": f"Proposed corrections of {spec}: what the service did (review each)",
+            "version": "1.0.0",
+        },
+        "extends": spec,
+        "actions": actions,
+    }
+
+
+Change = tuple[str, dict[str, Any]]  # a target and its `update` or `remove`
+
+
+def _changes(spec: Spec, pointer: str, kind: str, values: list[Any]) -> list[Change] | None:
+    """The actions at `pointer` of `spec`; None when no target can name it or no change fits."""
+    tokens = pointer.split("/")[1:]
+    path = _jsonpath(spec.document, tokens)
+    if path is None:
+        return None
+    parent = _jsonpath(spec.document, tokens[:-1])
+    node = _node(spec.document, tokens)
+    if kind == "status":
+        return [(path, {"update": {str(status): {"description": "Seen in traffic"}}}) for status in values]
+    if kind == "content-type":
+        return [(path, {"update": {str(media): {}}}) for media in values if media]
+    if kind == "header":
+        return [(path, {"update": {"required": False}})]
+    if parent is None:
+        return None
+    if kind == "type":
+        return _wider(spec.version, path, parent, node, _node(spec.document, tokens[:-1]), values)
+    if kind == "enum":
+        if None in values and spec.version == "3.0":
+            return [(parent, {"update": {"nullable": True}})]
+        return [(path, {"update": value}) for value in values]
+    if kind == "required":
+        return [(f"{path}[?@ == {_quoted(str(name))}]", {"remove": True}) for name in values]
+    if kind == "additionalProperties" and node is False:
+        return [(parent, {"update": {"additionalProperties": True}})]
+    if kind in REMOVABLE:
+        return [(path, {"remove": True})]
+    return None
+
+
+def _wider(
+    version: str, path: str, parent: str, node: Any, schema: Any, seen: list[Any]
+) -> list[Change] | None:
+    """The smallest widening of a `type` to the types seen."""
+    written = [node] if isinstance(node, str) else list(node) if isinstance(node, list) else None
+    if written is None:
+        return None
+    types = [kind for kind in seen if kind not in written and not (kind == "integer" and "number" in written)]
+    changes: list[Change] = []
+    if "null" in types and version == "3.0":
+        changes.append((parent, {"update": {"nullable": True}}))
+        types.remove("null")
+    if not types:
+        return changes
+    if written == ["integer"] and types == ["number"]:  # a fraction where a whole number was
+        return [*changes, (parent, {"update": {"type": "number"}})]
+    if version == "3.0":
+        if isinstance(schema, Mapping) and not {"anyOf", "oneOf"} & set(schema):
+            either = [{"type": kind} for kind in [*written, *types]]
+            return [*changes, (path, {"remove": True}), (parent, {"update": {"anyOf": either}})]
+        return [*changes, (path, {"remove": True})]
+    return [*changes, (path, {"remove": True}), (parent, {"update": {"type": [*written, *types]}})]
+
+
+def _node(document: Any, tokens: list[str]) -> Any:
+    node = document
+    for token in tokens:
+        token = token.replace("~1", "/").replace("~0", "~")
+        node = (
+            node[int(token)]
+            if isinstance(node, list)
+            else node.get(token)
+            if isinstance(node, Mapping)
+            else None
+        )
+    return node
+
+
+def _jsonpath(document: Any, tokens: list[str]) -> str | None:
+    """The RFC 9535 query of the node at these pointer tokens; None when a step is a key JSONPath cannot
+    name (YAML's unquoted `200:` is an integer key)."""
+    parts, node = ["$"], document
+    for raw in tokens:
+        token = raw.replace("~1", "/").replace("~0", "~")
+        if isinstance(node, list) and token.isdigit():
+            parts.append(f"[{token}]")
+            node = node[int(token)]
+        elif isinstance(node, Mapping) and token in node:
+            parts.append(f"[{_quoted(token)}]")
+            node = node[token]
+        else:
+            return None
+    return "".join(parts)
+
+
+def _quoted(text: str) -> str:
+    """A string literal of RFC 9535, single-quoted."""
+    escaped = []
+    for char in text:
+        if char in "\\'":
+            escaped.append("\\" + char)
+        elif ord(char) < 0x20:
+            escaped.append(f"\\u{ord(char):04x}")
+        else:
+            escaped.append(char)
+    return "'" + "".join(escaped) + "'"
