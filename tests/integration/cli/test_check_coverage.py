@@ -112,7 +112,9 @@ def test_min_coverage_fails_below_its_threshold(
 def test_coverage_needs_specs(project: Path, capsys: pytest.CaptureFixture[str], flag: list[str]) -> None:
     code, _, err = run(capsys, "check", *flag, "t.yaml")
     assert code == 2
-    assert err.strip().endswith("counts the operations of the specs: name them with --spec")
+    assert err.strip().endswith(
+        "counts the operations of the specs: name them with --spec (or the config's specs:)"
+    )
 
 
 @pytest.mark.parametrize("bad", ["101", "-1", "nan", "most"])
