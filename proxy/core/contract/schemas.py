@@ -2,13 +2,15 @@
 when an exchange first needs it. No I/O.
 
 What the conversion does so the published specs read as their authors meant (the false alarms other
-checkers raise are all here): OpenAPI 3.0's `nullable: true` admits null, beside `type`, `enum`,
-`$ref` or `anyOf`/`oneOf`/`allOf` alike; a `discriminator` with `propertyName` and `mapping` (or the
+checkers raise are all here): `nullable: true` admits null, beside `type`, `enum`, `$ref` or
+`anyOf`/`oneOf`/`allOf` alike, in a 3.1 document too (3.1 dropped the keyword, but the published specs
+still write it: rule-promotions.yaml); a `discriminator` with `propertyName` and `mapping` (or the
 implicit mapping by schema name) picks the one branch its value names instead of asking that exactly
 one branch of `oneOf` match; `readOnly` properties are not required in a request, nor `writeOnly` ones in
 a response; 3.0's boolean `exclusiveMinimum`/`exclusiveMaximum` become 2020-12's numbers; only the
-formats `uuid`, `date-time` and `uri` are validated (the others are annotations: the specs use
-`int32`, `float` and their own). Every `$ref`, within a file or across files, becomes a `$defs` entry
+formats `uuid`, `date-time`, `uri` and `uri-reference` are validated, the links as the service writes
+them (`proxy.core.contract.formats`; the others are annotations: the specs use `int32`, `float` and
+their own). Every `$ref`, within a file or across files, becomes a `$defs` entry
 of one self-contained schema, so a recursive schema is fine.
 """
 
@@ -21,9 +23,9 @@ from typing import Any, Literal, TypeAlias
 import jsonschema_rs
 
 from proxy.core.contract.documents import Spec, escape, ref_target, resolve_pointer
+from proxy.core.contract.formats import CUSTOM, VALIDATED
 
 Direction: TypeAlias = Literal["request", "response"]
-VALIDATED_FORMATS = frozenset({"uuid", "date-time", "uri"})
 _SCHEMA_MAPS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
 _SCHEMA_LISTS = ("allOf", "anyOf", "oneOf", "prefixItems")
 _SCHEMA_VALUES = (
@@ -70,7 +72,9 @@ class Compiled:
         self.root = root
         self._names = names
         try:
-            self._validator = jsonschema_rs.Draft202012Validator(converted, validate_formats=True)
+            self._validator = jsonschema_rs.Draft202012Validator(
+                converted, validate_formats=True, formats=dict(CUSTOM)
+            )
         except (ValueError, jsonschema_rs.ValidationError, jsonschema_rs.ReferencingError) as error:
             raise Unsupported(root, str(error).strip().splitlines()[0]) from None
 
@@ -212,7 +216,7 @@ class _Bundle:
         for key, value in node.items():
             if key == "$ref" or key in _DROPPED or (isinstance(key, str) and key.startswith("x-")):
                 continue
-            if key == "format" and value not in VALIDATED_FORMATS:
+            if key == "format" and value not in VALIDATED:
                 continue
             converted[key] = self._keyword(key, value, name)
         if "required" in converted and isinstance(node.get("properties"), Mapping):
@@ -222,7 +226,7 @@ class _Bundle:
         discriminator = node.get("discriminator")
         if isinstance(discriminator, Mapping):
             self._discriminate(converted, node, discriminator, name)
-        if version == "3.0" and node.get("nullable") is True:
+        if node.get("nullable") is True:  # in a 3.1 document too, where its authors still write it
             return _nullable(converted)
         return converted
 
