@@ -6,12 +6,13 @@ checkers raise are all here): `nullable: true` admits null, beside `type`, `enum
 `anyOf`/`oneOf`/`allOf` alike, in a 3.1 document too (3.1 dropped the keyword, but the published specs
 still write it: rule-promotions.yaml); a `discriminator` with `propertyName` and `mapping` (or the
 implicit mapping by schema name) picks the one branch its value names instead of asking that exactly
-one branch of `oneOf` match; `readOnly` properties are not required in a request, nor `writeOnly` ones in
-a response; 3.0's boolean `exclusiveMinimum`/`exclusiveMaximum` become 2020-12's numbers; only the
-formats `uuid`, `date-time`, `uri` and `uri-reference` are validated, the links as the service writes
-them (`proxy.core.contract.formats`; the others are annotations: the specs use `int32`, `float` and
-their own). Every `$ref`, within a file or across files, becomes a `$defs` entry
-of one self-contained schema, so a recursive schema is fine.
+one branch of `oneOf` match; `readOnly` properties are not required in a request, nor `writeOnly` ones
+in a response, however the object is composed (`proxy.core.contract.one_way`); 3.0's boolean
+`exclusiveMinimum`/`exclusiveMaximum` become 2020-12's numbers; only the formats `uuid`, `date-time`,
+`uri` and `uri-reference` are validated, the links as the service writes them
+(`proxy.core.contract.formats`; the others are annotations: the specs use `int32`, `float` and their
+own). Every `$ref`, within a file or across files, becomes a `$defs` entry of one self-contained
+schema, so a recursive schema is fine.
 """
 
 from __future__ import annotations
@@ -24,10 +25,12 @@ import jsonschema_rs
 
 from proxy.core.contract.documents import Spec, escape, ref_target, resolve_pointer
 from proxy.core.contract.formats import CUSTOM, VALIDATED
+from proxy.core.contract.one_way import hidden
 
 Direction: TypeAlias = Literal["request", "response"]
 _SCHEMA_MAPS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
 _SCHEMA_LISTS = ("allOf", "anyOf", "oneOf", "prefixItems")
+_SAME_VALUE = frozenset({"allOf", "anyOf", "oneOf", "then", "else"})  # their schemas judge the same value
 _SCHEMA_VALUES = (
     "additionalProperties",
     "items",
@@ -42,6 +45,7 @@ _SCHEMA_VALUES = (
 )
 _DROPPED = frozenset({"nullable", "discriminator", "example", "examples", "xml", "externalDocs"})
 Location: TypeAlias = tuple[str, str]  # a document's name and a JSON pointer in it
+_Key: TypeAlias = tuple[Location, frozenset[str]]  # a schema, and the properties its object never carries
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,40 +181,47 @@ class _Bundle:
     def __init__(self, specs: Mapping[str, Spec], direction: Direction) -> None:
         self.specs = specs
         self.direction = direction
-        self.names: dict[Location, str] = {}
-        self.waiting: list[Location] = []
+        self.flag = "readOnly" if direction == "request" else "writeOnly"
+        self.names: dict[_Key, str] = {}
+        self.waiting: list[_Key] = []
 
     def of(self, root: Location) -> tuple[dict[str, Any], dict[str, Location]]:
-        first = self._name(root)
+        first = self._name(root, frozenset())
         definitions: dict[str, Any] = {}
         while self.waiting:
-            location = self.waiting.pop()
-            name, pointer = location
+            key = self.waiting.pop()
+            (name, pointer), context = key
             node = resolve_pointer(self.specs[name].document, pointer)
-            definitions[self.names[location]] = self._convert(node, name)
+            definitions[self.names[key]] = self._convert(node, name, context)
         return {"$defs": definitions, "$ref": f"#/$defs/{first}"}, {
-            label: location for location, label in self.names.items()
+            label: location for (location, _), label in self.names.items()
         }
 
-    def _name(self, location: Location) -> str:
-        found = self.names.get(location)
+    def _name(self, location: Location, context: frozenset[str]) -> str:
+        """The `$defs` name of a schema; one per set of properties its object never carries (a schema
+        shared by objects that differ in those is converted once for each)."""
+        key = (location, context)
+        found = self.names.get(key)
         if found is None:
-            found = self.names[location] = f"s{len(self.names)}"
-            self.waiting.append(location)
+            found = self.names[key] = f"s{len(self.names)}"
+            self.waiting.append(key)
         return found
 
     def _target(self, name: str, ref: str) -> tuple[Location, Any]:
         location = ref_target(name, ref)
         return location, resolve_pointer(self.specs[location[0]].document, location[1])
 
-    def _convert(self, node: Any, name: str) -> Any:
+    def _convert(self, node: Any, name: str, context: frozenset[str] = frozenset()) -> Any:
+        """`context`: the properties the enclosing object never carries in this direction, when `node`
+        is one of the schemas that judge that same object (an `allOf` branch...)."""
         if not isinstance(node, Mapping):
             return node  # a boolean schema (3.1)
         version = self.specs[name].version
         converted: dict[str, Any] = {}
+        unsent = context | hidden(self.specs, node, name, self.flag)
         ref = node.get("$ref")
         if isinstance(ref, str):
-            converted["$ref"] = "#/$defs/" + self._name(self._target(name, ref)[0])
+            converted["$ref"] = "#/$defs/" + self._name(self._target(name, ref)[0], unsent)
             if version == "3.0":  # siblings of a 3.0 `$ref` are ignored, but for `nullable`
                 return _nullable(converted) if node.get("nullable") is True else converted
         for key, value in node.items():
@@ -218,46 +229,36 @@ class _Bundle:
                 continue
             if key == "format" and value not in VALIDATED:
                 continue
-            converted[key] = self._keyword(key, value, name)
-        if "required" in converted and isinstance(node.get("properties"), Mapping):
-            converted["required"] = self._required(node, name)
+            converted[key] = self._keyword(key, value, name, unsent if key in _SAME_VALUE else frozenset())
+        if isinstance(converted.get("required"), list):
+            converted["required"] = [field for field in converted["required"] if field not in unsent]
         if version == "3.0":
             _exclusive_bounds(converted, node)
         discriminator = node.get("discriminator")
         if isinstance(discriminator, Mapping):
-            self._discriminate(converted, node, discriminator, name)
+            self._discriminate(converted, node, discriminator, name, unsent)
         if node.get("nullable") is True:  # in a 3.1 document too, where its authors still write it
             return _nullable(converted)
         return converted
 
-    def _keyword(self, key: str, value: Any, name: str) -> Any:
+    def _keyword(self, key: str, value: Any, name: str, context: frozenset[str]) -> Any:
         if key in _SCHEMA_MAPS and isinstance(value, Mapping):
             return {inner: self._convert(schema, name) for inner, schema in value.items()}
         if key in _SCHEMA_LISTS and isinstance(value, list):
-            return [self._convert(schema, name) for schema in value]
+            return [self._convert(schema, name, context) for schema in value]
         if key in _SCHEMA_VALUES:
             if isinstance(value, list):  # `items` as a list, before 2020-12
                 return [self._convert(schema, name) for schema in value]
-            return self._convert(value, name)
+            return self._convert(value, name, context)
         return value
 
-    def _required(self, node: Mapping[str, Any], name: str) -> list[Any]:
-        """`required` less the properties this direction never carries (readOnly ones in a request,
-        writeOnly ones in a response), looking through a property's `$ref`."""
-        hidden = "readOnly" if self.direction == "request" else "writeOnly"
-        properties = node["properties"]
-        kept = []
-        for field in node.get("required") or []:
-            schema = properties.get(field) if isinstance(field, str) else None
-            if isinstance(schema, Mapping) and isinstance(schema.get("$ref"), str):
-                _, target = self._target(name, schema["$ref"])
-                schema = {**target, **schema} if isinstance(target, Mapping) else schema
-            if not (isinstance(schema, Mapping) and schema.get(hidden) is True):
-                kept.append(field)
-        return kept
-
     def _discriminate(
-        self, converted: dict[str, Any], node: Mapping[str, Any], discriminator: Mapping[str, Any], name: str
+        self,
+        converted: dict[str, Any],
+        node: Mapping[str, Any],
+        discriminator: Mapping[str, Any],
+        name: str,
+        context: frozenset[str],
     ) -> None:
         """`oneOf`/`anyOf` with a discriminator: the branch its property's value names must match."""
         branches_key = next((key for key in ("oneOf", "anyOf") if key in converted), None)
@@ -267,7 +268,7 @@ class _Bundle:
         targets: dict[str, str] = {}
         for value, ref in (discriminator.get("mapping") or {}).items():
             written = ref if "/" in ref or "#" in ref else f"#/components/schemas/{ref}"
-            targets[str(value)] = "#/$defs/" + self._name(self._target(name, written)[0])
+            targets[str(value)] = "#/$defs/" + self._name(self._target(name, written)[0], context)
         for branch, converted_branch in zip(node[branches_key], converted[branches_key], strict=False):
             ref = branch.get("$ref") if isinstance(branch, Mapping) else None
             if isinstance(ref, str) and isinstance(converted_branch, Mapping):
