@@ -8,6 +8,9 @@ or operation that said so, and the overlay that changed that place when one did
 Precedence: the documented rules (`rules/`) win over the spec. An operation the rules document is judged
 by them alone: the contract does not judge it (the smallest honest form: the rules judge every field they
 know of those operations, and say nothing of the fields they do not, so the spec is silent there too).
+
+Several specs knowing the same operation: the exchange is judged against each (`Contract.judge_all`), and
+a disagreement is reported only when every one of them disagrees, from the first spec by file name.
 """
 
 from __future__ import annotations
@@ -161,15 +164,17 @@ class ContractJudge:
     ) -> Verdict:
         """The contract findings of one exchange; none for an operation the documented rules judge."""
         request = exchange.request
-        operation = self.contract.operation(request.method, request.path)
-        if operation is None:
+        operations = self.contract.operations(request.method, request.path)
+        if not operations:
             self.coverage.unknown_seen(request.method, request.path)
             return Verdict(False, [])
-        self.coverage.seen(operation, exchange.response.status)
+        for known in operations:  # every spec that knows the operation had it exercised
+            self.coverage.seen(known, exchange.response.status)
         if documented:
             return Verdict(True, [])
         findings = []
-        for disagreement in self.contract.judge(exchange, operation):
+        operation, disagreements = self.contract.judge_all(exchange, operations)
+        for disagreement in disagreements:
             rule = BY_ID[disagreement.rule]
             chosen = severity(rule.id, rule.severity, request.method, request.path)
             if chosen == "off":

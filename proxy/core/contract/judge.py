@@ -8,7 +8,7 @@ disagreement of `contract.unsupported` once per run, at its place, and is never 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,6 +18,7 @@ from proxy.core.contract.schemas import Direction, Location, Schemas, Unsupporte
 from proxy.core.model.exchange import Body, Exchange, Headers, header_value
 
 WRITES = frozenset({"POST", "PUT", "PATCH"})
+UNSUPPORTED = "contract.unsupported"
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,13 +45,38 @@ class Contract:
         self._unsupported_said: set[Location] = set()
 
     def operation(self, method: str, path: str) -> Operation | None:
-        """The operation a request is, or None when no spec knows it."""
+        """The operation a request is (the first spec's in the fixed order), or None when none knows it."""
         return self.index.find(method, path)
+
+    def operations(self, method: str, path: str) -> tuple[Operation, ...]:
+        """The operation a request is, as each spec that knows it writes it (in a fixed order); empty
+        when no spec knows it."""
+        return self.index.find_all(method, path)
 
     def overlay_at(self, location: Location) -> str | None:
         """The overlay that changed this place of the spec, if one did."""
         spec = self.specs.get(location[0])
         return spec.overlay_at(location[1]) if spec is not None else None
+
+    def judge_all(
+        self, exchange: Exchange, operations: Sequence[Operation]
+    ) -> tuple[Operation, list[Disagreement]]:
+        """An exchange against every spec that knows its operation (`operations`, in their fixed order):
+        none of them disagrees when one of them agrees; else the first one's disagreements, and the
+        operation judged. The answer never depends on the order the specs were named. A schema one of
+        them cannot compile is said all the same, and does not count as a disagreement."""
+        notes: list[Disagreement] = []
+        first: tuple[Operation, list[Disagreement]] | None = None
+        for operation in operations:
+            found = self.judge(exchange, operation)
+            notes.extend(one for one in found if one.rule == UNSUPPORTED)
+            real = [one for one in found if one.rule != UNSUPPORTED]
+            if not real:
+                return operation, notes
+            if first is None:
+                first = (operation, real)
+        assert first is not None, "judge_all needs at least one operation"
+        return first[0], [*notes, *first[1]]
 
     def judge(self, exchange: Exchange, operation: Operation) -> list[Disagreement]:
         """Every disagreement of one exchange with its operation."""
@@ -156,7 +182,7 @@ class Contract:
             if unsupported.location not in self._unsupported_said:
                 self._unsupported_said.add(unsupported.location)
                 yield Disagreement(
-                    "contract.unsupported",
+                    UNSUPPORTED,
                     "schema",
                     "a schema the validator can compile",
                     unsupported.reason,

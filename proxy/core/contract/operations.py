@@ -6,6 +6,10 @@ routes alike (`routed_path`: a trailing slash, doubled slashes and the case of `
 A path parameter matches one segment, of the type its spec says (an `integer` parameter never matches
 a word); among the templates that match, literal segments win over parameters, leftmost first
 (`/v2/carts/items` before `/v2/carts/{cartID}`).
+
+Several specs may know the same operation (shopper.yaml repeats cart_checkout.yaml's): `find_all` gives
+every one of them, in a fixed order (by spec file, then place) that does not depend on the order the
+specs were named.
 """
 
 from __future__ import annotations
@@ -61,7 +65,7 @@ class OperationIndex:
                 self._by_method.setdefault(template.operation.method, []).append(template)
         for templates in self._by_method.values():
             templates.sort(key=lambda template: template.rank)
-        self.find = lru_cache(maxsize=4096)(self._find)
+        self.find_all = lru_cache(maxsize=4096)(self._find_all)
 
     def __len__(self) -> int:
         return sum(len(templates) for templates in self._by_method.values())
@@ -70,13 +74,25 @@ class OperationIndex:
         """Every operation, once per template (an operation under several base paths is several)."""
         return [template.operation for templates in self._by_method.values() for template in templates]
 
-    def _find(self, method: str, path: str) -> Operation | None:
-        """The operation this request is, or None when no spec knows it."""
+    def find(self, method: str, path: str) -> Operation | None:
+        """The operation this request is (the first in the fixed order), or None when no spec knows it."""
+        found = self.find_all(method, path)
+        return found[0] if found else None
+
+    def _find_all(self, method: str, path: str) -> tuple[Operation, ...]:
+        """Every spec's operation this request is (the most specific template, as written in each spec
+        that knows it), by spec file and place; empty when no spec knows it."""
         routed = routed_path(path)
+        best: tuple[int, ...] | None = None
+        found: dict[tuple[str, str], Operation] = {}
         for template in self._by_method.get(method.upper(), ()):
+            if best is not None and template.rank != best:
+                break  # sorted by rank: the rest are less specific
             if template.pattern.fullmatch(routed) is not None:
-                return template.operation
-        return None
+                best = template.rank
+                operation = template.operation
+                found.setdefault((operation.spec, operation.pointer), operation)
+        return tuple(found[key] for key in sorted(found))
 
 
 def _base_paths(spec: Spec) -> list[str]:
