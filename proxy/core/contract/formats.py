@@ -14,13 +14,19 @@ import re
 from collections.abc import Callable, Mapping
 from urllib.parse import urlsplit
 
-_UNFIT = re.compile(r"[\s\x00-\x1f\x7f-\x9f]|%(?![0-9A-Fa-f]{2})")
+_BROKEN_ESCAPE = re.compile(r"%(?![0-9A-Fa-f]{2})")
+_PARSED_AUTHORITY = re.compile(r"(?:[A-Za-z][A-Za-z0-9+.\-]*:)?//[^/?#]*[:\[\]]")  # a port, user, IPv6
 
 
 def is_link(value: str) -> bool:
-    """Whether `value` is a URI reference as the service writes one (brackets allowed)."""
-    if _UNFIT.search(value) is not None:
+    """Whether `value` is a URI reference as the service writes one (brackets allowed). Called for
+    every link of every answer: a host without a port, user or IPv6 brackets needs no parsing."""
+    if not value.isprintable() or " " in value:  # a control character, a separator (space, line)
         return False
+    if "%" in value and _BROKEN_ESCAPE.search(value) is not None:
+        return False
+    if _PARSED_AUTHORITY.match(value) is None:
+        return True
     try:
         parts = urlsplit(value)
         parts.port  # noqa: B018 -- raises on a port that is not a number in range
