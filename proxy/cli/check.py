@@ -54,24 +54,7 @@ def add_to(commands: Any, common: argparse.ArgumentParser) -> None:
         type=Path,
         help="accept every current finding: write them to FILE and exit 0",
     )
-    check.add_argument(
-        "--spec",
-        metavar="PATH",
-        type=Path,
-        action="append",
-        default=[],
-        help="a published OpenAPI spec (3.0 or 3.1, YAML or JSON), or a folder of them, to judge each "
-        "exchange against too (repeatable; docs/contract.md)",
-    )
-    check.add_argument(
-        "--overlay",
-        metavar="PATH",
-        type=Path,
-        action="append",
-        default=[],
-        help="corrections on top of the specs: a merge file in the shape the SDK keeps, or an OpenAPI "
-        "Overlay 1.0 document, or a folder of them (repeatable, applied in order; docs/overlays.md)",
-    )
+    options.add_contract_options(check)
     check.add_argument(
         "--coverage",
         action="store_true",

@@ -3,6 +3,13 @@
 the file that names it. YAML is read by the project's safe reader. Any problem is one `ContractError`
 line naming the file and the place (the line of a parse error, the JSON pointer of a broken `$ref`).
 
+Only the files named (and a named folder's) must be OpenAPI documents; a file only a `$ref` reaches is
+a fragment (a schema, a `components:`-only file, a path item). A `$ref` stays relative and inside the
+folder of the spec it was reached from (the named file's folder, or the named folder), links resolved:
+a spec from a pull request cannot make a check read any other file of the machine. Every file is read
+as a regular file (never a FIFO, a device or a folder) of at most `MAX_SPEC_BYTES`; a UTF-8 BOM is
+allowed.
+
 `contract_of` is the one way from paths to a contract, for every command and the plugin. Overlays go
 in at one place, `overlay`, on each document as read, before any `$ref` is followed.
 """
@@ -10,49 +17,80 @@ in at one place, `overlay`, on each document as read, before any `$ref` is follo
 from __future__ import annotations
 
 import json
+import os
 import posixpath
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeAlias
 
 import yaml
 
 from proxy.core.cassette.safe_yaml import load_yaml, yaml_problem
-from proxy.core.contract.documents import Spec, check_references, openapi_version, other_files
+from proxy.core.contract.documents import Spec, check_references, file_references, openapi_version
 from proxy.core.contract.judge import Contract
-from proxy.errors import CassetteFormatError, ContractError
+from proxy.core.contract.structure import check_structure, kind_of
+from proxy.errors import CassetteFormatError, CommerceProxyError, ContractError
+from proxy.store.regular_files import opened
 
 SUFFIXES = (".yaml", ".yml", ".json")
+MAX_SPEC_BYTES = 64 * 2**20  # the largest published spec is under 1 MB
 # What applies the overlays to one document: its name and value in, the value overlaid and the map of
 # each JSON pointer an overlay set or removed to the overlay's file name out (the input is not changed).
 Overlaying: TypeAlias = Callable[[str, dict[str, Any]], tuple[dict[str, Any], dict[str, str]]]
 
 
+@dataclass(frozen=True, slots=True)
+class _Reached:
+    """How a file was reached: its folder of trust (`root`), and the `$ref` that named it (None for a
+    file named by --spec), with the file and pointer that wrote that `$ref` and the writer's version."""
+
+    root: str
+    via: tuple[str, str, str, str] | None = None  # writer, pointer, $ref, writer's version
+
+    def problem(self, name: str, reason: str) -> ContractError:
+        if self.via is None:
+            return ContractError(f"{name}: {reason}")
+        writer, at, ref, _ = self.via
+        return ContractError(f"{writer}: #{at}/$ref: {ref}: {reason}")
+
+
 def contract_of(paths: Iterable[Path], overlay: Overlaying | None = None) -> Contract:
     """The contract of these spec files and folders, with `overlay` applied to each document."""
-    named = spec_files(paths)
-    documents: dict[str, Any] = {}
-    overlaid: dict[str, dict[str, str]] = {}
-    waiting = list(named)
+    waiting = [(name, _Reached(root)) for name, root in _named(paths)]
+    specs: dict[str, Spec] = {}
     while waiting:
-        name = waiting.pop(0)
-        if name in documents:
+        name, reached = waiting.pop(0)
+        if name in specs:
             continue
-        document = _read(Path(name))
+        document = _read(name, reached)
+        if reached.via is None:
+            version = openapi_version(name, document)
+        elif isinstance(document, dict):
+            version = reached.via[3]
+        else:
+            raise reached.problem(name, f"expected a mapping in the file, found {kind_of(document)}")
         changed: dict[str, str] = {}
-        if overlay is not None and isinstance(document, dict):
+        if overlay is not None:
             document, changed = overlay(name, document)
-        documents[name], overlaid[name] = document, changed
-        waiting.extend(sorted(other_files(name, document) - documents.keys()))
-    versions = {name: openapi_version(name, document) for name, document in documents.items()}
-    check_references(documents)
-    return Contract(Spec(name, versions[name], documents[name], overlaid[name]) for name in documents)
+        specs[name] = Spec(name, version, document, changed, entry=reached.via is None)
+        for at, ref, target in sorted(file_references(name, document)):
+            if target not in specs:
+                waiting.append((target, _Reached(reached.root, (name, at, ref, version))))
+    check_references({name: spec.document for name, spec in specs.items()})
+    check_structure(specs)
+    return Contract(specs.values())
 
 
 def spec_files(paths: Iterable[Path]) -> list[str]:
     """Each file named, and each spec file directly in each folder named (in name order), once each,
     as normalized POSIX names (a `$ref`'s file is joined to them)."""
-    found: list[str] = []
+    return list(dict.fromkeys(name for name, _ in _named(paths)))
+
+
+def _named(paths: Iterable[Path]) -> list[tuple[str, str]]:
+    """`spec_files`, each with the folder its `$ref`s must stay in."""
+    found: list[tuple[str, str]] = []
     for path in paths:
         if path.is_dir():
             members = sorted(
@@ -60,28 +98,44 @@ def spec_files(paths: Iterable[Path]) -> list[str]:
             )
             if not members:
                 raise ContractError(f"{path}: no spec files (*.yaml, *.yml, *.json) in this folder")
-            found.extend(posixpath.normpath(member.as_posix()) for member in members)
-        elif path.is_file():
-            found.append(posixpath.normpath(path.as_posix()))
+            root = _trusted(posixpath.normpath(path.as_posix()))
+            found.extend((posixpath.normpath(member.as_posix()), root) for member in members)
+        elif path.exists():
+            name = posixpath.normpath(path.as_posix())
+            found.append((name, _trusted(posixpath.dirname(name) or ".")))
         else:
             raise ContractError(f"{path}: no such spec file or folder")
-    return list(dict.fromkeys(found))
+    return found
 
 
-def _read(path: Path) -> Any:
+def _read(name: str, reached: _Reached) -> Any:
+    """The parsed value of one spec file, read as `_Reached` allows."""
+    path = Path(name)
+    if reached.via is not None and not _inside(path, reached.root):
+        raise reached.problem(
+            name,
+            f"outside {os.path.abspath(reached.root)}/, the folder a $ref of this spec stays in",
+        )
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ContractError(f"{path}: no such file") from None
-    except UnicodeDecodeError:
-        raise ContractError(f"{path}: not UTF-8 text") from None
+        with opened(path, "spec file") as stream:
+            raw = stream.read(MAX_SPEC_BYTES + 1)
+    except CommerceProxyError as error:
+        raise reached.problem(name, str(error).removeprefix(f"{path}: ")) from None
     except OSError as error:
-        raise ContractError(f"{path}: cannot read: {error.strerror}") from None
+        raise reached.problem(name, f"cannot read: {error.strerror}") from None
+    if len(raw) > MAX_SPEC_BYTES:
+        raise reached.problem(name, f"larger than {MAX_SPEC_BYTES // 2**20} MiB, the most a spec file may be")
+    try:
+        text = raw.decode("utf-8-sig")  # a BOM, which some editors write, is no part of the text
+    except UnicodeDecodeError as error:
+        raise ContractError(f"{path}:{raw[: error.start].count(10) + 1}: not UTF-8 text") from None
     if path.suffix == ".json":
         try:
             return json.loads(text)
         except json.JSONDecodeError as error:
             raise ContractError(f"{path}:{error.lineno}: not valid JSON: {error.msg}") from None
+        except RecursionError:
+            raise ContractError(f"{path}: not usable JSON: nested too deeply") from None
     try:
         return load_yaml(text)
     except yaml.YAMLError as error:
@@ -89,3 +143,16 @@ def _read(path: Path) -> Any:
         raise ContractError(f"{path}{f':{line}' if line else ''}: not valid YAML: {problem}") from None
     except CassetteFormatError as error:  # the safe reader's own refusals (a key twice, too deep)
         raise ContractError(f"{path}: not valid YAML: {error}") from None
+
+
+def _trusted(folder: str) -> str:
+    """The folder a named spec's `$ref`s stay in: the working folder (the project `check` runs in) when
+    the spec is inside it, so specs beside each other share files (`../common.yaml`); else the spec's
+    own folder."""
+    return "." if _inside(Path(folder), ".") else folder
+
+
+def _inside(path: Path, root: str) -> bool:
+    """Whether `path`, links resolved, is under the folder `root` (links resolved too)."""
+    folder = os.path.realpath(root)
+    return os.path.commonpath([folder, os.path.realpath(path)]) == folder

@@ -8,10 +8,10 @@ to another file is relative to the file that writes it, so the names are joined 
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import unquote
+from urllib.parse import unquote, urlsplit
 
 from proxy.errors import ContractError
 
@@ -22,12 +22,15 @@ VERSIONS = ("3.0", "3.1")
 class Spec:
     """One loaded document: its name (the file), its OpenAPI version (`3.0` or `3.1`) and its value,
     overlays already applied; `overlaid` maps each JSON pointer an overlay set or removed to the
-    overlay's file name."""
+    overlay's file name. `entry` is false for a file only a `$ref` reaches (a schema file, a
+    `components:`-only file, a path item file): it need not be OpenAPI, has no operations of its own,
+    and takes the version of the document whose `$ref` reached it first."""
 
     name: str
     version: str
     document: Mapping[str, Any]
     overlaid: Mapping[str, str]
+    entry: bool = True
 
     def overlay_at(self, pointer: str) -> str | None:
         """The overlay whose change covers this place (the place itself, a part of it, or an enclosing
@@ -78,29 +81,70 @@ def ref_target(name: str, ref: str) -> tuple[str, str]:
     return target, fragment
 
 
-def references(node: Any, pointer: str = "") -> Iterator[tuple[str, str]]:
-    """Every `$ref` string in a document, with the pointer of the node that writes it (iteratively:
-    the published specs nest deep)."""
-    stack: list[tuple[Any, str]] = [(node, pointer)]
+# Keys whose value maps names to schemas: a property may be called `$ref` and is no reference.
+_NAMED = frozenset({"properties", "patternProperties"})
+# Keys whose value is data, not a description: a `$ref` in an example is the example's text.
+_DATA = frozenset({"example", "default", "const", "enum"})
+
+
+def references(node: Any, pointer: str = "") -> Iterator[tuple[str, Any]]:
+    """Every `$ref` in a document (its value, a string or not), with the pointer of the node that writes
+    it (iteratively: the published specs nest deep)."""
+    stack: list[tuple[Any, str, bool]] = [(node, pointer, False)]
     while stack:
-        current, at = stack.pop()
+        current, at, named = stack.pop()
         if isinstance(current, Mapping):
-            ref = current.get("$ref")
-            if isinstance(ref, str):
-                yield at, ref
-            stack.extend((value, f"{at}/{escape(str(key))}") for key, value in current.items())
+            if "$ref" in current and not named:
+                yield at, current["$ref"]
+            stack.extend(
+                (value, f"{at}/{escape(str(key))}", key in _NAMED and not named)
+                for key, value in current.items()
+                if named or key not in _DATA
+            )
         elif isinstance(current, list):
-            stack.extend((value, f"{at}/{index}") for index, value in enumerate(current))
+            stack.extend((value, f"{at}/{index}", False) for index, value in enumerate(current))
 
 
-def other_files(name: str, document: Any) -> set[str]:
-    """The documents this one's `$ref`s name besides itself (to be loaded too)."""
-    found = set()
-    for _, ref in references(document):
+def ref_problem(ref: Any) -> str | None:
+    """Why a `$ref` is not followed, or None: it must be a string naming a place in a file relative
+    to the one that writes it (a spec from a pull request must not make a check fetch an address or
+    read a file anywhere on the machine). Every remote spelling (`HTTPS:`, `Http:`, `//host/`, `file:`)
+    and an absolute path are refused."""
+    if not isinstance(ref, str):
+        return f"expected a string, found {type(ref).__name__} {ref!r}"[:200]
+    file = ref.partition("#")[0]
+    split = urlsplit(file)
+    if split.scheme or split.netloc or file.startswith("//"):
+        return f"a remote reference is not followed: {ref}"
+    if file.startswith(("/", "\\")):
+        return f"an absolute path is not followed (a $ref is relative to its file): {ref}"
+    return None
+
+
+def file_references(name: str, document: Any) -> Iterator[tuple[str, str, str]]:
+    """Each `$ref` of document `name` to another file: the pointer that writes it, the `$ref`, and
+    the file it names; ContractError at the first `$ref` that `ref_problem` refuses."""
+    for at, ref in references(document):
+        problem = ref_problem(ref)
+        if problem is not None:
+            raise ContractError(f"{name}: #{at}/$ref: {problem}")
         target, _ = ref_target(name, ref)
-        if target != name and not ref.startswith(("http:", "https:")):
-            found.add(target)
-    return found
+        if target != name:
+            yield at, ref, target
+
+
+def follow(document_of: Callable[[str], Any], name: str, pointer: str, node: Any) -> tuple[str, str, Any]:
+    """A node with its `$ref`s followed (within a file or across files), and where it is;
+    ContractError naming the first place of a cycle of `$ref`s, which leads to no value."""
+    seen: set[tuple[str, str]] = set()
+    start = (name, pointer)
+    while isinstance(node, Mapping) and isinstance(node.get("$ref"), str):
+        if (name, pointer) in seen:
+            raise ContractError(f"{start[0]}: #{start[1]}/$ref: a cycle of $refs, which leads to no value")
+        seen.add((name, pointer))
+        name, pointer = ref_target(name, node["$ref"])
+        node = resolve_pointer(document_of(name), pointer)
+    return name, pointer, node
 
 
 def openapi_version(name: str, document: Any) -> str:
@@ -122,9 +166,10 @@ def check_references(documents: Mapping[str, Any]) -> None:
     pointer the document does not have (a cycle is fine: recursive schemas exist)."""
     for name, document in documents.items():
         for at, ref in references(document):
+            problem = ref_problem(ref)
+            if problem is not None:
+                raise ContractError(f"{name}: #{at}/$ref: {problem}")
             target, fragment = ref_target(name, ref)
-            if ref.startswith(("http:", "https:")):
-                raise ContractError(f"{name}: #{at}/$ref: a remote reference is not followed: {ref}")
             if target not in documents:
                 raise ContractError(f"{name}: #{at}/$ref: no such file: {ref}")
             try:

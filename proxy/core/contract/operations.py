@@ -15,16 +15,16 @@ specs were named.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 from urllib.parse import urlsplit
 
-from proxy.core.contract.documents import Spec, pointer_of, ref_target, resolve_pointer
+from proxy.core.contract.documents import Spec, follow, pointer_of
+from proxy.core.contract.structure import METHODS
 from proxy.core.rules.endpoints import routed_path
 
-METHODS = ("get", "put", "post", "patch", "delete", "head", "options", "trace")
 _PARAMETER = re.compile(r"\{([^{}]+)\}")
 _TYPED = {
     "integer": r"[-+]?[0-9]+",
@@ -60,8 +60,11 @@ class OperationIndex:
 
     def __init__(self, specs: Iterable[Spec]) -> None:
         self._by_method: dict[str, list[_Template]] = {}
-        for spec in specs:
-            for template in _templates(spec):
+        every = {spec.name: spec for spec in specs}
+        for spec in every.values():
+            if not spec.entry:
+                continue  # a file only a `$ref` reaches has no paths of its own
+            for template in _templates(spec, every):
                 self._by_method.setdefault(template.operation.method, []).append(template)
         for templates in self._by_method.values():
             templates.sort(key=lambda template: template.rank)
@@ -106,36 +109,36 @@ def _base_paths(spec: Spec) -> list[str]:
     return list(dict.fromkeys(bases)) or [""]
 
 
-def _templates(spec: Spec) -> Iterable[_Template]:
+def _templates(spec: Spec, specs: Mapping[str, Spec]) -> Iterable[_Template]:
+    """Each operation of the spec's paths, with its path item's `$ref` followed (in this file or
+    another: the operation's file and pointer are then the ones the `$ref` leads to)."""
+
+    def document_of(name: str) -> Mapping[str, Any]:
+        return specs[name].document
+
     paths = spec.document.get("paths") or {}
     for written, item in paths.items():
+        name, item_at, item = follow(document_of, spec.name, pointer_of("paths", str(written)), item)
         if not isinstance(item, Mapping):
-            continue
-        item_at = pointer_of("paths", str(written))
-        if isinstance(item.get("$ref"), str):
-            target, pointer = ref_target(spec.name, item["$ref"])
-            if target == spec.name:
-                item, item_at = resolve_pointer(spec.document, pointer), pointer
+            continue  # refused when loaded (`check_structure`)
         shared = item.get("parameters") or []
         for method in METHODS:
             node = item.get(method)
             if not isinstance(node, Mapping):
                 continue
-            types = _path_types(spec, [*shared, *(node.get("parameters") or [])])
+            types = _path_types(document_of, name, [*shared, *(node.get("parameters") or [])])
             for base in _base_paths(spec):
                 template = routed_path(base + str(written))
-                operation = Operation(spec.name, f"{item_at}/{method}", method.upper(), template, node)
+                operation = Operation(name, f"{item_at}/{method}", method.upper(), template, node)
                 pattern, rank = _compiled(template, types)
                 yield _Template(operation, pattern, rank)
 
 
-def _path_types(spec: Spec, parameters: list[Any]) -> dict[str, str]:
+def _path_types(document_of: Callable[[str], Any], name: str, parameters: list[Any]) -> dict[str, str]:
     """Each path parameter's schema type (`string` when unsaid), looking through `$ref`s."""
     types: dict[str, str] = {}
     for parameter in parameters:
-        if isinstance(parameter, Mapping) and isinstance(parameter.get("$ref"), str):
-            target, pointer = ref_target(spec.name, parameter["$ref"])
-            parameter = resolve_pointer(spec.document, pointer) if target == spec.name else {}
+        _, _, parameter = follow(document_of, name, "", parameter)
         if not isinstance(parameter, Mapping) or parameter.get("in") != "path":
             continue
         schema = parameter.get("schema")

@@ -193,9 +193,9 @@ class _Bundle:
             (name, pointer), context = key
             node = resolve_pointer(self.specs[name].document, pointer)
             definitions[self.names[key]] = self._convert(node, name, context)
-        return {"$defs": definitions, "$ref": f"#/$defs/{first}"}, {
-            label: location for (location, _), label in self.names.items()
-        }
+        labels = {label: location for (location, _), label in self.names.items()}
+        _refuse_cycles(definitions, labels)
+        return {"$defs": definitions, "$ref": f"#/$defs/{first}"}, labels
 
     def _name(self, location: Location, context: frozenset[str]) -> str:
         """The `$defs` name of a schema; one per set of properties its object never carries (a schema
@@ -285,6 +285,24 @@ class _Bundle:
             converted["required"] = [*converted["required"], field]
         converted.setdefault("properties", {})
         converted["properties"] = {**converted["properties"], field: {"enum": list(targets)}}
+
+
+def _refuse_cycles(definitions: Mapping[str, Any], labels: Mapping[str, Location]) -> None:
+    """`Unsupported` at a schema that is only a `$ref` in a cycle of such (`A: {$ref: B}`,
+    `B: {$ref: A}`): it describes no value, and a validator would let every document through."""
+    for start in definitions:
+        seen: list[str] = []
+        label = start
+        while label not in seen:
+            seen.append(label)
+            schema = definitions.get(label)
+            ref = schema.get("$ref") if isinstance(schema, Mapping) and len(schema) == 1 else None
+            if not isinstance(ref, str) or not ref.startswith("#/$defs/"):
+                break
+            label = ref.removeprefix("#/$defs/")
+        else:
+            name, pointer = labels[label]
+            raise Unsupported(labels[label], f"{name}#{pointer}: a cycle of $refs, which describes no value")
 
 
 _COMPOSED = frozenset({"$ref", "allOf", "anyOf", "oneOf", "not", "if"})
