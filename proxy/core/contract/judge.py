@@ -53,12 +53,13 @@ class Contract:
         return spec.overlay_at(location[1]) if spec is not None else None
 
     def judge(self, exchange: Exchange, operation: Operation) -> list[Disagreement]:
-        """Every disagreement of one exchange with its operation."""
+        """Every disagreement of one exchange with its operation, each once (the validator may say one
+        error twice: a discriminator's branch under `allOf`)."""
         found = self._response(exchange, operation)
         request, status = exchange.request, exchange.response.status
         if request.method in WRITES and 200 <= status < 300 and request.body.kind == "json":
             found.extend(self._request(exchange, operation))
-        return found
+        return _once(found)
 
     def _deref(self, name: str, pointer: str, node: Any) -> tuple[str, str, Any]:
         """A node, its `$ref`s followed (within a file or across files), with where it is."""
@@ -185,6 +186,19 @@ class Contract:
             return []
         request = exchange.request
         return list(self._body(request.headers, request.body, name, pointer, node, "request"))
+
+
+def _once(found: list[Disagreement]) -> list[Disagreement]:
+    """The disagreements in order, each said once (what the traffic had, `seen`, may not be hashable and
+    follows from the rest)."""
+    said: set[tuple[str, str, str, str, Location, str]] = set()
+    kept = []
+    for one in found:
+        key = (one.rule, one.where, one.expected, one.found, one.location, one.kind)
+        if key not in said:
+            said.add(key)
+            kept.append(one)
+    return kept
 
 
 def _media(content: Mapping[Any, Any], media: str) -> Any:
