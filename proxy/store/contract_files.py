@@ -36,8 +36,8 @@ def contract_of(paths: Iterable[Path], overlay: Overlaying | None = None) -> Con
     waiting = list(named)
     while waiting:
         name = waiting.pop(0)
-        if name in documents:
-            continue
+        if name in documents or (name not in named and not Path(name).is_file()):
+            continue  # a `$ref` to a file that is not there: `check_references` names the `$ref`
         document = _read(Path(name))
         changed: dict[str, str] = {}
         if overlay is not None and isinstance(document, dict):
@@ -45,7 +45,7 @@ def contract_of(paths: Iterable[Path], overlay: Overlaying | None = None) -> Con
         documents[name], overlaid[name] = document, changed
         waiting.extend(sorted(other_files(name, document) - documents.keys()))
     versions = {name: openapi_version(name, document) for name, document in documents.items()}
-    check_references(documents)
+    check_references(documents, overlaid)
     return Contract(Spec(name, versions[name], documents[name], overlaid[name]) for name in documents)
 
 

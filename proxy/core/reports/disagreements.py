@@ -73,7 +73,7 @@ def disagreement_lines(findings: Iterable[Finding], shown: int) -> Iterator[str]
         more = ", ..." if one.count > len(one.numbers) else ""
         operation = operation_of(first)
         yield f"    {operation}: {one.count} exchange(s) ({', '.join(one.numbers)}{more})"
-        yield f"        source: {first.section}"
+        yield f"        spec: {first.section}"
         yield f"        {first.where}: expected {first.expected}; found {first.found}"
     if shown and len(grouped) > shown:
         yield f"    ... and {len(grouped) - shown} more disagreement(s) (--per-rule 0 lists them all)"

@@ -41,7 +41,7 @@ BROKEN = {
     ),
     "ref to no file": (
         {"a.yaml": GOOD + "components: {schemas: {A: {$ref: 'b.yaml#/X'}}}\n"},
-        "b.yaml: no such file",
+        "a.yaml: #/components/schemas/A/$ref: no such file: b.yaml#/X",
     ),
     "ref into another file's nothing": (
         {"a.yaml": GOOD + "components: {schemas: {A: {$ref: 'b.yaml#/X'}}}\n", "b.yaml": GOOD},
