@@ -84,7 +84,7 @@ RULES: tuple[Rule, ...] = (
         "The service answered with a success (2xx, not 204) and an empty body, although the documented "
         "response has a JSON media type with a schema.",
         "GET /v2/carts/abc: a success answer has no body where the spec documents a JSON one "
-        "(GET /v2/carts/{cartID}): body: expected a application/json body (the spec documents its "
+        "(GET /v2/carts/{cartID}): body: expected a body (application/json, the spec documents its "
         "schema), found no body",
     ),
     _rule(

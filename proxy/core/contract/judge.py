@@ -156,7 +156,7 @@ class Contract:
                 yield Disagreement(
                     "contract.response.body-missing",
                     "body",
-                    f"a {documented} body (the spec documents its schema)",
+                    f"a body ({documented}, the spec documents its schema)",
                     "no body",
                     (name, f"{pointer}/content/{escape(str(documented))}"),
                     "body",
