@@ -27,7 +27,13 @@ from typing import Any, TypeAlias
 import yaml
 
 from proxy.core.cassette.safe_yaml import load_yaml, yaml_problem
-from proxy.core.contract.documents import Spec, check_references, file_references, openapi_version
+from proxy.core.contract.documents import (
+    Spec,
+    check_references,
+    file_references,
+    openapi_version,
+    overlay_blame,
+)
 from proxy.core.contract.judge import Contract
 from proxy.core.contract.structure import check_structure, kind_of
 from proxy.errors import CassetteFormatError, CommerceProxyError, ContractError
@@ -47,12 +53,13 @@ class _Reached:
 
     root: str
     via: tuple[str, str, str, str] | None = None  # writer, pointer, $ref, writer's version
+    blame: str = ""  # ` (written by overlay X)` when an overlay wrote that `$ref`
 
     def problem(self, name: str, reason: str) -> ContractError:
         if self.via is None:
             return ContractError(f"{name}: {reason}")
         writer, at, ref, _ = self.via
-        return ContractError(f"{writer}: #{at}/$ref: {ref}: {reason}")
+        return ContractError(f"{writer}: #{at}/$ref: {ref}: {reason}{self.blame}")
 
 
 def contract_of(paths: Iterable[Path], overlay: Overlaying | None = None) -> Contract:
@@ -76,8 +83,12 @@ def contract_of(paths: Iterable[Path], overlay: Overlaying | None = None) -> Con
         specs[name] = Spec(name, version, document, changed, entry=reached.via is None)
         for at, ref, target in sorted(file_references(name, document)):
             if target not in specs:
-                waiting.append((target, _Reached(reached.root, (name, at, ref, version))))
-    check_references({name: spec.document for name, spec in specs.items()})
+                blame = overlay_blame(changed, f"{at}/$ref", None)
+                waiting.append((target, _Reached(reached.root, (name, at, ref, version), blame)))
+    check_references(
+        {name: spec.document for name, spec in specs.items()},
+        {name: spec.overlaid for name, spec in specs.items()},
+    )
     check_structure(specs)
     return Contract(specs.values())
 

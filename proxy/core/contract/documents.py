@@ -33,12 +33,22 @@ class Spec:
     entry: bool = True
 
     def overlay_at(self, pointer: str) -> str | None:
-        """The overlay whose change covers this place (the place itself, a part of it, or an enclosing
-        node the overlay replaced), or None when no overlay touched it."""
+        """The overlay that shaped the node at this place, or None: one that set or removed the node
+        itself, a node enclosing it, or one item of its value (a name of a `required` list, a status of
+        `responses`, a media type of `content`, a field of a header). A change deeper down is another
+        node's (a 200's header is not the 500 status finding's, at `.../responses`)."""
         for changed, overlay in self.overlaid.items():
-            if pointer == changed or pointer.startswith(changed + "/") or changed.startswith(pointer + "/"):
+            if shaped(changed, pointer):
                 return overlay
         return None
+
+
+def shaped(changed: str, pointer: str) -> bool:
+    """Whether a change at pointer `changed` shaped the node at `pointer`: it is that node, encloses
+    it, or is one item of it (one token below)."""
+    if changed == pointer or pointer.startswith(changed + "/"):
+        return True
+    return changed.startswith(pointer + "/") and "/" not in changed[len(pointer) + 1 :]
 
 
 def escape(token: str) -> str:
@@ -161,9 +171,14 @@ def openapi_version(name: str, document: Any) -> str:
     return version[:3]
 
 
-def check_references(documents: Mapping[str, Any]) -> None:
+def check_references(
+    documents: Mapping[str, Any], overlaid: Mapping[str, Mapping[str, str]] | None = None
+) -> None:
     """ContractError at the first `$ref` that leads nowhere: to a document not loaded, or to a
-    pointer the document does not have (a cycle is fine: recursive schemas exist)."""
+    pointer the document does not have (a cycle is fine: recursive schemas exist). When an overlay
+    wrote the `$ref`, or changed the place it leads to (removed `components`), the error names it:
+    the spec is not to blame. `overlaid`: each document's changes, as `Spec.overlaid`."""
+    changes = overlaid or {}
     for name, document in documents.items():
         for at, ref in references(document):
             problem = ref_problem(ref)
@@ -171,8 +186,28 @@ def check_references(documents: Mapping[str, Any]) -> None:
                 raise ContractError(f"{name}: #{at}/$ref: {problem}")
             target, fragment = ref_target(name, ref)
             if target not in documents:
-                raise ContractError(f"{name}: #{at}/$ref: no such file: {ref}")
+                blame = overlay_blame(changes.get(name, {}), f"{at}/$ref", None)
+                raise ContractError(f"{name}: #{at}/$ref: no such file: {ref}{blame}")
             try:
                 resolve_pointer(documents[target], fragment)
             except KeyError:
-                raise ContractError(f"{name}: #{at}/$ref: {ref} does not resolve") from None
+                blame = overlay_blame(
+                    changes.get(name, {}), f"{at}/$ref", (target, changes.get(target, {}), fragment)
+                )
+                raise ContractError(f"{name}: #{at}/$ref: {ref} does not resolve{blame}") from None
+
+
+def overlay_blame(
+    written: Mapping[str, str], ref_at: str, led: tuple[str, Mapping[str, str], str] | None
+) -> str:
+    """` (written by overlay X)` when an overlay wrote the `$ref` (or a node enclosing it); else
+    ` (overlay X changed file#pointer)` when one set or removed where it leads, or a node above that."""
+    for changed, overlay in written.items():
+        if ref_at == changed or ref_at.startswith(changed + "/"):
+            return f" (written by overlay {overlay})"
+    if led is not None:
+        target, changes, fragment = led
+        for changed, overlay in changes.items():
+            if fragment == changed or fragment.startswith(changed + "/"):
+                return f" (overlay {overlay} changed {target}#{changed})"
+    return ""

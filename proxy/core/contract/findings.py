@@ -81,14 +81,61 @@ RULES: tuple[Rule, ...] = (
         'body.data.id: expected the schema\'s `format` met, found "x" is not a "uuid"',
     ),
     _rule(
+        "contract.response.body-missing",
+        "error",
+        "a success answer has no body where the spec documents a JSON one",
+        "The service answered with a success (2xx, not 204) and an empty body, although the documented "
+        "response has a JSON media type with a schema.",
+        "GET /v2/carts/abc: a success answer has no body where the spec documents a JSON one "
+        "(GET /v2/carts/{cartID}): body: expected a body (application/json, the spec documents its "
+        "schema), found no body",
+    ),
+    _rule(
+        "contract.response.body-not-json",
+        "error",
+        "the response body does not parse as the JSON its Content-Type says",
+        "The answer's Content-Type is a JSON media type (`application/json`, `...+json`) the spec "
+        "documents, and its body does not parse as JSON.",
+        "GET /v2/carts/abc: the response body does not parse as the JSON its Content-Type says "
+        "(GET /v2/carts/{cartID}): body: expected JSON, as its Content-Type application/json says, "
+        "found a body that does not parse as JSON",
+    ),
+    _rule(
+        "contract.response.body-unexpected",
+        "warning",
+        "a 204 or 304 answer has a body",
+        "HTTP gives a 204 (No Content) or 304 (Not Modified) answer no body; this one has one.",
+        "DELETE /v2/carts/abc: a 204 or 304 answer has a body (DELETE /v2/carts/{cartID}): body: "
+        "expected no body (a 204 answer has none), found a body (json)",
+    ),
+    _rule(
         "contract.request.invalid-accepted",
         "error",
         "the service accepted a request body that breaks the spec's schema",
         "The service answered a write (POST, PUT, PATCH) with a success although its JSON body breaks "
-        "the request schema the spec documents: it should have refused it (as "
-        "feature.update.invalid-accepted says of the documented update).",
+        "the request schema the spec documents, or its body does not parse as the JSON its Content-Type "
+        "says: it should have refused it (as feature.update.invalid-accepted says of the documented "
+        "update).",
         "POST /v2/carts: the service accepted a request body that breaks the spec's schema (POST /v2/carts): "
         'request.body.data: expected the schema\'s `required` met, found "type" is a required property',
+    ),
+    _rule(
+        "contract.request.body-missing",
+        "error",
+        "the service accepted a write without the body the spec requires",
+        "The service answered a write (POST, PUT, PATCH) with a success although it had no body and the "
+        "operation's `requestBody` is `required: true`: it should have refused it.",
+        "POST /v2/carts: the service accepted a write without the body the spec requires (POST /v2/carts): "
+        "request.body: expected a body (the request body is required), found no body",
+    ),
+    _rule(
+        "contract.request.content-type",
+        "warning",
+        "the service accepted a request body in a media type the spec does not list",
+        "The service answered a write (POST, PUT, PATCH) with a success although its Content-Type is not "
+        "among the media types of the operation's `requestBody`.",
+        "POST /v2/carts: the service accepted a request body in a media type the spec does not list "
+        "(POST /v2/carts): request.headers.Content-Type: expected one of application/json, found text/plain",
     ),
     _rule(
         "contract.unsupported",

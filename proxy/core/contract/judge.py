@@ -19,6 +19,8 @@ from proxy.core.model.exchange import Body, Exchange, Headers, header_value
 
 WRITES = frozenset({"POST", "PUT", "PATCH"})
 UNSUPPORTED = "contract.unsupported"
+NO_BODY = frozenset({204, 304})  # answers HTTP gives no body (RFC 9110 15.3.5, 15.4.5)
+INVALID_ACCEPTED = "contract.request.invalid-accepted"
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,12 +81,13 @@ class Contract:
         return first[0], [*notes, *first[1]]
 
     def judge(self, exchange: Exchange, operation: Operation) -> list[Disagreement]:
-        """Every disagreement of one exchange with its operation."""
+        """Every disagreement of one exchange with its operation, each once (the validator may say one
+        error twice: a discriminator's branch under `allOf`)."""
         found = self._response(exchange, operation)
         request, status = exchange.request, exchange.response.status
-        if request.method in WRITES and 200 <= status < 300 and request.body.kind == "json":
+        if request.method in WRITES and 200 <= status < 300:
             found.extend(self._request(exchange, operation))
-        return found
+        return _once(found)
 
     def _deref(self, name: str, pointer: str, node: Any) -> tuple[str, str, Any]:
         """A node, its `$ref`s followed (within a file or across files), with where it is."""
@@ -104,9 +107,22 @@ class Contract:
         status = str(response.status)
         key = next((documented[k] for k in (status, f"{status[0]}XX", "DEFAULT") if k in documented), None)
         at = f"{operation.pointer}/responses"
+        found = []
+        if response.status in NO_BODY and response.body.kind != "empty":
+            place = at if key is None else f"{at}/{escape(str(key))}"
+            found.append(
+                Disagreement(
+                    "contract.response.body-unexpected",
+                    "body",
+                    f"no body (a {status} answer has none)",
+                    f"a body ({response.body.kind})",
+                    (operation.spec, place),
+                    "no-body",
+                )
+            )
         if key is None:
             listed = ", ".join(str(key) for key in responses)
-            return [
+            found.append(
                 Disagreement(
                     "contract.response.status",
                     "status",
@@ -116,12 +132,15 @@ class Contract:
                     "status",
                     response.status,
                 )
-            ]
+            )
+            return found
         name, pointer, node = self._deref(operation.spec, f"{at}/{escape(str(key))}", responses[key])
         if not isinstance(node, Mapping):
-            return []
-        found = list(self._headers(response.headers, name, pointer, node))
-        found.extend(self._body(response.headers, response.body, name, pointer, node, "response"))
+            return found
+        found.extend(self._headers(response.headers, name, pointer, node))
+        expected = 200 <= response.status < 300 and response.status not in NO_BODY
+        expected = expected and exchange.request.method != "HEAD"
+        found.extend(self._body(response.headers, response.body, name, pointer, node, "response", expected))
         return found
 
     def _headers(
@@ -149,24 +168,51 @@ class Contract:
         pointer: str,
         node: Mapping[str, Any],
         direction: Direction,
+        expected: bool = False,
     ) -> Iterable[Disagreement]:
+        """The body against the documented `content`: its media type, that a body claiming JSON is JSON,
+        and its schema; `expected`: a success answer that should carry the JSON body documented."""
         content = node.get("content")
-        if body.kind == "empty" or not isinstance(content, Mapping) or not content:
+        if not isinstance(content, Mapping) or not content:
+            return
+        prefix = "" if direction == "response" else "request."
+        if body.kind == "empty":
+            documented = next((key for key in content if _json_schema(str(key), content[key])), None)
+            if expected and documented is not None:
+                yield Disagreement(
+                    "contract.response.body-missing",
+                    "body",
+                    f"a body ({documented}, the spec documents its schema)",
+                    "no body",
+                    (name, f"{pointer}/content/{escape(str(documented))}"),
+                    "body",
+                )
             return
         written = header_value(headers, "content-type")
         media = written.partition(";")[0].strip().lower() if written else None
         chosen = _media(content, media) if media else _media(content, "application/json")
         if chosen is None:
-            if media is not None and direction == "response":
+            if media is not None:
                 yield Disagreement(
-                    "contract.response.content-type",
-                    "headers.Content-Type",
+                    f"contract.{direction}.content-type",
+                    prefix + "headers.Content-Type",
                     "one of " + ", ".join(str(key) for key in content),
                     written or "absent",
                     (name, f"{pointer}/content"),
                     "content-type",
                     media,
                 )
+            return
+        if media is not None and _is_json(media) and body.kind != "json":
+            rule = "contract.response.body-not-json" if direction == "response" else INVALID_ACCEPTED
+            yield Disagreement(
+                rule,
+                prefix + "body",
+                f"JSON, as its Content-Type {media} says",
+                "a body that does not parse as JSON",
+                (name, f"{pointer}/content/{escape(str(chosen))}"),
+                "json",
+            )
             return
         media_node = content[chosen]
         if body.kind != "json" or not isinstance(media_node, Mapping) or "schema" not in media_node:
@@ -175,7 +221,7 @@ class Contract:
         yield from self._schema(location, body.value, direction)
 
     def _schema(self, location: Location, document: Any, direction: Direction) -> Iterable[Disagreement]:
-        rule = "contract.response.schema" if direction == "response" else "contract.request.invalid-accepted"
+        rule = "contract.response.schema" if direction == "response" else INVALID_ACCEPTED
         try:
             compiled = self.schemas.compiled(location, direction)
         except Unsupported as unsupported:
@@ -210,7 +256,43 @@ class Contract:
         if not isinstance(node, Mapping):
             return []
         request = exchange.request
+        if request.body.kind == "empty":
+            if node.get("required") is not True:
+                return []
+            return [
+                Disagreement(
+                    "contract.request.body-missing",
+                    "request.body",
+                    "a body (the request body is required)",
+                    "no body",
+                    (name, f"{pointer}/required"),
+                    "request-body",
+                )
+            ]
         return list(self._body(request.headers, request.body, name, pointer, node, "request"))
+
+
+def _once(found: list[Disagreement]) -> list[Disagreement]:
+    """The disagreements in order, each said once (what the traffic had, `seen`, may not be hashable and
+    follows from the rest)."""
+    said: set[tuple[str, str, str, str, Location, str]] = set()
+    kept = []
+    for one in found:
+        key = (one.rule, one.where, one.expected, one.found, one.location, one.kind)
+        if key not in said:
+            said.add(key)
+            kept.append(one)
+    return kept
+
+
+def _is_json(media: str) -> bool:
+    """`application/json`, `application/vnd.api+json`..."""
+    return media == "application/json" or media.endswith("+json")
+
+
+def _json_schema(media: str, node: Any) -> bool:
+    """Whether a `content` entry documents a JSON body with a schema."""
+    return _is_json(media.lower()) and isinstance(node, Mapping) and "schema" in node
 
 
 def _media(content: Mapping[Any, Any], media: str) -> Any:

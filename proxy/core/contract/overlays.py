@@ -70,7 +70,8 @@ def overlay_of(name: str, document: object, specs: Collection[str]) -> Overlay:
     """The overlay in file `name`, checked, and paired with the spec documents among `specs` (their file
     names or paths) it applies to: by `extends` (Overlay) or `x-applies-to` (merge) when given, else by
     its file name (`cart_checkout_service_corrections.yaml` applies to `cart_checkout.yaml`, `-` and `_`
-    alike). A pairing that fits no spec, or more than one, is an error: never silently ignored."""
+    alike; the longest spec name that fits wins). A pairing that fits no spec, or more than one of that
+    longest name, is an error: never silently ignored."""
     if not isinstance(document, dict):
         raise _malformed(
             name,
@@ -260,7 +261,11 @@ def _paired(
             paired.extend(spec for spec in fits if spec not in paired)
         return tuple(paired)
     own = _stem(name)
-    fits = sorted(spec for spec in specs if own == _stem(spec) or own.startswith(_stem(spec) + "_"))
+    fitting = [spec for spec in specs if own == _stem(spec) or own.startswith(_stem(spec) + "_")]
+    # The longest name that fits wins: `authentication_realms_corrections` is authentication-realms',
+    # not authentication's; only specs of that one longest name are a tie.
+    longest = max((len(_stem(spec)) for spec in fitting), default=0)
+    fits = sorted(spec for spec in fitting if len(_stem(spec)) == longest)
     if len(fits) == 1:
         return (fits[0],)
     how = "name it after its spec (<spec>_<what>.yaml) or say which with"

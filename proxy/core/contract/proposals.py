@@ -144,6 +144,8 @@ def _changes(spec: Spec, pointer: str, kind: str, values: list[Any]) -> list[Cha
         return [(path, {"update": {str(media): {}}}) for media in values if media]
     if kind == "header":
         return [(path, {"update": {"required": False}})]
+    if kind == "request-body":  # at the requestBody's `required`: the body made optional
+        return [(parent, {"update": {"required": False}})] if parent is not None else None
     if parent is None:
         return None
     if kind == "type":

@@ -88,11 +88,15 @@ class Compiled:
         if self._validator.is_valid(document):
             return []
         found: list[Problem] = []
+        said: set[tuple[str, Location, str, str]] = set()  # one error reached twice is said once
         for error in self._validator.iter_errors(document):
             path = [str(part) for part in error.schema_path]
             location = self._source(path, specs)
             where = "body" + "".join(f".{part}" for part in error.instance_path)
             keyword = path[-1] if path else ""
+            if (where, location, keyword, error.message) in said:
+                continue
+            said.add((where, location, keyword, error.message))
             found.append(Problem(where, location, keyword, error.message, seen_of(error)))
             if len(found) >= limit:
                 break

@@ -13,6 +13,7 @@ from proxy.core.model.exchange import Exchange
 from proxy.core.reports.columns import table
 from proxy.core.reports.escaping import json_text, visible
 from proxy.core.reports.yaml_text import yaml_text
+from proxy.core.rules.citation import labelled
 from proxy.core.rules.findings import Finding
 
 COUNTED = (("error", "errors"), ("warning", "warnings"), ("info", "info"))
@@ -93,7 +94,8 @@ def exchange_json(index: int, exchange: Exchange, findings: Sequence[Finding]) -
 
 def exchange_text(index: int, exchange: Exchange, findings: Sequence[Finding], stored: str | None) -> str:
     """`cassette show`: the exchange as its cassette file holds it (its own lines, hand edits and all;
-    `stored` None: as it will be written), then its findings with their documentation sections."""
+    `stored` None: as it will be written), then its findings with their sources (documentation sections,
+    or the spec's places)."""
     if stored is None:  # not in the file yet: its recording's journal holds it
         text = "# not yet in the file (a recording's journal holds it): shown as it will be written\n"
         text += yaml_text(json_bodies_as_text({"index": index, **exchange_to_document(exchange)}))
@@ -101,7 +103,7 @@ def exchange_text(index: int, exchange: Exchange, findings: Sequence[Finding], s
         text = f"index: {index}\n" + "".join(visible(line) + "\n" for line in stored.splitlines())
     lines = [f"# {len(findings)} finding(s)"]
     for finding in findings:
-        lines += [f"# {finding_line(finding)}", visible(f"#     documentation: {finding.citation}")]
+        lines += [f"# {finding_line(finding)}", visible(f"#     {labelled(finding.rule, finding.section)}")]
     return text + "".join(line + "\n" for line in lines)
 
 

@@ -23,11 +23,13 @@ def is_contract(rule_id: str) -> bool:
 
 @dataclass(slots=True)
 class Disagreement:
-    """One disagreement's first finding, how many exchanges showed it and the first few of them."""
+    """One disagreement's first finding, how many distinct exchanges showed it and the first few of them
+    (`last`: the exchange counted last, as (cassette, index))."""
 
     first: Finding
     count: int = 0
     numbers: list[str] = field(default_factory=list)
+    last: tuple[str | None, int] | None = None
 
 
 def key_of(finding: Finding) -> tuple[str, str, str]:
@@ -43,13 +45,20 @@ def operation_of(finding: Finding) -> str:
 
 def disagreements(findings: Iterable[Finding]) -> list[Disagreement]:
     """The findings of one contract rule by disagreement (operation, place in the spec), in the order
-    each was first seen; memory grows with the disagreements, not the findings."""
+    each was first seen, each counting the exchanges that showed it (two findings of one exchange at one
+    place, two required properties missing, count it once). The findings come as they were found, an
+    exchange's together, so remembering the last exchange counted is enough: memory grows with the
+    disagreements, not the findings."""
     found: dict[tuple[str, str, str], Disagreement] = {}
     for finding in findings:
         key = key_of(finding)
         one = found.get(key)
         if one is None:
             one = found[key] = Disagreement(finding)
+        exchange = (finding.cassette, finding.exchange)
+        if exchange == one.last:
+            continue
+        one.last = exchange
         one.count += 1
         if len(one.numbers) < FIRST_SHOWN and finding.number not in one.numbers:
             one.numbers.append(finding.number)
@@ -64,7 +73,7 @@ def disagreement_lines(findings: Iterable[Finding], shown: int) -> Iterator[str]
         more = ", ..." if one.count > len(one.numbers) else ""
         operation = operation_of(first)
         yield f"    {operation}: {one.count} exchange(s) ({', '.join(one.numbers)}{more})"
-        yield f"        source: {first.section}"
+        yield f"        spec: {first.section}"
         yield f"        {first.where}: expected {first.expected}; found {first.found}"
     if shown and len(grouped) > shown:
         yield f"    ... and {len(grouped) - shown} more disagreement(s) (--per-rule 0 lists them all)"

@@ -18,7 +18,7 @@ from proxy.core.reports.disagreements import disagreement_lines, is_contract
 from proxy.core.reports.escaping import html_text, json_text, markdown_code, visible, xml_attribute, xml_text
 from proxy.core.reports.finding_groups import FindingGroups
 from proxy.core.reports.unjudged import group_items, group_lines, headline, unjudged_json
-from proxy.core.rules.citation import citation
+from proxy.core.rules.citation import citation, labelled
 from proxy.core.rules.findings import SEVERITIES, SEVERITY_ORDER, Finding, Severity, counts_phrase
 from proxy.core.rules.path_shapes import folded_counts
 from proxy.core.rules.ruleset import Rule
@@ -225,7 +225,7 @@ def junit_report(report: Report) -> Iterator[str]:
             yield from _lines_escaped(itertools.chain((first,), found))
             yield "</failure>\n"
         if others:
-            yield f"      <system-out>{xml_text('documentation: ' + rule_citation)}\n"
+            yield f"      <system-out>{xml_text(labelled(rule.id, rule.section))}\n"
             yield from _lines_escaped(f for f in report.of_rule(rule.id) if f.severity != "error")
             yield "</system-out>\n"
         yield "    </testcase>\n"
@@ -242,7 +242,7 @@ def _lines_escaped(findings: Iterable[Finding]) -> Iterator[str]:
 
 def _line(finding: Finding) -> str:
     where = f"{finding.cassette} " if finding.cassette else ""
-    source = f" [source: {finding.section}]" if is_contract(finding.rule) else ""
+    source = f" [spec: {finding.section}]" if is_contract(finding.rule) else ""
     return (
         f"{finding.severity}: {where}#{finding.exchange} {finding.method} {finding.target}: "
         f"{finding.where}: expected {finding.expected}; found {finding.found}{source}"
@@ -282,7 +282,7 @@ def markdown_report(
         yield "\nNo findings.\n"
         return
     sections = {rule.id: rule.section for rule in report.rules}
-    yield "\n### By rule\n\n| rule | severity | findings | documentation |\n|---|---|---:|---|\n"
+    yield "\n### By rule\n\n| rule | severity | findings | documentation or spec |\n|---|---|---:|---|\n"
     for rule_id, severity, count in report.rule_totals():
         cited = citation(rule_id, sections.get(rule_id) or next(report.of_rule(rule_id)).section)
         yield f"| {markdown_code(rule_id)} | {severity} | {count} | {markdown_code(cited)} |\n"
@@ -314,7 +314,7 @@ def markdown_report(
         request = html_text(f"#{finding.exchange} {finding.method} {finding.target}")
         yield (
             f"<details><summary>{summary}{request}</summary>\n"
-            f"<p>{html_text(finding.message)}<br>\ndocumentation: {html_text(finding.citation)}</p>\n"
+            f"<p>{html_text(finding.message)}<br>\n{html_text(labelled(finding.rule, finding.section))}</p>\n"
             "</details>\n"
         )
     total = sum(counts.values())

@@ -22,7 +22,7 @@ from proxy.core.reports.coverage import coverage_page
 from proxy.core.reports.escaping import html_text, script_json
 from proxy.core.reports.formats import Report
 from proxy.core.reports.unjudged import group_lines, headline, verdict_text
-from proxy.core.rules.citation import citation
+from proxy.core.rules.citation import citation, cited_as
 from proxy.core.rules.findings import SEVERITIES, SEVERITY_ORDER, Finding, severity_counts
 from proxy.core.rules.path_shapes import folded_counts, folded_names
 
@@ -100,7 +100,9 @@ def report_data(
                         "headers": [list(pair) for pair in exchange.response.headers],
                         **_body(exchange.response.body),
                     },
-                    "findings": [finding.to_json() for finding in own],
+                    "findings": [
+                        {**finding.to_json(), "cited_as": cited_as(finding.rule)} for finding in own
+                    ],
                     "unjudged": verdict_text(verdict) if verdict is not None else None,
                 }
             )

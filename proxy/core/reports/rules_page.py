@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 from proxy.core.reports.escaping import json_text, markdown_cell
 from proxy.core.rules.citation import (
+    cited_as,
     cited_parts,
     rule_anchor,
     rule_command,
@@ -56,9 +57,10 @@ def rule_detail(rules: RuleSet, rule: Rule, severity: str) -> str:
     lines = [f"{rule.id}  ({severity}{shipped})", ""]
     if rule.description:
         lines += [*_wrapped(rule.description, "")]
-    lines += ["", f"Documentation: {section_label(rule.section)}"]
+    spec = cited_as(rule.id) == "spec"  # the published specs' rules cite a spec's place, not a section
+    lines += ["", f"Spec: {rule.section}" if spec else f"Documentation: {section_label(rule.section)}"]
     for part, section in zip(cited_parts(rule.section), _sections_by_part(rules, rule), strict=True):
-        lines += ["", f"§ {part}"]
+        lines += ["", part if spec else f"§ {part}"]
         lines += (
             _wrapped(section.requires) if section else ["  (the project ships no summary of this section)"]
         )

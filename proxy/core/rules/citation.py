@@ -62,10 +62,26 @@ def section_label(section: str) -> str:
     return "; ".join(f"§ {part}" for part in cited_parts(section))
 
 
+SPEC_RULES = "contract."  # the published specs' rules: their `section` is a spec file and JSON pointer
+
+
+def cited_as(rule_id: str) -> str:
+    """What a finding's citation is, as every report labels it: `spec` (a file and JSON pointer of the
+    published specs) for the contract's rules, `documentation` (its sections) for the others."""
+    return "spec" if rule_id.startswith(SPEC_RULES) else "documentation"
+
+
 @lru_cache(maxsize=1024)  # a finding's property, asked once a finding: 50 us of parsing each time
 def citation(rule_id: str, section: str) -> str:
-    """What every report shows as a finding's documentation: the sections, then where to read them."""
-    return f"{section_label(section)} (more: {rule_command(rule_id)})"
+    """What every report shows as a finding's source: the documentation's sections (or the spec's file
+    and pointer, not a section), then where to read the rule."""
+    cited = section if rule_id.startswith(SPEC_RULES) else section_label(section)
+    return f"{cited} (more: {rule_command(rule_id)})"
+
+
+def labelled(rule_id: str, section: str) -> str:
+    """`documentation: § Limits (more: ...)` or `spec: specs/carts.yaml#/paths/... (more: ...)`."""
+    return f"{cited_as(rule_id)}: {citation(rule_id, section)}"
 
 
 def sections_cited(section: str, known: Iterable[Titled]) -> list[Titled | None]:

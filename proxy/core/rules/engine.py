@@ -393,8 +393,8 @@ def report_findings(live: LiveChecking, checked: Checked) -> None:
             finding.method,
             finding.target,
             finding.message,
-            # a spec's finding says where the spec says so, as `check` does (`source:`)
-            f" (source: {finding.section})" if finding.rule.startswith(CONTRACT_PREFIX) else "",
+            # a spec's finding says where the spec says so, as `check` does (`spec:`)
+            f" (spec: {finding.section})" if finding.rule.startswith(CONTRACT_PREFIX) else "",
         )
     for listener in live.listeners:
         listener(checked)

@@ -70,7 +70,7 @@ def test_one_disagreement_over_five_exchanges_is_said_once(
     assert code == 1
     assert "ERROR   contract.response.schema  (5x)" in out
     assert out.count("GET /v2/subscriptions/plans/{plan_uuid}: 5 exchange(s) (#0, #1, #2, ...)") == 1
-    assert out.count(f"source: {BAD_ID}") == 1
+    assert out.count(f"spec: {BAD_ID}") == 1
     _, detail, _ = run(capsys, "check", "--format", "json", "--spec", "specs", "bad.yaml")
     findings = json.loads(detail)["findings"]
     assert [(f["exchange"], f["rule"], f["section"], f["where"]) for f in findings] == [

@@ -98,7 +98,7 @@ function fill(details, row) {
       element("div", {}, element("span", {class: "sev", text: finding.severity}), " ",
         element("code", {text: finding.rule})),
       element("div", {class: "message", text: finding.message}),
-      element("div", {class: "doc"}, element("b", {text: "Documentation: "}),
+      element("div", {class: "doc"}, element("b", {text: finding.cited_as === "spec" ? "Spec: " : "Documentation: "}),
         element("span", {class: "section", text: finding.citation}))));
   }
   body.append(findings);

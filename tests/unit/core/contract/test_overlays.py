@@ -305,6 +305,47 @@ PAIRINGS = [
 ]
 
 
+# The published spec files of elasticpath/composable-frontend packages/sdks/specs/ (names only).
+PUBLISHED = [
+    "account-addresses.yaml",
+    "account_management.yaml",
+    "application-keys.yaml",
+    "authentication-realms.yaml",
+    "authentication.yaml",
+    "cart_checkout.yaml",
+    "catalog_search.yaml",
+    "catalog_view.yaml",
+    "commerce-extensions.yaml",
+    "currencies.yaml",
+    "files.yaml",
+    "flows.yaml",
+    "integrations.yaml",
+    "inventories.yaml",
+    "merchant-realm-mapping.yaml",
+    "payments.yaml",
+    "permissions.yaml",
+    "personal-data.yaml",
+    "pim.yaml",
+    "pricebooks.yaml",
+    "promotions-standard.yaml",
+    "rule-promotions.yaml",
+    "settings.yaml",
+    "shopper.yaml",
+    "subscriptions.yaml",
+]
+
+
+@pytest.mark.parametrize("spec", PUBLISHED)
+@pytest.mark.parametrize("suffix", ["_service_corrections.yaml", ".yaml", "-fixes.overlay.yaml"])
+def test_each_published_spec_pairs_with_its_own_corrections(spec: str, suffix: str) -> None:
+    """Every spec's `<spec>_service_corrections.yaml`, named as the SDK names them, pairs with that spec
+    alone among all the published ones: the longest spec name that fits wins
+    (`authentication_realms_service_corrections.yaml` is authentication-realms', not authentication's:
+    refused as ambiguous before)."""
+    name = spec.removesuffix(".yaml").replace("-", "_") + suffix
+    assert overlay_of(name, {}, PUBLISHED).applies_to == (spec,)
+
+
 @pytest.mark.parametrize(("name", "document", "specs", "expected"), PAIRINGS)
 def test_pairing(name: str, document: dict[str, Any], specs: list[str], expected: tuple[str, ...]) -> None:
     """By file name as the SDK's files are named (`-` and `_` alike), or by `x-applies-to` / `extends`."""
@@ -319,10 +360,10 @@ UNPAIRED = [
         "fix.yaml: its name fits no spec loaded (specs: cart.yaml): name it after its spec",
     ),
     (
-        "cart_checkout_fix.yaml",
+        "cart_fix.yaml",
         {},
-        ["cart.yaml", "cart_checkout.yaml"],
-        "cart_checkout_fix.yaml: its name fits more than one spec (cart.yaml, cart_checkout.yaml): say which with x-applies-to",
+        ["a/cart.yaml", "b/cart.yaml", "carts.yaml"],
+        "cart_fix.yaml: its name fits more than one spec (a/cart.yaml, b/cart.yaml): say which with x-applies-to",
     ),
     (
         "fix.yaml",
