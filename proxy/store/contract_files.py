@@ -104,11 +104,7 @@ def _named(paths: Iterable[Path]) -> list[tuple[str, str]]:
     found: list[tuple[str, str]] = []
     for path in paths:
         if path.is_dir():
-            members = sorted(
-                child for child in path.iterdir() if child.suffix in SUFFIXES and child.is_file()
-            )
-            if not members:
-                raise ContractError(f"{path}: no spec files (*.yaml, *.yml, *.json) in this folder")
+            members = folder_files(path, "spec")
             root = _trusted(posixpath.normpath(path.as_posix()))
             found.extend((posixpath.normpath(member.as_posix()), root) for member in members)
         elif path.exists():
@@ -116,6 +112,15 @@ def _named(paths: Iterable[Path]) -> list[tuple[str, str]]:
             found.append((name, _trusted(posixpath.dirname(name) or ".")))
         else:
             raise ContractError(f"{path}: no such spec file or folder")
+    return found
+
+
+def folder_files(folder: Path, kind: str) -> list[Path]:
+    """The YAML and JSON files directly in `folder` (not its sub-folders), by name: the `kind` files
+    (specs, overlays) a folder given on the command line holds; none is an error."""
+    found = sorted(child for child in folder.iterdir() if child.suffix in SUFFIXES and child.is_file())
+    if not found:
+        raise ContractError(f"{folder}: no {kind} files (*.yaml, *.yml, *.json) in this folder")
     return found
 
 

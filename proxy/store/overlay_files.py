@@ -17,9 +17,8 @@ import yaml
 from proxy.core.cassette.safe_yaml import load_yaml, yaml_problem
 from proxy.core.contract.overlays import Overlay, overlay_of
 from proxy.errors import CommerceProxyError, ContractError
+from proxy.store.contract_files import folder_files
 from proxy.store.regular_files import file_bytes
-
-OVERLAY_SUFFIXES = (".yaml", ".yml", ".json")
 
 
 def read_overlays(paths: Iterable[Path], specs: Collection[str]) -> list[Overlay]:
@@ -33,12 +32,7 @@ def overlay_paths(paths: Iterable[Path]) -> list[Path]:
     found: list[Path] = []
     for path in paths:
         if path.is_dir():
-            inside = sorted(
-                item for item in path.iterdir() if item.suffix in OVERLAY_SUFFIXES and item.is_file()
-            )
-            if not inside:
-                raise ContractError(f"{path}: no overlay files (*.yaml, *.yml, *.json) in this folder")
-            found.extend(inside)
+            found.extend(folder_files(path, "overlay"))
         else:
             found.append(path)
     return found
