@@ -123,6 +123,18 @@ def _users_own(entry: os.DirEntry[str]) -> bool:
     return state.st_uid == os.geteuid() and stat.S_ISREG(state.st_mode)
 
 
+def held_by_none(descriptor: int, opened: os.stat_result) -> bool:
+    """Whether the open file is the user's own regular file and no one holds its lock; when True, this
+    descriptor now holds it (the one test every sweep of stale lock files and folders makes)."""
+    if opened.st_uid != os.geteuid() or not stat.S_ISREG(opened.st_mode):
+        return False
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return False
+    return True
+
+
 def _removed_if_free(path: Path) -> int:
     """1 when `path` was the user's own lock file, held by no one, and is now removed; else 0."""
     try:
@@ -131,12 +143,8 @@ def _removed_if_free(path: Path) -> int:
         return 0  # gone meanwhile, a link, or not ours to open
     try:
         opened = os.fstat(descriptor)
-        if opened.st_uid != os.geteuid() or not stat.S_ISREG(opened.st_mode):
-            return 0
-        try:
-            fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            return 0  # held: a live recording's
+        if not held_by_none(descriptor, opened):
+            return 0  # held: a live recording's, or not the user's own file
         try:
             named = os.stat(path, follow_symlinks=False)
         except FileNotFoundError:

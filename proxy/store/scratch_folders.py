@@ -21,6 +21,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from proxy.store.locks import held_by_none
+
 # A folder without a lock younger than this may be a live run's: left alone.
 GRACE_SECONDS = 3600.0
 HELD = ".held"
@@ -83,13 +85,8 @@ def _removed_if_gone(folder: Path) -> int:
     except OSError:
         return 0  # a link, or not ours to open
     try:
-        held = os.fstat(descriptor)
-        if held.st_uid != os.geteuid() or not stat.S_ISREG(held.st_mode):
-            return 0
-        try:
-            fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            return 0  # a live run's
+        if not held_by_none(descriptor, os.fstat(descriptor)):
+            return 0  # a live run's, or not the user's own file
         shutil.rmtree(folder, ignore_errors=True)
         return 1
     finally:
