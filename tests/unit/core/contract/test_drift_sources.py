@@ -16,7 +16,7 @@ from proxy.core.contract.drift_tiers import SpecTiers
 from proxy.core.contract.findings import ContractJudge
 from proxy.core.contract.judge import Contract
 from proxy.core.drift.compare import compare_exchanges
-from proxy.core.drift.pairing import pair_cassettes
+from proxy.core.drift.pairing import CassetteDiff, pair_cassettes
 from proxy.core.drift.verification import Verification, Verified
 from proxy.core.reports.cassette_diff import diff_json, diff_markdown, diff_text
 from proxy.core.reports.verification import verify_json, verify_junit, verify_markdown, verify_text
@@ -99,7 +99,7 @@ def test_every_verify_format_names_the_source_of_a_difference_and_a_finding(
     assert f"(spec: {finding})" in line
 
 
-DIFF_FORMATS = {
+DIFF_FORMATS: dict[str, Callable[[CassetteDiff], str]] = {
     "text": lambda diff: diff_text(diff, "a", "b"),
     "markdown": lambda diff: diff_markdown(diff, "a", "b"),
     "json": diff_json,
