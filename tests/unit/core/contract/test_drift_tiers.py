@@ -11,6 +11,8 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from proxy.core.contract.drift_tiers import SpecTiers
 from proxy.core.contract.judge import Contract
@@ -270,3 +272,47 @@ def test_the_overlay_that_shaped_the_place_is_named(contract: Contract) -> None:
     item = at(compare_exchanges(exchange(cart()), live, tiering=SpecTiers(overlaid)), "json.data.id")
     assert item.source == f"{spec.name}#{CART}/required (overlay overrides/carts.yaml)"
     assert item.live is ABSENT
+
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=5),
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(st.sampled_from(["a", "b.c", "d[0]", "id"]), inner, max_size=3)
+    ),
+    max_leaves=8,
+)
+
+
+def places(document: Any, tokens: tuple[str | int, ...] = ()) -> Iterator[tuple[str | int, ...]]:
+    yield tokens
+    if isinstance(document, dict):
+        for key, value in document.items():
+            yield from places(value, (*tokens, key))
+    elif isinstance(document, list):
+        for index, value in enumerate(document):
+            yield from places(value, (*tokens, index))
+
+
+@settings(max_examples=150, deadline=None)
+@given(data=st.data())
+def test_any_change_anywhere_keeps_every_difference_and_gives_a_source_only_with_a_spec_tier(
+    contract: Contract, data: st.DataObject
+) -> None:
+    """However the newer answer changed (any place set to any value, keys with dots and brackets),
+    the spec never drops, adds or moves a difference: it only re-tiers one, naming its source."""
+    live = cart()
+    for _ in range(data.draw(st.integers(1, 3))):
+        where = data.draw(st.sampled_from([place for place in places(live) if place]))
+        parent = live
+        for token in where[:-1]:
+            parent = parent[token]
+        parent[where[-1]] = data.draw(JSON_VALUES)
+    recorded, changed_live = exchange(cart()), exchange(live)
+    alone = compare_exchanges(recorded, changed_live)
+    tiered = compare_exchanges(recorded, changed_live, tiering=SpecTiers(contract))
+    assert [(item.where, item.recorded, item.live) for item in tiered] == [
+        (item.where, item.recorded, item.live) for item in alone
+    ]
+    for before, after in zip(alone, tiered, strict=True):
+        assert after.source is not None or after.tier == before.tier
