@@ -10,7 +10,9 @@ from pathlib import Path
 from typing import Literal
 
 from proxy.app.command_inputs import RuleChoice
+from proxy.app.contract_inputs import drift_tiers, project_contract
 from proxy.core.cassette.document import Cassette
+from proxy.core.drift.compare import Tiering
 from proxy.core.drift.origins import Origins
 from proxy.core.drift.pairing import CassetteDiff, pair_cassettes
 from proxy.core.replay.matching import MatchPolicy
@@ -31,7 +33,8 @@ class DiffRequest:
     label_b: str
     format: DiffFormat = "text"  # text for people (and git), markdown for a PR, json for tools
     verbose: bool = False  # also list the volatile differences
-    rules: RuleChoice = field(default_factory=RuleChoice)  # whose config's `match` table pairs them
+    # whose config's `match` table pairs them, and the specs (`--spec`, `specs:`) that tier them
+    rules: RuleChoice = field(default_factory=RuleChoice)
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,8 +46,11 @@ class RenderedDiff:
 
 
 def rendered_diff(asked: DiffRequest) -> RenderedDiff:
-    """The two versions compared with the project's `match` table and rendered in the asked format."""
-    diff = diff_cassettes(asked.a, asked.b, asked.rules.load().project.match)
+    """The two versions compared with the project's `match` table, their differences tiered by the
+    specs where they decide (B judged by them), and rendered in the asked format."""
+    in_force = asked.rules.load()
+    contract = project_contract(in_force.project, asked.rules.specs, asked.rules.overlays)
+    diff = diff_cassettes(asked.a, asked.b, in_force.project.match, drift_tiers(contract, in_force))
     if asked.format == "markdown":
         document = diff_markdown(diff, asked.label_a, asked.label_b, asked.verbose)
     elif asked.format == "json":
@@ -60,10 +66,13 @@ def read_version(path: Path) -> Cassette:
     return load_cassette(path).cassette
 
 
-def diff_cassettes(a: Path, b: Path, policy: MatchPolicy | None = None) -> CassetteDiff:
+def diff_cassettes(
+    a: Path, b: Path, policy: MatchPolicy | None = None, tiering: Tiering | None = None
+) -> CassetteDiff:
     """Exchanges paired by request as replay matches them (`policy`: the project's `match` table, so
     a request id the client generates anew does not make a changed exchange look removed and added).
-    Links that differ only in the origin each version was recorded from are no change."""
+    Links that differ only in the origin each version was recorded from are no change; `tiering`:
+    the published specs, which tier the differences they decide."""
     before, after = read_version(a), read_version(b)
     origins = Origins(before.upstream, after.upstream)
-    return pair_cassettes(before.exchanges, after.exchanges, policy, origins)
+    return pair_cassettes(before.exchanges, after.exchanges, policy, origins, tiering)

@@ -9,12 +9,13 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
+from proxy.core.contract.drift_tiers import SpecTiers
 from proxy.core.contract.findings import ContractJudge
 from proxy.core.contract.overlays import overlaid
 from proxy.errors import ContractError
 from proxy.store.contract_files import contract_of, spec_files
 from proxy.store.overlay_files import read_overlays
-from proxy.store.rule_files import ProjectConfig, RuleSource
+from proxy.store.rule_files import ProjectConfig, RulesInForce, RuleSource
 
 
 def contract_judge(specs: Sequence[Path], overlays: Sequence[Path] = ()) -> ContractJudge | None:
@@ -57,3 +58,12 @@ def _joined(configured: Sequence[Path], given: Sequence[Path]) -> list[Path]:
     for path in (*configured, *given):
         seen.setdefault(os.path.abspath(path), path)
     return list(seen.values())
+
+
+def drift_tiers(judge: ContractJudge | None, in_force: RulesInForce) -> SpecTiers | None:
+    """What tiers `verify`'s and `cassette diff`'s differences by the specs of `judge` (None without
+    specs: the comparison alone tiers them); an operation the documented rules describe is theirs."""
+    if judge is None:
+        return None
+    index = in_force.ruleset.index
+    return SpecTiers(judge.contract, lambda method, path: index.lookup(method, path).documented)

@@ -18,6 +18,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from proxy.app.contract_inputs import drift_tiers
 from proxy.app.recording import TOKEN_VARIABLE
 from proxy.core.cassette.document import Cassette
 from proxy.core.contract.findings import ContractJudge
@@ -63,7 +64,7 @@ async def verify(
     contract: ContractJudge | None = None,
 ) -> Verification:
     """Re-send, compare and check every chosen exchange of every cassette (against the rules, and the
-    published specs of `contract` too)."""
+    published specs of `contract` too, which also tier the differences they decide)."""
     results: list[Verified] = []
     groups: dict[tuple[int, str], list[tuple[Verified, Exchange]]] = {}
     for number, (path, cassette) in enumerate(cassettes):
@@ -82,6 +83,7 @@ async def verify(
             f"token: give a live one with --token, {TOKEN_VARIABLE}, or --client-id and --client-secret"
         )
     gate = asyncio.Semaphore(max(1, options.concurrency))
+    tiering = drift_tiers(contract, in_force)
 
     async def resource(items: list[tuple[Verified, Exchange]], origins: Origins) -> None:
         async with gate:
@@ -90,7 +92,7 @@ async def verify(
                 # --update, written) at the cassette's origin
                 result.live = await _live(recorded, send, policy, options.token)
                 result.kept = origins.exchange(result.live)
-                result.differences = compare_exchanges(recorded, result.live, origins)
+                result.differences = compare_exchanges(recorded, result.live, origins, tiering)
 
     batches: list[tuple[list[tuple[Verified, Exchange]], Origins]] = []
     for (number, _), items in groups.items():

@@ -73,6 +73,8 @@ def verify_diff_document(
         for side, key in ((recorded, "recorded"), (live, "live")):
             if key in item:
                 change[side] = item[key]
+        if isinstance(item.get("source"), str):  # the spec's place that decided the tier
+            change["source"] = item["source"]
         changes.append(change)
     counts = {tier: sum(1 for item in items if item.get("tier") == tier) for tier in TIERS}
     summary = next((c for c in report.get("cassettes") or [] if c.get("cassette") == found), None)

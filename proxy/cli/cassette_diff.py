@@ -36,6 +36,7 @@ def add_to(actions: Any, common: argparse.ArgumentParser) -> None:
         action="store_true",
         help="run as git's external diff (last, before git's arguments): print the text diff, exit 0",
     )
+    options.add_contract_options(diff)
     options.add_rule_options(diff)
     diff.set_defaults(run=run)
 

@@ -7,7 +7,7 @@ from typing import Any, cast
 
 import pytest
 
-from proxy.core.rules.citation import citation
+from proxy.core.rules.citation import labelled
 from proxy.core.rules.findings import SEVERITIES, exchange_number
 
 FINDINGS_PROPERTY = "commerce_findings"
@@ -21,7 +21,7 @@ def finding_line(finding: dict[str, Any]) -> str:
     return (
         f"{finding['severity']} {finding['rule']} "
         f"{exchange_number(finding['exchange'], finding.get('cassette'))} {finding['method']} "
-        f"{finding['target']}: {finding['message']} (see {citation(finding['rule'], finding['section'])})"
+        f"{finding['target']}: {finding['message']} (see {labelled(finding['rule'], finding['section'])})"
     )
 
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from proxy.core.contract.coverage import Coverage
 from proxy.core.contract.judge import Contract, Disagreement
 from proxy.core.contract.proposals import Observations
+from proxy.core.contract.schemas import Location
 from proxy.core.model.exchange import Exchange
 from proxy.core.reports.disagreements import key_of
 from proxy.core.rules.findings import Finding, Setting
@@ -179,8 +180,13 @@ class Verdict:
 
 def source_of(contract: Contract, disagreement: Disagreement) -> str:
     """`file#pointer`, and the overlay that changed that place when one did."""
-    name, pointer = disagreement.location
-    overlay = contract.overlay_at(disagreement.location)
+    return located(contract, disagreement.location)
+
+
+def located(contract: Contract, location: Location) -> str:
+    """A place of the specs as every report names it: `file#pointer (overlay FILE)`."""
+    name, pointer = location
+    overlay = contract.overlay_at(location)
     return f"{name}#{pointer}" + (f" (overlay {overlay})" if overlay else "")
 
 

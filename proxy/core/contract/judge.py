@@ -15,7 +15,7 @@ from typing import Any
 from proxy.core.contract.documents import Spec, escape, ref_target, resolve_pointer
 from proxy.core.contract.operations import Operation, OperationIndex
 from proxy.core.contract.schemas import Direction, Location, Schemas, Unsupported
-from proxy.core.model.exchange import Body, Exchange, Headers, header_value
+from proxy.core.model.exchange import Body, Exchange, Headers, Response, header_value
 
 WRITES = frozenset({"POST", "PUT", "PATCH"})
 UNSUPPORTED = "contract.unsupported"
@@ -103,9 +103,8 @@ class Contract:
         responses = operation.node.get("responses")
         if not isinstance(responses, Mapping) or not responses:
             return []
-        documented = {str(key).upper(): key for key in responses}
         status = str(response.status)
-        key = next((documented[k] for k in (status, f"{status[0]}XX", "DEFAULT") if k in documented), None)
+        key = _documented(responses, response.status)
         at = f"{operation.pointer}/responses"
         found = []
         if response.status in NO_BODY and response.body.kind != "empty":
@@ -142,6 +141,27 @@ class Contract:
         expected = expected and exchange.request.method != "HEAD"
         found.extend(self._body(response.headers, response.body, name, pointer, node, "response", expected))
         return found
+
+    def response_schema(self, response: Response, operation: Operation) -> Location | None:
+        """Where the schema of this answer's body is (its status's response, its media type, JSON
+        assumed when it names none), or None when the operation documents none."""
+        responses = operation.node.get("responses")
+        if not isinstance(responses, Mapping):
+            return None
+        key = _documented(responses, response.status)
+        if key is None:
+            return None
+        at = f"{operation.pointer}/responses/{escape(str(key))}"
+        name, pointer, node = self._deref(operation.spec, at, responses[key])
+        content = node.get("content") if isinstance(node, Mapping) else None
+        if not isinstance(content, Mapping):
+            return None
+        written = header_value(response.headers, "content-type")
+        media = written.partition(";")[0].strip().lower() if written else "application/json"
+        chosen = _media(content, media)
+        if chosen is None or not isinstance(content[chosen], Mapping) or "schema" not in content[chosen]:
+            return None
+        return name, f"{pointer}/content/{escape(str(chosen))}/schema"
 
     def _headers(
         self, headers: Headers, name: str, pointer: str, node: Mapping[str, Any]
@@ -283,6 +303,13 @@ def _once(found: list[Disagreement]) -> list[Disagreement]:
             said.add(key)
             kept.append(one)
     return kept
+
+
+def _documented(responses: Mapping[Any, Any], status: int) -> Any:
+    """The key of `responses` that documents a status: itself, its range (`4XX`), or `default`."""
+    documented = {str(key).upper(): key for key in responses}
+    written = str(status)
+    return next((documented[k] for k in (written, f"{written[0]}XX", "DEFAULT") if k in documented), None)
 
 
 def _is_json(media: str) -> bool:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, Protocol
 
 from proxy.core.drift.origins import SAME, Origins
 from proxy.core.model.exchange import Body, Exchange, Response, header_value
@@ -55,20 +55,36 @@ class Difference:
     where: str
     recorded: Any
     live: Any
+    source: str | None = None  # the spec's place that decided the tier (`file#pointer`), when one did
 
     def to_json(self, recorded: str = "recorded", live: str = "live") -> dict[str, Any]:
-        """Its JSON item: an absent side has no key (`null` is a value the answer holds)."""
+        """Its JSON item: an absent side has no key (`null` is a value the answer holds); `source`
+        only when a spec decided the tier."""
         document: dict[str, Any] = {"tier": self.tier, "where": self.where}
         for name, value in ((recorded, self.recorded), (live, self.live)):
             if value is not ABSENT:
                 document[name] = value
+        if self.source is not None:
+            document["source"] = self.source
         return document
 
 
-def compare_exchanges(recorded: Exchange, live: Exchange, origins: Origins = SAME) -> list[Difference]:
+class Tiering(Protocol):
+    """What tiers differences by a published spec where it decides (`proxy.core.contract.drift`):
+    the differences of one exchange given back, re-tiered where the spec says, with their source."""
+
+    def __call__(self, recorded: Exchange, live: Exchange, found: list[Difference]) -> list[Difference]: ...
+
+
+def compare_exchanges(
+    recorded: Exchange, live: Exchange, origins: Origins = SAME, tiering: Tiering | None = None
+) -> list[Difference]:
     """The answers compared, then the exchange's own recording time and duration (always volatile);
-    the live answer's links at `origins.live` are read as at `origins.recorded`, and shown as sent."""
+    the live answer's links at `origins.live` are read as at `origins.recorded`, and shown as sent.
+    `tiering`: the published specs, which tier a difference they decide (`verify`, `cassette diff`)."""
     found = compare_responses(recorded.response, live.response, _creates(recorded), origins)
+    if tiering is not None:
+        found = tiering(recorded, live, found)
     for where, old, new in (
         ("recorded_at", recorded.recorded_at, live.recorded_at),
         ("duration_ms", recorded.duration_ms, live.duration_ms),

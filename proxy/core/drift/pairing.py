@@ -8,7 +8,7 @@ from collections import defaultdict
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 
-from proxy.core.drift.compare import Difference, Tier, compare_exchanges, is_drift, tier_counts
+from proxy.core.drift.compare import Difference, Tier, Tiering, compare_exchanges, is_drift, tier_counts
 from proxy.core.drift.origins import SAME, Origins
 from proxy.core.model.exchange import Exchange
 from proxy.core.replay.matching import MatchPolicy, request_key
@@ -58,8 +58,10 @@ def pair_cassettes(
     b: Sequence[Exchange],
     policy: MatchPolicy | None = None,
     origins: Origins = SAME,
+    tiering: Tiering | None = None,
 ) -> CassetteDiff:
-    """`origins`: where A and B were recorded from, so a link that only moved origin is no change."""
+    """`origins`: where A and B were recorded from, so a link that only moved origin is no change;
+    `tiering`: the published specs, which tier the differences they decide (B judged by them)."""
     policy = policy or MatchPolicy()
     waiting: dict[Hashable, list[int]] = defaultdict(list)
     for index, exchange in enumerate(b):
@@ -73,7 +75,7 @@ def pair_cassettes(
             continue
         other = candidates.pop(0)
         taken.add(other)
-        differences = compare_exchanges(exchange, b[other], origins)
+        differences = compare_exchanges(exchange, b[other], origins, tiering)
         diff.pairs.append(Pair(index, other, request_line(exchange), differences))
     diff.added = [Unpaired(index, request_line(item)) for index, item in enumerate(b) if index not in taken]
     return diff

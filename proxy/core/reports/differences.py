@@ -5,7 +5,8 @@ they change on every call). A table row's cells are Markdown code spans (`escapi
 a text line is escaped by the report that writes it (`escaping.visible`).
 
 A value is shown as JSON writes it (`null` for null, `""`, `0`, `false`, `[]`, `{}`); `missing` means
-the answer lacks the field or header.
+the answer lacks the field or header. A difference whose tier a published spec decided ends with its
+source, `(spec: FILE#POINTER)`, in every format (JSON: its `source`).
 """
 
 from __future__ import annotations
@@ -61,15 +62,19 @@ class Grouped:
     def live(self) -> Any:
         return self.first.live
 
+    @property
+    def source(self) -> str | None:
+        return self.first.source
+
 
 def grouped(differences: Iterable[Difference]) -> list[Grouped]:
     """The differences of one answer with those at the same place of each record (list indexes read
     as `[*]`) and of the same tier made one, in order of first appearance."""
-    groups: dict[tuple[str, str], list[Difference]] = {}
+    groups: dict[tuple[str, str, str | None], list[Difference]] = {}
     for item in differences:
-        groups.setdefault((item.tier, INDEX.sub("[*]", item.where)), []).append(item)
+        groups.setdefault((item.tier, INDEX.sub("[*]", item.where), item.source), []).append(item)
     result = []
-    for (_, where), items in groups.items():
+    for (_, where, _), items in groups.items():
         first = items[0]
         alike = all(_change_kind(item) == _change_kind(first) for item in items)
         result.append(Grouped(first.tier, where if len(items) > 1 else first.where, len(items), first, alike))
@@ -79,7 +84,7 @@ def grouped(differences: Iterable[Difference]) -> list[Grouped]:
 def _change_kind(item: Difference) -> str:
     """What a difference says without the values a record has of its own: a field missing or added is
     that whatever its value; any other change is its values."""
-    if item.live is ABSENT and item.tier == "breaking":
+    if item.live is ABSENT and item.tier in ("breaking", "data"):
         return "missing"
     if item.recorded is ABSENT and item.tier == "additive":
         return "added"
@@ -114,7 +119,7 @@ def difference_row(exchange: str, request: str, item: Difference | Grouped) -> s
     cells = (
         exchange,
         markdown_code(request),
-        item.tier,
+        item.tier + (f" (spec: {markdown_code(item.source)})" if item.source else ""),
         markdown_code(item.where),
         markdown_code(recorded),
         markdown_code(live),
@@ -132,8 +137,13 @@ def difference_line(item: Difference | Grouped) -> str:
     if isinstance(item, Grouped):
         text = grouped_change(item)
         joint = " " if item.count > 1 and text.startswith(("missing", "added")) else ": "
-        return f"  {item.tier:<9} {item.where}{joint}{text}"
-    return f"  {item.tier:<9} {item.where}: {change(item)}"
+        return f"  {item.tier:<9} {item.where}{joint}{text}{source_note(item)}"
+    return f"  {item.tier:<9} {item.where}: {change(item)}{source_note(item)}"
+
+
+def source_note(item: Difference | Grouped) -> str:
+    """` (spec: FILE#POINTER)` after a difference a spec tiered, else nothing."""
+    return f" (spec: {item.source})" if item.source else ""
 
 
 def change(item: Difference) -> str:

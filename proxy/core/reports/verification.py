@@ -1,7 +1,8 @@
 """The reports of `verify`: text for people, JSON for tools, JUnit (one test case per exchange) for CI
 boards, Markdown for a pull-request comment. Volatile differences are counted always and listed only
-when asked (`-v`). Every value from traffic or a file name goes through its format's function of
-`proxy.core.reports.escaping`."""
+when asked (`-v`). A difference a published spec tiered, and a finding of the specs' rules, name their
+source (`spec: FILE#POINTER`, with the overlay that shaped that place) in every format. Every value
+from traffic or a file name goes through its format's function of `proxy.core.reports.escaping`."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from proxy.core.reports.differences import (
     tiers_phrase,
 )
 from proxy.core.reports.escaping import json_text, markdown_code, visible, xml_attribute, xml_text
+from proxy.core.rules.citation import cited_as
 from proxy.core.rules.findings import Finding
 
 
@@ -109,12 +111,18 @@ def verify_junit(verification: Verification, strict: bool = False) -> Iterator[s
     yield '<?xml version="1.0" encoding="utf-8"?>\n'
     yield f'<testsuites name="commerce-proxy" {counted}>\n'
     yield f'  <testsuite name="commerce-proxy verify" {counted} errors="0" skipped="{skipped}">\n'
+    found: dict[tuple[str | None, int], list[Finding]] = {}
+    for finding in verification.findings:
+        found.setdefault((finding.cassette, finding.exchange), []).append(finding)
     for result in cases:
         name = xml_attribute(f"#{result.index} {result.request}")
         yield f"    <testcase classname={xml_attribute(result.cassette)} name={name}"
         bad = [item for item in result.differences if item.tier in failing]
         rest = [item for item in result.differences if item.tier not in failing and item.tier != "volatile"]
-        if result.skipped is None and not bad and not rest:
+        notes = "\n".join(
+            xml_text(_finding_line(one)) for one in found.get((result.cassette, result.index), ())
+        )
+        if result.skipped is None and not bad and not rest and not notes:
             yield " />\n"
             continue
         yield ">\n"
@@ -123,8 +131,9 @@ def verify_junit(verification: Verification, strict: bool = False) -> Iterator[s
         if bad:
             message = xml_attribute(failure_message(bad, failing))
             yield f'      <failure type="drift" message={message}>{_lines(bad)}</failure>\n'
-        if rest:
-            yield f"      <system-out>{_lines(rest)}</system-out>\n"
+        if rest or notes:
+            said = "\n".join(part for part in (_lines(rest), notes) if part)
+            yield f"      <system-out>{said}</system-out>\n"
         yield "    </testcase>\n"
     yield "  </testsuite>\n</testsuites>\n"
 
@@ -183,9 +192,11 @@ def summary(verification: Verification) -> str:
 
 
 def _finding_line(finding: Finding) -> str:
+    """One finding on a live answer; one of the specs' rules ends with its source (`(spec: ...)`)."""
+    source = f" (spec: {finding.section})" if cited_as(finding.rule) == "spec" else ""
     return (
         f"{finding.severity} {finding.rule} {finding.cassette} {finding.number} "
-        f"{finding.method} {finding.target}: {finding.message}"
+        f"{finding.method} {finding.target}: {finding.message}{source}"
     )
 
 

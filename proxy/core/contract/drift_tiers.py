@@ -1,0 +1,292 @@
+"""A difference between two answers tiered by the published specs where they decide it (`verify` and
+`cassette diff` with `--spec`). No I/O.
+
+Comparing two answers alone says a missing field breaks and a changed value is data. The spec knows
+more: the live (newer) answer is judged by its operation's documented response, and a difference the
+spec decides gets the spec's tier and its source (`file#pointer`, and the overlay that shaped that
+place): breaking where the newer answer breaks the spec at the difference's place (a required field
+removed, a value of a type the schema refuses, null where it is not nullable, a value outside the
+enum, a field `additionalProperties: false` refuses, a status the operation does not document, a
+content type it does not list); `data` where a field the spec declares and no schema of its object
+requires went missing (the spec allows it: it was optional). Everything else keeps the comparison's
+tier.
+
+The schema at a difference's place is found through `$ref`s, `allOf` branches, `items` and
+`prefixItems`, and the branch of a `oneOf`/`anyOf` the recorded value takes (when it takes exactly
+one; else the spec does not decide there). A difference is breaking only where the newer answer
+breaks the spec at its place (or under a `oneOf`/`anyOf` above it it no longer fits): a value moved to
+another branch the spec allows is no breaking change.
+The documented rules win: an operation they describe is not tiered by the spec.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import replace
+from typing import Any
+
+from proxy.core.contract.documents import escape, ref_target, resolve_pointer
+from proxy.core.contract.findings import located
+from proxy.core.contract.judge import Contract
+from proxy.core.contract.schemas import Location, Problem, Unsupported
+from proxy.core.drift.compare import ABSENT, Difference
+from proxy.core.model.exchange import Exchange
+
+Token = str | int  # a key of an object, or an index of an array
+PROBLEMS = 200  # a value's problems read to find those at its own place (bounded: a list may be long)
+DECIDED_BY_JUDGE = {
+    "status": "contract.response.status",
+    "headers.Content-Type": "contract.response.content-type",
+}
+
+
+def _nothing_documented(method: str, path: str) -> bool:
+    return False
+
+
+class SpecTiers:
+    """The `Tiering` of `proxy.core.drift.compare`: one exchange's differences, tiered by the spec.
+    `documented(method, path)`: whether the documented rules describe the operation (they win)."""
+
+    def __init__(
+        self, contract: Contract, documented: Callable[[str, str], bool] = _nothing_documented
+    ) -> None:
+        self.contract = contract
+        self.documented = documented
+
+    def __call__(self, recorded: Exchange, live: Exchange, found: list[Difference]) -> list[Difference]:
+        request = live.request
+        if not found or self.documented(request.method, request.path):
+            return found
+        operations = self.contract.operations(request.method, request.path)
+        if not operations:
+            return found
+        operation, disagreements = self.contract.judge_all(live, operations)
+        judged: dict[str, Location] = {}
+        for disagreement in disagreements:
+            judged.setdefault(disagreement.rule, disagreement.location)
+        schema = self.contract.response_schema(live.response, operation)
+        place = _Places(self, schema, recorded, live) if schema is not None else None
+        tiered = []
+        for item in found:
+            rule = DECIDED_BY_JUDGE.get(item.where)
+            if rule is not None and rule in judged:
+                tiered.append(self.decided(item, "breaking", judged[rule]))
+            elif place is not None and item.where.startswith("json"):
+                tiered.append(place.tiered(item))
+            else:
+                tiered.append(item)
+        return tiered
+
+    def decided(self, item: Difference, tier: Any, location: Location) -> Difference:
+        return replace(item, tier=tier, source=located(self.contract, location))
+
+    def problems(self, location: Location, value: Any, limit: int = PROBLEMS) -> list[Problem] | None:
+        """The value's problems with the schema at `location`; None when it cannot be compiled."""
+        try:
+            compiled = self.contract.schemas.compiled(location, "response")
+        except Unsupported:
+            return None
+        return compiled.problems(value, self.contract.specs, limit)
+
+    def node(self, location: Location) -> Any:
+        return resolve_pointer(self.contract.specs[location[0]].document, location[1])
+
+
+class _Places:
+    """The schemas of one answer's places, walked from its response schema; the answers' JSON bodies
+    (the recorded one decides branches, the newer one is judged)."""
+
+    def __init__(self, tiers: SpecTiers, schema: Location, recorded: Exchange, live: Exchange) -> None:
+        self.tiers = tiers
+        self.schema = schema
+        self.recorded = _json(recorded)
+        self.live = _json(live)
+        self._problems: list[Problem] | None = None
+
+    def problems(self) -> list[Problem]:
+        """The newer answer's problems with its response schema (asked once)."""
+        if self._problems is None:
+            found = self.tiers.problems(self.schema, self.live) if self.live is not ABSENT else None
+            self._problems = found or []
+        return self._problems
+
+    def tiered(self, item: Difference) -> Difference:
+        tokens = _tokens(item.where.removeprefix("json"), self.recorded, self.live)
+        if not tokens:
+            return item
+        if item.live is not ABSENT and item.recorded is not ABSENT:
+            return self._judged(item, tokens, lambda problem: True)
+        key = tokens[-1]
+        if not isinstance(key, str):
+            return item
+        if item.recorded is ABSENT:  # a field added: breaking where the schema refuses it
+            return self._judged(
+                item,
+                tokens[:-1],
+                lambda p: p.keyword == "additionalProperties" and key in (p.seen or ()),
+            )
+        judged = self._judged(item, tokens[:-1], lambda p: p.keyword == "required" and p.seen == key)
+        return judged if judged is not item else self._optional(item, tokens[:-1], key)
+
+    def _judged(self, item: Difference, tokens: list[Token], wanted: Callable[[Problem], bool]) -> Difference:
+        """Breaking, with its source, when the newer answer breaks the spec at the place `tokens` (the
+        value's, or a removed or added field's object) as `wanted` picks: said there by the validator,
+        or, under a `oneOf`/`anyOf` the value no longer fits, by the branch the recorded value took."""
+        place = "body" + "".join(f".{token}" for token in tokens)
+        problems = self.problems()
+        hit = next((p for p in problems if p.where == place and wanted(p)), None)
+        if hit is None and any(
+            p.keyword in ("oneOf", "anyOf") and (place + ".").startswith(p.where + ".") for p in problems
+        ):
+            hit = self._first(self._at(tokens)[0], _at_value(self.live, tokens), wanted)
+        return item if hit is None else self.tiers.decided(item, "breaking", hit.location)
+
+    def _optional(self, item: Difference, parent: list[Token], key: str) -> Difference:
+        """A removed field the spec declares and no schema of its object requires: `data`."""
+        nodes = self._at(parent)[1]
+        declared = None
+        for name, pointer in nodes:
+            node = self.tiers.node((name, pointer))
+            required = node.get("required")
+            if isinstance(required, list) and key in required:
+                return item
+            properties = node.get("properties")
+            if declared is None and isinstance(properties, Mapping) and key in properties:
+                declared = (name, f"{pointer}/properties/{escape(key)}")
+        return item if declared is None else self.tiers.decided(item, "data", declared)
+
+    def _first(self, roots: list[Location], value: Any, wanted: Callable[[Problem], bool]) -> Problem | None:
+        """The first problem at the value's own place that `wanted` picks, the deepest branch first."""
+        if value is ABSENT:
+            return None
+        for root in reversed(roots):
+            for problem in self.tiers.problems(root, value) or ():
+                if problem.where == "body" and wanted(problem):
+                    return problem
+        return None
+
+    def _at(self, tokens: list[Token]) -> tuple[list[Location], list[Location]]:
+        """The schemas of the place at `tokens`: those to judge its value against (the schema there
+        and each branch its value takes) and every schema describing it ($refs followed, `allOf`)."""
+        entries = [self.schema]
+        for depth in range(len(tokens) + 1):
+            value = self._deciding(tokens[:depth])
+            roots, nodes = _judging(self.tiers, entries, value)
+            if depth == len(tokens):
+                return roots, nodes
+            entries = _step(self.tiers, nodes, tokens[depth])
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _deciding(self, tokens: list[Token]) -> Any:
+        """The value that picks a `oneOf`/`anyOf` branch at a place: the recorded one, else the newer."""
+        value = _at_value(self.recorded, tokens)
+        return value if value is not ABSENT else _at_value(self.live, tokens)
+
+
+def _judging(tiers: SpecTiers, entries: list[Location], value: Any) -> tuple[list[Location], list[Location]]:
+    """From the schemas at a place: the ones to validate its value against (the entries and each
+    `oneOf`/`anyOf` branch the value takes, when it takes exactly one), and every schema that describes
+    it ($refs followed, `allOf` branches, the branches taken)."""
+    roots = list(entries)
+    nodes: list[Location] = []
+    waiting = list(entries)
+    seen: set[Location] = set()
+    while waiting:
+        location = waiting.pop(0)
+        if location in seen:
+            continue
+        seen.add(location)
+        name, pointer = location
+        node = tiers.node(location)
+        if not isinstance(node, Mapping):
+            continue
+        ref = node.get("$ref")
+        if isinstance(ref, str):
+            waiting.append(ref_target(name, ref))
+            if tiers.contract.specs[name].version == "3.0":
+                continue  # a 3.0 `$ref`'s siblings are ignored
+        nodes.append(location)
+        branches = node.get("allOf")
+        if isinstance(branches, list):
+            waiting.extend((name, f"{pointer}/allOf/{index}") for index in range(len(branches)))
+        for keyword in ("oneOf", "anyOf"):
+            branches = node.get(keyword)
+            if not isinstance(branches, list) or value is ABSENT:
+                continue
+            taken = [
+                (name, f"{pointer}/{keyword}/{index}")
+                for index in range(len(branches))
+                if tiers.problems((name, f"{pointer}/{keyword}/{index}"), value, 1) == []
+            ]
+            if len(taken) == 1:
+                roots.append(taken[0])
+                waiting.append(taken[0])
+    return roots, nodes
+
+
+def _step(tiers: SpecTiers, nodes: list[Location], token: Token) -> list[Location]:
+    """The schemas of a field or an item of a value these schemas describe."""
+    found: list[Location] = []
+    for name, pointer in nodes:
+        node = tiers.node((name, pointer))
+        if isinstance(token, str):
+            properties = node.get("properties")
+            if isinstance(properties, Mapping) and token in properties:
+                found.append((name, f"{pointer}/properties/{escape(token)}"))
+            elif isinstance(node.get("additionalProperties"), Mapping):
+                found.append((name, f"{pointer}/additionalProperties"))
+            continue
+        prefix = node.get("prefixItems")
+        if isinstance(prefix, list) and token < len(prefix):
+            found.append((name, f"{pointer}/prefixItems/{token}"))
+        elif isinstance(node.get("items"), Mapping):
+            found.append((name, f"{pointer}/items"))
+    return found
+
+
+def _json(exchange: Exchange) -> Any:
+    body = exchange.response.body
+    return body.value if body.kind == "json" else ABSENT
+
+
+def _at_value(document: Any, tokens: list[Token]) -> Any:
+    for token in tokens:
+        listed = isinstance(token, int) and isinstance(document, list) and token < len(document)
+        if listed or (isinstance(token, str) and isinstance(document, dict) and token in document):
+            document = document[token]
+        else:
+            return ABSENT
+    return document
+
+
+def _tokens(rest: str, recorded: Any, live: Any) -> list[Token] | None:
+    """A difference's dotted place (`.data[0].attributes.name`, after `json`) as keys and indexes,
+    read against the two documents (a key may hold a dot); None when it is no place of theirs (a
+    list's `.length`)."""
+    tokens: list[Token] = []
+    documents = [recorded, live]
+    while rest:
+        if rest.startswith("["):
+            end = rest.find("]")
+            if end < 0 or not rest[1:end].isdigit():
+                return None
+            token: Token = int(rest[1:end])
+            rest = rest[end + 1 :]
+        elif rest.startswith("."):
+            keys = [key for document in documents if isinstance(document, dict) for key in document]
+            fitting = [
+                key
+                for key in keys
+                if rest[1:].startswith(key) and rest[1 + len(key) : 2 + len(key)] in ("", ".", "[")
+            ]
+            if not fitting:
+                return None
+            key = max(fitting, key=len)
+            rest = rest[1 + len(key) :]
+            token = key
+        else:
+            return None
+        tokens.append(token)
+        documents = [_at_value(document, [token]) for document in documents]
+    return tokens
