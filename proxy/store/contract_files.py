@@ -117,11 +117,17 @@ def _named(paths: Iterable[Path]) -> list[tuple[str, str]]:
 
 def folder_files(folder: Path, kind: str) -> list[Path]:
     """The YAML and JSON files directly in `folder` (not its sub-folders), by name: the `kind` files
-    (specs, overlays) a folder given on the command line holds; none is an error."""
-    found = sorted(child for child in folder.iterdir() if child.suffix in SUFFIXES and child.is_file())
+    (specs, overlays) a folder given on the command line holds; none is an error. A hidden file
+    (`.name`) and an editor's backup (`name~`) are no member: an editor or a tool left them there."""
+    found = sorted(child for child in folder.iterdir() if _member(child.name) and child.is_file())
     if not found:
         raise ContractError(f"{folder}: no {kind} files (*.yaml, *.yml, *.json) in this folder")
     return found
+
+
+def _member(name: str) -> bool:
+    """Whether a file of a named folder is one of its spec or overlay files, by its name."""
+    return not name.startswith(".") and not name.endswith("~") and name.endswith(SUFFIXES)
 
 
 def _read(name: str, reached: _Reached) -> Any:
