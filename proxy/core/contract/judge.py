@@ -244,8 +244,8 @@ class Contract:
             yield Disagreement(
                 rule,
                 where_prefix + problem.where,
-                f"the schema's `{problem.keyword}` met",
-                problem.message,
+                problem.expected,
+                problem.found,
                 problem.location,
                 problem.keyword,
                 problem.seen,
