@@ -2,6 +2,7 @@
 `*.yml` and `*.json` files), read into a `Contract`: every file a `$ref` names loaded too, relative to
 the file that names it. YAML is read by the project's safe reader. Any problem is one `ContractError`
 line naming the file and the place (the line of a parse error, the JSON pointer of a broken `$ref`).
+Every file is named by `source_name`, the one naming of specs and overlays in findings and errors.
 
 Only the files named (and a named folder's) must be OpenAPI documents; a file only a `$ref` reaches is
 a fragment (a schema, a `components:`-only file, a path item). A `$ref` stays relative and inside the
@@ -105,23 +106,40 @@ def _named(paths: Iterable[Path]) -> list[tuple[str, str]]:
     for path in paths:
         if path.is_dir():
             members = folder_files(path, "spec")
-            root = _trusted(posixpath.normpath(path.as_posix()))
-            found.extend((posixpath.normpath(member.as_posix()), root) for member in members)
+            root = _trusted(source_name(path))
+            found.extend((source_name(member), root) for member in members)
         elif path.exists():
-            name = posixpath.normpath(path.as_posix())
+            name = source_name(path)
             found.append((name, _trusted(posixpath.dirname(name) or ".")))
         else:
             raise ContractError(f"{path}: no such spec file or folder")
     return found
 
 
+def source_name(path: Path) -> str:
+    """The one name of a spec or overlay file, in every finding's source and every error, whatever the
+    command and however it was given (relative, absolute, from the config's or the plugin's folder):
+    relative to the working folder when it is inside it, else absolute; POSIX, normalized."""
+    absolute = os.path.abspath(path)
+    here = os.getcwd()
+    if os.path.commonpath([here, absolute]) == here:
+        return Path(os.path.relpath(absolute, here)).as_posix()
+    return Path(absolute).as_posix()
+
+
 def folder_files(folder: Path, kind: str) -> list[Path]:
     """The YAML and JSON files directly in `folder` (not its sub-folders), by name: the `kind` files
-    (specs, overlays) a folder given on the command line holds; none is an error."""
-    found = sorted(child for child in folder.iterdir() if child.suffix in SUFFIXES and child.is_file())
+    (specs, overlays) a folder given on the command line holds; none is an error. A hidden file
+    (`.name`) and an editor's backup (`name~`) are no member: an editor or a tool left them there."""
+    found = sorted(child for child in folder.iterdir() if _member(child.name) and child.is_file())
     if not found:
         raise ContractError(f"{folder}: no {kind} files (*.yaml, *.yml, *.json) in this folder")
     return found
+
+
+def _member(name: str) -> bool:
+    """Whether a file of a named folder is one of its spec or overlay files, by its name."""
+    return not name.startswith(".") and not name.endswith("~") and name.endswith(SUFFIXES)
 
 
 def _read(name: str, reached: _Reached) -> Any:

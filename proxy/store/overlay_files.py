@@ -17,14 +17,16 @@ import yaml
 from proxy.core.cassette.safe_yaml import load_yaml, yaml_problem
 from proxy.core.contract.overlays import Overlay, overlay_of
 from proxy.errors import CommerceProxyError, ContractError
-from proxy.store.contract_files import folder_files
+from proxy.store.contract_files import folder_files, source_name
 from proxy.store.regular_files import file_bytes
 
 
 def read_overlays(paths: Iterable[Path], specs: Collection[str]) -> list[Overlay]:
     """The overlays in `paths`, in the order given (a folder's files by name), each paired with one of
     `specs` (the spec documents' names, as the contract loader names them)."""
-    return [overlay_of(str(path), read_overlay_document(path), specs) for path in overlay_paths(paths)]
+    return [
+        overlay_of(source_name(path), read_overlay_document(path), specs) for path in overlay_paths(paths)
+    ]
 
 
 def overlay_paths(paths: Iterable[Path]) -> list[Path]:

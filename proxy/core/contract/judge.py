@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from proxy.core.contract import media_types
 from proxy.core.contract.documents import Spec, escape, ref_target, resolve_pointer
 from proxy.core.contract.operations import Operation, OperationIndex
 from proxy.core.contract.schemas import Direction, Location, Schemas, Unsupported
@@ -156,9 +157,10 @@ class Contract:
         content = node.get("content") if isinstance(node, Mapping) else None
         if not isinstance(content, Mapping):
             return None
-        written = header_value(response.headers, "content-type")
-        media = written.partition(";")[0].strip().lower() if written else "application/json"
-        chosen = _media(content, media)
+        written = header_value(response.headers, "content-type") or "application/json"
+        chosen = media_types.documenting(content, written)
+        if chosen is None:
+            chosen = media_types.judged_by(content, written)
         if chosen is None or not isinstance(content[chosen], Mapping) or "schema" not in content[chosen]:
             return None
         return name, f"{pointer}/content/{escape(str(chosen))}/schema"
@@ -197,7 +199,7 @@ class Contract:
             return
         prefix = "" if direction == "response" else "request."
         if body.kind == "empty":
-            documented = next((key for key in content if _json_schema(str(key), content[key])), None)
+            documented = media_types.json_key(content)
             if expected and documented is not None:
                 yield Disagreement(
                     "contract.response.body-missing",
@@ -208,27 +210,29 @@ class Contract:
                     "body",
                 )
             return
-        written = header_value(headers, "content-type")
-        media = written.partition(";")[0].strip().lower() if written else None
-        chosen = _media(content, media) if media else _media(content, "application/json")
+        written = header_value(headers, "content-type") or None
+        parsed = media_types.parse(written) if written is not None else None
+        chosen = media_types.documenting(content, written or "application/json")
         if chosen is None:
-            if media is not None:
+            if written is not None:
                 yield Disagreement(
                     f"contract.{direction}.content-type",
                     prefix + "headers.Content-Type",
                     "one of " + ", ".join(str(key) for key in content),
-                    written or "absent",
+                    written,
                     (name, f"{pointer}/content"),
                     "content-type",
-                    media,
+                    str(parsed) if parsed is not None else written.strip(),
                 )
-            return
-        if media is not None and _is_json(media) and body.kind != "json":
+            chosen = media_types.judged_by(content, written or "application/json")
+            if chosen is None:
+                return
+        if parsed is not None and parsed.is_json() and body.kind != "json":
             rule = "contract.response.body-not-json" if direction == "response" else INVALID_ACCEPTED
             yield Disagreement(
                 rule,
                 prefix + "body",
-                f"JSON, as its Content-Type {media} says",
+                f"JSON, as its Content-Type {parsed.essence} says",
                 "a body that does not parse as JSON",
                 (name, f"{pointer}/content/{escape(str(chosen))}"),
                 "json",
@@ -261,8 +265,8 @@ class Contract:
             yield Disagreement(
                 rule,
                 where_prefix + problem.where,
-                f"the schema's `{problem.keyword}` met",
-                problem.message,
+                problem.expected,
+                problem.found,
                 problem.location,
                 problem.keyword,
                 problem.seen,
@@ -310,23 +314,3 @@ def _documented(responses: Mapping[Any, Any], status: int) -> Any:
     documented = {str(key).upper(): key for key in responses}
     written = str(status)
     return next((documented[k] for k in (written, f"{written[0]}XX", "DEFAULT") if k in documented), None)
-
-
-def _is_json(media: str) -> bool:
-    """`application/json`, `application/vnd.api+json`..."""
-    return media == "application/json" or media.endswith("+json")
-
-
-def _json_schema(media: str, node: Any) -> bool:
-    """Whether a `content` entry documents a JSON body with a schema."""
-    return _is_json(media.lower()) and isinstance(node, Mapping) and "schema" in node
-
-
-def _media(content: Mapping[Any, Any], media: str) -> Any:
-    """The key of `content` that documents this media type (exactly, `type/*`, or `*/*`), or None."""
-    by_lower = {str(key).lower(): key for key in content}
-    kind = media.partition("/")[0]
-    for candidate in (media, f"{kind}/*", "*/*"):
-        if candidate in by_lower:
-            return by_lower[candidate]
-    return None

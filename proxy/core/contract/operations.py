@@ -1,7 +1,8 @@
 """The operations of the specs, and which one a request is: by method and path template. No I/O.
 
-A template's path is its spec's `servers` base path (`/v2` on the subscriptions spec, none on most)
-followed by the path as written; both it and the request are compared in the spelling the service
+A template's path is its spec's `servers` base path (`/v2` on the subscriptions spec, none on most;
+its `{variables}` replaced by their default, and by each value of their `enum`) followed by the path
+as written; both it and the request are compared in the spelling the service
 routes alike (`routed_path`: a trailing slash, doubled slashes and the case of `/v2` do not matter).
 A path parameter matches one segment, of the type its spec says (an `integer` parameter never matches
 a word); among the templates that match, literal segments win over parameters, leftmost first
@@ -14,6 +15,7 @@ specs were named.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -26,6 +28,7 @@ from proxy.core.contract.structure import METHODS
 from proxy.core.rules.endpoints import routed_path
 
 _PARAMETER = re.compile(r"\{([^{}]+)\}")
+MAX_SERVER_URLS = 64  # the combinations of server variable values a server is read as, at most
 _TYPED = {
     "integer": r"[-+]?[0-9]+",
     "number": r"[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?",
@@ -99,14 +102,47 @@ class OperationIndex:
 
 
 def _base_paths(spec: Spec) -> list[str]:
-    """The path part of each of the spec's servers, once each (`` when it has none)."""
+    """The path part of each of the spec's servers, once each (`` when it has none), its variables
+    replaced by their values (`server_urls`)."""
     servers = spec.document.get("servers")
     bases = []
     for server in servers if isinstance(servers, list) else []:
-        url = server.get("url") if isinstance(server, Mapping) else None
-        if isinstance(url, str):
+        for url in server_urls(server):
             bases.append(urlsplit(url).path.rstrip("/"))
     return list(dict.fromkeys(bases)) or [""]
+
+
+def server_urls(server: Any) -> list[str]:
+    """A Server Object's URL with each `{variable}` replaced by its `default` (OpenAPI: "the value to
+    use"), and by each value of its `enum`, up to `MAX_SERVER_URLS` combinations; a variable the server
+    does not define stays as written. Empty for a server with no URL."""
+    url = server.get("url") if isinstance(server, Mapping) else None
+    if not isinstance(url, str):
+        return []
+    declared = server.get("variables")
+    declared = declared if isinstance(declared, Mapping) else {}
+    names = list(dict.fromkeys(_PARAMETER.findall(url)))
+    choices = [_values(declared.get(name), name) for name in names]
+    urls: list[str] = []
+    for values in itertools.islice(itertools.product(*choices), MAX_SERVER_URLS):
+        urls.append(_substituted(url, dict(zip(names, values, strict=True))))
+    return list(dict.fromkeys(urls))
+
+
+def _values(variable: Any, name: str) -> list[str]:
+    """A server variable's default first, then its enum's other values; `{name}` when it has neither."""
+    given = variable if isinstance(variable, Mapping) else {}
+    enum = given.get("enum")
+    written = [given.get("default"), *(enum if isinstance(enum, list) else [])]
+    values = [str(value) for value in written if isinstance(value, (str, int, float))]
+    return list(dict.fromkeys(values)) or ["{" + name + "}"]
+
+
+def _substituted(url: str, values: Mapping[str, str]) -> str:
+    def value(match: re.Match[str]) -> str:
+        return values[match[1]]
+
+    return _PARAMETER.sub(value, url)
 
 
 def _templates(spec: Spec, specs: Mapping[str, Spec]) -> Iterable[_Template]:

@@ -8,7 +8,8 @@ at that place) is collected as the contract judges (`Observations`, bounded); th
 from the report's grouped disagreements at the end.
 
 - an undocumented status: the status added to the operation's `responses`;
-- an undocumented content type: the media type added to the response's `content`;
+- an undocumented content type: the media type added to the `content`, documenting the schema the
+  body was judged against (`media_types.judged_by`), so the body stays checked;
 - a required header missing: the header's `required: false`;
 - `type`: for a null, `nullable: true` (3.0) or `null` among the types (3.1); for a fraction where
   `integer` was, `number`; else the spec's types and those seen (3.1), or `anyOf` of them (3.0);
@@ -19,10 +20,12 @@ from the report's grouped disagreements at the end.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from proxy.core.contract import media_types
 from proxy.core.contract.documents import Spec
 from proxy.core.contract.judge import Disagreement as Seen
 from proxy.core.reports.disagreements import Disagreement, key_of, operation_of
@@ -141,7 +144,7 @@ def _changes(spec: Spec, pointer: str, kind: str, values: list[Any]) -> list[Cha
     if kind == "status":
         return [(path, {"update": {str(status): {"description": "Seen in traffic"}}}) for status in values]
     if kind == "content-type":
-        return [(path, {"update": {str(media): {}}}) for media in values if media]
+        return [(path, {"update": {str(seen): _media_object(node, str(seen))}}) for seen in values if seen]
     if kind == "header":
         return [(path, {"update": {"required": False}})]
     if kind == "request-body":  # at the requestBody's `required`: the body made optional
@@ -161,6 +164,16 @@ def _changes(spec: Spec, pointer: str, kind: str, values: list[Any]) -> list[Cha
     if kind in REMOVABLE:
         return [(path, {"remove": True})]
     return None
+
+
+def _media_object(content: Any, media: str) -> Any:
+    """What a media type proposed for `content` documents: a copy of the entry whose schema the body of
+    that type was judged against (`media_types.judged_by`), so the proposal keeps the body checked; `{}`
+    when none fits it (a body that is not JSON, which no schema of the spec judges)."""
+    if not isinstance(content, Mapping):
+        return {}
+    key = media_types.judged_by(content, media)
+    return copy.deepcopy(content[key]) if key is not None else {}
 
 
 def _wider(

@@ -26,6 +26,7 @@ import jsonschema_rs
 from proxy.core.contract.documents import Spec, escape, ref_target, resolve_pointer
 from proxy.core.contract.formats import CUSTOM, VALIDATED
 from proxy.core.contract.one_way import hidden
+from proxy.core.contract.wording import worded
 
 Direction: TypeAlias = Literal["request", "response"]
 _SCHEMA_MAPS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
@@ -56,7 +57,8 @@ class Problem:
     where: str
     location: Location
     keyword: str
-    message: str
+    expected: str  # what the spec asks there, and what the traffic had (`wording.worded`)
+    found: str
     seen: Any = None  # what the traffic had, for a proposed correction (`seen_of`)
 
 
@@ -88,16 +90,16 @@ class Compiled:
         if self._validator.is_valid(document):
             return []
         found: list[Problem] = []
-        said: set[tuple[str, Location, str, str]] = set()  # one error reached twice is said once
+        said: set[tuple[str, str, str]] = set()  # one disagreement is said once, at its first place
         for error in self._validator.iter_errors(document):
             path = [str(part) for part in error.schema_path]
-            location = self._source(path, specs)
             where = "body" + "".join(f".{part}" for part in error.instance_path)
             keyword = path[-1] if path else ""
-            if (where, location, keyword, error.message) in said:
-                continue
-            said.add((where, location, keyword, error.message))
-            found.append(Problem(where, location, keyword, error.message, seen_of(error)))
+            if (where, keyword, error.message) in said:
+                continue  # two places of the spec say the same (a 3.1 `required` beside its `$ref`'s)
+            said.add((where, keyword, error.message))
+            location = self._source(path, specs)
+            found.append(Problem(where, location, keyword, *worded(error, keyword), seen_of(error)))
             if len(found) >= limit:
                 break
         return found
@@ -313,8 +315,9 @@ _COMPOSED = frozenset({"$ref", "allOf", "anyOf", "oneOf", "not", "if"})
 
 
 def _nullable(schema: dict[str, Any]) -> dict[str, Any]:
-    """A schema that also admits null: `null` among its types (so a problem is still said at its own
-    keyword), or, when it is composed of others, null or the schema."""
+    """A schema that also admits null: `null` among its types, or, when it is composed of others, the
+    schema applied to whatever is not null (`if`/`else`, not `anyOf`: a value that breaks it is said at
+    the keyword of the spec it breaks, never at an `anyOf` the spec does not write)."""
     kind = schema.get("type")
     if isinstance(kind, (str, list)) and _COMPOSED.isdisjoint(schema):
         types = [kind] if isinstance(kind, str) else list(kind)
@@ -322,7 +325,7 @@ def _nullable(schema: dict[str, Any]) -> dict[str, Any]:
         if isinstance(schema.get("enum"), list) and None not in schema["enum"]:
             nullable["enum"] = [*schema["enum"], None]
         return nullable
-    return {"anyOf": [{"type": "null"}, schema]}
+    return {"if": {"type": "null"}, "else": schema}
 
 
 def _exclusive_bounds(converted: dict[str, Any], node: Mapping[str, Any]) -> None:

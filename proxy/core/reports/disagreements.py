@@ -7,6 +7,7 @@ the first few of them. Each exchange's finding stays in the JSON report's detail
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
@@ -14,6 +15,8 @@ from proxy.core.rules.findings import Finding
 
 CONTRACT_PREFIX = "contract."
 FIRST_SHOWN = 3  # exchanges named per disagreement
+SAID_SHOWN = 5  # distinct statements (where, expected, found) shown per disagreement
+SAID_KEPT = 100  # distinct statements counted per disagreement, at most
 
 
 def is_contract(rule_id: str) -> bool:
@@ -30,6 +33,12 @@ class Disagreement:
     count: int = 0
     numbers: list[str] = field(default_factory=list)
     last: tuple[str | None, int] | None = None
+    said: dict[tuple[str, str, str], None] = field(default_factory=dict)  # distinct statements, in order
+
+    def hear(self, finding: Finding) -> None:
+        """Keep what this finding says (`where`, expected, found), when it is new (up to `SAID_KEPT`)."""
+        if len(self.said) < SAID_KEPT:
+            self.said.setdefault((finding.where, finding.expected, finding.found), None)
 
 
 def key_of(finding: Finding) -> tuple[str, str, str]:
@@ -55,6 +64,7 @@ def disagreements(findings: Iterable[Finding]) -> list[Disagreement]:
         one = found.get(key)
         if one is None:
             one = found[key] = Disagreement(finding)
+        one.hear(finding)
         exchange = (finding.cassette, finding.exchange)
         if exchange == one.last:
             continue
@@ -74,6 +84,10 @@ def disagreement_lines(findings: Iterable[Finding], shown: int) -> Iterator[str]
         operation = operation_of(first)
         yield f"    {operation}: {one.count} exchange(s) ({', '.join(one.numbers)}{more})"
         yield f"        spec: {first.section}"
-        yield f"        {first.where}: expected {first.expected}; found {first.found}"
+        for where, expected, found in itertools.islice(one.said, SAID_SHOWN):
+            yield f"        {where}: expected {expected}; found {found}"
+        if len(one.said) > SAID_SHOWN:
+            at_least = "at least " if len(one.said) == SAID_KEPT else ""
+            yield f"        ... and {at_least}{len(one.said) - SAID_SHOWN} more (the JSON report has each)"
     if shown and len(grouped) > shown:
         yield f"    ... and {len(grouped) - shown} more disagreement(s) (--per-rule 0 lists them all)"

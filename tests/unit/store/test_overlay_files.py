@@ -11,6 +11,7 @@ import pytest
 from proxy.core.cassette.safe_yaml import load_yaml
 from proxy.core.contract.overlays import overlaid
 from proxy.errors import ContractError
+from proxy.store.contract_files import source_name
 from proxy.store.overlay_files import read_overlays
 from tests.paths import TESTS
 
@@ -57,7 +58,7 @@ def test_commerce_extensions_corrections() -> None:
         "properties": {"type": {"type": "string", "const": "custom_field"}},
         "required": ["type"],
     }
-    name = str(HERE / "commerce_extensions_service_corrections.yaml")
+    name = source_name(HERE / "commerce_extensions_service_corrections.yaml")
     data = (
         "/components/requestBodies/CreateCustomAPI/content/application~1json/schema/properties/data/required"
     )
@@ -149,7 +150,7 @@ def test_an_overlay_document_from_a_folder_with_corrections() -> None:
     result, provenance = overlaid("commerce-extensions.yaml", spec("commerce-extensions.yaml"), only)
     assert result["components"]["parameters"]["IfMatch"]["required"] is False
     assert result["components"]["schemas"]["BaseUpdateCustomField"] == {"type": "object", "properties": {}}
-    name = str(HERE / "commerce-extensions.overlay.yaml")
+    name = source_name(HERE / "commerce-extensions.overlay.yaml")
     assert provenance == {
         "/components/parameters/IfMatch/required": name,
         "/components/schemas/BaseUpdateCustomField/properties/type": name,

@@ -73,6 +73,38 @@ def test_counts_are_distinct_exchanges_and_findings_are_once(
         showing = {finding.exchange for finding in findings if key_of(finding) == key_of(one.first)}
         assert one.count == len(showing)
         assert one.numbers == [f"#{index}" for index in sorted(showing)][:3]
+    lines = list(disagreement_lines(findings, 0))
+    for finding in findings:  # every distinct statement is shown, not only the first one's
+        assert f"        {finding.where}: expected {finding.expected}; found {finding.found}" in lines
+
+
+def test_the_summary_shows_each_property_missing_at_one_place() -> None:
+    """One `required` list of eight, k of them missing over a few exchanges: the text summary shows each
+    missing one (it showed only the first), up to five, and how many more."""
+    names = [f"p{number}" for number in range(8)]
+    schema = {"type": "object", "required": names}
+    content = {"application/json": {"schema": schema}}
+    responses = {"200": {"description": "ok", "content": content}}
+    document = {"openapi": "3.0.3", "paths": {"/v2/things": {"get": {"responses": responses}}}}
+    judge = ContractJudge(Contract([Spec("things.yaml", "3.0", document, {})]))
+    for missing in range(1, len(names) + 1):
+        exchanges = [  # at most five problems an exchange: the second misses the ones after the fifth
+            Exchange(
+                Request("GET", "/v2/things"),
+                Response(200, JSON, Body("json", {name: 1 for name in names if name not in gone})),
+            )
+            for gone in (names[:missing], names[5:missing])
+        ]
+        lines = list(disagreement_lines(_findings(judge, exchanges), 0))
+        said = [line for line in lines if line.startswith("        body: expected")]
+        assert said == [
+            f'        body: expected the schema\'s `required` met; found "{name}" is a required property'
+            for name in names[: min(missing, 5)]
+        ], missing
+        more = [line for line in lines if line.startswith("        ... and")]
+        assert more == (
+            [f"        ... and {missing - 5} more (the JSON report has each)"] if missing > 5 else []
+        )
 
 
 # The OpenAPI inheritance pattern with a discriminator (as commerce-extensions.yaml's

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from proxy.core.contract.findings import ContractJudge, Verdict
+from proxy.store.contract_files import source_name
 from tests.unit.core.contract.plans import (
     FIXTURES,
     GOT,
@@ -25,8 +26,8 @@ from tests.unit.core.contract.plans import (
     verdict,
 )
 
-SUBS = SPEC.as_posix()
-COMMON = (FIXTURES / "common.yaml").as_posix()
+SUBS = source_name(SPEC)
+COMMON = source_name(FIXTURES / "common.yaml")
 PLAN_OP = "/paths/~1subscriptions~1plans~1{plan_uuid}/get"
 
 

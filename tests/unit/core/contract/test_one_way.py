@@ -12,10 +12,11 @@ import pytest
 
 from proxy.core.contract.findings import ContractJudge
 from proxy.core.model.exchange import Body, Exchange, Request, Response
+from proxy.store.contract_files import source_name
 from tests.unit.core.contract.plans import FIXTURES, JSON, judge_of
 
 SPEC = FIXTURES / "one_way" / "api.yaml"
-NAME = SPEC.as_posix()
+NAME = source_name(SPEC)
 ID = "3f8e2a4c-9b1d-4c6e-8f0a-1b2c3d4e5f60"
 API = {"type": "custom_api", "name": "Wishlists"}
 FIELD = {"type": "custom_field", "name": "size"}

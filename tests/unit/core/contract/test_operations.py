@@ -88,3 +88,53 @@ def test_every_operation_is_found_by_its_own_template_filled_in() -> None:
             found = INDEX.find(template.operation.method, filled)
             assert found is not None
             assert found.template.count("{") <= template.operation.template.count("{")
+
+
+# Server URLs as the published specs write them (elasticpath-dev openapispecs: `https://{region}.api.
+# elasticpath.com/{basePath}`), drawn: a variable in the host, in the path, or both; a default alone or
+# with an enum; the URL absolute or relative.
+SERVER_VALUES = {
+    "basePath": ("v2", ["v2", "beta"]),
+    "version": ("1", ["1"]),
+    "region": ("useast", ["euwest"]),
+}
+
+
+def _servers() -> list[tuple[dict[str, Any], set[str], set[str]]]:
+    """(a Server Object, the base paths it means, base paths it must not take)."""
+    drawn = []
+    for host in ("https://{region}.api.elasticpath.com", "https://api.test", ""):
+        for path in ("/{basePath}", "/{basePath}/v{version}", "/pcm/{basePath}", ""):
+            for with_enum in (False, True):
+                names = [name for name in SERVER_VALUES if "{" + name + "}" in host + path]
+                variables = {
+                    name: {
+                        "default": SERVER_VALUES[name][0],
+                        **({"enum": SERVER_VALUES[name][1]} if with_enum else {}),
+                    }
+                    for name in names
+                }
+                meant = {path.replace("{basePath}", "v2").replace("{version}", "1")}
+                if with_enum and "{basePath}" in path:
+                    meant.add(path.replace("{basePath}", "beta").replace("{version}", "1"))
+                wrong = {
+                    path.replace("{basePath}", other).replace("{version}", "1") for other in ("v3", "carts")
+                }
+                drawn.append(({"url": host + path, "variables": variables}, meant, wrong - meant))
+    return drawn
+
+
+def test_server_variables_are_their_values_never_a_wildcard() -> None:
+    for server, meant, wrong in _servers():
+        document: dict[str, Any] = {
+            "openapi": "3.0.3",
+            "servers": [server],
+            "paths": {"/things/{id}": {"get": {}}},
+        }
+        index = OperationIndex([Spec("e.yaml", "3.0", document, {})])
+        templates = {str(operation) for operation in index.operations()}
+        assert templates == {f"GET {base}/things/{{id}}" for base in meant}, server
+        for base in meant:
+            assert index.find("GET", f"{base}/things/t1") is not None, (server, base)
+        for base in wrong:
+            assert index.find("GET", f"{base}/things/t1") is None, (server, base)

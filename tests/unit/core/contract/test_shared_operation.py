@@ -13,6 +13,7 @@ import pytest
 from proxy.app.contract_inputs import contract_judge
 from proxy.core.contract.findings import ContractJudge
 from proxy.core.model.exchange import Body, Exchange, Request, Response
+from proxy.store.contract_files import source_name
 from tests.unit.core.contract.plans import FIXTURES, JSON
 
 HERE = FIXTURES / "shared_operation"
@@ -28,7 +29,7 @@ def _cart(**fields: Any) -> dict[str, Any]:
 
 # (what, status, body, findings as (rule, where, section) without the overlay, and with it)
 CartCase = tuple[str, int, Any, list[tuple[str, str, str]], list[tuple[str, str, str]]]
-CARTS_NAME = CARTS.as_posix()
+CARTS_NAME = source_name(CARTS)
 NAME_BOUND = (
     "contract.response.schema",
     "body.data.name",
@@ -113,6 +114,6 @@ def test_every_spec_that_knows_the_operation_counts_it_exercised(specs: list[Pat
     counted = {(one.spec, one.method, one.template): one.exchanges for one in judge.coverage.ordered()}
     assert counted == {
         (CARTS_NAME, "GET", "/v2/carts/{cartID}"): 1,
-        (SHOPPER.as_posix(), "GET", "/v2/carts/{id}"): 1,
-        (SHOPPER.as_posix(), "GET", "/v2/carts/{id}/items"): 0,
+        (source_name(SHOPPER), "GET", "/v2/carts/{id}"): 1,
+        (source_name(SHOPPER), "GET", "/v2/carts/{id}/items"): 0,
     }

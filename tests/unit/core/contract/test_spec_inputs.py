@@ -19,7 +19,7 @@ from proxy.core.contract.findings import ContractJudge
 from proxy.core.model.exchange import Body, Exchange, Request, Response
 from proxy.core.rules.config import RuleConfig
 from proxy.errors import ContractError
-from proxy.store.contract_files import contract_of
+from proxy.store.contract_files import contract_of, folder_files
 
 HEAD = "openapi: 3.1.0\ninfo: {title: t, version: '1'}\n"
 GET_A = "paths:\n  /a:\n    get:\n      responses:\n        '200': {description: ok}\n"
@@ -292,3 +292,24 @@ def test_a_property_named_ref_and_a_ref_in_an_example_are_no_references(tmp_path
     )
     assert compiled.problems({"$ref": "x"}, contract.specs) == []
     assert [p.where for p in compiled.problems({"$ref": 5}, contract.specs)] == ["body.$ref"]
+
+
+# name -> whether a folder's listing takes it: every suffix, crossed with a hidden name and a backup
+MEMBERS = {
+    f"{prefix}s{suffix}{tail}": not prefix and not tail and suffix in (".yaml", ".yml", ".json")
+    for prefix in ("", ".", "..")
+    for suffix in (".yaml", ".yml", ".json", ".txt", "")
+    for tail in ("", "~", ".swp")
+}
+
+
+def test_a_folder_lists_its_spec_files_never_a_hidden_file_or_a_backup(tmp_path: Path) -> None:
+    for name in MEMBERS:
+        (tmp_path / name).write_text("{not: [a spec", encoding="utf-8")  # each unusable if read
+    (tmp_path / "zz.yaml").write_text(HEAD + GET_A, encoding="utf-8")
+    listed = {path.name for path in folder_files(tmp_path, "spec")}
+    assert listed == {name for name, member in MEMBERS.items() if member} | {"zz.yaml"}
+    for name, member in MEMBERS.items():
+        if member:
+            (tmp_path / name).unlink()
+    assert [spec for spec in contract_of([tmp_path]).specs] == [(tmp_path / "zz.yaml").as_posix()]
