@@ -1,5 +1,6 @@
 """A live server's UI (`app/live_ui.py`): nothing is made at start; whichever comes first, an
-exchange or a UI request, makes the view, and every exchange from the first one is shown."""
+exchange kept or a UI request, makes the view, and every exchange from the first one is shown; replay's
+answers wait unmade for the first UI request (the latest `ui_backlog.BACKLOG` of them)."""
 
 from __future__ import annotations
 
@@ -12,9 +13,11 @@ from proxy.app.live_traffic import LiveView
 from proxy.app.live_ui import LiveUi, LiveUiRequest, live_ui
 from proxy.app.record_setup import shipped_rules_in_force
 from proxy.app.traffic_view import Answered
+from proxy.app.ui_backlog import Backlog
 from proxy.core.model.exchange import Body, Exchange, Request, Response
 from proxy.core.redaction.policy import RedactionPolicy
 from proxy.core.rules.engine import Checked
+from proxy.core.rules.findings import Finding
 from proxy.core.ui.query import Query
 
 IN_FORCE = shipped_rules_in_force()
@@ -44,6 +47,7 @@ def opened(ui: LiveUi) -> LiveView:
 
 def paths(ui: LiveUi) -> list[str]:
     view = opened(ui)
+    assert ui.handed_over(timeout=30)
     view.flush()
     return [row["path"] for row in view.window(Query(), 0, 500)["exchanges"]]
 
@@ -51,6 +55,7 @@ def paths(ui: LiveUi) -> list[str]:
 @pytest.mark.parametrize("feed", sorted(FEEDS))
 @pytest.mark.parametrize("first", ["exchange", "request"])
 def test_the_view_is_made_by_what_comes_first_and_shows_every_exchange(feed: str, first: str) -> None:
+    """A recording's exchange or a UI request makes the view; replay's answers wait for the request."""
     ui = live_ui(LiveUiRequest("spy", IN_FORCE, RedactionPolicy(), ["http://127.0.0.1:9"]))
     assert ui._view is None  # a server nobody looks at made no index and no thread
     try:
@@ -58,7 +63,7 @@ def test_the_view_is_made_by_what_comes_first_and_shows_every_exchange(feed: str
             assert opened(ui).info()["exchanges"] == 0
         for number in range(5):
             FEEDS[feed](ui, number)
-        assert ui._view is not None
+        assert (ui._view is not None) == (first == "request" or feed == "checked")
         assert paths(ui) == [f"/v2/n/{number}" for number in range(5)]
     finally:
         ui.close()
@@ -138,3 +143,71 @@ def test_after_close_a_late_call_makes_no_thread_and_indexes_nothing(
         assert ui._view is view and view.indexer is None  # closed: nothing can reach its index
     else:
         assert ui._view is None
+
+
+def answers_shown(ui: LiveUi) -> list[str]:
+    view = opened(ui)
+    assert ui.handed_over(timeout=30)
+    view.flush()
+    return [row["path"] for row in view.window(Query(), 0, 500)["exchanges"]]
+
+
+@pytest.mark.parametrize(
+    ("most", "served"),
+    [(most, served) for most in (1, 3, 64, 65) for served in (0, 1, most, most + 1, 3 * most + 2)],
+)
+def test_replay_answers_before_a_page_asks_make_nothing_and_the_latest_are_shown(
+    most: int, served: int
+) -> None:
+    """Before the first UI request an answer is only held (no view, no index, no thread, none made);
+    the page then shows the last `most` of them, in the order served, and every one after."""
+    ui = live_ui(LiveUiRequest("replay", IN_FORCE, RedactionPolicy(), ["c.yaml"]))
+    ui._backlog = Backlog(most)
+    made: list[int] = []
+
+    def answer(number: int) -> None:
+        def make() -> tuple[Exchange, list[Finding], Answered]:
+            made.append(number)
+            return exchange(number), [], Answered("miss")
+
+        ui.answered(make)
+
+    before = set(threading.enumerate())
+    try:
+        for number in range(served):
+            answer(number)
+        assert ui._view is None and made == [] and set(threading.enumerate()) == before
+        assert answers_shown(ui) == [f"/v2/n/{n}" for n in range(max(0, served - most), served)]
+        answer(served)  # after the hand-over: straight to the view
+        assert answers_shown(ui)[-1] == f"/v2/n/{served}"
+    finally:
+        ui.close()
+    assert set(threading.enumerate()) - before == set()
+
+
+def test_answers_served_while_the_backlog_is_handed_over_keep_their_order() -> None:
+    ui = live_ui(LiveUiRequest("replay", IN_FORCE, RedactionPolicy(), ["c.yaml"]))
+    try:
+        for number in range(300):
+            by_answered(ui, number)
+        opener = threading.Thread(target=ui.view)
+        opener.start()
+        for number in range(300, 600):
+            by_answered(ui, number)
+        opener.join(timeout=30)
+        assert answers_shown(ui) == [f"/v2/n/{number}" for number in range(500)]
+        view = opened(ui)
+        assert view.window(Query(), 500, 500)["total"] == 600
+    finally:
+        ui.close()
+
+
+def test_a_close_drops_what_the_backlog_holds_and_ends_its_thread() -> None:
+    ui = live_ui(LiveUiRequest("replay", IN_FORCE, RedactionPolicy(), ["c.yaml"]))
+    before = set(threading.enumerate())
+    for number in range(2000):
+        by_answered(ui, number)
+    opened(ui)
+    ui.close()
+    assert ui._backlog.hold(lambda: (exchange(0), [], Answered("miss"))) is False
+    assert set(threading.enumerate()) - before == set()
