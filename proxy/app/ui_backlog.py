@@ -66,14 +66,18 @@ class Backlog:
         self._thread.start()
 
     def _hand(self, target: Callable[[Made], None]) -> None:
-        while True:
+        try:
+            while True:
+                with self._lock:
+                    if self._closed or not self._held:
+                        return
+                    turn = [self._held.popleft() for _ in range(min(HANDED_AT_ONCE, len(self._held)))]
+                for made in turn:
+                    target(made)
+        finally:  # however it ends (a failure too), answers go to the view directly from now on
             with self._lock:
-                if self._closed or not self._held:
-                    self._taking = False
-                    return
-                turn = [self._held.popleft() for _ in range(min(HANDED_AT_ONCE, len(self._held)))]
-            for made in turn:
-                target(made)
+                self._taking = False
+                self._held.clear()
 
     def wait(self, timeout: float) -> bool:
         """Wait until everything held was handed over (at most `timeout` seconds); whether it was."""

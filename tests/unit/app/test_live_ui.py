@@ -211,3 +211,25 @@ def test_a_close_drops_what_the_backlog_holds_and_ends_its_thread() -> None:
     ui.close()
     assert ui._backlog.hold(lambda: (exchange(0), [], Answered("miss"))) is False
     assert set(threading.enumerate()) - before == set()
+
+
+def test_a_hand_over_that_fails_steps_aside_and_later_answers_reach_the_view() -> None:
+    shown: list[int] = []
+    backlog = Backlog(10)
+
+    def target(made: object) -> None:
+        if not shown:
+            shown.append(-1)
+            raise RuntimeError("the view failed")
+        shown.append(len(shown))
+
+    for _ in range(3):
+        assert backlog.hold(lambda: (exchange(0), [], Answered("miss")))
+    previous = threading.excepthook
+    threading.excepthook = lambda arguments: None  # the thread's failure is expected here
+    try:
+        backlog.hand_to(target)
+        assert backlog.wait(timeout=30)
+    finally:
+        threading.excepthook = previous
+    assert backlog.hold(lambda: (exchange(1), [], Answered("miss"))) is False
