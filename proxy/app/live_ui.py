@@ -101,6 +101,7 @@ class LiveUi:
                     policy=asked.policy,
                     cassette=asked.cassette,
                 )
+                self._view.left_out = self._backlog.left_out
                 self._backlog.hand_to(self._view.add_answered_later)
             return self._view
 

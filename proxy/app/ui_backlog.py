@@ -5,7 +5,8 @@ SQLite) costs about ten times serving it, so a replay nobody looks at would spen
 on a page never opened. Until a page first asks, each answer is one append to a bounded deque (memory
 stays flat however long it serves); then a thread of its own hands what it holds to the view, in the
 order served, while later answers still queue behind, and steps aside once it holds none: from then on
-answers go to the view directly, as record's and spy's do.
+answers go to the view directly, as record's and spy's do. Every answer is either given to the view or
+counted in `left_out`, which `api/info` tells the page (it says the list starts later than the run).
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ class Backlog:
         self._closed = False
         self._thread: threading.Thread | None = None
         self.held_in_all = 0  # answers ever held, the ones the bound let go too
+        self._left_out = 0  # answers held, never given to the view: the bound (or its failure) let go
 
     def hold(self, made: Made) -> bool:
         """Keep `made` while answers are held; False: it goes to the view directly."""
@@ -42,6 +44,8 @@ class Backlog:
         with self._lock:
             if not self._taking:
                 return False
+            if len(self._held) == self._held.maxlen:
+                self._left_out += 1  # the append lets the oldest go
             self._held.append(made)
             self.held_in_all += 1
             return True
@@ -66,18 +70,28 @@ class Backlog:
         self._thread.start()
 
     def _hand(self, target: Callable[[Made], None]) -> None:
+        turn: list[Made] = []
+        given = 0  # of `turn`, the answers `target` took
         try:
             while True:
                 with self._lock:
                     if self._closed or not self._held:
                         return
                     turn = [self._held.popleft() for _ in range(min(HANDED_AT_ONCE, len(self._held)))]
+                    given = 0
                 for made in turn:
                     target(made)
+                    given += 1
         finally:  # however it ends (a failure too), answers go to the view directly from now on
             with self._lock:
                 self._taking = False
+                if not self._closed:  # a failure of the view: what it did not take is left out
+                    self._left_out += len(turn) - given + len(self._held)
                 self._held.clear()
+
+    def left_out(self) -> int:
+        """How many answers held were never given to the view (`api/info`'s `left_out`)."""
+        return self._left_out
 
     def wait(self, timeout: float) -> bool:
         """Wait until everything held was handed over (at most `timeout` seconds); whether it was."""

@@ -9,11 +9,11 @@ from collections.abc import Callable
 
 import pytest
 
-from proxy.app.live_traffic import LiveView
+from proxy.app.live_traffic import LiveView, Made
 from proxy.app.live_ui import LiveUi, LiveUiRequest, live_ui
 from proxy.app.record_setup import shipped_rules_in_force
 from proxy.app.traffic_view import Answered
-from proxy.app.ui_backlog import Backlog
+from proxy.app.ui_backlog import HANDED_AT_ONCE, Backlog
 from proxy.core.model.exchange import Body, Exchange, Request, Response
 from proxy.core.redaction.policy import RedactionPolicy
 from proxy.core.rules.engine import Checked
@@ -233,3 +233,82 @@ def test_a_hand_over_that_fails_steps_aside_and_later_answers_reach_the_view() -
     finally:
         threading.excepthook = previous
     assert backlog.hold(lambda: (exchange(1), [], Answered("miss"))) is False
+
+
+def left_out_cases() -> list[tuple[int, int, int]]:
+    """(bound, answers before the page asks, answers arriving while the hand-over is under way): none,
+    below the bound, at it, just past it and far past it, each with none, a few and more than the
+    bound arriving during the hand-over (and a bound below and above one turn of the handing thread)."""
+    cases = set()
+    for most in (1, 3, HANDED_AT_ONCE, HANDED_AT_ONCE + 36):
+        for before in (0, 1, most - 1, most, most + 1, 7 * most + 3):
+            for during in (0, 1, most + 5):
+                cases.add((most, before, during))
+    return sorted(cases)
+
+
+def expected_left_out(most: int, before: int, during: int) -> int:
+    """What the bound lets go: the oldest past `most` before the page asks; then, the handing thread
+    holding its first turn, the oldest past `most` of what is still held and what arrives."""
+    if before == 0:
+        return 0  # nothing held: the hand-over is over at once, every answer goes to the view
+    held = min(before, most)
+    still_held = held - min(HANDED_AT_ONCE, held)
+    return before - held + max(0, still_held + during - most)
+
+
+@pytest.mark.parametrize(("most", "before", "during"), left_out_cases())
+def test_info_says_how_many_answers_replay_left_out_and_every_other_one_is_listed(
+    most: int, before: int, during: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`api/info`'s `left_out` is exactly the answers the bound let go: what was served and is not
+    listed, counted however many came before the page asked and while the hand-over was under way."""
+    in_turn, go_on = threading.Event(), threading.Event()
+    give = LiveView.add_answered_later
+
+    def gated(view: LiveView, made: Made) -> None:  # the handing thread holds its first turn
+        if threading.current_thread().name == "commerce-proxy-ui-backlog" and not go_on.is_set():
+            in_turn.set()
+            assert go_on.wait(timeout=30)
+        give(view, made)
+
+    monkeypatch.setattr(LiveView, "add_answered_later", gated)
+    ui = live_ui(LiveUiRequest("replay", IN_FORCE, RedactionPolicy(), ["c.yaml"]))
+    ui._backlog = Backlog(most)
+    try:
+        for number in range(before):
+            by_answered(ui, number)
+        view = opened(ui)
+        assert before == 0 or in_turn.wait(timeout=30)
+        for number in range(before, before + during):
+            by_answered(ui, number)
+        go_on.set()
+        assert ui.handed_over(timeout=30)
+        view.flush()
+        listed = view.window(Query(), 0, 500, wait=True)["total"]
+        assert view.info()["left_out"] == expected_left_out(most, before, during)
+        assert view.info()["left_out"] == before + during - listed
+    finally:
+        go_on.set()
+        ui.close()
+
+
+def test_a_view_that_fails_its_hand_over_counts_what_it_did_not_take() -> None:
+    backlog = Backlog(10)
+    taken: list[object] = []
+
+    def target(made: object) -> None:
+        if len(taken) == 2:
+            raise RuntimeError("the view failed")
+        taken.append(made)
+
+    for _ in range(7):
+        backlog.hold(lambda: (exchange(0), [], Answered("miss")))
+    previous = threading.excepthook
+    threading.excepthook = lambda arguments: None  # the thread's failure is expected here
+    try:
+        backlog.hand_to(target)
+        assert backlog.wait(timeout=30)
+    finally:
+        threading.excepthook = previous
+    assert len(taken) == 2 and backlog.left_out() == 5
