@@ -6,7 +6,9 @@ hands `answered` each answer it serves, and the server's UI routes read `view()`
 Nothing is made at start but this object: the view (its temporary index, its indexing thread, the
 traffic index's modules) is made by the first exchange or the first UI request, whichever comes first,
 so a server nobody looks at (most test servers) starts as fast as with `--no-ui`, and the page still
-shows every exchange from the first one.
+shows every exchange from the first one. Replay's answers wait for the first UI request instead, the
+latest `ui_backlog.BACKLOG` of them, unmade (`ui_backlog.py`): a replay nobody looks at serves at its
+`--no-ui` speed.
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
+
+from proxy.app.ui_backlog import Backlog
 
 if TYPE_CHECKING:
     from proxy.app.live_traffic import LiveView, Made
@@ -48,6 +52,7 @@ class LiveUi:
     asked: LiveUiRequest
     _view: LiveView | None = field(default=None, init=False)
     _closed: bool = field(default=False, init=False)
+    _backlog: Backlog = field(default_factory=Backlog, init=False)  # replay's answers until a page asks
     _making: threading.Lock = field(default_factory=threading.Lock, init=False)
 
     def view(self) -> LiveView | None:
@@ -67,7 +72,10 @@ class LiveUi:
 
     def answered(self, made: Made) -> None:
         """Replay's hook: how to make one answer served, its findings and how it was answered, called
-        off the serving path (the serving path only appends it)."""
+        off the serving path (the serving path only appends it). Until the first UI request, and while
+        what it held is handed to the view, it waits in the backlog."""
+        if self._backlog.hold(made):
+            return
         view = self._made()
         if view is not None:
             view.add_answered_later(made)
@@ -93,7 +101,13 @@ class LiveUi:
                     policy=asked.policy,
                     cassette=asked.cassette,
                 )
+                self._view.left_out = self._backlog.left_out
+                self._backlog.hand_to(self._view.add_answered_later)
             return self._view
+
+    def handed_over(self, timeout: float) -> bool:
+        """Wait until replay's answers held before the view was made reached it (tests)."""
+        return self._backlog.wait(timeout)
 
     def setting(self) -> ActionSetting:
         """What the UI's actions may do here."""
@@ -112,6 +126,7 @@ class LiveUi:
     def close(self) -> None:
         """Close the view, if it was made (its temporary index is removed); later exchanges are dropped
         and no view is made again."""
+        self._backlog.close()
         with self._making:
             self._closed = True
             view = self._view

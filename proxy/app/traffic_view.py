@@ -58,6 +58,7 @@ class TrafficView:
         self.sources = list(sources)
         self.state: list[list[int]] | None = None  # offline: its files' `file_states` when indexed
         self.cassettes = list(sources)  # the names rows give as `cassette` (a live view: its own)
+        self.left_out: Callable[[], int] = _none  # answers served that the view will never list (replay)
         self._index = index
         self._lock = threading.Lock()
         self._waiters: set[tuple[asyncio.AbstractEventLoop, asyncio.Future[None]]] = set()
@@ -68,7 +69,14 @@ class TrafficView:
         return self._index.cursor
 
     def info(self) -> dict[str, Any]:
-        return {"mode": self.mode, "sources": self.sources, "exchanges": self.cursor, "cursor": self.cursor}
+        cursor = self.cursor
+        return {
+            "mode": self.mode,
+            "sources": self.sources,
+            "exchanges": cursor,
+            "cursor": cursor,
+            "left_out": self.left_out(),
+        }
 
     def window(self, query: Query, offset: int, limit: int, wait: bool = False) -> dict[str, Any]:
         """The rows matching `query` from `offset`, at most `limit` (at most LIMIT_MOST), how many
@@ -170,6 +178,11 @@ class TrafficView:
         for loop, future in waiters:
             with contextlib.suppress(RuntimeError):  # its loop has closed
                 loop.call_soon_threadsafe(_settle, future)
+
+
+def _none() -> int:
+    """Nothing left out: every exchange of an offline view, record's and spy's is listed."""
+    return 0
 
 
 def _settle(future: asyncio.Future[None]) -> None:

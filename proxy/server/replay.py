@@ -76,7 +76,7 @@ def respond(
 ) -> tuple[Outgoing, float | None, Recording | None, Answer | Simulated | Miss]:
     """The recorded or simulated answer (or the 404 of a miss), the recorded upstream time, the
     recording that answered (None when simulated or missed), and the book's verdict."""
-    result = book.respond(core, replay_clock())
+    result = book.respond(core, replay_clock)  # read only by a simulation
     if isinstance(result, Answer):
         recording = result.recording
         return serve_answer(result, cache, origin), recording.exchange.duration_ms, recording, result

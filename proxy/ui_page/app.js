@@ -10,6 +10,7 @@ import { showExchange, showMissing } from "./detail.js";
 import { follow } from "./live.js";
 import { Actions } from "./actions.js";
 import { comparable, showCompare } from "./sources.js";
+import { el } from "./dom.js";
 
 const REFRESH_MS = 500; // counts (and a filtered list) are asked again at most this often while rows arrive
 
@@ -18,6 +19,7 @@ const infoLine = document.getElementById("info");
 const statusLine = document.getElementById("status");
 const countsNav = document.getElementById("counts");
 const pane = document.getElementById("pane");
+const listRoot = document.getElementById("list");
 
 let { filter, exchange: openId } = fromSearch(location.search);
 let about = null;
@@ -28,7 +30,7 @@ let opening = 0;
 let actions = null;
 let comparableSources = []; // offline: the cassettes and verify reports the compare pane offers
 
-const list = new WindowedList(document.getElementById("list"), {
+const list = new WindowedList(listRoot, {
   fetchPage: async (offset, limit) => {
     const answer = await api.window_(pairs(filter), offset, limit);
     say("");
@@ -65,6 +67,34 @@ function showInfo() {
   if (liveState) parts.push(liveState);
   infoLine.textContent = parts.join(" · ");
   document.body.dataset.mode = about.mode;
+  showLeftOut(about.left_out || 0);
+}
+
+// Replay lists only the latest answers served before the page was first opened: the one line above the
+// list says how many it left out (`left_out` in `api/info`), and is absent when it left out none.
+function showLeftOut(count) {
+  const line = document.getElementById("left-out");
+  if (count <= 0) {
+    line?.remove();
+    return;
+  }
+  const [were, are] = count === 1 ? ["answer was", "is"] : ["answers were", "are"];
+  const text =
+    `${count.toLocaleString("en-US")} earlier ${were} served before this page was first opened ` +
+    `and ${are} not listed`;
+  if (line) line.textContent = text;
+  else listRoot.prepend(el("p", { id: "left-out", text }));
+}
+
+// Replay's count of answers left out may still grow while it hands the page the ones it kept: it is
+// read again with the counts (the rest of `info` comes with the pushed rows).
+async function refreshLeftOut() {
+  if (about?.mode !== "replay") return;
+  const fresh = await api.info().catch(() => null);
+  if (fresh && about) {
+    about.left_out = fresh.left_out;
+    showLeftOut(about.left_out || 0);
+  }
 }
 
 function writeUrl(push) {
@@ -213,6 +243,7 @@ function onRows(cursor, rows) {
     if (stale) list.refresh();
     stale = false;
     loadCounts();
+    refreshLeftOut();
   }, REFRESH_MS);
 }
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import ipaddress
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from proxy.core.model.exchange import Headers
 
@@ -33,6 +34,7 @@ class HostRefusal:
     detail: str
 
 
+@lru_cache(maxsize=256)  # every request's Host is judged, and most come with one of a few values
 def host_name(value: str) -> str | None:
     """The host a `Host` value (or an --allow-host name) names, lower-cased, its port checked and
     removed; None when it is not a host name or an IP literal with an optional port."""
@@ -57,6 +59,7 @@ def host_name(value: str) -> str | None:
     return _canonical(address)
 
 
+@lru_cache(maxsize=256)
 def _canonical(name: str) -> str:
     """An IP literal in one spelling (IPv4-mapped IPv6 as IPv4); a name as given."""
     try:

@@ -6,12 +6,13 @@ then recording order); past the end, the last recorded answer repeats.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from urllib.parse import unquote
 
 from proxy.core.cassette.document import Cassette
 from proxy.core.model.exchange import Exchange, Request
+from proxy.core.redaction.book import KNOWN
 from proxy.core.redaction.redact import RedactionPolicy, merged, placeholders_in, redact_request
 from proxy.core.replay.matching import (
     Compared,
@@ -27,6 +28,7 @@ from proxy.core.replay.simulation.simulator import Simulator
 CLOSEST_SCAN_LIMIT = 5000
 BODY_COMPARED_PER_NEAR_MISS = 3  # candidates whose bodies are compared, per near miss named
 MISSES_LISTED = 10_000  # distinct missed requests kept by name; more are only counted
+KEYS_KEPT = 4096  # body-less requests whose key is remembered (cleared whole past it)
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,6 +99,8 @@ class ReplayBook:
     served: int = 0  # requests answered by a recording through `respond`
     unlisted_misses: int = 0  # misses past MISSES_LISTED distinct requests
     label: str | None = None  # the X-Commerce-Cassette name that chose this book, if any
+    _keys: dict[tuple[object, ...], RequestKey] = field(default_factory=dict)  # `key`'s memory
+    _keys_known: frozenset[str] = field(default_factory=frozenset)  # the secrets its keys were made with
 
     @classmethod
     def build(
@@ -136,11 +140,32 @@ class ReplayBook:
         """The incoming request as recordings see it: its secrets redacted the same way."""
         return redact_request(request, self.redaction)
 
+    def key(self, request: Request) -> RequestKey:
+        """The request's key, made from it redacted. A body-less request's is remembered by its parts
+        as sent and the secrets known (which its redaction scrubs, and may add to): a replayed client
+        asks the same few requests again and again, and redacting and keying one costs a fifth of
+        serving it."""
+        if request.body.kind != "empty":
+            return request_key(self.prepare(request), self.policy)
+        known = KNOWN.values
+        if known is not self._keys_known:
+            self._keys.clear()
+            self._keys_known = known
+        sent = (request.method, request.path, request.query, request.headers, request.body)
+        key = self._keys.get(sent)
+        if key is None:
+            key = request_key(self.prepare(request), self.policy)
+            if KNOWN.values is known:  # else this request taught a secret: its key is made again next time
+                if len(self._keys) >= KEYS_KEPT:
+                    self._keys.clear()
+                self._keys[sent] = key
+        return key
+
     def answer(self, request: Request) -> Answer | None:
         """The next recording in sequence for this request, or None when nothing matches."""
         if not self._index:
             return None  # an empty book (record without a base): no need to redact and key the request
-        key = request_key(self.prepare(request), self.policy)
+        key = self.key(request)
         numbers = self._index.get(key)
         if not numbers:
             return None
@@ -157,13 +182,14 @@ class ReplayBook:
 
     def holds(self, request: Request) -> bool:
         """Whether a recording matches this request (nothing is used up)."""
-        return bool(self._index) and request_key(self.prepare(request), self.policy) in self._index
+        return bool(self._index) and self.key(request) in self._index
 
-    def respond(self, request: Request, now: str) -> Answer | Simulated | Miss:
+    def respond(self, request: Request, now: str | Callable[[], str]) -> Answer | Simulated | Miss:
         """Answer a request: a recording, else (with `simulate`) the simulator, else a miss.
 
         A feature or entry the session changed by simulation is always simulated: recordings of it
-        are stale. `now` is ISO 8601 with microseconds and `Z`, for timestamps of simulated changes.
+        are stale. `now` is ISO 8601 with microseconds and `Z`, for timestamps of simulated changes (or
+        how to read it: only a simulation does).
         """
         simulator = self.simulator
         if simulator is None or not simulator.takes_over(request):
@@ -175,7 +201,7 @@ class ReplayBook:
                 return answer
         reason = None
         if simulator is not None:
-            result = simulator.answer(request, now)
+            result = simulator.answer(request, now() if callable(now) else now)
             if isinstance(result, Simulated):
                 for number in result.sources:
                     self.uses[number] += 1

@@ -67,8 +67,9 @@ def test_the_serving_path_makes_no_exchange_for_the_ui(
         # A checked recorded answer is built here for its check (as without a UI), never for the UI.
         checked_here = checking and by == "recording"
         assert made_on.count(serving) == (3 if checked_here else 0), made_on
+        assert ui._view is None  # nobody asked for the UI: the answers wait in its backlog, unmade
         view = ui.view()
-        assert view is not None
+        assert view is not None and ui.handed_over(timeout=30)
         view.flush()
         rows = view.window(Query(), 0, 10)["exchanges"]
         assert [(row["path"], row["answered"]["by"]) for row in rows] == [(path, by)] * 3

@@ -65,8 +65,10 @@ class FakeTraffic:
         make: Callable[[int], Detail] | None = None,
         baseline: bool = True,
         upstream: str = "http://127.0.0.1:9",
+        left_out: int = 0,
     ) -> None:
         self.mode = mode
+        self.left_out = left_out  # replay's answers served before the page asked that it does not list
         self.baseline: list[tuple[int, str]] | None = [] if baseline else None  # what was accepted
         self.upstream = upstream
         self.asked: list[tuple[str, dict[str, str]]] = []  # action calls the tests look at
@@ -300,6 +302,7 @@ def fake_app(traffic: FakeTraffic, token: str, csp: bool = True) -> web.Applicat
             "sources": traffic.sources,
             "exchanges": traffic.total,
             "cursor": traffic.total,
+            "left_out": traffic.left_out,
         }
         return api(document)
 

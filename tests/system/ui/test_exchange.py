@@ -17,7 +17,7 @@ PRETTY = json.dumps({"items": [{"sku": "A-1", "price": {"amount": "10.00"}}], "n
 REDACTED = "Bearer <redacted:token-1>"
 
 
-def traffic() -> FakeTraffic:
+def traffic(left_out: int = 0) -> FakeTraffic:
     return FakeTraffic(
         [
             detail(1, path="/v2/products?page=1", response_body=body(PRETTY)),
@@ -57,6 +57,7 @@ def traffic() -> FakeTraffic:
         ],
         mode="replay",
         sources=["shop.yaml"],
+        left_out=left_out,
     )
 
 
@@ -102,14 +103,18 @@ def test_an_exchange_shows_heads_bodies_and_findings_with_their_citations(
     expect(pane.locator(".findings h3")).to_have_text("Findings (0)")
     page.go_back()
     expect(pane.locator("h2")).to_have_text("GET /v2/products?page=2")
+    expect(page.locator("#left-out")).to_have_count(0)  # replay left no answer out: no line says so
     assert opened.problems == []
 
 
 def test_binary_as_size_and_hex_and_no_body_said_so(
     serve_ui: Callable[..., Served], open_page: Callable[..., Opened]
 ) -> None:
-    served = serve_ui(traffic())
+    served = serve_ui(traffic(left_out=12_345))
     opened = open_page(served.ui_url + "&exchange=3")
+    expect(opened.page.locator("#list > p#left-out:first-child")).to_have_text(
+        "12,345 earlier answers were served before this page was first opened and are not listed"
+    )
     pane = opened.page.locator("#pane")
     expect(pane.locator("h2")).to_have_text("GET /v2/images/1")  # opened from the URL
     response = pane.locator("section.part").nth(1)

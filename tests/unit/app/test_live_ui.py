@@ -1,5 +1,6 @@
 """A live server's UI (`app/live_ui.py`): nothing is made at start; whichever comes first, an
-exchange or a UI request, makes the view, and every exchange from the first one is shown."""
+exchange kept or a UI request, makes the view, and every exchange from the first one is shown; replay's
+answers wait unmade for the first UI request (the latest `ui_backlog.BACKLOG` of them)."""
 
 from __future__ import annotations
 
@@ -8,13 +9,15 @@ from collections.abc import Callable
 
 import pytest
 
-from proxy.app.live_traffic import LiveView
+from proxy.app.live_traffic import LiveView, Made
 from proxy.app.live_ui import LiveUi, LiveUiRequest, live_ui
 from proxy.app.record_setup import shipped_rules_in_force
 from proxy.app.traffic_view import Answered
+from proxy.app.ui_backlog import HANDED_AT_ONCE, Backlog
 from proxy.core.model.exchange import Body, Exchange, Request, Response
 from proxy.core.redaction.policy import RedactionPolicy
 from proxy.core.rules.engine import Checked
+from proxy.core.rules.findings import Finding
 from proxy.core.ui.query import Query
 
 IN_FORCE = shipped_rules_in_force()
@@ -44,6 +47,7 @@ def opened(ui: LiveUi) -> LiveView:
 
 def paths(ui: LiveUi) -> list[str]:
     view = opened(ui)
+    assert ui.handed_over(timeout=30)
     view.flush()
     return [row["path"] for row in view.window(Query(), 0, 500)["exchanges"]]
 
@@ -51,6 +55,7 @@ def paths(ui: LiveUi) -> list[str]:
 @pytest.mark.parametrize("feed", sorted(FEEDS))
 @pytest.mark.parametrize("first", ["exchange", "request"])
 def test_the_view_is_made_by_what_comes_first_and_shows_every_exchange(feed: str, first: str) -> None:
+    """A recording's exchange or a UI request makes the view; replay's answers wait for the request."""
     ui = live_ui(LiveUiRequest("spy", IN_FORCE, RedactionPolicy(), ["http://127.0.0.1:9"]))
     assert ui._view is None  # a server nobody looks at made no index and no thread
     try:
@@ -58,7 +63,7 @@ def test_the_view_is_made_by_what_comes_first_and_shows_every_exchange(feed: str
             assert opened(ui).info()["exchanges"] == 0
         for number in range(5):
             FEEDS[feed](ui, number)
-        assert ui._view is not None
+        assert (ui._view is not None) == (first == "request" or feed == "checked")
         assert paths(ui) == [f"/v2/n/{number}" for number in range(5)]
     finally:
         ui.close()
@@ -138,3 +143,172 @@ def test_after_close_a_late_call_makes_no_thread_and_indexes_nothing(
         assert ui._view is view and view.indexer is None  # closed: nothing can reach its index
     else:
         assert ui._view is None
+
+
+def answers_shown(ui: LiveUi) -> list[str]:
+    view = opened(ui)
+    assert ui.handed_over(timeout=30)
+    view.flush()
+    return [row["path"] for row in view.window(Query(), 0, 500)["exchanges"]]
+
+
+@pytest.mark.parametrize(
+    ("most", "served"),
+    [(most, served) for most in (1, 3, 64, 65) for served in (0, 1, most, most + 1, 3 * most + 2)],
+)
+def test_replay_answers_before_a_page_asks_make_nothing_and_the_latest_are_shown(
+    most: int, served: int
+) -> None:
+    """Before the first UI request an answer is only held (no view, no index, no thread, none made);
+    the page then shows the last `most` of them, in the order served, and every one after."""
+    ui = live_ui(LiveUiRequest("replay", IN_FORCE, RedactionPolicy(), ["c.yaml"]))
+    ui._backlog = Backlog(most)
+    made: list[int] = []
+
+    def answer(number: int) -> None:
+        def make() -> tuple[Exchange, list[Finding], Answered]:
+            made.append(number)
+            return exchange(number), [], Answered("miss")
+
+        ui.answered(make)
+
+    before = set(threading.enumerate())
+    try:
+        for number in range(served):
+            answer(number)
+        assert ui._view is None and made == [] and set(threading.enumerate()) == before
+        assert answers_shown(ui) == [f"/v2/n/{n}" for n in range(max(0, served - most), served)]
+        answer(served)  # after the hand-over: straight to the view
+        assert answers_shown(ui)[-1] == f"/v2/n/{served}"
+    finally:
+        ui.close()
+    assert set(threading.enumerate()) - before == set()
+
+
+def test_answers_served_while_the_backlog_is_handed_over_keep_their_order() -> None:
+    ui = live_ui(LiveUiRequest("replay", IN_FORCE, RedactionPolicy(), ["c.yaml"]))
+    try:
+        for number in range(300):
+            by_answered(ui, number)
+        opener = threading.Thread(target=ui.view)
+        opener.start()
+        for number in range(300, 600):
+            by_answered(ui, number)
+        opener.join(timeout=30)
+        assert answers_shown(ui) == [f"/v2/n/{number}" for number in range(500)]
+        view = opened(ui)
+        assert view.window(Query(), 500, 500)["total"] == 600
+    finally:
+        ui.close()
+
+
+def test_a_close_drops_what_the_backlog_holds_and_ends_its_thread() -> None:
+    ui = live_ui(LiveUiRequest("replay", IN_FORCE, RedactionPolicy(), ["c.yaml"]))
+    before = set(threading.enumerate())
+    for number in range(2000):
+        by_answered(ui, number)
+    opened(ui)
+    ui.close()
+    assert ui._backlog.hold(lambda: (exchange(0), [], Answered("miss"))) is False
+    assert set(threading.enumerate()) - before == set()
+
+
+def test_a_hand_over_that_fails_steps_aside_and_later_answers_reach_the_view() -> None:
+    shown: list[int] = []
+    backlog = Backlog(10)
+
+    def target(made: object) -> None:
+        if not shown:
+            shown.append(-1)
+            raise RuntimeError("the view failed")
+        shown.append(len(shown))
+
+    for _ in range(3):
+        assert backlog.hold(lambda: (exchange(0), [], Answered("miss")))
+    previous = threading.excepthook
+    threading.excepthook = lambda arguments: None  # the thread's failure is expected here
+    try:
+        backlog.hand_to(target)
+        assert backlog.wait(timeout=30)
+    finally:
+        threading.excepthook = previous
+    assert backlog.hold(lambda: (exchange(1), [], Answered("miss"))) is False
+
+
+def left_out_cases() -> list[tuple[int, int, int]]:
+    """(bound, answers before the page asks, answers arriving while the hand-over is under way): none,
+    below the bound, at it, just past it and far past it, each with none, a few and more than the
+    bound arriving during the hand-over (and a bound below and above one turn of the handing thread)."""
+    cases = set()
+    for most in (1, 3, HANDED_AT_ONCE, HANDED_AT_ONCE + 36):
+        for before in (0, 1, most - 1, most, most + 1, 7 * most + 3):
+            for during in (0, 1, most + 5):
+                cases.add((most, before, during))
+    return sorted(cases)
+
+
+def expected_left_out(most: int, before: int, during: int) -> int:
+    """What the bound lets go: the oldest past `most` before the page asks; then, the handing thread
+    holding its first turn, the oldest past `most` of what is still held and what arrives."""
+    if before == 0:
+        return 0  # nothing held: the hand-over is over at once, every answer goes to the view
+    held = min(before, most)
+    still_held = held - min(HANDED_AT_ONCE, held)
+    return before - held + max(0, still_held + during - most)
+
+
+@pytest.mark.parametrize(("most", "before", "during"), left_out_cases())
+def test_info_says_how_many_answers_replay_left_out_and_every_other_one_is_listed(
+    most: int, before: int, during: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`api/info`'s `left_out` is exactly the answers the bound let go: what was served and is not
+    listed, counted however many came before the page asked and while the hand-over was under way."""
+    in_turn, go_on = threading.Event(), threading.Event()
+    give = LiveView.add_answered_later
+
+    def gated(view: LiveView, made: Made) -> None:  # the handing thread holds its first turn
+        if threading.current_thread().name == "commerce-proxy-ui-backlog" and not go_on.is_set():
+            in_turn.set()
+            assert go_on.wait(timeout=30)
+        give(view, made)
+
+    monkeypatch.setattr(LiveView, "add_answered_later", gated)
+    ui = live_ui(LiveUiRequest("replay", IN_FORCE, RedactionPolicy(), ["c.yaml"]))
+    ui._backlog = Backlog(most)
+    try:
+        for number in range(before):
+            by_answered(ui, number)
+        view = opened(ui)
+        assert before == 0 or in_turn.wait(timeout=30)
+        for number in range(before, before + during):
+            by_answered(ui, number)
+        go_on.set()
+        assert ui.handed_over(timeout=30)
+        view.flush()
+        listed = view.window(Query(), 0, 500, wait=True)["total"]
+        assert view.info()["left_out"] == expected_left_out(most, before, during)
+        assert view.info()["left_out"] == before + during - listed
+    finally:
+        go_on.set()
+        ui.close()
+
+
+def test_a_view_that_fails_its_hand_over_counts_what_it_did_not_take() -> None:
+    backlog = Backlog(10)
+    taken: list[object] = []
+
+    def target(made: object) -> None:
+        if len(taken) == 2:
+            raise RuntimeError("the view failed")
+        taken.append(made)
+
+    for _ in range(7):
+        backlog.hold(lambda: (exchange(0), [], Answered("miss")))
+    previous = threading.excepthook
+    threading.excepthook = lambda arguments: None  # the thread's failure is expected here
+    try:
+        backlog.hand_to(target)
+        assert backlog.wait(timeout=30)
+    finally:
+        threading.excepthook = previous
+    assert len(taken) == 2 and backlog.left_out() == 5

@@ -78,6 +78,7 @@ def test_an_offline_view_of_a_folder_shows_rows_details_and_findings(
             "sources": [str(folder / "a.yaml")],
             "exchanges": 2,
             "cursor": 2,
+            "left_out": 0,
         }
         window = view.window(Query(), 0, 10)
         assert window["total"] == 2 and [row["index"] for row in window["exchanges"]] == [0, 1]
