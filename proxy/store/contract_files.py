@@ -35,6 +35,7 @@ from proxy.core.contract.documents import (
     overlay_blame,
 )
 from proxy.core.contract.judge import Contract
+from proxy.core.contract.overlay_refs import check_beside_refs
 from proxy.core.contract.structure import check_structure, kind_of
 from proxy.errors import CassetteFormatError, CommerceProxyError, ContractError
 from proxy.store.regular_files import opened
@@ -80,6 +81,7 @@ def contract_of(paths: Iterable[Path], overlay: Overlaying | None = None) -> Con
         changed: dict[str, str] = {}
         if overlay is not None:
             document, changed = overlay(name, document)
+            check_beside_refs(name, version, document, changed)
         specs[name] = Spec(name, version, document, changed, entry=reached.via is None)
         for at, ref, target in sorted(file_references(name, document)):
             if target not in specs:
