@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from common import median, table
+from common import cpu_reference, median, table
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 sys.path.insert(0, str(ROOT))
@@ -266,12 +266,14 @@ def run(
     for path in (large, reads) if generated else (large,):
         forget_cache(path)
         check_wall(path, *options)  # the parse cache written: the runs below are warm
+    before = cpu_reference()
     for _ in range(rounds):  # interleaved: the machine's speed drifts
         walls["without"].append(check_wall(large)[0])
         walls["with"].append(check_wall(large, *options)[0])
         if generated:
             walls["reads"].append(check_wall(reads, *options)[0])
     with_spec, without = median(walls["with"]), median(walls["without"])
+    after = cpu_reference()
     log(f"  contract: check {exchanges:,}: {without:.2f} s without --spec, {with_spec:.2f} s with")
     rate = exchanges / with_spec
     figures: list[Figure] = [
@@ -304,7 +306,8 @@ def run(
         f"- Loading: the first load in this process {first:.2f} s (imports excluded), warm is the best of "
         f"{max(rounds, 3)}. `check` of the large cassette without --spec: {exchanges / without:,.0f} "
         f"exchanges/s ({with_spec / without:.2f}x the wall time with it; medians of {rounds} interleaved "
-        "round(s), fresh processes, load of the cassette included).",
+        "round(s), fresh processes, load of the cassette included). CPU reference (a fixed pure-Python "
+        f"loop, lower is faster) before the checks: {before:.0f} ms, after: {after:.0f} ms.",
     ]
     for label, shown, goal, met in figures:
         if not met:
