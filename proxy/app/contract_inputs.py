@@ -11,7 +11,7 @@ from pathlib import Path
 
 from proxy.core.contract.drift_tiers import SpecTiers
 from proxy.core.contract.findings import ContractJudge
-from proxy.core.contract.overlays import overlaid
+from proxy.core.contract.overlays import check_fragments, overlaid
 from proxy.errors import ContractError
 from proxy.store.contract_files import contract_of, spec_files
 from proxy.store.overlay_files import read_overlays
@@ -29,10 +29,14 @@ def contract_judge(specs: Sequence[Path], overlays: Sequence[Path] = ()) -> Cont
                 "(or the config's specs:)"
             )
         return None
-    read = read_overlays(overlays, spec_files(specs)) if overlays else []
+    named = spec_files(specs)
+    read = read_overlays(overlays, named) if overlays else []
     if not read:
         return ContractJudge(contract_of(specs))
-    return ContractJudge(contract_of(specs, lambda name, document: overlaid(name, document, read)))
+    contract = contract_of(specs, lambda name, document: overlaid(name, document, read))
+    fragments = [name for name, spec in contract.specs.items() if not spec.entry]
+    check_fragments(read, named, fragments)  # an overlay naming a file only a $ref reaches found it
+    return ContractJudge(contract)
 
 
 def project_contract(

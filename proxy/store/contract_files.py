@@ -34,8 +34,10 @@ from proxy.core.contract.documents import (
     file_references,
     openapi_version,
     overlay_blame,
+    references,
 )
 from proxy.core.contract.judge import Contract
+from proxy.core.contract.overlay_refs import check_beside_refs
 from proxy.core.contract.structure import check_structure, kind_of
 from proxy.errors import CassetteFormatError, CommerceProxyError, ContractError
 from proxy.store.regular_files import opened
@@ -67,6 +69,7 @@ def contract_of(paths: Iterable[Path], overlay: Overlaying | None = None) -> Con
     """The contract of these spec files and folders, with `overlay` applied to each document."""
     waiting = [(name, _Reached(root)) for name, root in _named(paths)]
     specs: dict[str, Spec] = {}
+    written: dict[str, list[tuple[str, Any]]] = {}  # each document's `$ref`s, found in one walk
     while waiting:
         name, reached = waiting.pop(0)
         if name in specs:
@@ -81,14 +84,17 @@ def contract_of(paths: Iterable[Path], overlay: Overlaying | None = None) -> Con
         changed: dict[str, str] = {}
         if overlay is not None:
             document, changed = overlay(name, document)
+            check_beside_refs(name, version, document, changed)
         specs[name] = Spec(name, version, document, changed, entry=reached.via is None)
-        for at, ref, target in sorted(file_references(name, document)):
+        written[name] = list(references(document))
+        for at, ref, target in sorted(file_references(name, document, written[name])):
             if target not in specs:
                 blame = overlay_blame(changed, f"{at}/$ref", None)
                 waiting.append((target, _Reached(reached.root, (name, at, ref, version), blame)))
     check_references(
         {name: spec.document for name, spec in specs.items()},
         {name: spec.overlaid for name, spec in specs.items()},
+        written,
     )
     check_structure(specs)
     return Contract(specs.values())

@@ -164,11 +164,23 @@ PEAK_OF_CHILD = (
 )
 
 
-def check_wall(path: Path) -> tuple[float, int]:
-    """Wall seconds and peak resident KB of `commerce-proxy check` on `path`, in a fresh process."""
+def check_wall(path: Path, *options: str) -> tuple[float, int]:
+    """Wall seconds and peak resident KB of `commerce-proxy check` on `path` (with `options`, such as
+    `--spec DIR`), in a fresh process."""
     started = time.perf_counter()
     done = subprocess.run(
-        [sys.executable, "-c", PEAK_OF_CHILD, sys.executable, "-m", "proxy", "check", str(path), "-q"],
+        [
+            sys.executable,
+            "-c",
+            PEAK_OF_CHILD,
+            sys.executable,
+            "-m",
+            "proxy",
+            "check",
+            str(path),
+            "-q",
+            *options,
+        ],
         cwd=ROOT,
         env=without_cache(),
         capture_output=True,

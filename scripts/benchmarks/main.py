@@ -21,6 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
+import contract
 import loading
 import smoke
 import throughput
@@ -49,7 +50,9 @@ def main() -> int:
     )
     parser.add_argument("--rounds", type=int, default=None, help="interleaved rounds (default 3; --quick 1)")
     parser.add_argument("--seconds", type=float, default=None, help="each wrk run (default 5; --quick 1)")
-    parser.add_argument("--only", choices=("throughput", "loading", "verify", "ui"), help="run one part")
+    parser.add_argument(
+        "--only", choices=("throughput", "loading", "verify", "ui", "contract"), help="run one part"
+    )
     parser.add_argument(
         "--subjects",
         metavar="REGEX",
@@ -80,7 +83,7 @@ def main() -> int:
         or not (TOOLS / "node_modules" / "wiremock").is_dir()
     ):
         missing.append("npm packages talkback and wiremock in .bench/")
-    if missing and arguments.only not in ("loading", "verify", "ui"):
+    if missing and arguments.only not in ("loading", "verify", "ui", "contract"):
         print(
             f"scripts/bench: missing {', '.join(missing)} (scripts/bench installs them when run as root)",
             file=sys.stderr,
@@ -120,6 +123,14 @@ def main() -> int:
             lines += ["## Cassette loading (fresh process each; time of the load call, imports excluded)", ""]
             (work / "loading").mkdir()
             lines += loading.run(work / "loading", sizes, rounds, log)
+            lines.append("")
+        if arguments.only in (None, "contract"):
+            settle(work)
+            count = sizes[-1]
+            log(f"contract: --spec on {count:,} exchanges, {rounds} round(s)")
+            lines += ["## `check --spec`: the published specs' size, against the issue's goals", ""]
+            (work / "contract").mkdir()
+            lines += contract.run(work / "contract", rounds, log, count)
             lines.append("")
         if arguments.only in (None, "ui"):
             settle(work)

@@ -45,6 +45,14 @@ elsewhere; `scripts/bench replay-core` times replay's matching core in-process.
   API's answers to a fixed set of filters, scroll positions and counts; then `record` in front of nginx
   at full rate (wrk) with the UI off, on with no page and on with one page (ratios of requests/s), and
   the live lag: probe requests sent beside the load, from each answer to its row drawn in the page.
+- **`check --spec`.** `scripts/bench --only contract` generates a spec of the published specs' size
+  (25 files and a shared one, about 600 operations, 2.5 MB of YAML: `allOf` over a shared base,
+  nullable fields, a discriminated `oneOf`, formats) with 11 overlays of both kinds, and measures each
+  figure beside its goal, with a line for a goal missed: loading the specs with their overlays, warm
+  (goal: at most 1 s), and a warm `check --spec` of the loading part's largest cassette (goal: at least
+  10,000 exchanges a second), beside the same check without `--spec` and a check of resource reads
+  only the spec judges; then, in-process, the judging alone and the validators compared
+  (jsonschema-rs, the one used; fastjsonschema when installed; the `jsonschema` reference).
 - **Subsets.** `scripts/bench --only throughput --subjects 'replay|talkback'` runs the named subjects
   (with the limit and the baseline) for quick comparisons; only a full run writes this page.
 

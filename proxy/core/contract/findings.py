@@ -25,12 +25,22 @@ from proxy.core.contract.schemas import Location
 from proxy.core.model.exchange import Exchange
 from proxy.core.reports.disagreements import key_of
 from proxy.core.rules.findings import Finding, Setting
-from proxy.core.rules.ruleset import Rule, RuleSet, Section
+from proxy.core.rules.ruleset import Rule, Section
 
 SOURCE = "the published API specification (its file and JSON pointer)"
 
 
-def _rule(rule_id: str, severity: Setting, message: str, description: str, example: str) -> Rule:
+SILENCE = (
+    "or accept it in a baseline (`check --write-baseline`), or give it another severity (`off` too) in "
+    "the project config's `severity` table."
+)
+
+
+def _rule(
+    rule_id: str, severity: Setting, message: str, what: str, names: str, overlay: str, example: str
+) -> Rule:
+    """A contract rule; its description says what it checks, which place of the spec its finding names
+    as its source, and how to silence it (an overlay's change, the baseline, a severity)."""
     assert severity != "off"
     return Rule(
         id=rule_id,
@@ -41,7 +51,9 @@ def _rule(rule_id: str, severity: Setting, message: str, description: str, examp
         check="contract",
         responses="any",
         source="proxy/core/contract/findings.py",
-        description=description,
+        description=f"{what} Its source is the spec file and JSON pointer of {names}, and the overlay "
+        f"that changed that place when one did. Where the service is right, silence it with an overlay: "
+        f"{overlay}; {SILENCE}",
         example=example,
     )
 
@@ -53,6 +65,8 @@ RULES: tuple[Rule, ...] = (
         "the spec does not document this status for the operation",
         "The service answered with a status the operation's `responses` do not list (nor a range such as "
         "`4XX`, nor `default`).",
+        "the operation's `responses`",
+        "the status added to the operation's `responses`",
         "GET /v2/carts/abc: the spec does not document this status for the operation "
         "(GET /v2/carts/{cartID}): status: expected one of 200, 401, found 500",
     ),
@@ -61,6 +75,8 @@ RULES: tuple[Rule, ...] = (
         "warning",
         "the response's content type is not one the spec documents",
         "The answer's Content-Type is not among the media types the documented response lists.",
+        "the documented response's `content`",
+        "the media type added to that `content`",
         "GET /v2/carts/abc: the response's content type is not one the spec documents "
         "(GET /v2/carts/{cartID}): headers.Content-Type: expected one of application/json, found text/html",
     ),
@@ -69,6 +85,8 @@ RULES: tuple[Rule, ...] = (
         "warning",
         "a response header the spec requires is missing",
         "The documented response marks a header `required: true` and the answer has none.",
+        "the required header, under the response's `headers`",
+        "the header's `required: false`",
         "GET /v2/carts/abc: a response header the spec requires is missing (GET /v2/carts/{cartID}): "
         "headers.ETag: expected present (required), found absent",
     ),
@@ -78,6 +96,9 @@ RULES: tuple[Rule, ...] = (
         "the response body breaks the spec's schema",
         "The answer's JSON body does not conform to the schema the spec documents for this status and media "
         "type (one finding per place, at most five per exchange).",
+        "the schema keyword the body broke (`.../properties/id/format`), in the file that writes "
+        "it (a fragment only a `$ref` reaches, too)",
+        "that keyword relaxed or removed (`check --propose-overlay` writes the change)",
         "GET /v2/carts/abc: the response body breaks the spec's schema (GET /v2/carts/{cartID}): "
         'body.data.id: expected the schema\'s `format` met, found "x" is not a "uuid"',
     ),
@@ -87,6 +108,8 @@ RULES: tuple[Rule, ...] = (
         "a success answer has no body where the spec documents a JSON one",
         "The service answered with a success (2xx, not 204) and an empty body, although the documented "
         "response has a JSON media type with a schema.",
+        "the documented JSON media type, under the response's `content`",
+        "that media type's schema removed (or the status documented without content)",
         "GET /v2/carts/abc: a success answer has no body where the spec documents a JSON one "
         "(GET /v2/carts/{cartID}): body: expected a body (application/json, the spec documents its "
         "schema), found no body",
@@ -97,6 +120,8 @@ RULES: tuple[Rule, ...] = (
         "the response body does not parse as the JSON its Content-Type says",
         "The answer's Content-Type is a JSON media type (`application/json`, `...+json`) the spec "
         "documents, and its body does not parse as JSON.",
+        "the documented JSON media type, under the response's `content`",
+        "that media type replaced by the one the service sends",
         "GET /v2/carts/abc: the response body does not parse as the JSON its Content-Type says "
         "(GET /v2/carts/{cartID}): body: expected JSON, as its Content-Type application/json says, "
         "found a body that does not parse as JSON",
@@ -106,6 +131,8 @@ RULES: tuple[Rule, ...] = (
         "warning",
         "a 204 or 304 answer has a body",
         "HTTP gives a 204 (No Content) or 304 (Not Modified) answer no body; this one has one.",
+        "the documented 204 or 304 response (or the operation's `responses`)",
+        "the status the service answers instead documented",
         "DELETE /v2/carts/abc: a 204 or 304 answer has a body (DELETE /v2/carts/{cartID}): body: "
         "expected no body (a 204 answer has none), found a body (json)",
     ),
@@ -117,6 +144,8 @@ RULES: tuple[Rule, ...] = (
         "the request schema the spec documents, or its body does not parse as the JSON its Content-Type "
         "says: it should have refused it (as feature.update.invalid-accepted says of the documented "
         "update).",
+        "the request schema's keyword the body broke (or the JSON media type it does not parse as)",
+        "that keyword relaxed or removed (`check --propose-overlay` writes the change)",
         "POST /v2/carts: the service accepted a request body that breaks the spec's schema (POST /v2/carts): "
         'request.body.data: expected the schema\'s `required` met, found "type" is a required property',
     ),
@@ -126,6 +155,8 @@ RULES: tuple[Rule, ...] = (
         "the service accepted a write without the body the spec requires",
         "The service answered a write (POST, PUT, PATCH) with a success although it had no body and the "
         "operation's `requestBody` is `required: true`: it should have refused it.",
+        "the `required` of the operation's `requestBody`",
+        "the request body's `required: false`",
         "POST /v2/carts: the service accepted a write without the body the spec requires (POST /v2/carts): "
         "request.body: expected a body (the request body is required), found no body",
     ),
@@ -135,6 +166,8 @@ RULES: tuple[Rule, ...] = (
         "the service accepted a request body in a media type the spec does not list",
         "The service answered a write (POST, PUT, PATCH) with a success although its Content-Type is not "
         "among the media types of the operation's `requestBody`.",
+        "the `requestBody`'s `content`",
+        "the media type added to that `content`",
         "POST /v2/carts: the service accepted a request body in a media type the spec does not list "
         "(POST /v2/carts): request.headers.Content-Type: expected one of application/json, found text/plain",
     ),
@@ -144,26 +177,26 @@ RULES: tuple[Rule, ...] = (
         "a schema of the spec the validator cannot handle is not checked",
         "A schema the validator cannot compile (a pattern it cannot read, a type JSON Schema lacks). It is "
         "said once, at its place in the spec, and never judged against the traffic.",
+        "the schema the validator cannot compile",
+        "that schema replaced by one JSON Schema can express",
         "GET /v2/files: a schema of the spec the validator cannot handle is not checked (GET /v2/files): "
         "schema: expected a schema the validator can compile, found "
         '"file" is not valid under any of the schemas',
     ),
 )
 BY_ID = {rule.id: rule for rule in RULES}
-SECTIONS = RuleSet(
-    (),
-    (),
-    {},
-    [
-        Section(
-            "contract",
-            SOURCE,
-            "Each finding names the spec file and the JSON pointer of the operation or schema keyword the "
-            "traffic disagrees with, and the overlay that changed that place when one did. The documented "
-            "rules win over the spec: an operation they document is judged by them alone.",
-            "proxy/core/contract/findings.py",
-        )
-    ],
+SECTIONS = (  # what the rules listing shows as the source these rules cite
+    Section(
+        "contract",
+        SOURCE,
+        "Checked with `--spec` (and `specs:` in the project config). Each finding names the spec file and "
+        "the JSON pointer of the operation or schema keyword the traffic disagrees with, and the overlay "
+        "that changed that place when one did. The documented rules win over the spec: an operation they "
+        "document is judged by them alone. Where the service is right, an overlay corrects the spec "
+        "(`check --propose-overlay` writes one to review); a finding accepted for now goes in the "
+        "baseline; the project config's `severity` table sets each rule's severity, per endpoint too.",
+        "proxy/core/contract/findings.py",
+    ),
 )
 IDS = tuple(BY_ID)
 

@@ -22,6 +22,7 @@ WRITES = frozenset({"POST", "PUT", "PATCH"})
 UNSUPPORTED = "contract.unsupported"
 NO_BODY = frozenset({204, 304})  # answers HTTP gives no body (RFC 9110 15.3.5, 15.4.5)
 INVALID_ACCEPTED = "contract.request.invalid-accepted"
+CONTENT_TYPE = {"response": "contract.response.content-type", "request": "contract.request.content-type"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -216,7 +217,7 @@ class Contract:
         if chosen is None:
             if written is not None:
                 yield Disagreement(
-                    f"contract.{direction}.content-type",
+                    CONTENT_TYPE[direction],
                     prefix + "headers.Content-Type",
                     "one of " + ", ".join(str(key) for key in content),
                     written,

@@ -11,6 +11,7 @@ Pure: no I/O (`proxy/store/overlay_files.py` reads the files).
 from __future__ import annotations
 
 import logging
+import posixpath
 import re
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
@@ -64,6 +65,15 @@ class Overlay:
     document: Mapping[str, Any]
     applies_to: tuple[str, ...]
     actions: tuple[Action, ...] = ()
+    fragments: tuple[str, ...] = ()  # named explicitly, fitting no spec: a file only a `$ref` reaches
+
+    def corrects(self, name: str) -> bool:
+        """Whether this overlay applies to the document `name` (a spec, or a fragment it names)."""
+        return name in self.applies_to or any(_fits_fragment(name, wanted) for wanted in self.fragments)
+
+    @property
+    def pairing_key(self) -> Location:
+        return ("extends",) if self.kind == "overlay" else (APPLIES_TO,)
 
 
 def overlay_of(name: str, document: object, specs: Collection[str]) -> Overlay:
@@ -83,8 +93,8 @@ def overlay_of(name: str, document: object, specs: Collection[str]) -> Overlay:
         actions = _actions(name, checked)
         extends = checked.get("extends")
         named = (extends,) if isinstance(extends, str) else None
-        applies_to = _paired(name, named, ("extends",), specs)
-        return Overlay(name, "overlay", checked, applies_to, actions)
+        applies_to, fragments = _paired(name, named, ("extends",), specs)
+        return Overlay(name, "overlay", checked, applies_to, actions, fragments)
     patch = dict(checked)
     explicit = patch.pop(APPLIES_TO, None)
     if explicit is not None:
@@ -96,12 +106,12 @@ def overlay_of(name: str, document: object, specs: Collection[str]) -> Overlay:
             or not all(isinstance(item, str) for item in explicit)
         ):
             raise _malformed(name, (APPLIES_TO,), "expected a spec's file name or a list of them")
-    for key in patch:
+    applies_to, fragments = _paired(name, tuple(explicit) if explicit else None, (APPLIES_TO,), specs)
+    for key in patch if applies_to else ():  # a fragment's root is its own (a schema, `components`...)
         if key not in OPENAPI_ROOT and not key.startswith("x-"):
             hint = " (an Overlay document starts with 'overlay: 1.0.0')" if key == "actions" else ""
             raise _malformed(name, (key,), f"not a field of an OpenAPI document's root{hint}")
-    applies_to = _paired(name, tuple(explicit) if explicit else None, (APPLIES_TO,), specs)
-    return Overlay(name, "merge", patch, applies_to)
+    return Overlay(name, "merge", patch, applies_to, fragments=fragments)
 
 
 def overlaid(
@@ -118,7 +128,7 @@ def overlaid(
     provenance: Provenance = {}
     result: Any = document
     for overlay in overlays:
-        if spec_name not in overlay.applies_to:
+        if not overlay.corrects(spec_name):
             continue
         draft = Draft(result, overlay.name, provenance)
         try:
@@ -243,23 +253,24 @@ def _action(name: str, index: int, item: Any) -> Action:
 
 def _paired(
     name: str, named: tuple[str, ...] | None, key: Location, specs: Collection[str]
-) -> tuple[str, ...]:
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The specs an overlay applies to, and the names it gives that fit none: files only a `$ref`
+    reaches, known once the specs are read (`check_fragments` then says when one fits no file)."""
     known = ", ".join(sorted(specs)) or "none"
     if named is not None:
         paired: list[str] = []
+        fragments: list[str] = []
         for wanted in named:
             fits = [spec for spec in specs if spec == wanted] or [
                 spec for spec in specs if _stem(spec) == _stem(wanted)
             ]
-            if len(fits) != 1:
-                problem = (
-                    "names no spec loaded"
-                    if not fits
-                    else f"fits more than one spec ({', '.join(sorted(fits))})"
-                )
+            if len(fits) > 1:
+                problem = f"fits more than one spec ({', '.join(sorted(fits))})"
                 raise _malformed(name, key, f"{wanted!r} {problem} (specs: {known})")
+            if not fits:
+                fragments.append(wanted)
             paired.extend(spec for spec in fits if spec not in paired)
-        return tuple(paired)
+        return tuple(paired), tuple(fragments)
     own = _stem(name)
     fitting = [spec for spec in specs if own == _stem(spec) or own.startswith(_stem(spec) + "_")]
     # The longest name that fits wins: `authentication_realms_corrections` is authentication-realms',
@@ -267,12 +278,40 @@ def _paired(
     longest = max((len(_stem(spec)) for spec in fitting), default=0)
     fits = sorted(spec for spec in fitting if len(_stem(spec)) == longest)
     if len(fits) == 1:
-        return (fits[0],)
+        return (fits[0],), ()
     how = "name it after its spec (<spec>_<what>.yaml) or say which with"
     say = "extends" if key == ("extends",) else APPLIES_TO
     if not fits:
         raise ContractError(f"{name}: its name fits no spec loaded (specs: {known}): {how} {say}")
     raise ContractError(f"{name}: its name fits more than one spec ({', '.join(fits)}): say which with {say}")
+
+
+def check_fragments(overlays: Sequence[Overlay], specs: Collection[str], fragments: Collection[str]) -> None:
+    """Once the specs are read: each file an overlay names that is no spec must be exactly one of the
+    `fragments` (the files only a `$ref` reached), or the overlay would silently change nothing."""
+    for overlay in overlays:
+        for wanted in overlay.fragments:
+            fits = sorted(fragment for fragment in fragments if _fits_fragment(fragment, wanted))
+            if len(fits) == 1:
+                continue
+            known = f"specs: {', '.join(sorted(specs)) or 'none'}"
+            if fragments:
+                known += f"; files a $ref reaches: {', '.join(sorted(fragments))}"
+            problem = (
+                f"names no spec loaded ({known})"
+                if not fits
+                else f"fits more than one file a $ref reaches ({', '.join(fits)}): name it by its path"
+            )
+            raise _malformed(overlay.name, overlay.pairing_key, f"{wanted!r} {problem}")
+
+
+def _fits_fragment(name: str, wanted: str) -> bool:
+    """Whether the file `name` (as the loader names it) is the one an overlay names: by its path, or
+    the end of it (`schemas/cart.yaml`), when the name has a folder; else by file name, as specs are."""
+    path = posixpath.normpath(wanted.replace("\\", "/"))
+    if "/" in path:
+        return name == path or name.endswith("/" + path)
+    return _stem(name) == _stem(path)
 
 
 def _stem(name: str) -> str:

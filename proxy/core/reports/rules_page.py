@@ -25,6 +25,7 @@ from proxy.core.rules.ruleset import Rule, RuleSet, Section
 
 RULE_FAMILIES = {
     "auth": "Authentication",
+    "contract": "The published OpenAPI specs (with --spec)",
     "coverage": "What the documentation does not cover",
     "entry": "Custom API entries",
     "feature": "Subscription features",
@@ -38,7 +39,7 @@ def rules_table(rules: RuleSet, severity_of: dict[str, str]) -> str:
     width = max((len(rule.id) for rule in rules.rules), default=10)
     lines = [f"{'RULE':<{width}}  {'SEVERITY':<8}  DOCUMENTATION"]
     for rule in sorted(rules.rules, key=lambda rule: rule.id):
-        lines.append(f"{rule.id:<{width}}  {severity_of[rule.id]:<8}  {section_label(rule.section)}")
+        lines.append(f"{rule.id:<{width}}  {severity_of[rule.id]:<8}  {_cited(rule)}")
     cited = dict.fromkeys(section for rule in rules.rules for section in rules.sections_of(rule))
     if cited:
         lines += ["", "WHAT THE DOCUMENTATION REQUIRES"]
@@ -70,6 +71,11 @@ def rule_detail(rules: RuleSet, rule: Rule, severity: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _cited(rule: Rule) -> str:
+    """The documentation sections a rule cites, or for a published spec's rule, its spec place."""
+    return f"spec: {rule.section}" if cited_as(rule.id) == "spec" else section_label(rule.section)
+
+
 def _sections_by_part(rules: RuleSet, rule: Rule) -> list[Section | None]:
     return sections_cited(rule.section, rules.sections)
 
@@ -87,7 +93,9 @@ def rules_markdown(rules: RuleSet, severity_of: dict[str, str]) -> str:
         "page. Severities are the shipped defaults; the project config changes them (see",
         "[Configuration](configuration.md)). Each rule links to",
         "[what the documentation requires](#what-the-documentation-requires), section by section;",
-        "[the documentation, row by row](documentation-map.md) goes the other way.",
+        "[the documentation, row by row](documentation-map.md) goes the other way. The `contract.*`",
+        "rules judge traffic against the published OpenAPI specs given with `--spec` (see",
+        "[Checking against the published OpenAPI specs](contract.md)).",
     ]
     by_family: dict[str, list[Rule]] = defaultdict(list)
     for rule in sorted(rules.rules, key=lambda rule: rule.id):
@@ -116,12 +124,15 @@ def rules_markdown(rules: RuleSet, severity_of: dict[str, str]) -> str:
 
 
 def _entry(rules: RuleSet, rule: Rule, severity: str) -> list[str]:
+    spec = cited_as(rule.id) == "spec"  # a published spec's rule cites a spec's place, not a section
     cited = "; ".join(
-        f"[§ {part}](#{section_anchor(section.id)})" if section is not None else f"§ {part}"
+        f"[{'' if spec else '§ '}{part}](#{section_anchor(section.id)})"
+        if section is not None
+        else f"§ {part}"
         for part, section in zip(cited_parts(rule.section), _sections_by_part(rules, rule), strict=True)
     )
     lines = ["", f'<a id="{rule_anchor(rule.id)}"></a>', "", f"### `{rule.id}`", ""]
-    lines.append(f"**{severity}**. Documentation: {cited}.")
+    lines.append(f"**{severity}**. {'Spec' if spec else 'Documentation'}: {cited}.")
     if rule.description:
         lines += ["", rule.description]
     if rule.example:

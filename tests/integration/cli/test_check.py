@@ -86,7 +86,8 @@ def test_junit_report_has_one_case_per_rule(project: Path, capsys: pytest.Captur
     suites = ElementTree.fromstring(out)
     cases = suites.findall("./testsuite/testcase")
     code_rules, rules_out, _ = run(capsys, "rules", "--format", "json")
-    assert len(cases) == len(json.loads(rules_out)["rules"]) and code_rules == 0
+    listed = [rule for rule in json.loads(rules_out)["rules"] if not rule["id"].startswith("contract.")]
+    assert len(cases) == len(listed) and code_rules == 0  # the specs' rules are in force with --spec
     failed = {case.get("name"): case.find("failure") for case in cases if case.find("failure") is not None}
     assert set(failed) == {"pagination.page.current"}
     text = failed["pagination.page.current"].text or ""  # type: ignore[union-attr]
