@@ -31,11 +31,13 @@ class Measurement:
     p50_ms: float
     p99_ms: float
     non_2xx: int
-    errors: int
+    errors: int  # connect, read and write errors: a connection failed
+    timeouts: int = 0  # answers slower than wrk's timeout (2 s): slow, still counted in requests/s
 
 
 def parse_wrk(text: str) -> Measurement:
-    """Requests/s, the 50% and 99% latencies, and wrk's counts of bad answers and socket errors."""
+    """Requests/s, the 50% and 99% latencies, and wrk's counts of bad answers, socket errors and slow
+    answers (wrk counts those among its socket errors, as timeouts)."""
     rate = re.search(r"Requests/sec:\s+([\d.]+)", text)
     if rate is None:
         raise RuntimeError(f"wrk printed no Requests/sec:\n{text}")
@@ -54,7 +56,8 @@ def parse_wrk(text: str) -> Measurement:
         latency("50"),
         latency("99"),
         int(non_2xx.group(1)) if non_2xx else 0,
-        sum(int(group) for group in errors.groups()) if errors else 0,
+        sum(int(group) for group in errors.groups()[:3]) if errors else 0,
+        int(errors.group(4)) if errors else 0,
     )
 
 
@@ -122,7 +125,7 @@ Starter = Callable[[Path, str, int], Process]
 @dataclass(frozen=True)
 class Load:
     """How wrk loads a subject: its rotation script, threads and headers, and an unmeasured warm-up run
-    (seconds; 0: none) before the first measured one."""
+    (seconds, at the most connections; 0: none) before the measured ones."""
 
     script: Path
     threads: int = 2
@@ -341,7 +344,7 @@ def measure(
             if problem:
                 raise RuntimeError(f"replay does not answer as recorded: {problem}")
         if load.warmup:
-            wrk(url + "/", connections[0], load.warmup, load.script, load.threads, load.headers)
+            wrk(url + "/", max(connections), load.warmup, load.script, load.threads, load.headers)
         before = process.rss_kb() if process else 0
         for count in connections:
             figure = wrk(url + "/", count, seconds, load.script, load.threads, load.headers)
@@ -354,9 +357,10 @@ def measure(
                 subject.ratios_direct.setdefault(count, []).append(figure.requests_per_s / direct[count])
             if count in base:
                 subject.ratios_baseline.setdefault(count, []).append(figure.requests_per_s / base[count])
-            if figure.non_2xx or figure.errors:
+            if figure.non_2xx or figure.errors or figure.timeouts:
                 subject.notes.append(
-                    f"{count} connections: {figure.non_2xx} non-2xx, {figure.errors} socket errors"
+                    f"{count} connections: {figure.non_2xx} non-2xx, {figure.errors} socket errors, "
+                    f"{figure.timeouts} answers slower than 2 s"
                 )
             log(
                 f"  {subject.name} @{count}: {figure.requests_per_s:,.0f} req/s, "
