@@ -1,5 +1,5 @@
-"""`scripts/bench`: throughput against the peers, cassette loading against vcrpy and cassetter, `check`, and
-the web UI at scale (`--only ui`).
+"""`scripts/bench`: throughput against the peers, cassette loading against vcrpy and cassetter, `check`, the
+web UI at scale (`--only ui`), and the throughput matrix (`--only matrix`).
 
 Everything runs on 127.0.0.1 with bounded durations and stops by itself; only processes it started are
 stopped, by PID. A full run writes the docs page docs/benchmarks.md.
@@ -16,6 +16,7 @@ import signal
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from importlib import metadata
 from pathlib import Path
 
@@ -23,12 +24,14 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 import contract
 import loading
+import matrix
 import smoke
 import throughput
 import ui
 import verifying
+import workloads
 from common import ROOT, TOOLS, cpu_reference, tool_version
-from page import page
+from page import kept_matrix, matrix_section, page, with_matrix
 
 DOCS_PAGE = ROOT / "docs" / "benchmarks.md"
 
@@ -51,7 +54,9 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=None, help="interleaved rounds (default 3; --quick 1)")
     parser.add_argument("--seconds", type=float, default=None, help="each wrk run (default 5; --quick 1)")
     parser.add_argument(
-        "--only", choices=("throughput", "loading", "verify", "ui", "contract"), help="run one part"
+        "--only",
+        choices=("throughput", "loading", "verify", "ui", "contract", "matrix"),
+        help="run one part",
     )
     parser.add_argument(
         "--subjects",
@@ -83,7 +88,7 @@ def main() -> int:
         or not (TOOLS / "node_modules" / "wiremock").is_dir()
     ):
         missing.append("npm packages talkback and wiremock in .bench/")
-    if missing and arguments.only not in ("loading", "verify", "ui", "contract"):
+    if missing and arguments.only in (None, "throughput", "matrix"):
         print(
             f"scripts/bench: missing {', '.join(missing)} (scripts/bench installs them when run as root)",
             file=sys.stderr,
@@ -140,6 +145,11 @@ def main() -> int:
             (work / "ui").mkdir()
             lines += ui.run(work / "ui", count, rounds, seconds, log)
             lines.append("")
+        section: list[str] = []
+        below: list[str] = []
+        if arguments.only == "matrix" or (arguments.quick and arguments.only is None):
+            section, below = run_matrix(work, arguments.quick, arguments.rounds, arguments.seconds, log)
+            lines += ["## The throughput matrix", "", *section, ""]
     lines.append(f"Whole run: {time.perf_counter() - started:.0f} s.")
     full = (
         not arguments.quick
@@ -147,15 +157,47 @@ def main() -> int:
         and arguments.subjects is None
         and arguments.ui_exchanges is None
     )
-    output = arguments.output or (DOCS_PAGE if full else ROOT / "bench-results.md")
-    output.write_text(page(lines) if output == DOCS_PAGE else "\n".join(lines) + "\n")
+    whole_matrix = not arguments.quick and arguments.only == "matrix"
+    output = arguments.output or (DOCS_PAGE if full or whole_matrix else ROOT / "bench-results.md")
+    if output == DOCS_PAGE and whole_matrix:  # its own section of the page; the rest stays
+        output.write_text(with_matrix(output.read_text(), matrix_section(section)))
+    elif output == DOCS_PAGE:  # a full run keeps the matrix section the last matrix run wrote
+        output.write_text(page(lines, kept_matrix(output.read_text())))
+    else:
+        output.write_text("\n".join(lines) + "\n")
     log(f"scripts/bench: wrote {output}")
     # --quick is the benchmarks' smoke test: an incomplete table fails it (scripts/benchmarks/smoke.py).
     whole = arguments.quick and arguments.only is None and arguments.subjects is None
     missing = smoke.problems("\n".join(lines)) if whole else []
+    missing += smoke.matrix_problems(section) if arguments.quick and section else []
     for problem in missing:
         log(f"scripts/bench: error: {problem}")
+    for shortfall in below:  # last, so a regression is the last thing the run says
+        log(f"scripts/bench: below its goal: {shortfall}")
     return 1 if missing else 0
+
+
+def run_matrix(
+    work: Path, quick: bool, rounds: int | None, seconds: float | None, log: Callable[[str], None]
+) -> tuple[list[str], list[str]]:
+    """The matrix part's lines and the goals it did not meet (its own rounds and durations; --quick: one
+    round of 1 s runs on two workloads)."""
+    plan = workloads.matrix(quick)
+    rounds = rounds or (1 if quick else 2)
+    seconds = seconds or (1.0 if quick else 5.0)
+    warmup = 1.0 if quick else 2.0  # wrk takes whole seconds
+    load = matrix.load_average()
+    log(f"matrix: {len(plan)} workloads, {rounds} round(s), {seconds:g} s runs, load {load}")
+    (work / "matrix").mkdir()
+    groups = matrix.run(work / "matrix", plan, rounds, seconds, warmup, log)
+    ended = matrix.load_average()
+    lines = [
+        f"{datetime.date.today().isoformat()}, {platform.machine()} with {os.cpu_count()} cores; talkback "
+        f"{package_version('talkback')}, WireMock {package_version('wiremock')}.",
+        "",
+        *matrix.report(groups, rounds, seconds, warmup, f"{load} at the start, {ended} at the end"),
+    ]
+    return lines, matrix.shortfalls(groups)
 
 
 def settle(work: Path) -> None:

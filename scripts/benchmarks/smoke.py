@@ -39,3 +39,20 @@ def problems(text: str) -> list[str]:
     if "failed" in text:
         found.append("a measurement failed: " + next(line for line in lines if "failed" in line))
     return found
+
+
+def matrix_problems(lines: list[str]) -> list[str]:
+    """What is missing in a quick run's matrix: a cell without a replay or record ratio to each peer."""
+    found = []
+    rows = [
+        [cell.strip() for cell in line.strip().strip("|").split("|")]
+        for line in lines
+        if line.startswith("| ")
+    ]
+    cells = [row for row in rows if len(row) == 10 and row[2].isdigit()]
+    for row in cells:
+        if "-" in (row[4], row[5], row[6], row[9]):
+            found.append(f"matrix cell {row[1]} at {row[2]} connections lacks a ratio")
+    if not any(row[2] == "16" for row in cells):
+        found.append("no matrix cell at 16 connections")
+    return found

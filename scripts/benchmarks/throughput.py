@@ -13,7 +13,7 @@ import json
 import re
 import sys
 import urllib.request
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -31,11 +31,13 @@ class Measurement:
     p50_ms: float
     p99_ms: float
     non_2xx: int
-    errors: int
+    errors: int  # connect, read and write errors: a connection failed
+    timeouts: int = 0  # answers slower than wrk's timeout (2 s): slow, still counted in requests/s
 
 
 def parse_wrk(text: str) -> Measurement:
-    """Requests/s, the 50% and 99% latencies, and wrk's counts of bad answers and socket errors."""
+    """Requests/s, the 50% and 99% latencies, and wrk's counts of bad answers, socket errors and slow
+    answers (wrk counts those among its socket errors, as timeouts)."""
     rate = re.search(r"Requests/sec:\s+([\d.]+)", text)
     if rate is None:
         raise RuntimeError(f"wrk printed no Requests/sec:\n{text}")
@@ -54,33 +56,29 @@ def parse_wrk(text: str) -> Measurement:
         latency("50"),
         latency("99"),
         int(non_2xx.group(1)) if non_2xx else 0,
-        sum(int(group) for group in errors.groups()) if errors else 0,
+        sum(int(group) for group in errors.groups()[:3]) if errors else 0,
+        int(errors.group(4)) if errors else 0,
     )
 
 
-def wrk(url: str, connections: int, seconds: float, script: Path) -> Measurement:
+HEADERS = (f"Authorization: Bearer {TOKEN}", "Accept: application/json")
+
+
+def wrk(
+    url: str,
+    connections: int,
+    seconds: float,
+    script: Path,
+    threads: int = 2,
+    headers: Sequence[str] = HEADERS,
+) -> Measurement:
     import subprocess
 
-    command = [
-        "wrk",
-        "-t",
-        "2",
-        "-c",
-        str(connections),
-        "-d",
-        f"{seconds:g}s",
-        "--latency",
-        "-s",
-        str(script),
-        "-H",
-        f"Authorization: Bearer {TOKEN}",
-        "-H",
-        "Accept: application/json",
-        url,
-    ]
+    command = ["wrk", "-t", str(threads), "-c", str(connections), "-d", f"{seconds:g}s", "--latency"]
+    command += ["-s", str(script), *(part for header in headers for part in ("-H", header)), url]
     done = subprocess.run(command, capture_output=True, text=True, timeout=seconds + 60, check=False)
     if done.returncode != 0:
-        raise RuntimeError(f"wrk failed: {done.stderr.strip()}")
+        raise RuntimeError(f"wrk failed: {(done.stderr or done.stdout).strip()}")
     return parse_wrk(done.stdout)
 
 
@@ -111,7 +109,28 @@ def same_as_recorded(base: str, upstream: Nginx) -> str | None:
     return None
 
 
+def rotation(script: Path, paths: Sequence[str]) -> Path:
+    """A wrk script asking the paths in turn (each wrk thread from the first), written to `script`."""
+    listed = ", ".join(json.dumps(path) for path in paths)
+    script.write_text(
+        f"local paths = {{{listed}}}\nlocal i = 0\n"
+        "request = function()\n  i = i % #paths + 1\n  return wrk.format(nil, paths[i])\nend\n"
+    )
+    return script
+
+
 Starter = Callable[[Path, str, int], Process]
+
+
+@dataclass(frozen=True)
+class Load:
+    """How wrk loads a subject: its rotation script, threads and headers, and an unmeasured warm-up run
+    (seconds, at the most connections; 0: none) before the measured ones."""
+
+    script: Path
+    threads: int = 2
+    headers: Sequence[str] = HEADERS
+    warmup: float = 0.0
 
 
 @dataclass
@@ -263,12 +282,7 @@ def run(
     only: str | None = None,
 ) -> list[Subject]:
     """Every subject, every round, every connection count; returns them with their figures."""
-    script = work / "rotate.lua"
-    paths = ", ".join(json.dumps(target) for target in targets())
-    script.write_text(
-        f"local paths = {{{paths}}}\nlocal i = 0\n"
-        "request = function()\n  i = i % #paths + 1\n  return wrk.format(nil, paths[i])\nend\n"
-    )
+    script = rotation(work / "rotate.lua", targets())
     upstream = Nginx(work)
     everything = [
         subject
@@ -285,7 +299,7 @@ def run(
                 folder = work / f"round{round_number}" / re.sub(r"\W+", "-", subject.name)[:40]
                 folder.mkdir(parents=True, exist_ok=True)
                 try:
-                    measure(subject, folder, upstream, connections, seconds, script, direct, base, log)
+                    measure(subject, folder, upstream, connections, seconds, Load(script), direct, base, log)
                 except (RuntimeError, OSError, StopIteration) as error:
                     subject.failed = f"{type(error).__name__}: {error}".splitlines()[0]
                     log(f"  {subject.name}: failed: {subject.failed}")
@@ -300,7 +314,7 @@ def measure(
     upstream: Nginx,
     connections: list[int],
     seconds: float,
-    script: Path,
+    load: Load,
     direct: dict[int, float],
     base: dict[int, float],
     log: Callable[[str], None],
@@ -310,7 +324,7 @@ def measure(
         feeder = subject.feed(folder, upstream.url, port)
         try:
             wait_until_up(f"http://127.0.0.1:{port}/", feeder)
-            for target in targets():
+            for target in upstream.documents:
                 status, _ = fetch(f"http://127.0.0.1:{port}{target}")
                 if status != 200:
                     raise RuntimeError(f"recording the replay feed: {target} answered {status}")
@@ -329,9 +343,11 @@ def measure(
             problem = same_as_recorded(url, upstream)
             if problem:
                 raise RuntimeError(f"replay does not answer as recorded: {problem}")
+        if load.warmup:
+            wrk(url + "/", max(connections), load.warmup, load.script, load.threads, load.headers)
         before = process.rss_kb() if process else 0
         for count in connections:
-            figure = wrk(url + "/", count, seconds, script)
+            figure = wrk(url + "/", count, seconds, load.script, load.threads, load.headers)
             subject.figures.setdefault(count, []).append(figure)
             if subject.role == "limit":
                 direct[count] = figure.requests_per_s
@@ -341,9 +357,10 @@ def measure(
                 subject.ratios_direct.setdefault(count, []).append(figure.requests_per_s / direct[count])
             if count in base:
                 subject.ratios_baseline.setdefault(count, []).append(figure.requests_per_s / base[count])
-            if figure.non_2xx or figure.errors:
+            if figure.non_2xx or figure.errors or figure.timeouts:
                 subject.notes.append(
-                    f"{count} connections: {figure.non_2xx} non-2xx, {figure.errors} socket errors"
+                    f"{count} connections: {figure.non_2xx} non-2xx, {figure.errors} socket errors, "
+                    f"{figure.timeouts} answers slower than 2 s"
                 )
             log(
                 f"  {subject.name} @{count}: {figure.requests_per_s:,.0f} req/s, "

@@ -1,9 +1,12 @@
 """The throughput benchmark's upstream: nginx from Debian serving PAGES static, documented list pages of
-about 4 KB, chosen by the page offset (it is not the bottleneck), and the targets wrk rotates over."""
+about 4 KB, chosen by the page offset (it is not the bottleneck), and the targets wrk rotates over. The
+matrix (matrix.py) gives it other documents: list pages and custom API entries of other sizes."""
 
 from __future__ import annotations
 
 import json
+import re
+from collections.abc import Callable
 from pathlib import Path
 
 from common import Process, free_port, wait_until_up
@@ -59,20 +62,37 @@ def targets() -> list[str]:
     ]
 
 
-class Nginx:
-    """The upstream: nginx from Debian, one worker, static files chosen by the page offset."""
+def pages_documents(base: str) -> dict[str, object]:
+    """The throughput part's documents: the PAGES list pages, by target."""
+    return {target: page_document(number, base) for number, target in enumerate(targets())}
 
-    def __init__(self, work: Path) -> None:
+
+def served_file(target: str) -> str:
+    """Where nginx finds a target's document under its pages folder: a list page by its page offset, a
+    custom API entry (`/v2/extensions/...`) by its path."""
+    offset = re.search(r"page(?:\[|%5B)offset(?:\]|%5D)=(\d+)", target)
+    if target.startswith("/v2/products?") and offset:
+        return f"{offset.group(1)}.json"
+    if re.fullmatch(r"/v2/extensions/[\w-]+/[\w-]+", target):
+        return target.lstrip("/") + ".json"
+    raise ValueError(f"the benchmark upstream cannot serve {target}")
+
+
+class Nginx:
+    """The upstream: nginx from Debian, one worker, static files chosen by the page offset or the path."""
+
+    def __init__(self, work: Path, documents: Callable[[str], dict[str, object]] = pages_documents) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         prefix = work / "nginx"
         (prefix / "logs").mkdir(parents=True, exist_ok=True)
         pages = prefix / "pages"
         pages.mkdir(exist_ok=True)
-        for number in range(PAGES):
-            document = page_document(number, self.url)
-            (pages / f"{number * RECORDS_PER_PAGE}.json").write_text(json.dumps(document))
-        self.documents = {target: page_document(number, self.url) for number, target in enumerate(targets())}
+        self.documents = documents(self.url)
+        for target, document in self.documents.items():
+            path = pages / served_file(target)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(json.dumps(document))
         (prefix / "nginx.conf").write_text(
             f"""worker_processes 1;
 pid {prefix}/nginx.pid;
@@ -95,6 +115,11 @@ http {{
       root {pages};
       try_files /$offset_file.json =404;
     }}
+    location /v2/extensions/ {{
+      default_type application/json;
+      root {pages};
+      try_files $uri.json =404;
+    }}
     location / {{ return 404; }}
   }}
 }}
@@ -102,14 +127,14 @@ http {{
         )
         (prefix / "tmp").mkdir(exist_ok=True)
         # nginx's worker runs as an unprivileged user when started as root: it must reach the pages.
-        for folder in (work, prefix, pages):
+        for folder in (work, prefix, pages, *(path for path in pages.rglob("*") if path.is_dir())):
             folder.chmod(0o755)
         self.process = Process(
             "nginx",
             ["nginx", "-p", str(prefix), "-c", str(prefix / "nginx.conf"), "-g", "daemon off;"],
             work / "nginx.log",
         )
-        wait_until_up(self.url + targets()[0], self.process)
+        wait_until_up(self.url + next(iter(self.documents)), self.process)
 
     def stop(self) -> None:
         self.process.stop()

@@ -69,6 +69,60 @@ def test_the_quick_benchmark_names_what_its_table_lacks() -> None:
     ]
 
 
+def test_the_matrix_names_each_cell_below_its_goal_and_each_ratio_missing() -> None:
+    """`scripts/bench --only matrix` (outside this suite): for a table of cells drawn by a loop (every
+    workload, each subject at a spread of rates over two rounds), the goals not met are exactly the cells
+    whose median same-round ratio is under them, and the quick run's check names a cell without a ratio."""
+    import sys
+
+    sys.path.insert(0, str(ROOT / "scripts" / "benchmarks"))
+    import matrix
+    import smoke
+    import workloads
+    from throughput import Measurement
+
+    plan = workloads.matrix()
+    groups = []
+    for number, workload in enumerate(plan):
+        group = matrix.Group(workload, {key: matrix.subject(name) for key, name in matrix.NAMES.items()})
+        for round_number in range(2):
+            rates = {}
+            for index, key in enumerate(matrix.NAMES):
+                figure = 1000.0 * (1 + (number * 7 + index * 3 + round_number) % 11)
+                rates[key] = {count: figure for count in workload.connections}
+                for count in workload.connections:
+                    group.subjects[key].figures.setdefault(count, []).append(
+                        Measurement(figure, 1.0, 2.0, 0, 0)
+                    )
+            group.rounds.append(rates)
+        groups.append(group)
+    wanted = []
+    for group in groups:
+        for count in group.workload.connections:
+            for key, against, goal in matrix.goals(group.workload, count):
+                ratios = sorted(rates[key][count] / rates[against][count] for rates in group.rounds)
+                if sum(ratios) / 2 < goal:
+                    wanted.append((group.workload.label, count, key))
+    below = [line for line in matrix.shortfalls(groups) if "below the goal" in line]
+    assert len(below) == len(wanted) > 0
+    assert all(
+        f"{label}, {count} connection(s): {key} is" in line
+        for line, (label, count, key) in zip(below, wanted, strict=True)
+    )
+    lines = matrix.report(groups, 2, 5.0, 2.0, "1.0 1.0 1.0")
+    assert smoke.matrix_problems(lines) == []
+    assert sum(line.startswith("  - ") for line in lines) == len(below)
+    groups[1].subjects["talkback"].failed = "not counted: wrk saw non-2xx answers or socket errors"
+    label = groups[1].workload.label
+    assert smoke.matrix_problems(matrix.report(groups, 2, 5.0, 2.0, "1.0 1.0 1.0")) == [
+        f"matrix cell {label} at 64 connections lacks a ratio"
+    ]
+    assert (
+        f"{groups[1].workload.varied}: {label}, 64 connection(s): no replay / talkback ratio (goal 1x): see the notes"
+        in matrix.shortfalls(groups)
+    )
+
+
 def test_the_pre_commit_hooks_are_scripts_check_steps_run_locally() -> None:
     """.pre-commit-config.yaml fetches no hook repository: every hook is a step of scripts/check, and
     together they are all of its steps, so a commit is checked as CI checks it."""
