@@ -70,11 +70,11 @@ class LiveUi:
         if view is not None and view.indexer is not None:
             view.indexer.checked(checked)
 
-    def answered(self, made: Made) -> None:
+    def answered(self, made: Made, size: int = 0) -> None:
         """Replay's hook: how to make one answer served, its findings and how it was answered, called
         off the serving path (the serving path only appends it). Until the first UI request, and while
-        what it held is handed to the view, it waits in the backlog."""
-        if self._backlog.hold(made):
+        what it held is handed to the view, it waits in the backlog (`size`: its bodies' bytes)."""
+        if self._backlog.hold(made, size):
             return
         view = self._made()
         if view is not None:

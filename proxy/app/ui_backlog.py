@@ -21,15 +21,19 @@ if TYPE_CHECKING:
     from proxy.app.live_traffic import Made
 
 log = logging.getLogger(__name__)
-BACKLOG = 10_000  # answers kept for a page not yet opened: a few hundred bytes each, the body shared
+BACKLOG = 10_000  # answers kept for a page not yet opened
+BACKLOG_BYTES = 16 << 20  # and at most this much of their bodies: an answer rewritten per request (its
+# links moved to each Host asked) is a body of its own, and 10,000 answers of 64 KB would be 640 MB
 HANDED_AT_ONCE = 64  # answers moved to the view per turn of the handing thread
 
 
 class Backlog:
     """The answers held until the view exists, handed to it in order, then out of the way."""
 
-    def __init__(self, most: int = BACKLOG) -> None:
-        self._held: deque[Made] = deque(maxlen=most)
+    def __init__(self, most: int = BACKLOG, most_bytes: int = BACKLOG_BYTES) -> None:
+        self._held: deque[Made] = deque()
+        self._sizes: deque[int] = deque()  # each held answer's size, in step with `_held`
+        self._most, self._most_bytes, self._bytes = most, most_bytes, 0
         self._lock = threading.Lock()
         self._taking = True  # answers are held (no view yet, or it is still being handed what is held)
         self._closed = False
@@ -37,17 +41,22 @@ class Backlog:
         self.held_in_all = 0  # answers ever held, the ones the bound let go too
         self._left_out = 0  # answers held, never given to the view: the bound (or its failure) let go
 
-    def hold(self, made: Made) -> bool:
-        """Keep `made` while answers are held; False: it goes to the view directly."""
+    def hold(self, made: Made, size: int = 0) -> bool:
+        """Keep `made` (about `size` bytes of bodies) while answers are held; False: it goes to the view
+        directly. The oldest held go (counted in `left_out`) past `most` answers or `most_bytes`."""
         if not self._taking:  # the common case once handed over: no lock
             return False
         with self._lock:
             if not self._taking:
                 return False
-            if len(self._held) == self._held.maxlen:
-                self._left_out += 1  # the append lets the oldest go
             self._held.append(made)
+            self._sizes.append(size)
+            self._bytes += size
             self.held_in_all += 1
+            while len(self._held) > 1 and (len(self._held) > self._most or self._bytes > self._most_bytes):
+                self._held.popleft()
+                self._bytes -= self._sizes.popleft()
+                self._left_out += 1
             return True
 
     def hand_to(self, target: Callable[[Made], None]) -> None:
@@ -77,7 +86,9 @@ class Backlog:
                 with self._lock:
                     if self._closed or not self._held:
                         return
-                    turn = [self._held.popleft() for _ in range(min(HANDED_AT_ONCE, len(self._held)))]
+                    count = min(HANDED_AT_ONCE, len(self._held))
+                    turn = [self._held.popleft() for _ in range(count)]
+                    self._bytes -= sum(self._sizes.popleft() for _ in range(count))
                     given = 0
                 for made in turn:
                     target(made)
@@ -88,6 +99,8 @@ class Backlog:
                 if not self._closed:  # a failure of the view: what it did not take is left out
                     self._left_out += len(turn) - given + len(self._held)
                 self._held.clear()
+                self._sizes.clear()
+                self._bytes = 0
 
     def left_out(self) -> int:
         """How many answers held were never given to the view (`api/info`'s `left_out`)."""
@@ -105,5 +118,7 @@ class Backlog:
         with self._lock:
             self._closed, self._taking = True, False
             self._held.clear()
+            self._sizes.clear()
+            self._bytes = 0
         if self._thread is not None:
             self._thread.join(timeout=5)

@@ -59,7 +59,7 @@ log = logging.getLogger(__name__)
 # What the UI's view is handed for each answer: how to make the exchange shown, its findings and how
 # it was answered, called off the serving path (by the view's indexing thread).
 Made = tuple[Exchange, list[Finding], "Answered"]
-Shown = Callable[[Callable[[], Made]], None]
+Shown = Callable[[Callable[[], Made], int], None]  # and the bodies' bytes it holds
 Result = Answer | Simulated | Miss
 MAX_REQUEST_BYTES = 50 * 1024 * 1024
 SLOW_CHUNKS = 10
@@ -165,7 +165,7 @@ class Replayer:
             if fault.status is not None:
                 faulted = fault_response(fault)
                 if self.shown is not None:
-                    self.shown(partial(_faulted, core, faulted, replay_clock(), fault.text))
+                    self.shown(partial(_faulted, core, faulted, replay_clock(), fault.text), _size(faulted))
                 return faulted
         origin = origin_of("http://" + (incoming.header("Host") or self.server.address))
         name = incoming.header(CASSETTE_HEADER)
@@ -217,7 +217,7 @@ class Replayer:
         # A miss's 404 and a simulation's refusal are ours, not the API's: shown, never checked.
         if self.live is None or any(name == NO_MATCH_HEADER for name, _ in answer.headers):
             if self.shown is not None:  # the view redacts and builds what it is handed, off this path
-                self.shown(partial(_served, core, answer, recording, at, result))
+                self.shown(partial(_served, core, answer, recording, at, result), _size(answer))
             return
         exchange = redact_exchange(_exchange_served(core, answer, recording, at), chosen.redaction)
         if recording is None:
@@ -229,7 +229,7 @@ class Replayer:
         findings = [replace(finding, cassette=cassette) for finding in found]
         self.live.report(Checked(index, exchange, findings))
         if self.shown is not None:
-            self.shown(partial(_checked, exchange, findings, result))
+            self.shown(partial(_checked, exchange, findings, result), _size(answer))
 
     async def report_usage(self) -> None:
         if not self.server.bound:
@@ -245,6 +245,11 @@ class Replayer:
                 log.error("%s", error)
             else:
                 log.info("wrote the usage report to %s", target)
+
+
+def _size(answer: Outgoing) -> int:
+    """About what one answer held for the UI keeps alive: its body, and a request of a few heads."""
+    return len(answer.body) + 1024
 
 
 def _exchange_served(

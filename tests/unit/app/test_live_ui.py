@@ -8,6 +8,8 @@ import threading
 from collections.abc import Callable
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from proxy.app.live_traffic import LiveView, Made
 from proxy.app.live_ui import LiveUi, LiveUiRequest, live_ui
@@ -312,3 +314,30 @@ def test_a_view_that_fails_its_hand_over_counts_what_it_did_not_take() -> None:
     finally:
         threading.excepthook = previous
     assert len(taken) == 2 and backlog.left_out() == 5
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    sizes=st.lists(st.integers(min_value=0, max_value=5_000), max_size=60),
+    most=st.integers(min_value=1, max_value=20),
+    most_bytes=st.integers(min_value=0, max_value=20_000),
+)
+def test_the_backlog_keeps_the_latest_answers_within_its_count_and_bytes(
+    sizes: list[int], most: int, most_bytes: int
+) -> None:
+    """Replay's held answers stay within the count and the bytes (an answer rewritten per Host is a body
+    of its own: memory must not grow with the answers' sizes), the latest kept, the rest counted in
+    `left_out`; one answer larger than the bound alone is still kept (the page shows the newest)."""
+    backlog = Backlog(most, most_bytes)
+    for number, size in enumerate(sizes):
+        assert backlog.hold(lambda number=number: (exchange(number), [], Answered("miss")), size)
+    kept = len(backlog._held)
+    assert backlog.left_out() == len(sizes) - kept
+    if sizes:
+        assert 1 <= kept <= most
+        assert kept == 1 or sum(sizes[-kept:]) <= most_bytes
+        assert kept == most or kept == len(sizes) or sum(sizes[-kept - 1 :]) > most_bytes
+    shown: list[str] = []
+    backlog.hand_to(lambda made: shown.append(made()[0].request.path))
+    assert backlog.wait(timeout=30)
+    assert shown == [f"/v2/n/{n}" for n in range(len(sizes) - kept, len(sizes))]
