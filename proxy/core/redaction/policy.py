@@ -174,10 +174,14 @@ def text_secret_spans(text: str, policy: RedactionPolicy) -> list[tuple[int, int
 def may_hold_name(text: str, names: frozenset[str]) -> bool:
     """False only when no name can stand in the text in any spelling `named_spans` reads: with no
     escape (`\\`, `%`, `&`, `+`) in the text, every key it compares is a piece of the text, lowered; and
-    for a name of ASCII letters only a piece whose lowering is the name is in the text lowered."""
-    if "\\" in text or "%" in text or "&" in text or "+" in text or not ascii_names(names):
+    for a name of ASCII letters only a piece whose lowering is the name is in the text lowered. An
+    entity's `&` counts only with a quote or a multipart `name`: a pair's key and a bare key hold no
+    `&` (a URL's separators, in most JSON strings that have one)."""
+    if "\\" in text or "%" in text or "+" in text or not ascii_names(names):
         return True
     lowered = text.lower()
+    if "&" in text and ("'" in text or '"' in text or "name" in lowered):
+        return True
     return any(name in lowered for name in names)
 
 

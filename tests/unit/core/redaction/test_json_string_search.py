@@ -1,0 +1,159 @@
+"""The strings of a JSON body searched for named secrets are cut from its text (`searched_strings`),
+not walked: over drawn bodies of every kind redaction reads (JSON, forms, text, UTF-8 and other
+charsets, byte order marks, binary), the secrets learned and the redacted exchange are those of the
+walk over every string. And the pre-scan's narrower `&` (an entity counts only with a quote or a
+multipart `name`) finds what every search finds, on drawn texts that spell names with entities."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from proxy.core.model.bodies import body_from_bytes
+from proxy.core.model.exchange import EMPTY_BODY, Exchange, Request, Response
+from proxy.core.redaction import echoes
+from proxy.core.redaction.book import KNOWN
+from proxy.core.redaction.policy import RedactionPolicy, named_spans, secret_names, text_secret_spans
+from proxy.core.redaction.redact import redact_exchange
+
+DEFAULT = RedactionPolicy()
+ODD = RedactionPolicy().extended(query=["clé", "api key"], json_paths=["a.Token"])  # not ASCII
+SPACED = RedactionPolicy().extended(form_fields=["api key"])  # `+` may spell its space
+SECRET = "s3cr3t-Value-9f8e7d"
+# Strings a JSON body may hold: URLs naming a secret in many spellings, `&` as a separator and in
+# entities, escapes, quotes (a backslash in the text), names in values, non-ASCII text.
+STRINGS = (
+    "plain words",
+    "https://shop.example/v2/products?page[limit]=25&page[offset]=50",
+    f"https://shop.example/cb?access_token={SECRET}&x=1",
+    f"/cb?api%5Fkey={SECRET}a",
+    f"/cb?x=1&client_secret={SECRET}b",
+    f"access+token={SECRET}c",
+    f"api+key={SECRET}d",
+    f"{{'acc&#101;ss_token': '{SECRET}e'}}",
+    f'{{"acc&#101;ss_token": "{SECRET}f"}}',
+    f'--b\r\nContent-Disposition: form-data; name="pass&#119;ord"\r\n\r\n{SECRET}g\r\n--b--',
+    f"password: {SECRET}h",
+    f"clé={SECRET}i",
+    "Tom & Jerry; 50% off + more",
+    "line\nbreak \\ backslash",
+    'a "quoted" word',
+    "Σ ς İ \u212a_id \u017fecret",
+    f"refresh_token={SECRET}j&access_token={SECRET}k",
+    "&#97;ccess_token=&amp;",
+)
+KEYS = ("name", "links", "self", "access_token", "Token", "acc&#101;ss_token", "api key", "x+y", "q%20")
+CHARSETS = (None, "utf-8", "utf-16", "utf-16-le", "utf-32", "latin-1", "shift_jis")
+
+
+def _document(chance: random.Random, depth: int = 0) -> object:
+    kind = chance.randrange(5 if depth < 3 else 2)
+    if kind == 0:
+        return chance.choice(STRINGS)
+    if kind == 1:
+        return chance.choice((1, 2.5, None, True, SECRET))
+    if kind == 2:
+        return [_document(chance, depth + 1) for _ in range(chance.randrange(4))]
+    keys = chance.sample(KEYS, chance.randrange(1, 4))
+    return {key: _document(chance, depth + 1) for key in keys}
+
+
+def _body_bytes(chance: random.Random) -> tuple[bytes, str]:
+    """A body and its Content-Type: JSON (compact or indented, in a charset, with or without a BOM),
+    a form, text, or binary bytes."""
+    shape = chance.randrange(6)
+    charset = chance.choice(CHARSETS)
+    suffix = f"; charset={charset}" if charset else ""
+    if shape <= 2:
+        text = json.dumps(
+            _document(chance), ensure_ascii=chance.random() < 0.2, indent=chance.choice((None, 2))
+        )
+        media = "application/json"
+    elif shape == 3:
+        text = "&".join(chance.sample(STRINGS, 3))
+        media = "application/x-www-form-urlencoded"
+    elif shape == 4:
+        text = " ".join(chance.sample(STRINGS, 3))
+        media = "text/plain"
+    else:
+        return bytes(
+            chance.randrange(256) for _ in range(chance.randrange(1, 40))
+        ), "application/octet-stream"
+    try:
+        data = text.encode(charset or "utf-8")
+    except UnicodeEncodeError:
+        data, suffix = text.encode("utf-8"), ""
+    if charset in ("utf-16-le",) and chance.random() < 0.5:
+        data = b"\xff\xfe" + data
+    return data, media + suffix
+
+
+def _exchange(chance: random.Random) -> Exchange:
+    data, content_type = _body_bytes(chance)
+    headers = (("Content-Type", content_type),)
+    body = body_from_bytes(data, headers)
+    if chance.random() < 0.5:
+        request = Request("POST", "/v2/carts", "", headers, body)
+        response = Response(200, (("Content-Type", "application/json"),), EMPTY_BODY)
+    else:
+        request = Request("GET", "/v2/products", "page[limit]=25", (), EMPTY_BODY)
+        response = Response(200, headers, body)
+    return Exchange(request, response)
+
+
+def _every_string(body: object, policy: RedactionPolicy) -> list[str]:
+    return echoes._strings(body.value)  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("policy", [DEFAULT, ODD, SPACED], ids=["default", "odd-names", "spaced"])
+def test_cut_strings_learn_and_redact_as_the_walk_over_every_string(
+    policy: RedactionPolicy, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    chance = random.Random(40)
+    learned = 0
+    for _ in range(400):
+        exchange = _exchange(chance)
+        KNOWN.forget()
+        fast = echoes.secret_values(exchange.request, exchange.response, policy)
+        fast_redacted = redact_exchange(exchange, policy)
+        with monkeypatch.context() as patched:
+            patched.setattr(echoes, "searched_strings", _every_string)
+            KNOWN.forget()
+            full = echoes.secret_values(exchange.request, exchange.response, policy)
+            full_redacted = redact_exchange(exchange, policy)
+        KNOWN.forget()
+        assert fast == full, exchange
+        assert fast_redacted == full_redacted, exchange
+        learned += bool(full)
+    assert learned > 100  # the drawn bodies do hold secrets, in many spellings
+
+
+# A name spelled with entities (or not), in each place `named_spans` reads a key.
+SPELLINGS = ("access_token", "acc&#101;ss_token", "&#x61;ccess_token", "pass&#119ord", "&amp;", "&", "x")
+PLACES = (
+    '"{}": "v1"',
+    "'{}': 'v2'",
+    "{}: v3",
+    "?{}=v4",
+    "a=1&{}=v5",
+    'name="{}"\r\n\r\nv6\r\n--b',
+    "name={}\r\n\r\nv7\r\n--b",
+    "{} & {}",
+)
+
+
+def test_an_entity_counts_where_a_key_may_hold_it() -> None:
+    chance = random.Random(41)
+    names = secret_names(DEFAULT)
+    found = 0
+    for _ in range(3000):
+        text = " ".join(
+            chance.choice(PLACES).format(chance.choice(SPELLINGS), chance.choice(SPELLINGS))
+            for _ in range(chance.randint(1, 3))
+        )
+        expected = named_spans(text, names)
+        assert text_secret_spans(text, DEFAULT) == expected, text
+        found += bool(expected)
+    assert found > 300
