@@ -215,6 +215,17 @@ def test_a_close_drops_what_the_backlog_holds_and_ends_its_thread() -> None:
     assert set(threading.enumerate()) - before == set()
 
 
+def hand_over_failing(backlog: Backlog, target: Callable[[Made], None]) -> None:
+    """Hand `backlog` to a `target` that fails on the way, and wait for the hand-over to end."""
+    previous = threading.excepthook
+    threading.excepthook = lambda arguments: None  # the thread's failure is expected here
+    try:
+        backlog.hand_to(target)
+        assert backlog.wait(timeout=30)
+    finally:
+        threading.excepthook = previous
+
+
 def test_a_hand_over_that_fails_steps_aside_and_later_answers_reach_the_view() -> None:
     shown: list[int] = []
     backlog = Backlog(10)
@@ -227,13 +238,7 @@ def test_a_hand_over_that_fails_steps_aside_and_later_answers_reach_the_view() -
 
     for _ in range(3):
         assert backlog.hold(lambda: (exchange(0), [], Answered("miss")))
-    previous = threading.excepthook
-    threading.excepthook = lambda arguments: None  # the thread's failure is expected here
-    try:
-        backlog.hand_to(target)
-        assert backlog.wait(timeout=30)
-    finally:
-        threading.excepthook = previous
+    hand_over_failing(backlog, target)
     assert backlog.hold(lambda: (exchange(1), [], Answered("miss"))) is False
 
 
@@ -306,13 +311,7 @@ def test_a_view_that_fails_its_hand_over_counts_what_it_did_not_take() -> None:
 
     for _ in range(7):
         backlog.hold(lambda: (exchange(0), [], Answered("miss")))
-    previous = threading.excepthook
-    threading.excepthook = lambda arguments: None  # the thread's failure is expected here
-    try:
-        backlog.hand_to(target)
-        assert backlog.wait(timeout=30)
-    finally:
-        threading.excepthook = previous
+    hand_over_failing(backlog, target)
     assert len(taken) == 2 and backlog.left_out() == 5
 
 
