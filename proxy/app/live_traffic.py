@@ -142,6 +142,11 @@ class LiveView(TrafficView):
         if self.indexer is not None:
             self.indexer.answered(exchange, findings, answered)
 
+    def add_checked(self, checked: Checked) -> None:
+        """A recording's exchange, checked (`LiveIndexer.checked`)."""
+        if self.indexer is not None:
+            self.indexer.checked(checked)
+
     def add_answered_later(self, made: Made) -> None:
         """As `add_answered`, the exchange made by `made` off the serving path (replay's hook)."""
         if self.indexer is not None:

@@ -4,11 +4,10 @@ made by this one use case so the three commands show the same things with the sa
 The CLI wires it to its server: a recording session tells `checked` of each exchange it keeps, replay
 hands `answered` each answer it serves, and the server's UI routes read `view()` and `setting()`.
 Nothing is made at start but this object: the view (its temporary index, its indexing thread, the
-traffic index's modules) is made by the first exchange or the first UI request, whichever comes first,
-so a server nobody looks at (most test servers) starts as fast as with `--no-ui`, and the page still
-shows every exchange from the first one. Replay's answers wait for the first UI request instead, the
-latest `ui_backlog.BACKLOG` of them, unmade (`ui_backlog.py`): a replay nobody looks at serves at its
-`--no-ui` speed.
+traffic index's modules) is made by the first UI request, so a server nobody looks at (most test
+servers) starts as fast as with `--no-ui`. Until then the exchanges wait, the latest
+`ui_backlog.BACKLOG` of them (replay's answers unmade, a recording's without their parsed bodies), and
+the view is handed them first (`ui_backlog.py`): a server nobody looks at serves at its `--no-ui` speed.
 """
 
 from __future__ import annotations
@@ -16,15 +15,16 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from proxy.app.ui_backlog import Backlog
+from proxy.core.model.exchange import held_lightly
+from proxy.core.rules.engine import Checked
 
 if TYPE_CHECKING:
     from proxy.app.live_traffic import LiveView, Made
     from proxy.app.ui_action_cases import ActionSetting, Send
     from proxy.core.redaction.policy import RedactionPolicy
-    from proxy.core.rules.engine import Checked
     from proxy.store.rule_files import RulesInForce
 
 
@@ -52,7 +52,8 @@ class LiveUi:
     asked: LiveUiRequest
     _view: LiveView | None = field(default=None, init=False)
     _closed: bool = field(default=False, init=False)
-    _backlog: Backlog = field(default_factory=Backlog, init=False)  # replay's answers until a page asks
+    # What the server saw until a page asks: replay's `Made` answers, a recording's `Checked` exchanges.
+    _backlog: Backlog[Any] = field(default_factory=Backlog, init=False)
     _making: threading.Lock = field(default_factory=threading.Lock, init=False)
 
     def view(self) -> LiveView | None:
@@ -65,7 +66,12 @@ class LiveUi:
         return self._closed
 
     def checked(self, checked: Checked) -> None:
-        """A recording session's follower: one exchange kept, redacted, with its findings."""
+        """A recording session's follower: one exchange kept, redacted, with its findings. Until the
+        first UI request, and while what it held is handed to the view, it waits in the backlog."""
+        if self._backlog.holding:
+            light, size = held_lightly(checked.exchange)
+            if self._backlog.hold(Checked(checked.sequence, light, checked.findings), size):
+                return
         view = self._made()
         if view is not None and view.indexer is not None:
             view.indexer.checked(checked)
@@ -102,12 +108,29 @@ class LiveUi:
                     cassette=asked.cassette,
                 )
                 self._view.left_out = self._backlog.left_out
-                self._backlog.hand_to(self._view.add_answered_later)
+                self._backlog.hand_to(self._hand_held)
             return self._view
 
+    def _hand_held(self, item: Checked | Made) -> None:
+        """One exchange held before the view was made, to the view."""
+        view = self._view
+        if view is None:
+            return
+        if isinstance(item, Checked):
+            view.add_checked(item)
+        else:
+            view.add_answered_later(item)
+
     def handed_over(self, timeout: float) -> bool:
-        """Wait until replay's answers held before the view was made reached it (tests)."""
+        """Wait until the exchanges held before the view was made reached it (at most `timeout` s)."""
         return self._backlog.wait(timeout)
+
+    def settled(self, timeout: float) -> None:
+        """Wait (at most `timeout` s) until what was held before the view was made is handed to it and
+        indexed: the first UI request answers with every exchange before it, not the first few."""
+        view = self._view
+        if view is not None and self._backlog.wait(timeout):
+            view.flush()
 
     def setting(self) -> ActionSetting:
         """What the UI's actions may do here."""

@@ -6,6 +6,8 @@ The server modules are imported when a command runs, so other commands do not pa
 from __future__ import annotations
 
 import argparse
+import asyncio
+import inspect
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, cast
 
@@ -23,6 +25,10 @@ if TYPE_CHECKING:
     from proxy.server.ui_action_routes import ActionRoutes
     from proxy.server.ui_routes import UiRoutes
     from proxy.server.wire import Incoming, Reply
+
+
+SETTLE_S = 3.0  # at most, that a first UI API call waits for what came before it to be indexed
+API_PREFIX = "/_proxy/ui/api/"  # the calls that wait (the page's files answer at once)
 
 
 def announce(message: str) -> None:
@@ -141,7 +147,16 @@ class RoutesOnDemand:
 
             actions = ui_actions(view, self._ui.setting())
             self._routes = UiRoutes(view, filter_parser(), page_files(), actions=actions)
+        if path.startswith(API_PREFIX) and not self._ui.handed_over(0):  # what came before: indexing
+            return self._settled_answer(self._routes, incoming, path, query)
         return self._routes.answer(incoming, path, query)
+
+    async def _settled_answer(self, routes: UiRoutes, incoming: Incoming, path: str, query: str) -> Reply:
+        """The answer once the exchanges held before the view was made are indexed (waited for off
+        the loop, at most SETTLE_S: longer, the answer has what is indexed by then)."""
+        await asyncio.to_thread(self._ui.settled, SETTLE_S)
+        answer = routes.answer(incoming, path, query)
+        return await answer if inspect.isawaitable(answer) else answer
 
 
 def _resend_through(proxy: RecordProxy) -> Send:

@@ -70,26 +70,29 @@ function showInfo() {
   showLeftOut(about.left_out || 0);
 }
 
-// Replay lists only the latest answers served before the page was first opened: the one line above the
-// list says how many it left out (`left_out` in `api/info`), and is absent when it left out none.
+// A live server lists only the latest exchanges from before the page was first opened: the one line
+// above the list says how many it left out (`left_out` in `api/info`), and is absent when it left out none.
+const LEFT_OUT_WORDS = { replay: ["answer", "served"], record: ["exchange", "recorded"] };
+
 function showLeftOut(count) {
   const line = document.getElementById("left-out");
   if (count <= 0) {
     line?.remove();
     return;
   }
-  const [were, are] = count === 1 ? ["answer was", "is"] : ["answers were", "are"];
+  const [noun, verb] = LEFT_OUT_WORDS[about?.mode] || ["exchange", "seen"];
+  const [were, are] = count === 1 ? [`${noun} was`, "is"] : [`${noun}s were`, "are"];
   const text =
-    `${count.toLocaleString("en-US")} earlier ${were} served before this page was first opened ` +
+    `${count.toLocaleString("en-US")} earlier ${were} ${verb} before this page was first opened ` +
     `and ${are} not listed`;
   if (line) line.textContent = text;
   else listRoot.prepend(el("p", { id: "left-out", text }));
 }
 
-// Replay's count of answers left out may still grow while it hands the page the ones it kept: it is
-// read again with the counts (the rest of `info` comes with the pushed rows).
+// A live server's count of exchanges left out may still grow while it hands the page the ones it kept:
+// it is read again with the counts (the rest of `info` comes with the pushed rows).
 async function refreshLeftOut() {
-  if (about?.mode !== "replay") return;
+  if (!about || about.mode === "offline") return;
   const fresh = await api.info().catch(() => null);
   if (fresh && about) {
     about.left_out = fresh.left_out;

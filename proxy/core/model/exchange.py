@@ -7,11 +7,11 @@ base64 (see `proxy.core.model.bodies`).
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal, TypeAlias
 
 from proxy.core.model.json_text import JSONValue as JSONValue
-from proxy.core.model.json_text import parse_json
+from proxy.core.model.json_text import dump_json, parse_json
 
 Headers: TypeAlias = tuple[tuple[str, str], ...]
 BodyKind: TypeAlias = Literal["empty", "json", "text", "base64"]
@@ -128,6 +128,39 @@ def fresh_value(body: Body) -> JSONValue:
     if isinstance(body, JSONFromText) and body._document is _UNPARSED:
         return parse_json(body._text or "null")
     return body.value
+
+
+HEADS_HELD = 1024  # bytes, about, that holding one exchange's request line and heads costs
+PARSED_FACTOR = 8  # a parsed JSON document's memory, about, per byte of its text (CPython: about 7)
+
+
+def held_lightly(exchange: Exchange) -> tuple[Exchange, int]:
+    """The exchange as a server holds it for later (the UI's backlog), and about how many bytes that
+    costs: a JSON body that still has its text is held without its parsed document, which takes about
+    seven times the text's memory and is parsed again only if used."""
+    request, request_size = _body_held(exchange.request.body)
+    response, response_size = _body_held(exchange.response.body)
+    size = HEADS_HELD + request_size + response_size
+    if request is exchange.request.body and response is exchange.response.body:
+        return exchange, size
+    return (
+        replace(
+            exchange,
+            request=replace(exchange.request, body=request),
+            response=replace(exchange.response, body=response),
+        ),
+        size,
+    )
+
+
+def _body_held(body: Body) -> tuple[Body, int]:
+    if isinstance(body, JSONFromText) and (text := body._text) is not None:
+        if body._document is not _UNPARSED:
+            body = JSONFromText(body.kind, decoded_from=body.decoded_from, text=text)
+        return body, len(text)
+    if body.kind == "json":  # a document built or changed (redacted), held parsed
+        return body, PARSED_FACTOR * len(dump_json(body.value))
+    return body, len(body.value) if isinstance(body.value, str) else 0
 
 
 def source_text(body: Body) -> str | None:

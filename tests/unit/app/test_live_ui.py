@@ -1,6 +1,6 @@
-"""A live server's UI (`app/live_ui.py`): nothing is made at start; whichever comes first, an
-exchange kept or a UI request, makes the view, and every exchange from the first one is shown; replay's
-answers wait unmade for the first UI request (the latest `ui_backlog.BACKLOG` of them)."""
+"""A live server's UI (`app/live_ui.py`): nothing is made at start; the first UI request makes the view;
+the exchanges before it wait (replay's answers unmade, a recording's without parsed bodies), the latest
+`ui_backlog.BACKLOG` of them, and the view is handed them in order."""
 
 from __future__ import annotations
 
@@ -56,8 +56,8 @@ def paths(ui: LiveUi) -> list[str]:
 
 @pytest.mark.parametrize("feed", sorted(FEEDS))
 @pytest.mark.parametrize("first", ["exchange", "request"])
-def test_the_view_is_made_by_what_comes_first_and_shows_every_exchange(feed: str, first: str) -> None:
-    """A recording's exchange or a UI request makes the view; replay's answers wait for the request."""
+def test_the_view_is_made_by_the_first_request_and_shows_every_exchange(feed: str, first: str) -> None:
+    """Only a UI request makes the view: a recording's exchanges and replay's answers wait for it."""
     ui = live_ui(LiveUiRequest("spy", IN_FORCE, RedactionPolicy(), ["http://127.0.0.1:9"]))
     assert ui._view is None  # a server nobody looks at made no index and no thread
     try:
@@ -65,7 +65,7 @@ def test_the_view_is_made_by_what_comes_first_and_shows_every_exchange(feed: str
             assert opened(ui).info()["exchanges"] == 0
         for number in range(5):
             FEEDS[feed](ui, number)
-        assert (ui._view is not None) == (first == "request" or feed == "checked")
+        assert (ui._view is not None) == (first == "request")
         assert paths(ui) == [f"/v2/n/{number}" for number in range(5)]
     finally:
         ui.close()
@@ -132,8 +132,8 @@ def test_after_close_a_late_call_makes_no_thread_and_indexes_nothing(
     503, whether the view was made before the close or never: no view, no index, no thread at shutdown."""
     ui = live_ui(LiveUiRequest(mode, IN_FORCE, RedactionPolicy(), cassette="rec.yaml"))
     if opened_before:
-        by_checked(ui, 0)
         view = opened(ui)
+        by_checked(ui, 0)
         view.flush()
     before = set(threading.enumerate())
     ui.close()
@@ -147,6 +147,9 @@ def test_after_close_a_late_call_makes_no_thread_and_indexes_nothing(
         assert ui._view is None
 
 
+MODE_OF = {"checked": "record", "answered": "replay"}  # the command each feed comes from
+
+
 def answers_shown(ui: LiveUi) -> list[str]:
     view = opened(ui)
     assert ui.handed_over(timeout=30)
@@ -154,16 +157,17 @@ def answers_shown(ui: LiveUi) -> list[str]:
     return [row["path"] for row in view.window(Query(), 0, 500)["exchanges"]]
 
 
+@pytest.mark.parametrize("feed", sorted(FEEDS))
 @pytest.mark.parametrize(
     ("most", "served"),
     [(most, served) for most in (1, 3, 64, 65) for served in (0, 1, most, most + 1, 3 * most + 2)],
 )
-def test_replay_answers_before_a_page_asks_make_nothing_and_the_latest_are_shown(
-    most: int, served: int
+def test_exchanges_before_a_page_asks_make_nothing_and_the_latest_are_shown(
+    most: int, served: int, feed: str
 ) -> None:
-    """Before the first UI request an answer is only held (no view, no index, no thread, none made);
-    the page then shows the last `most` of them, in the order served, and every one after."""
-    ui = live_ui(LiveUiRequest("replay", IN_FORCE, RedactionPolicy(), ["c.yaml"]))
+    """Before the first UI request an exchange is only held (no view, no index, no thread; replay's
+    answer not even made); the page then shows the last `most` of them, in order, and every one after."""
+    ui = live_ui(LiveUiRequest(MODE_OF[feed], IN_FORCE, RedactionPolicy(), ["c.yaml"]))
     ui._backlog = Backlog(most)
     made: list[int] = []
 
@@ -174,28 +178,30 @@ def test_replay_answers_before_a_page_asks_make_nothing_and_the_latest_are_shown
 
         ui.answered(make)
 
+    feeding = answer if feed == "answered" else lambda number: by_checked(ui, number)
     before = set(threading.enumerate())
     try:
         for number in range(served):
-            answer(number)
+            feeding(number)
         assert ui._view is None and made == [] and set(threading.enumerate()) == before
         assert answers_shown(ui) == [f"/v2/n/{n}" for n in range(max(0, served - most), served)]
-        answer(served)  # after the hand-over: straight to the view
+        feeding(served)  # after the hand-over: straight to the view
         assert answers_shown(ui)[-1] == f"/v2/n/{served}"
     finally:
         ui.close()
     assert set(threading.enumerate()) - before == set()
 
 
-def test_answers_served_while_the_backlog_is_handed_over_keep_their_order() -> None:
-    ui = live_ui(LiveUiRequest("replay", IN_FORCE, RedactionPolicy(), ["c.yaml"]))
+@pytest.mark.parametrize("feed", sorted(FEEDS))
+def test_exchanges_coming_while_the_backlog_is_handed_over_keep_their_order(feed: str) -> None:
+    ui = live_ui(LiveUiRequest(MODE_OF[feed], IN_FORCE, RedactionPolicy(), ["c.yaml"]))
     try:
         for number in range(300):
-            by_answered(ui, number)
+            FEEDS[feed](ui, number)
         opener = threading.Thread(target=ui.view)
         opener.start()
         for number in range(300, 600):
-            by_answered(ui, number)
+            FEEDS[feed](ui, number)
         opener.join(timeout=30)
         assert answers_shown(ui) == [f"/v2/n/{number}" for number in range(500)]
         view = opened(ui)
@@ -264,31 +270,33 @@ def expected_left_out(most: int, before: int, during: int) -> int:
     return before - held + max(0, still_held + during - most)
 
 
+@pytest.mark.parametrize("feed", sorted(FEEDS))
 @pytest.mark.parametrize(("most", "before", "during"), left_out_cases())
-def test_info_says_how_many_answers_replay_left_out_and_every_other_one_is_listed(
-    most: int, before: int, during: int, monkeypatch: pytest.MonkeyPatch
+def test_info_says_how_many_exchanges_were_left_out_and_every_other_one_is_listed(
+    most: int, before: int, during: int, feed: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """`api/info`'s `left_out` is exactly the answers the bound let go: what was served and is not
-    listed, counted however many came before the page asked and while the hand-over was under way."""
+    """`api/info`'s `left_out` is exactly the exchanges the bound let go: what was served or recorded
+    and is not listed, counted however many came before the page asked and during the hand-over."""
     in_turn, go_on = threading.Event(), threading.Event()
-    give = LiveView.add_answered_later
+    handed = "add_answered_later" if feed == "answered" else "add_checked"
+    give = getattr(LiveView, handed)
 
-    def gated(view: LiveView, made: Made) -> None:  # the handing thread holds its first turn
+    def gated(view: LiveView, item: object) -> None:  # the handing thread holds its first turn
         if threading.current_thread().name == "commerce-proxy-ui-backlog" and not go_on.is_set():
             in_turn.set()
             assert go_on.wait(timeout=30)
-        give(view, made)
+        give(view, item)
 
-    monkeypatch.setattr(LiveView, "add_answered_later", gated)
-    ui = live_ui(LiveUiRequest("replay", IN_FORCE, RedactionPolicy(), ["c.yaml"]))
+    monkeypatch.setattr(LiveView, handed, gated)
+    ui = live_ui(LiveUiRequest(MODE_OF[feed], IN_FORCE, RedactionPolicy(), ["c.yaml"]))
     ui._backlog = Backlog(most)
     try:
         for number in range(before):
-            by_answered(ui, number)
+            FEEDS[feed](ui, number)
         view = opened(ui)
         assert before == 0 or in_turn.wait(timeout=30)
         for number in range(before, before + during):
-            by_answered(ui, number)
+            FEEDS[feed](ui, number)
         go_on.set()
         assert ui.handed_over(timeout=30)
         view.flush()
@@ -340,3 +348,27 @@ def test_the_backlog_keeps_the_latest_answers_within_its_count_and_bytes(
     backlog.hand_to(lambda made: shown.append(made()[0].request.path))
     assert backlog.wait(timeout=30)
     assert shown == [f"/v2/n/{n}" for n in range(len(sizes) - kept, len(sizes))]
+
+
+@pytest.mark.parametrize("feed", sorted(FEEDS))
+async def test_the_first_ui_request_answers_with_every_exchange_held_before_it(feed: str) -> None:
+    """A script's first `api/exchanges` after a run lists the run, not the few indexed so far."""
+    import inspect
+    import json
+
+    from proxy.cli.serving import RoutesOnDemand
+    from proxy.server.wire import Incoming, Outgoing
+
+    ui = live_ui(LiveUiRequest(MODE_OF[feed], IN_FORCE, RedactionPolicy(), ["c.yaml"]))
+    try:
+        for number in range(3000):
+            FEEDS[feed](ui, number)
+        path = "/_proxy/ui/api/exchanges"
+        answer = RoutesOnDemand(ui).answer(Incoming("GET", path, (), b""), path, "offset=2990&limit=500")
+        answered = await answer if inspect.isawaitable(answer) else answer
+        assert isinstance(answered, Outgoing) and answered.status == 200, answered
+        document = json.loads(answered.body)
+        assert document["at_least"] == 3000
+        assert [row["path"] for row in document["exchanges"]] == [f"/v2/n/{n}" for n in range(2990, 3000)]
+    finally:
+        ui.close()
