@@ -44,7 +44,8 @@ elsewhere; `scripts/bench replay-core` times replay's matching core in-process.
   Debian's chromium (Playwright), its JS heap after scrolling end to end (DevTools), and the p95 of the
   API's answers to a fixed set of filters, scroll positions and counts; then `record` in front of nginx
   at full rate (wrk) with the UI off, on with no page and on with one page (ratios of requests/s), and
-  the live lag: probe requests sent beside the load, from each answer to its row drawn in the page.
+  the live lag: probe requests sent beside the load, from each answer to its row drawn in the page, and
+  whether every probe is listed (the list scrolled end to end after the load).
 - **`check --spec`.** `scripts/bench --only contract` generates a spec of the published specs' size
   (25 files and a shared one, about 600 operations, 2.5 MB of YAML: `allOf` over a shared base,
   nullable fields, a discriminated `oneOf`, formats) with 11 overlays of both kinds, and measures each

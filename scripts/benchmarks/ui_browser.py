@@ -88,19 +88,44 @@ def measure(address: str, log: Callable[[str], None]) -> dict[str, float]:
     return figures
 
 
+class Watched:
+    """A page open on a live server: the rows it drew (path -> epoch ms when first drawn), and the
+    whole list read back by scrolling it end to end (what the page lists, drawn or not as it came)."""
+
+    def __init__(self, page: Any) -> None:
+        self.page = page
+
+    def seen(self) -> dict[str, int]:
+        return dict(self.page.evaluate("() => window.__seen"))
+
+    def listed(self) -> set[str]:
+        """Every path the page's list holds: scrolled from the top, a view at a time, each view's rows
+        drawn before the next (at most 10 minutes)."""
+        self.page.eval_on_selector(".scroller", "node => { node.scrollTop = 0; }")
+        deadline = time.monotonic() + 600
+        while time.monotonic() < deadline:
+            self.page.wait_for_timeout(150)
+            self.page.wait_for_selector(ROW, timeout=60_000)
+            moved = self.page.eval_on_selector(
+                ".scroller",
+                "node => { const before = node.scrollTop; node.scrollTop += node.clientHeight;"
+                " return node.scrollTop !== before; }",
+            )
+            if not moved:
+                break
+        self.page.wait_for_timeout(300)
+        return set(self.seen())
+
+
 @contextmanager
-def watching(address: str) -> Iterator[Callable[[], dict[str, int]]]:
-    """A page open on a live server's UI, stamping rows; yields what it has seen (path -> epoch ms)."""
+def watching(address: str) -> Iterator[Watched]:
+    """A page open on a live server's UI, stamping rows as they are drawn."""
     with opened_browser() as browser:
         page = browser.new_page(viewport={"width": 1400, "height": 900})
         page.goto(address)
         page.wait_for_selector(".scroller", timeout=60_000)
         page.evaluate(STAMP_ROWS)
-
-        def seen() -> dict[str, int]:
-            return dict(page.evaluate("() => window.__seen"))
-
         try:
-            yield seen
+            yield Watched(page)
         finally:
             page.close()

@@ -71,7 +71,7 @@ def measure(work: Path, rounds: int, seconds: float, log: Callable[[str], None])
     pages = Path(tempfile.mkdtemp(prefix="commerce-proxy-bench-nginx-"))
     upstream = Nginx(pages)
     off, no_page, one_page, lags = [], [], [], []
-    seen_count = sent_count = 0
+    seen_count = listed_count = sent_count = 0
     try:
         for round_number in range(rounds):
             folder = work / f"round{round_number}"
@@ -79,7 +79,7 @@ def measure(work: Path, rounds: int, seconds: float, log: Callable[[str], None])
                 process, base, log_file = record(folder / case.replace(" ", "-"), upstream.url, case != "off")
                 try:
                     if case == "one page":
-                        with watching(ui_address(log_file)) as seen:
+                        with watching(ui_address(log_file)) as watched:
                             sent: dict[str, Any] = {}
                             stop = threading.Event()
                             prober = threading.Thread(target=probes, args=(base, seconds, sent, stop))
@@ -88,11 +88,13 @@ def measure(work: Path, rounds: int, seconds: float, log: Callable[[str], None])
                             stop.set()
                             prober.join()
                             time.sleep(2)  # the last probes' rows: within the 1 s target, or late
-                            drawn = seen()
+                            drawn = watched.seen()
+                            listed = watched.listed()
                         if "failed" in sent:
                             log(f"  a probe failed: {sent.pop('failed')}")
                         lags += [drawn[path] - at for path, at in sent.items() if path in drawn]
                         seen_count += sum(1 for path in sent if path in drawn)
+                        listed_count += sum(1 for path in sent if path in listed)
                         sent_count += len(sent)
                         one_page.append(figure.requests_per_s)
                     else:
@@ -111,6 +113,7 @@ def measure(work: Path, rounds: int, seconds: float, log: Callable[[str], None])
         "ratio_no_page": median([on / base for on, base in zip(no_page, off, strict=True)]),
         "ratio_one_page": median([on / base for on, base in zip(one_page, off, strict=True)]),
         "lag_seen": f"{seen_count} / {sent_count}",  # type: ignore[dict-item]
+        "listed": f"{listed_count} / {sent_count}",  # type: ignore[dict-item]
     }
     if lags:
         figures["lag_p95"] = p95(lags)
