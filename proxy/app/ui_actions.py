@@ -20,7 +20,14 @@ from proxy.app.command_inputs import RuleChoice
 from proxy.app.editing import redacted
 from proxy.app.importing import har_text
 from proxy.core.cassette.document import Cassette, dump_cassette
-from proxy.core.drift.compare import ABSENT, Difference, compare_exchanges, compare_responses, tier_counts
+from proxy.core.drift.compare import (
+    ABSENT,
+    Difference,
+    Tiering,
+    compare_exchanges,
+    compare_responses,
+    tier_counts,
+)
 from proxy.core.drift.origins import SAME, Origins
 from proxy.core.drift.pairing import request_line
 from proxy.core.editing.edits import EditError
@@ -58,11 +65,16 @@ def exchange_diff(
 
 
 def cassette_diff_document(
-    a: Path, b: Path, *, in_force: RulesInForce | None = None, verbose: bool = False
+    a: Path,
+    b: Path,
+    *,
+    in_force: RulesInForce | None = None,
+    verbose: bool = False,
+    tiering: Tiering | None = None,
 ) -> dict[str, Any]:
     """`cassette diff A B --format json`'s document (the same pairing by the project's `match` table,
-    the same renderer)."""
-    diff = diff_cassettes(a, b, in_force.project.match if in_force is not None else None)
+    the same tiers by the specs (`tiering`), the same renderer)."""
+    diff = diff_cassettes(a, b, in_force.project.match if in_force is not None else None, tiering)
     document: dict[str, Any] = json.loads(diff_json(diff, verbose))
     return document
 
