@@ -15,6 +15,8 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from proxy.core.contract.drift_tiers import SpecTiers
 from proxy.core.contract.judge import Contract
@@ -22,6 +24,7 @@ from proxy.core.drift.compare import KINDS, Difference, compare_exchanges
 from proxy.core.model.exchange import Body, Exchange, Headers, Request, Response
 from proxy.store.contract_files import contract_of
 from tests.unit.core.contract.plans import FIXTURES, JSON
+from tests.unit.core.contract.test_drift_tiers import JSON_VALUES, places
 
 SPEC = FIXTURES / "drift" / "shapes.yaml"
 SHAPE = "/components/schemas/Shape"
@@ -280,3 +283,31 @@ def test_the_recording_own_time_is_no_spec_s_to_judge(contract: Contract) -> Non
         replace(recorded, duration_ms=1.0), replace(live, duration_ms=2.0), tiering=SpecTiers(contract)
     )
     assert (at(found, "duration_ms").tier, at(found, "duration_ms").source) == ("volatile", None)
+
+
+@settings(max_examples=120, deadline=None)
+@given(data=st.data())
+def test_any_change_anywhere_is_judged_without_losing_a_difference(
+    contract: Contract, data: st.DataObject
+) -> None:
+    """Any place of a shape (the whole body too) set to any JSON value, lists grown or emptied: the
+    spec re-tiers a difference only naming its source, and never drops, adds or moves one."""
+    body: Any = {"data": shape()}
+    for _ in range(data.draw(st.integers(1, 3))):
+        where = data.draw(st.sampled_from(list(places(body))))
+        value = data.draw(JSON_VALUES)
+        if not where:
+            body = value
+            continue
+        parent = body
+        for token in where[:-1]:
+            parent = parent[token]
+        parent[where[-1]] = value
+    recorded, live = exchange({"data": shape()}), exchange(body)
+    alone = compare_exchanges(recorded, live)
+    tiered = compare_exchanges(recorded, live, tiering=SpecTiers(contract))
+    assert [(item.where, item.kind, item.recorded, item.live) for item in tiered] == [
+        (item.where, item.kind, item.recorded, item.live) for item in alone
+    ]
+    for before, after in zip(alone, tiered, strict=True):
+        assert after.source is not None or after.tier == before.tier
