@@ -26,6 +26,7 @@ from proxy.app.traffic_sources import sent_to, sources_of
 from proxy.app.traffic_view import TrafficView, offline_state, offline_view
 from proxy.app.verify_results import read_verify_report, verify_diff_document
 from proxy.core.cassette.cache_line import exchange_of_entry
+from proxy.core.drift.compare import Tiering
 from proxy.core.interchange.curl import curl_command
 from proxy.core.model.exchange import Exchange, JSONValue, Request, Response
 from proxy.core.redaction.placeholders import redacted_places
@@ -74,6 +75,7 @@ class ActionSetting:
     policy: RedactionPolicy = field(default_factory=RedactionPolicy)
     rules: RuleChoice = field(default_factory=RuleChoice)
     sends_authorization: bool = False  # the upstream client adds its own Authorization when none is sent
+    tiering: Tiering | None = None  # the specs the server was started with, which tier a cassette diff
 
 
 class UiActions:
@@ -130,7 +132,7 @@ class UiActions:
             except CommerceProxyError as error:
                 raise Conflict(str(error).splitlines()[0]) from None
         return ui_actions.cassette_diff_document(
-            Path(a), Path(b), in_force=self.setting.in_force, verbose=verbose
+            Path(a), Path(b), in_force=self.setting.in_force, verbose=verbose, tiering=self.setting.tiering
         )
 
     def export(self, query: Query, kind: str) -> tuple[bytes, str]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -20,7 +20,14 @@ from proxy.app.command_inputs import RuleChoice
 from proxy.app.editing import redacted
 from proxy.app.importing import har_text
 from proxy.core.cassette.document import Cassette, dump_cassette
-from proxy.core.drift.compare import ABSENT, Difference, compare_exchanges, compare_responses, tier_counts
+from proxy.core.drift.compare import (
+    ABSENT,
+    Difference,
+    Tiering,
+    compare_exchanges,
+    compare_responses,
+    tier_counts,
+)
 from proxy.core.drift.origins import SAME, Origins
 from proxy.core.drift.pairing import request_line
 from proxy.core.editing.edits import EditError
@@ -58,11 +65,16 @@ def exchange_diff(
 
 
 def cassette_diff_document(
-    a: Path, b: Path, *, in_force: RulesInForce | None = None, verbose: bool = False
+    a: Path,
+    b: Path,
+    *,
+    in_force: RulesInForce | None = None,
+    verbose: bool = False,
+    tiering: Tiering | None = None,
 ) -> dict[str, Any]:
     """`cassette diff A B --format json`'s document (the same pairing by the project's `match` table,
-    the same renderer)."""
-    diff = diff_cassettes(a, b, in_force.project.match if in_force is not None else None)
+    the same tiers by the specs (`tiering`), the same renderer)."""
+    diff = diff_cassettes(a, b, in_force.project.match if in_force is not None else None, tiering)
     document: dict[str, Any] = json.loads(diff_json(diff, verbose))
     return document
 
@@ -196,10 +208,14 @@ def _refuse_negative(index: int) -> None:
 def _request_differences(a: Request, b: Request) -> list[dict[str, Any]]:
     """Where two requests differ, each place once: method, target, each header by name, the body (as
     `cassette diff` compares JSON bodies). Untiered: tiers judge answers, not requests."""
-    found = [Difference("data", place, one, two) for place, one, two in _request_line(a, b) if one != two]
+    found = [
+        Difference("data", place, one, two, kind="changed")
+        for place, one, two in _request_line(a, b)
+        if one != two
+    ]
     found.extend(_header_differences(a.headers, b.headers))
     bodies = compare_responses(Response(0, (), a.body), Response(0, (), b.body))
-    found.extend(Difference(item.tier, f"request.{item.where}", item.recorded, item.live) for item in bodies)
+    found.extend(replace(item, where=f"request.{item.where}") for item in bodies)
     return [{key: value for key, value in item.to_json("a", "b").items() if key != "tier"} for item in found]
 
 
@@ -216,7 +232,7 @@ def _header_differences(a: Headers, b: Headers) -> list[Difference]:
         one = values_a[name][1] if name in values_a else ABSENT
         two = values_b[name][1] if name in values_b else ABSENT
         if one != two:
-            found.append(Difference("data", f"request.headers.{spelled}", one, two))
+            found.append(Difference("data", f"request.headers.{spelled}", one, two, kind="header"))
     return found
 
 

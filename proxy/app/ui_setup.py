@@ -17,7 +17,9 @@ from proxy.core.model.access import TOKEN_VARIABLE
 from proxy.errors import UsageError
 
 if TYPE_CHECKING:
+    from proxy.app.command_inputs import RuleChoice
     from proxy.app.traffic_view import TrafficView
+    from proxy.app.ui_action_cases import ActionSetting
     from proxy.core.ui.query import Query
     from proxy.store.rule_files import RulesInForce
 
@@ -58,3 +60,16 @@ def offline_ui_view(paths: Sequence[Path], in_force: RulesInForce) -> TrafficVie
     from proxy.app.traffic_view import offline_view
 
     return offline_view(paths, in_force, text_later=True)
+
+
+def offline_ui_setting(in_force: RulesInForce, rules: RuleChoice) -> ActionSetting:
+    """What the offline UI's actions may do: its rules, its redaction, and the specs it was started
+    with (the config's `specs:` and `overlays:`, then `--spec` and `--overlay`), read once here (a spec
+    that cannot be used is refused before the server starts), which tier a diff of two cassettes as
+    `cassette diff` tiers it."""
+    from proxy.app.contract_inputs import drift_tiers, project_contract
+    from proxy.app.ui_action_cases import ActionSetting
+
+    contract = project_contract(in_force.project, rules.specs, rules.overlays)
+    tiering = drift_tiers(contract, in_force)
+    return ActionSetting("offline", in_force, policy=in_force.project.redaction, rules=rules, tiering=tiering)

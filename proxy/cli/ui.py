@@ -28,24 +28,22 @@ def add_to(commands: Any, common: argparse.ArgumentParser) -> None:
     options.add_serving(ui)
     options.add_wire_limits(ui)
     options.add_rule_options(ui)
+    options.add_contract_options(ui)
     ui.set_defaults(run=run)
 
 
 def run(arguments: argparse.Namespace) -> int:
     """`ui`: index and check the files, then serve the page until stopped."""
-    from proxy.app.ui_action_cases import ActionSetting
-    from proxy.app.ui_setup import filter_parser, offline_ui_view, page_files, ui_token
+    from proxy.app.ui_setup import filter_parser, offline_ui_setting, offline_ui_view, page_files, ui_token
     from proxy.cli.inputs import rule_choice
     from proxy.cli.serving import ui_actions
     from proxy.server.ui_routes import UiRoutes, create_ui_app
 
     token = ui_token()
     in_force = load_rules_in_force(arguments)
+    setting = offline_ui_setting(in_force, rule_choice(arguments))  # its specs read before the view
     view = offline_ui_view(tuple(arguments.paths), in_force)
     info = view.info()
-    setting = ActionSetting(
-        "offline", in_force, policy=in_force.project.redaction, rules=rule_choice(arguments)
-    )
     routes = UiRoutes(view, filter_parser(), page_files(), actions=ui_actions(view, setting))
     server = create_ui_app(routes, token)
 

@@ -4,12 +4,21 @@
 Comparing two answers alone says a missing field breaks and a changed value is data. The spec knows
 more: the live (newer) answer is judged by its operation's documented response, and a difference the
 spec decides gets the spec's tier and its source (`file#pointer`, and the overlay that shaped that
-place): breaking where the newer answer breaks the spec at the difference's place (a required field
-removed, a value of a type the schema refuses, null where it is not nullable, a value outside the
-enum, a field `additionalProperties: false` refuses, a status the operation does not document, a
-content type it does not list); `data` where a field the spec declares and no schema of its object
-requires went missing (the spec allows it: it was optional). Everything else keeps the comparison's
-tier.
+place). Every kind of difference the comparison names (`proxy.core.drift.compare.Kind`) is met by
+name in `SpecTiers._tiered`, so none passes by unjudged:
+- the status, a header, a body that is not JSON: breaking where the judge says the newer answer breaks
+  the operation there (a status it does not document, a content type it does not list, a required
+  header gone, a body that is not the JSON documented);
+- a JSON value changed, of the same type or another (the whole body too): breaking where the newer
+  value breaks the schema at its place (a type it refuses, null where it is not nullable, a value
+  outside the enum...); a change of type the schema takes (`anyOf`, `type: [...]`, `nullable`) is
+  `data`, its source the keyword that takes both values;
+- a field removed: breaking where a schema of its object requires it, `data` where the spec declares
+  it and none requires it; a field added: breaking where `additionalProperties: false` refuses it;
+- a list's length (items on one side only): breaking where the newer list breaks its own keywords
+  (`minItems`...) or an item the recorded list lacks breaks the items' schema (a required field);
+- the exchange's own recording time and duration: no spec speaks of them.
+Everything else keeps the comparison's tier.
 
 The schema at a difference's place is found through `$ref`s, `allOf` branches, `items` and
 `prefixItems`, and the branch of a `oneOf`/`anyOf` the recorded value takes (when it takes exactly
@@ -23,21 +32,20 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import replace
-from typing import Any
+from typing import Any, NamedTuple, assert_never
 
 from proxy.core.contract.documents import escape, ref_target, resolve_pointer
 from proxy.core.contract.findings import located
-from proxy.core.contract.judge import Contract
+from proxy.core.contract.judge import UNSUPPORTED, Contract
 from proxy.core.contract.schemas import Location, Problem, Unsupported
 from proxy.core.drift.compare import ABSENT, Difference
 from proxy.core.model.exchange import Exchange
 
 Token = str | int  # a key of an object, or an index of an array
 PROBLEMS = 200  # a value's problems read to find those at its own place (bounded: a list may be long)
-DECIDED_BY_JUDGE = {
-    "status": "contract.response.status",
-    "headers.Content-Type": "contract.response.content-type",
-}
+TYPING = ("type", "anyOf", "oneOf", "nullable", "enum", "const")  # keywords that say a place's types
+# picks a problem at or under a place, given its place below it (`""`: the place itself, `.0.sku`)
+Wanted = Callable[[str, Problem], bool]
 
 
 def _nothing_documented(method: str, path: str) -> bool:
@@ -56,27 +64,34 @@ class SpecTiers:
 
     def __call__(self, recorded: Exchange, live: Exchange, found: list[Difference]) -> list[Difference]:
         request = live.request
-        if not found or self.documented(request.method, request.path):
+        if all(item.kind == "recording" for item in found) or self.documented(request.method, request.path):
             return found
         operations = self.contract.operations(request.method, request.path)
         if not operations:
             return found
         operation, disagreements = self.contract.judge_all(live, operations)
-        judged: dict[str, Location] = {}
+        said: dict[str, Location] = {}  # the judge's places (`status`, `headers.etag`, `body`)
         for disagreement in disagreements:
-            judged.setdefault(disagreement.rule, disagreement.location)
+            if disagreement.rule != UNSUPPORTED:
+                said.setdefault(disagreement.where.lower(), disagreement.location)
         schema = self.contract.response_schema(live.response, operation)
-        place = _Places(self, schema, recorded, live) if schema is not None else None
-        tiered = []
-        for item in found:
-            rule = DECIDED_BY_JUDGE.get(item.where)
-            if rule is not None and rule in judged:
-                tiered.append(self.decided(item, "breaking", judged[rule]))
-            elif place is not None and item.where.startswith("json"):
-                tiered.append(place.tiered(item))
-            else:
-                tiered.append(item)
-        return tiered
+        places = _Places(self, schema, recorded, live) if schema is not None else None
+        return [self._tiered(item, said, places) for item in found]
+
+    def _tiered(self, item: Difference, said: Mapping[str, Location], places: _Places | None) -> Difference:
+        """Every kind of difference meets the spec here, each by name (none passes by unjudged): the
+        answer's status, headers and a body that is not JSON by what the judge said at that place; a
+        JSON body's by the schema at the difference's place."""
+        match item.kind:
+            case "status" | "header" | "body":
+                location = said.get(item.where.lower())
+                return item if location is None else self.decided(item, "breaking", location)
+            case "removed" | "added" | "changed" | "retyped" | "length":
+                return item if places is None else places.tiered(item)
+            case "recording":
+                return item  # the exchange's own recording time and duration: no spec speaks of them
+            case _:  # pragma: no cover - mypy proves every kind is named above
+                assert_never(item.kind)
 
     def decided(self, item: Difference, tier: Any, location: Location) -> Difference:
         return replace(item, tier=tier, source=located(self.contract, location))
@@ -112,39 +127,73 @@ class _Places:
         return self._problems
 
     def tiered(self, item: Difference) -> Difference:
-        tokens = _tokens(item.where.removeprefix("json"), self.recorded, self.live)
-        if not tokens:
-            return item
-        if item.live is not ABSENT and item.recorded is not ABSENT:
-            return self._judged(item, tokens, lambda problem: True)
-        key = tokens[-1]
+        place = item.where.removeprefix("json")
+        tokens = _tokens(
+            place.removesuffix(".length") if item.kind == "length" else place, self.recorded, self.live
+        )
+        if tokens is None:
+            return item  # no place of the two bodies: a comparison never says one
+        if item.kind == "changed":
+            return self._judged(item, tokens, _here)
+        if item.kind == "retyped":
+            judged = self._judged(item, tokens, _here)
+            return judged if judged is not item else self._accepted(item, tokens)
+        if item.kind == "length":  # the list's own keywords (minItems...), and the items B alone holds
+            return self._judged(item, tokens, _unpaired(item.recorded))
+        key = tokens[-1] if tokens else None
         if not isinstance(key, str):
-            return item
-        if item.recorded is ABSENT:  # a field added: breaking where the schema refuses it
+            return item  # a field added or removed is a key of an object: a comparison says no other
+        if item.kind == "added":  # breaking where the schema refuses it
             return self._judged(
                 item,
                 tokens[:-1],
-                lambda p: p.keyword == "additionalProperties" and key in (p.seen or ()),
+                lambda rest, p: rest == "" and p.keyword == "additionalProperties" and key in (p.seen or ()),
             )
-        judged = self._judged(item, tokens[:-1], lambda p: p.keyword == "required" and p.seen == key)
+        judged = self._judged(
+            item, tokens[:-1], lambda rest, p: rest == "" and p.keyword == "required" and p.seen == key
+        )
         return judged if judged is not item else self._optional(item, tokens[:-1], key)
 
-    def _judged(self, item: Difference, tokens: list[Token], wanted: Callable[[Problem], bool]) -> Difference:
-        """Breaking, with its source, when the newer answer breaks the spec at the place `tokens` (the
-        value's, or a removed or added field's object) as `wanted` picks: said there by the validator,
-        or, under a `oneOf`/`anyOf` the value no longer fits, by the branch the recorded value took."""
+    def _judged(self, item: Difference, tokens: list[Token], wanted: Wanted) -> Difference:
+        """Breaking, with its source, when the newer answer breaks the spec at or under the place
+        `tokens` (the value's, a list's, or a removed or added field's object) as `wanted` picks: said
+        there by the validator, or, under a `oneOf`/`anyOf` the value no longer fits, by the branch the
+        recorded value took."""
         place = "body" + "".join(f".{token}" for token in tokens)
         problems = self.problems()
-        hit = next((p for p in problems if p.where == place and wanted(p)), None)
+        hit = next((p for p in problems if _picked(wanted, p, place)), None)
         if hit is None and any(
             p.keyword in ("oneOf", "anyOf") and (place + ".").startswith(p.where + ".") for p in problems
         ):
-            hit = self._first(self._at(tokens)[0], _at_value(self.live, tokens), wanted)
+            hit = self._first(self._at(tokens).roots, _at_value(self.live, tokens), wanted)
         return item if hit is None else self.tiers.decided(item, "breaking", hit.location)
+
+    def _accepted(self, item: Difference, tokens: list[Token]) -> Difference:
+        """A change of type the spec allows at its place (both values fit the schemas there, which say
+        what types it takes: `type`, `anyOf`, `oneOf`, `nullable`...): data, its source the keyword
+        that takes both. A change to or from null is data already."""
+        if item.tier != "breaking":
+            return item
+        schemas = self._at(tokens)
+        deciding = next(
+            (
+                (name, f"{pointer}/{keyword}")
+                for name, pointer in schemas.nodes
+                for keyword in TYPING
+                if keyword in self.tiers.node((name, pointer))
+            ),
+            None,
+        )
+        if deciding is None:
+            return item
+        for value in (item.recorded, item.live):
+            if any(self.tiers.problems(entry, value, 1) != [] for entry in schemas.entries):
+                return item
+        return self.tiers.decided(item, "data", deciding)
 
     def _optional(self, item: Difference, parent: list[Token], key: str) -> Difference:
         """A removed field the spec declares and no schema of its object requires: `data`."""
-        nodes = self._at(parent)[1]
+        nodes = self._at(parent).nodes
         declared = None
         for name, pointer in nodes:
             node = self.tiers.node((name, pointer))
@@ -156,25 +205,26 @@ class _Places:
                 declared = (name, f"{pointer}/properties/{escape(key)}")
         return item if declared is None else self.tiers.decided(item, "data", declared)
 
-    def _first(self, roots: list[Location], value: Any, wanted: Callable[[Problem], bool]) -> Problem | None:
-        """The first problem at the value's own place that `wanted` picks, the deepest branch first."""
+    def _first(self, roots: list[Location], value: Any, wanted: Wanted) -> Problem | None:
+        """The first problem at or under the value's own place that `wanted` picks, the deepest
+        branch first."""
         if value is ABSENT:
             return None
         for root in reversed(roots):
             for problem in self.tiers.problems(root, value) or ():
-                if problem.where == "body" and wanted(problem):
+                if _picked(wanted, problem, "body"):
                     return problem
         return None
 
-    def _at(self, tokens: list[Token]) -> tuple[list[Location], list[Location]]:
-        """The schemas of the place at `tokens`: those to judge its value against (the schema there
-        and each branch its value takes) and every schema describing it ($refs followed, `allOf`)."""
+    def _at(self, tokens: list[Token]) -> _Schemas:
+        """The schemas of the place at `tokens`: its own, those to judge its value against (they and
+        each branch its value takes) and every schema describing it ($refs followed, `allOf`)."""
         entries = [self.schema]
         for depth in range(len(tokens) + 1):
             value = self._deciding(tokens[:depth])
             roots, nodes = _judging(self.tiers, entries, value)
             if depth == len(tokens):
-                return roots, nodes
+                return _Schemas(entries, roots, nodes)
             entries = _step(self.tiers, nodes, tokens[depth])
         raise AssertionError("unreachable")  # pragma: no cover
 
@@ -182,6 +232,38 @@ class _Places:
         """The value that picks a `oneOf`/`anyOf` branch at a place: the recorded one, else the newer."""
         value = _at_value(self.recorded, tokens)
         return value if value is not ABSENT else _at_value(self.live, tokens)
+
+
+class _Schemas(NamedTuple):
+    """The schemas of one place: its own (`entries`), those its value is judged against (`roots`: they
+    and the branches it takes) and every schema describing it (`nodes`)."""
+
+    entries: list[Location]
+    roots: list[Location]
+    nodes: list[Location]
+
+
+def _picked(wanted: Wanted, problem: Problem, place: str) -> bool:
+    """Whether `wanted` picks a problem at or under `place` (given its place below: `""`, `.3.sku`)."""
+    if problem.where == place:
+        return wanted("", problem)
+    return problem.where.startswith(place + ".") and wanted(problem.where[len(place) :], problem)
+
+
+def _here(rest: str, problem: Problem) -> bool:
+    """Any problem at the place itself."""
+    return rest == ""
+
+
+def _unpaired(paired: int) -> Wanted:
+    """A list's problems at its own place, and under its items from index `paired` on (those the
+    recorded list lacks)."""
+
+    def wanted(rest: str, problem: Problem) -> bool:
+        index = rest[1:].split(".", 1)[0]
+        return rest == "" or (index.isdigit() and int(index) >= paired)
+
+    return wanted
 
 
 def _judging(tiers: SpecTiers, entries: list[Location], value: Any) -> tuple[list[Location], list[Location]]:

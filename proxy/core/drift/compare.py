@@ -9,23 +9,30 @@
   request created, and an exchange's own recording time and duration.
 
 Each difference names its place with one dotted path: `status`, `headers.Content-Type`,
-`json.data[0].attributes.name`; a side the answer lacks is `ABSENT` (a JSON `null` is None), so a
-report can tell a missing field from a null one. A link that differs only in origin (the same service
-at another address) is no difference at all (`origins.py`), and a difference shows the live value as
-the service sent it. Pure: values in, differences out.
+`json.data[0].attributes.name`, and its kind (`Kind`); a side the answer lacks is `ABSENT` (a JSON
+`null` is None), so a report can tell a missing field from a null one. A link that differs only in
+origin (the same service at another address) is no difference at all (`origins.py`), and a difference
+shows the live value as the service sent it. Pure: values in, differences out.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
-from typing import Any, Final, Literal, Protocol
+from dataclasses import dataclass, field
+from typing import Any, Final, Literal, Protocol, get_args
 
 from proxy.core.drift.origins import SAME, Origins
 from proxy.core.model.exchange import Body, Exchange, Response, header_value
 
 Tier = Literal["breaking", "additive", "data", "volatile"]
 TIERS: tuple[Tier, ...] = ("breaking", "additive", "data", "volatile")
+# What kind of difference it is, named where it is found, so that whatever judges differences (the
+# specs: `proxy.core.contract.drift_tiers`) is given each kind by name and must say what it does with
+# every one: the status, a header, a body that is not JSON on both sides, a JSON field removed or added,
+# a JSON value of the same type changed, of another type (the whole body too), a list's length (items
+# on one side only), and the exchange's own recording time and duration.
+Kind = Literal["status", "header", "body", "removed", "added", "changed", "retyped", "length", "recording"]
+KINDS: tuple[Kind, ...] = get_args(Kind)
 # Field names whose values change on every call whatever the data: the service's clocks.
 VOLATILE_FIELDS = frozenset({"created_at", "updated_at", "expires", "timestamp", "date"})
 LOWER_BOUND_CAP = 10_000  # the documented cap of a lower_bound total
@@ -56,6 +63,7 @@ class Difference:
     recorded: Any
     live: Any
     source: str | None = None  # the spec's place that decided the tier (`file#pointer`), when one did
+    kind: Kind = field(kw_only=True)
 
     def to_json(self, recorded: str = "recorded", live: str = "live") -> dict[str, Any]:
         """Its JSON item: an absent side has no key (`null` is a value the answer holds); `source`
@@ -70,8 +78,9 @@ class Difference:
 
 
 class Tiering(Protocol):
-    """What tiers differences by a published spec where it decides (`proxy.core.contract.drift`):
-    the differences of one exchange given back, re-tiered where the spec says, with their source."""
+    """What tiers differences by a published spec where it decides (`proxy.core.contract.drift_tiers`):
+    the differences of one exchange, every kind, given back re-tiered where the spec says, with their
+    source."""
 
     def __call__(self, recorded: Exchange, live: Exchange, found: list[Difference]) -> list[Difference]: ...
 
@@ -83,15 +92,13 @@ def compare_exchanges(
     the live answer's links at `origins.live` are read as at `origins.recorded`, and shown as sent.
     `tiering`: the published specs, which tier a difference they decide (`verify`, `cassette diff`)."""
     found = compare_responses(recorded.response, live.response, _creates(recorded), origins)
-    if tiering is not None:
-        found = tiering(recorded, live, found)
     for where, old, new in (
         ("recorded_at", recorded.recorded_at, live.recorded_at),
         ("duration_ms", recorded.duration_ms, live.duration_ms),
     ):
         if old != new:
-            found.append(Difference("volatile", where, old, new))
-    return found
+            found.append(Difference("volatile", where, old, new, kind="recording"))
+    return found if tiering is None else tiering(recorded, live, found)
 
 
 def compare_responses(
@@ -102,7 +109,7 @@ def compare_responses(
     found: list[Difference] = []
     if recorded.status != live.status:
         tier: Tier = "breaking" if recorded.status // 100 != live.status // 100 else "data"
-        found.append(Difference(tier, "status", recorded.status, live.status))
+        found.append(Difference(tier, "status", recorded.status, live.status, kind="status"))
     found.extend(_header_differences(recorded, live))
     found.extend(_body_differences(recorded, live, created, origins))
     return found
@@ -133,14 +140,16 @@ def _media_type(response: Response) -> str | None:
 def _header_differences(recorded: Response, live: Response) -> Iterator[Difference]:
     old_type, new_type = _media_type(recorded), _media_type(live)
     if old_type != new_type:
-        yield Difference("breaking", "headers.Content-Type", _present(old_type), _present(new_type))
+        yield Difference(
+            "breaking", "headers.Content-Type", _present(old_type), _present(new_type), kind="header"
+        )
     old_tag = header_value(recorded.headers, "ETag")
     new_tag = header_value(live.headers, "ETag")
     if old_tag != new_tag:
         yield _etag_difference(old_tag, new_tag, live)
     old_date, new_date = header_value(recorded.headers, "Date"), header_value(live.headers, "Date")
     if old_date != new_date:
-        yield Difference("volatile", "headers.Date", _present(old_date), _present(new_date))
+        yield Difference("volatile", "headers.Date", _present(old_date), _present(new_date), kind="header")
 
 
 def _present(value: str | None) -> Any:
@@ -152,10 +161,10 @@ def _etag_difference(old: str | None, new: str | None, live: Response) -> Differ
     """A changed ETag is breaking when its form changed (present, weak), volatile when it still agrees
     with the live etag_id (the version moved, as documented), and data otherwise."""
     if old is None or new is None or old.startswith("W/") != new.startswith("W/"):
-        return Difference("breaking", "headers.ETag", _present(old), _present(new))
+        return Difference("breaking", "headers.ETag", _present(old), _present(new), kind="header")
     etag_id = _dig(live.body.value if live.body.kind == "json" else None, ("data", "meta", "etag_id"))
     agrees = isinstance(etag_id, str) and new.removeprefix("W/").strip('"') == etag_id
-    return Difference("volatile" if agrees else "data", "headers.ETag", old, new)
+    return Difference("volatile" if agrees else "data", "headers.ETag", old, new, kind="header")
 
 
 def _dig(document: Any, path: tuple[str, ...]) -> Any:
@@ -175,11 +184,11 @@ def _body_differences(
         yield from _json_differences("json", old.value, new.value, context)
         return
     if old.kind != new.kind:
-        yield Difference("breaking", "body", _shown(old), _shown(new))
+        yield Difference("breaking", "body", _shown(old), _shown(new), kind="body")
     elif old.value != new.value and not (
         new.kind == "text" and isinstance(new.value, str) and origins.text(new.value) == old.value
     ):
-        yield Difference("data", "body", _shown(old), _shown(new))
+        yield Difference("data", "body", _shown(old), _shown(new), kind="body")
 
 
 def _shown(body: Body) -> Any:
@@ -210,28 +219,29 @@ def _json_differences(where: str, old: Any, new: Any, context: _Context) -> Iter
         for key, value in old.items():
             place = f"{where}.{key}"
             if key not in new:
-                yield Difference("breaking", place, value, ABSENT)
+                yield Difference("breaking", place, value, ABSENT, kind="removed")
             else:
                 yield from _json_differences(place, value, new[key], context)
         for key, value in new.items():
             if key not in old:
-                yield Difference("additive", f"{where}.{key}", ABSENT, value)
+                yield Difference("additive", f"{where}.{key}", ABSENT, value, kind="added")
         return
     if isinstance(old, list) and isinstance(new, list):
         for index, (one, two) in enumerate(zip(old, new, strict=False)):
             yield from _json_differences(f"{where}[{index}]", one, two, context)
         if len(old) != len(new):
-            yield Difference("data", f"{where}.length", len(old), len(new))
+            yield Difference("data", f"{where}.length", len(old), len(new), kind="length")
         return
     kind_old, kind_new = _json_type(old), _json_type(new)
     if kind_old != kind_new:
         # An optional value set or removed (null) is data; any other change of type breaks readers.
         tier: Tier = "data" if "null" in (kind_old, kind_new) else "breaking"
-        yield Difference(tier, where, old, new)
+        yield Difference(tier, where, old, new, kind="retyped")
         return
     if kind_new == "string" and context.origins.link(new) == old:
         return  # a link that only moved origin
-    yield Difference("volatile" if _volatile(where, old, new, context) else "data", where, old, new)
+    tier = "volatile" if _volatile(where, old, new, context) else "data"
+    yield Difference(tier, where, old, new, kind="changed")
 
 
 def _json_type(value: Any) -> str:

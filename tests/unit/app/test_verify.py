@@ -91,7 +91,11 @@ def test_an_edit_made_while_verifying_is_kept(tmp_path: Path, edited: int, drift
     }
     results = [
         Verified(
-            str(path), index, f"GET /v2/items/{index}", [Difference("data", ".n", "1", "2")], live[index]
+            str(path),
+            index,
+            f"GET /v2/items/{index}",
+            [Difference("data", ".n", "1", "2", kind="changed")],
+            live[index],
         )
         for index in drifted
     ]

@@ -274,7 +274,7 @@ def cassette_diffs(draw: st.DrawFn) -> CassetteDiff:
     def difference(where: str) -> Difference:
         values = st.one_of(HOSTILE, st.none(), st.integers(), st.dictionaries(HOSTILE, HOSTILE, max_size=2))
         tier = draw(st.sampled_from(("breaking", "additive", "data", "volatile")))
-        return Difference(tier, where, draw(values), draw(values))
+        return Difference(tier, where, draw(values), draw(values), kind="changed")
 
     # one difference per place of an answer, as a comparison gives them: places that differ only in a
     # list index are one place of every record, which the reports rightly show as one line
