@@ -55,20 +55,20 @@ elsewhere; `scripts/bench replay-core` times replay's matching core in-process.
   only the spec judges; then, in-process, the judging alone and the validators compared
   (jsonschema-rs, the one used; fastjsonschema when installed; the `jsonschema` reference).
 - **The matrix.** `scripts/bench --only matrix` (about 30 minutes; `--quick` two small workloads) measures
-  commerce-proxy's `replay` against talkback, WireMock playback and the aiohttp pass-through (the upstream
-  as the limit), and `record` against `mitmdump -w`, on a base workload and on variants of it, one
-  dimension at a time. The base: wrk with one thread, keep-alive, sending only the request line, Host and
-  Accept, asks 50 distinct URLs in turn (40 list pages `/v2/products?page[limit]=25&page[offset]=K`,
-  brackets not percent-encoded, of about 4 KB; 10 custom API entry reads `/v2/extensions/wishlists/ID`
-  of about 0.3 KB), at 1, 16, 64 and 256 connections. The variants, at 64 connections: one URL repeated
-  and 1,000 distinct URLs; every answer 0.3 KB, 4 KB or 64 KB; two wrk threads; a new connection per
-  request (`Connection: close`). Each workload has its own nginx; each replay subject replays its own
-  recording of the workload's URLs and counts only when they read back 2xx and equal to the recording.
-  Every subject starts fresh in each of two rounds and gets a 2 s warm-up before its 5 s runs; a ratio
-  is the median of same-round ratios. A ratio below its goal (replay at least 1.3x talkback at the base
-  workload's 16 and 64 connections and 1.0x in every cell, record at least 6x `mitmdump -w`) is named at
-  the end of the run and below the table. The run writes its own section of this page; a full run keeps
-  it.
+  commerce-proxy's `replay` against talkback, WireMock playback and the aiohttp pass-through (the upstream as
+  the limit), and `record` against `mitmdump -w`, on a base workload and on variants of it, one dimension at a
+  time. The base: wrk with one thread, keep-alive, sending only the request line, Host and Accept, asks 50
+  distinct URLs in turn (40 list pages `/v2/products?page[limit]=25&page[offset]=K`, brackets not
+  percent-encoded, of about 4 KB, with the documented envelope; 10 custom API entry reads
+  `/v2/extensions/wishlists/ID` of about 0.3 KB), at 1, 16, 64 and 256 connections. The variants, at 64
+  connections: one URL repeated and 1,000 distinct URLs (list pages past the 10,000-record offset limit go on
+  in `/v2/brands` and `/v2/categories`); every answer 0.3 KB, 4 KB or 64 KB; two wrk threads; a new connection
+  per request (`Connection: close`). Each workload has its own nginx; each replay subject replays its own
+  recording of the workload's URLs and counts only when they read back 2xx and equal to the recording. Every
+  subject starts fresh in each of two rounds and gets a 2 s warm-up before its 5 s runs; a ratio is the median
+  of same-round ratios. A ratio below its goal (replay at least 1.3x talkback at the base workload's 16 and 64
+  connections and 1.0x in every cell, record at least 6x `mitmdump -w`) is named at the end of the run and
+  below the table. The run writes its own section of this page; a full run keeps it.
 - **Subsets.** `scripts/bench --only throughput --subjects 'replay|talkback'` runs the named subjects
   (with the limit and the baseline) for quick comparisons; only a full run writes this page.
 

@@ -67,12 +67,16 @@ def pages_documents(base: str) -> dict[str, object]:
     return {target: page_document(number, base) for number, target in enumerate(targets())}
 
 
+LISTS = "products|brands|categories"  # the lists the upstream serves pages of
+
+
 def served_file(target: str) -> str:
-    """Where nginx finds a target's document under its pages folder: a list page by its page offset, a
-    custom API entry (`/v2/extensions/...`) by its path."""
+    """Where nginx finds a target's document under its pages folder: a list page by its list and page
+    offset, a custom API entry (`/v2/extensions/...`) by its path."""
     offset = re.search(r"page(?:\[|%5B)offset(?:\]|%5D)=(\d+)", target)
-    if target.startswith("/v2/products?") and offset:
-        return f"{offset.group(1)}.json"
+    listed = re.match(rf"/v2/({LISTS})\?", target)
+    if listed and offset:
+        return f"{listed.group(1)}/{offset.group(1)}.json"
     if re.fullmatch(r"/v2/extensions/[\w-]+/[\w-]+", target):
         return target.lstrip("/") + ".json"
     raise ValueError(f"the benchmark upstream cannot serve {target}")
@@ -110,10 +114,10 @@ http {{
   server {{
     listen 127.0.0.1:{self.port};
     etag off;
-    location = /v2/products {{
+    location ~ ^/v2/(?<list>{LISTS})$ {{
       default_type application/json;
       root {pages};
-      try_files /$offset_file.json =404;
+      try_files /$list/$offset_file.json =404;
     }}
     location /v2/extensions/ {{
       default_type application/json;

@@ -6,9 +6,12 @@ about 0.3 KB), one wrk thread, 16 and 64 keep-alive connections, only Host and A
 from __future__ import annotations
 
 import json
+from collections import Counter
 from dataclasses import dataclass, replace
 
 LIST_LIMIT = 25
+LIST_PATHS = ("/v2/products", "/v2/brands", "/v2/categories")  # lists the documentation names
+PAGES_PER_LIST = 10_000 // LIST_LIMIT  # the documented offset limit is 10,000 records
 LIST_BYTES = 4_000
 ENTRY_BYTES = 300
 FILLER = "Benchmark catalogue text. "
@@ -64,14 +67,17 @@ def matrix(quick: bool = False) -> list[Workload]:
 
 
 def targets(urls: int) -> list[str]:
-    """`urls` distinct URLs in the order asked: four list pages, then an entry read, and again."""
+    """`urls` distinct URLs in the order asked: four list pages, then an entry read, and again. List pages
+    stay within the documented offset limit: past it they go on in the next list (`LIST_PATHS`)."""
     found = []
     for number in range(urls):
         if number % 5 == 4:
             found.append(f"/v2/extensions/wishlists/{entry_id(number // 5)}")
         else:
-            offset = (number - number // 5) * LIST_LIMIT
-            found.append(f"/v2/products?page[limit]={LIST_LIMIT}&page[offset]={offset}")
+            page = number - number // 5
+            path = LIST_PATHS[page // PAGES_PER_LIST]
+            offset = page % PAGES_PER_LIST * LIST_LIMIT
+            found.append(f"{path}?page[limit]={LIST_LIMIT}&page[offset]={offset}")
     return found
 
 
@@ -82,18 +88,27 @@ def entry_id(number: int) -> str:
 def documents(urls: int, size: int | None, base: str) -> dict[str, object]:
     """Each target's answer, links naming the upstream at `base`, of about `size` bytes as JSON."""
     found: dict[str, object] = {}
-    for number, target in enumerate(targets(urls)):
-        if target.startswith("/v2/products?"):
-            offset = int(target.rsplit("=", 1)[1])
-            found[target] = list_page(offset, base, LIST_BYTES if size is None else size)
+    listed = targets(urls)
+    pages = Counter(target.partition("?")[0] for target in listed if "?" in target)
+    for number, target in enumerate(listed):
+        path, _, query = target.partition("?")
+        if query:
+            offset = int(query.rsplit("=", 1)[1])
+            found[target] = list_page(offset, base, LIST_BYTES if size is None else size, pages[path], path)
         else:
             found[target] = entry(number // 5, base, ENTRY_BYTES if size is None else size)
     return found
 
 
-def list_page(offset: int, base: str, size: int) -> dict[str, object]:
-    """A list page of up to LIST_LIMIT product records (fewer when `size` is small), padded to `size`."""
-    link = f"{base}/v2/products?page[limit]={LIST_LIMIT}&page[offset]="
+def list_page(
+    offset: int, base: str, size: int, pages: int = 1, path: str = LIST_PATHS[0]
+) -> dict[str, object]:
+    """A list page of up to LIST_LIMIT product records (fewer when `size` is small), padded to `size`,
+    one of `pages`, with the documented envelope: the traffic of a service that follows its
+    documentation, so what is measured is checking, not logging findings on every page. A page too
+    small for LIST_LIMIT records is short before the last page, which the rules report."""
+    link = f"{base}{path}?page[limit]={LIST_LIMIT}&page[offset]="
+    last = (pages - 1) * LIST_LIMIT
 
     def document(count: int, padding: list[int]) -> dict[str, object]:
         records = [
@@ -106,8 +121,22 @@ def list_page(offset: int, base: str, size: int) -> dict[str, object]:
         ]
         return {
             "data": records,
-            "links": {"next": f"{link}{offset + LIST_LIMIT}"},
-            "meta": {"page": {"limit": LIST_LIMIT, "offset": offset}},
+            "links": {
+                "current": f"{link}{offset}",
+                "first": f"{link}0",
+                "last": f"{link}{last}",
+                "prev": f"{link}{offset - LIST_LIMIT}" if offset else None,
+                "next": f"{link}{offset + LIST_LIMIT}" if offset < last else None,
+            },
+            "meta": {
+                "page": {
+                    "limit": LIST_LIMIT,
+                    "offset": offset,
+                    "current": offset // LIST_LIMIT + 1,
+                    "total": pages,
+                },
+                "results": {"total": pages * LIST_LIMIT},
+            },
         }
 
     count = LIST_LIMIT
