@@ -7,6 +7,7 @@ import json
 from collections.abc import Callable
 from urllib.parse import parse_qs, urlsplit
 
+import pytest
 from playwright.sync_api import expect
 
 from tests.system.ui.conftest import Opened, Served
@@ -17,7 +18,7 @@ PRETTY = json.dumps({"items": [{"sku": "A-1", "price": {"amount": "10.00"}}], "n
 REDACTED = "Bearer <redacted:token-1>"
 
 
-def traffic(left_out: int = 0) -> FakeTraffic:
+def traffic(left_out: int = 0, mode: str = "replay") -> FakeTraffic:
     return FakeTraffic(
         [
             detail(1, path="/v2/products?page=1", response_body=body(PRETTY)),
@@ -55,7 +56,7 @@ def traffic(left_out: int = 0) -> FakeTraffic:
             ),
             detail(4, method="DELETE", path="/v2/carts/9", status=None, response_body=body()),
         ],
-        mode="replay",
+        mode=mode,
         sources=["shop.yaml"],
         left_out=left_out,
     )
@@ -104,6 +105,25 @@ def test_an_exchange_shows_heads_bodies_and_findings_with_their_citations(
     page.go_back()
     expect(pane.locator("h2")).to_have_text("GET /v2/products?page=2")
     expect(page.locator("#left-out")).to_have_count(0)  # replay left no answer out: no line says so
+    assert opened.problems == []
+
+
+@pytest.mark.parametrize(
+    ("mode", "left_out", "said"),
+    [
+        (
+            "record",
+            2,
+            "2 earlier exchanges were recorded before this page was first opened and are not listed",
+        ),
+        ("spy", 1, "1 earlier exchange was seen before this page was first opened and is not listed"),
+    ],
+)
+def test_the_line_above_the_list_says_what_each_live_server_left_out(
+    serve_ui: Callable[..., Served], open_page: Callable[..., Opened], mode: str, left_out: int, said: str
+) -> None:
+    opened = open_page(serve_ui(traffic(left_out=left_out, mode=mode)).ui_url)
+    expect(opened.page.locator("#list > p#left-out:first-child")).to_have_text(said)
     assert opened.problems == []
 
 
