@@ -83,7 +83,8 @@ class LiveIndexer:
         with self._flushing:
             with self._lock:
                 taken, self._pending = self._pending, []
-            made = [item for item in map(_pending, taken) if _inside_domain(item[0], item[2])]
+            now = clock.now()
+            made = [item for item in map(_pending, taken) if _inside_domain(item[0], item[2], now)]
             entries = [
                 _entry(
                     exchange,
@@ -183,7 +184,9 @@ def live_view(
     """The view of a running `record`, `spy` or `replay`: every exchange `live` tells of (a recording
     session's or a live checker's; its row's index is the sequence number, its cassette `cassette`),
     and every one handed to `add_answered`, redacted with `policy` (default: the project's)."""
-    view = LiveView(mode, temporary_index(), sources)
+    index = temporary_index()
+    index.defer_text(until_asked=True)  # tokenized for the text search once a page first asks for it
+    view = LiveView(mode, index, sources)
     view.cassettes = [cassette] if cassette else []
     indexer = LiveIndexer(view, Endpoints(in_force.ruleset), policy or in_force.project.redaction, cassette)
     view.indexer = indexer
@@ -192,10 +195,10 @@ def live_view(
     return view
 
 
-def _inside_domain(exchange: Exchange, number: int | None) -> bool:
+def _inside_domain(exchange: Exchange, number: int | None, now: float) -> bool:
     """The cassette-domain gate for a live exchange (the files' is `Source.exchanges`): one outside it
     is not indexed, and a warning names it."""
-    problem = exchange_problem(exchange, clock.now())
+    problem = exchange_problem(exchange, now)
     if problem is not None:
         log.warning("the UI leaves out exchange %s: %s", "?" if number is None else number, problem)
     return problem is None

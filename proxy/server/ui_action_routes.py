@@ -21,7 +21,7 @@ from proxy.core.model.exchange import JSONValue, Request, Response
 from proxy.core.model.hop_by_hop import end_to_end
 from proxy.core.model.json_text import parse_json
 from proxy.core.redaction.book import KNOWN
-from proxy.errors import CommerceProxyError, UsageError
+from proxy.errors import CommerceProxyError, StillIndexing, UsageError
 from proxy.server.admin import UI_HEADERS
 from proxy.server.upstream import UpstreamError, UpstreamPool
 from proxy.server.wire import Incoming, Outgoing, Reply, json_answer
@@ -35,6 +35,7 @@ STATUS: dict[type[Exception], tuple[int, str]] = {
     WrongMode: (405, "Method Not Allowed"),
     Conflict: (409, "Conflict"),
     TooMany: (413, "Payload Too Large"),
+    StillIndexing: (503, "Service Unavailable"),  # a text filter before the text is in: as the reads
 }
 ParseFilter = Callable[[Iterable[tuple[str, str]]], Any]
 Pairs = list[tuple[str, str]]

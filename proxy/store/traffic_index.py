@@ -40,6 +40,10 @@ from proxy.store.traffic_text import TextFill, attach_pending, fill_chunk
 
 SCHEMA_VERSION = 3  # 2: detail documents stored compressed; 3: with zstd, not zlib
 MATCHING_KEPT = 4  # filters whose matching ids are kept (8 bytes an id: 8 MB for a million)
+# Exchanges of a live index's text put into the text index at once (about 0.1 s of 4 KB exchanges on a
+# loaded machine): what the first text filter does itself, if that is all, else a chunk of the fill's
+# thread. A live server's indexing thread waits for a chunk, and past `MOST_PENDING` its serving path.
+LIVE_TEXT_CHUNK = 250
 BACKUP_PAGES = 4096  # pages of a backup step (16 MB: a few ms, what a read may wait)
 _SCHEMA = """
 CREATE TABLE exchanges(
@@ -77,6 +81,8 @@ class TrafficIndex:
         self._db = connection
         self.lock = threading.RLock()
         self._pending = False  # body text kept aside until `fill_text` (`defer_text`)
+        self._fill_when_asked = False  # the first text filter starts `fill_text` (a live view)
+        self._text_chunk: int | None = None  # exchanges a chunk of the fill (None: the offline CHUNK)
         self._fill: TextFill | None = None
         self.path = path  # None: a temporary index, with no name (`temporary_index`)
         self.name = str(path) if path is not None else "the UI's temporary index"
@@ -90,11 +96,15 @@ class TrafficIndex:
         # Totals and counts a reader did not wait for, built a chunk at a time (`traffic_matches.py`).
         self._backlog = Backlog(self._build, MATCHING_KEPT)
 
-    def defer_text(self) -> None:
-        """From now on, keep the bodies' text aside (`traffic_text.py`) until `fill_text`."""
+    def defer_text(self, until_asked: bool = False) -> None:
+        """From now on, keep the bodies' text aside (`traffic_text.py`) until `fill_text`, or, with
+        `until_asked`, until the first text filter starts it (`_text_searchable`): a live view whose
+        page never searches the text never pays for tokenizing it."""
         if self.path is None and not self._pending:
             attach_pending(self._db)
             self._pending = True
+            self._fill_when_asked = until_asked
+            self._text_chunk = LIVE_TEXT_CHUNK if until_asked else None
 
     def fill_text(self, then: Callable[[], object], at_once: bool) -> None:
         """Put the text kept aside into the text index, then run `then`: here and now (`at_once`), else
@@ -114,20 +124,28 @@ class TrafficIndex:
 
     @_locked
     def _fill_chunk(self, last: int) -> int:
-        done = fill_chunk(self._db, last)
+        done = fill_chunk(self._db, last, self._text_chunk)
         if done == last and self._pending:  # all in: the pending database (and its space) goes
             self._db.execute("DETACH DATABASE pending")
             self._pending = False
         return done
 
+    @_locked
     def _text_searchable(self) -> None:
-        """Raise `StillIndexing` while the bodies' text is not all in the text index."""
+        """Raise `StillIndexing` while the bodies' text is not all in the text index. The first text
+        filter of an index whose text waits to be asked for puts it in: here and now when it is at
+        most one chunk (`LIVE_TEXT_CHUNK`), else by the fill's thread, refused meanwhile; from then on
+        each exchange's text goes to the text index as it is added."""
+        if self._fill_when_asked:
+            self._fill_when_asked = False
+            here = self.cursor <= (self._text_chunk or 0)
+            self._fill = TextFill(self._fill_chunk, self.cursor, _nothing, here=here)
         fill = self._fill
         if fill is not None and not fill.ready.is_set():
             if fill.error is not None:
                 raise CommerceProxyError(f"text search is unavailable: {fill.error}")
             raise StillIndexing(
-                f"the bodies' text is still being indexed ({fill.done:,} of {fill.total:,} exchanges): "
+                f"the bodies' text is still being indexed ({fill.done:,} of {self.cursor:,} exchanges): "
                 "text search answers when it is done"
             )
 
@@ -390,6 +408,10 @@ def _created() -> sqlite3.Connection:
     connection.execute("INSERT INTO about VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
     connection.commit()
     return connection
+
+
+def _nothing() -> None:
+    """What follows a fill the first text filter started: nothing (the filter is asked again)."""
 
 
 def _marks(count: int) -> str:

@@ -28,12 +28,12 @@ def attach_pending(connection: sqlite3.Connection) -> None:
     connection.execute("CREATE TABLE pending.texts(id INTEGER PRIMARY KEY, request TEXT, response TEXT)")
 
 
-def fill_chunk(connection: sqlite3.Connection, last: int) -> int:
-    """Move the pending text of the next CHUNK exchanges after id `last` into the FTS table, in one
-    transaction; the last id moved (`last` when none was left)."""
+def fill_chunk(connection: sqlite3.Connection, last: int, most: int | None = None) -> int:
+    """Move the pending text of the next `most` (default CHUNK) exchanges after id `last` into the FTS
+    table, in one transaction; the last id moved (`last` when none was left)."""
     (upto,) = connection.execute(
         "SELECT coalesce(max(id), ?) FROM (SELECT id FROM pending.texts WHERE id > ? ORDER BY id LIMIT ?)",
-        (last, last, CHUNK),
+        (last, last, most or CHUNK),
     ).fetchone()
     if upto != last:
         with connection:
@@ -47,28 +47,36 @@ def fill_chunk(connection: sqlite3.Connection, last: int) -> int:
 
 class TextFill:
     """The thread that runs `step` (a chunk moved: the last id done, unchanged when all is in) until the
-    text is all in; `ready` is set then, and `then` run. A failure (a full disk) leaves text search
-    refused, `error` saying why."""
+    text is all in (`here`: the caller runs it); `ready` is set then, and `then` run. A failure (a full
+    disk) leaves text search refused, `error` saying why."""
 
-    def __init__(self, step: Callable[[int], int], total: int, then: Callable[[], object]) -> None:
+    def __init__(
+        self, step: Callable[[int], int], total: int, then: Callable[[], object], here: bool = False
+    ) -> None:
         self.total = total  # the last id with text to index, at most
         self.done = 0  # the last id whose text is in
         self.ready = threading.Event()
         self.error: str | None = None
         self._step, self._then = step, then
         self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="commerce-proxy-ui-text", daemon=True)
-        self._thread.start()
+        self._thread: threading.Thread | None = None
+        if here:  # a few chunks: run by the caller, done when this returns
+            self._run()
+        else:
+            self._thread = threading.Thread(target=self._run, name="commerce-proxy-ui-text", daemon=True)
+            self._thread.start()
 
     def wait(self, timeout: float | None = None) -> bool:
         """Wait until the text is all in (or the fill ended); whether it is."""
-        self._thread.join(timeout)
+        if self._thread is not None:
+            self._thread.join(timeout)
         return self.ready.is_set()
 
     def stop(self) -> None:
         """Stop between two chunks and wait for the thread."""
         self._stop.set()
-        self._thread.join()
+        if self._thread is not None:
+            self._thread.join()
 
     def _run(self) -> None:
         try:

@@ -234,6 +234,7 @@ def run(work: Path, count: int, rounds: int, seconds: float, log: Callable[[str]
     import ui_browser
     import ui_data
     import ui_live
+    import ui_live_cpu
 
     started = time.perf_counter()
     paths = ui_data.write_set(work / "set", count)
@@ -248,6 +249,7 @@ def run(work: Path, count: int, rounds: int, seconds: float, log: Callable[[str]
     finally:
         server.stop()
     figures.update(ui_live.measure(work / "live", rounds, seconds, log))
+    figures.update(ui_live_cpu.measure(log))
     return report(count, len(paths), size, figures)
 
 
@@ -291,6 +293,17 @@ def report(count: int, cassettes: int, size: int, figures: dict[str, float]) -> 
         ["`record` req/s, UI off", f"{figures.get('rps_off', float('nan')):.0f}", ""],
         ["`record`, UI on with no page / off", ratio("ratio_no_page"), "at least 0.95"],
         ["`record`, UI on with one page / off", ratio("ratio_one_page"), "at least 0.85"],
+        ["`record` CPU a request, UI off", f"{figures.get('cpu_off_us', float('nan')):.0f} us", ""],
+        [
+            "... UI on with no page; with one page (/ off)",
+            f"{ratio('cpu_no_page')}; {ratio('cpu_one_page')}",
+            "",
+        ],
+        [
+            "live indexing CPU a 4 KB exchange, in-process (once a text filter was asked)",
+            f"{figures['live_cpu_us']:.0f} us ({figures['live_cpu_text_us']:.0f} us)",
+            "",
+        ],
     ]
     return [
         f"N = {count:,} exchanges of about 1 KB in {cassettes} cassette(s) ({size / 1e6:.0f} MB of YAML); "

@@ -6,6 +6,7 @@ the time from the probe's answer to its row drawn in the page."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import tempfile
 import threading
@@ -40,6 +41,12 @@ def record(work: Path, upstream: str, ui: bool) -> tuple[Process, str, Path]:
     return process, f"http://127.0.0.1:{port}", log
 
 
+def cpu_seconds(pid: int) -> float:
+    """The CPU time a process (every thread of it) has used so far (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime
+
+
 def probes(base: str, seconds: float, sent: dict[str, float], stop: threading.Event) -> None:
     """Requests with a unique marker, PROBES_PER_S a second; `sent` maps each path to its answer time."""
     number = 0
@@ -71,6 +78,7 @@ def measure(work: Path, rounds: int, seconds: float, log: Callable[[str], None])
     pages = Path(tempfile.mkdtemp(prefix="commerce-proxy-bench-nginx-"))
     upstream = Nginx(pages)
     off, no_page, one_page, lags = [], [], [], []
+    cpu: dict[str, list[float]] = {"off": [], "no page": [], "one page": []}  # record's, a request
     seen_count = listed_count = sent_count = 0
     try:
         for round_number in range(rounds):
@@ -84,7 +92,9 @@ def measure(work: Path, rounds: int, seconds: float, log: Callable[[str], None])
                             stop = threading.Event()
                             prober = threading.Thread(target=probes, args=(base, seconds, sent, stop))
                             prober.start()
+                            used = cpu_seconds(process.pid)
                             figure = wrk(base + "/", CONNECTIONS, seconds, script)
+                            used = cpu_seconds(process.pid) - used
                             stop.set()
                             prober.join()
                             time.sleep(2)  # the last probes' rows: within the 1 s target, or late
@@ -98,11 +108,15 @@ def measure(work: Path, rounds: int, seconds: float, log: Callable[[str], None])
                         sent_count += len(sent)
                         one_page.append(figure.requests_per_s)
                     else:
+                        used = cpu_seconds(process.pid)
                         figure = wrk(base + "/", CONNECTIONS, seconds, script)
+                        used = cpu_seconds(process.pid) - used
                         (off if case == "off" else no_page).append(figure.requests_per_s)
+                    cpu[case].append(used / max(figure.requests_per_s * seconds, 1))
                 finally:
                     process.stop()
-                log(f"  record, UI {case}: {figure.requests_per_s:.0f} req/s")
+                each = cpu[case][-1] * 1e6
+                log(f"  record, UI {case}: {figure.requests_per_s:.0f} req/s, {each:.0f} us CPU each")
                 if figure.non_2xx or figure.errors:
                     raise RuntimeError(f"record, UI {case}: {figure.non_2xx} non-2xx, {figure.errors} errors")
     finally:
@@ -114,6 +128,11 @@ def measure(work: Path, rounds: int, seconds: float, log: Callable[[str], None])
         "ratio_one_page": median([on / base for on, base in zip(one_page, off, strict=True)]),
         "lag_seen": f"{seen_count} / {sent_count}",  # type: ignore[dict-item]
         "listed": f"{listed_count} / {sent_count}",  # type: ignore[dict-item]
+        # record's CPU a request while wrk runs (its live checker's process apart), UI on over off: less
+        # moved than requests/s by other work on the machine (one page's has its probes, 10 a second)
+        "cpu_no_page": median([on / base for on, base in zip(cpu["no page"], cpu["off"], strict=True)]),
+        "cpu_one_page": median([on / base for on, base in zip(cpu["one page"], cpu["off"], strict=True)]),
+        "cpu_off_us": median(cpu["off"]) * 1e6,
     }
     if lags:
         figures["lag_p95"] = p95(lags)

@@ -24,6 +24,7 @@ from proxy.core.cassette.journal_line import journal_line
 from proxy.core.model.access import TOKEN_HEADER
 from proxy.core.model.exchange import Body, Exchange, Request, Response
 from proxy.core.ui.query import parse_query
+from proxy.errors import StillIndexing
 from proxy.server.serving import start
 from proxy.server.ui_action_routes import ActionRoutes, pool_sender
 from proxy.server.ui_routes import UiRoutes, create_ui_app
@@ -146,6 +147,22 @@ async def test_export_over_the_limit_is_413(serve: Serve, monkeypatch: pytest.Mo
     url, _ = await serve()
     status, _, body = await call(url, "GET", "export?format=har")
     assert status == 413 and "narrow the filter" in error_line(413, body)
+
+
+async def test_export_with_a_text_filter_before_the_text_is_in_is_a_503_as_the_reads(
+    serve: Serve, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A live server's first text filter past a few hundred exchanges, or a large offline set's while
+    its text is indexed, refuses an export the way the list's reads refuse it (it was a 409)."""
+
+    def still(index: object) -> None:
+        raise StillIndexing("the bodies' text is still being indexed (0 of 2 exchanges): text search ...")
+
+    url, _ = await serve()
+    monkeypatch.setattr("proxy.store.traffic_index.TrafficIndex._text_searchable", still)
+    status, _, body = await call(url, "GET", "export?format=har&text=hello")
+    assert status == 503 and "still being indexed" in error_line(503, body)
+    assert (await call(url, "GET", "export?format=har&method=GET"))[0] == 200  # other filters export
 
 
 async def test_baseline_accept_keeps_the_file_and_counts(serve: Serve, folder: Path) -> None:

@@ -218,7 +218,8 @@ def test_closing_an_index_stops_its_text_fill() -> None:
     with opened.lock:
         opened.fill_text(lambda: None, at_once=False)
     opened.close()
-    assert opened._fill is not None and not opened._fill._thread.is_alive()  # stopped, not left running
+    fill = opened._fill
+    assert fill is not None and fill._thread is not None and not fill._thread.is_alive()  # stopped
 
 
 def test_windows_of_the_whole_traffic_are_its_rows_from_any_offset(index: TrafficIndex) -> None:
