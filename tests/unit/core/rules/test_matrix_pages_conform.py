@@ -33,5 +33,7 @@ def test_every_list_page_of_the_matrix_follows_the_documented_envelope(urls: int
     for number, target in enumerate(pages):
         address = urlsplit(target)
         sent = exchange("GET", address.path, address.query, body=served[target])
-        found += [finding for finding in checker.check(sent, number) if finding.rule.startswith("pagination.")]
+        found += [
+            finding for finding in checker.check(sent, number) if finding.rule.startswith("pagination.")
+        ]
     assert found == []
