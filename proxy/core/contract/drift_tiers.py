@@ -8,7 +8,9 @@ place). Every kind of difference the comparison names (`proxy.core.drift.compare
 name in `SpecTiers._tiered`, so none passes by unjudged:
 - the status, a header, a body that is not JSON: breaking where the judge says the newer answer breaks
   the operation there (a status it does not document, a content type it does not list, a required
-  header gone, a body that is not the JSON documented);
+  header gone, a body that is not the JSON documented); a header declared, not required, gone: data.
+  The heads the spec documents are compared first (`drift_heads`), so the comparison's few are not
+  all the spec judges;
 - a JSON value changed, of the same type or another (the whole body too): breaking where the newer
   value breaks the schema at its place (a type it refuses, null where it is not nullable, a value
   outside the enum...); a change of type the schema takes (`anyOf`, `type: [...]`, `nullable`) is
@@ -24,7 +26,8 @@ The schema at a difference's place is found through `$ref`s, `allOf` branches, `
 `prefixItems`, and the branch of a `oneOf`/`anyOf` the recorded value takes (when it takes exactly
 one; else the spec does not decide there). A difference is breaking only where the newer answer
 breaks the spec at its place (or under a `oneOf`/`anyOf` above it it no longer fits): a value moved to
-another branch the spec allows is no breaking change.
+another branch the spec allows is no breaking change, but data said by the keyword that composes the
+branches (`_Places._moved`: the validator judges the newer value at the nearest such place).
 The documented rules win: an operation they describe is not tiered by the spec.
 """
 
@@ -35,8 +38,9 @@ from dataclasses import replace
 from typing import Any, NamedTuple, assert_never
 
 from proxy.core.contract.documents import escape, ref_target, resolve_pointer
+from proxy.core.contract.drift_heads import declared, head_differences
 from proxy.core.contract.findings import located
-from proxy.core.contract.judge import UNSUPPORTED, Contract
+from proxy.core.contract.judge import UNSUPPORTED, Contract, DeclaredHeader
 from proxy.core.contract.schemas import Location, Problem, Unsupported
 from proxy.core.drift.compare import ABSENT, Difference
 from proxy.core.model.exchange import Exchange
@@ -64,28 +68,46 @@ class SpecTiers:
 
     def __call__(self, recorded: Exchange, live: Exchange, found: list[Difference]) -> list[Difference]:
         request = live.request
-        if all(item.kind == "recording" for item in found) or self.documented(request.method, request.path):
+        if self.documented(request.method, request.path):
             return found
         operations = self.contract.operations(request.method, request.path)
         if not operations:
+            return found
+        found = _with_heads(
+            found, head_differences(self.contract, operations, recorded.response, live.response, found)
+        )
+        if all(item.kind == "recording" for item in found):
             return found
         operation, disagreements = self.contract.judge_all(live, operations)
         said: dict[str, Location] = {}  # the judge's places (`status`, `headers.etag`, `body`)
         for disagreement in disagreements:
             if disagreement.rule != UNSUPPORTED:
                 said.setdefault(disagreement.where.lower(), disagreement.location)
+        heads = declared(self.contract, operation, live.response.status)
         schema = self.contract.response_schema(live.response, operation)
         places = _Places(self, schema, recorded, live) if schema is not None else None
-        return [self._tiered(item, said, places) for item in found]
+        return [self._tiered(item, said, heads, places) for item in found]
 
-    def _tiered(self, item: Difference, said: Mapping[str, Location], places: _Places | None) -> Difference:
+    def _tiered(
+        self,
+        item: Difference,
+        said: Mapping[str, Location],
+        heads: Mapping[str, DeclaredHeader],
+        places: _Places | None,
+    ) -> Difference:
         """Every kind of difference meets the spec here, each by name (none passes by unjudged): the
-        answer's status, headers and a body that is not JSON by what the judge said at that place; a
-        JSON body's by the schema at the difference's place."""
+        answer's status, headers and a body that is not JSON by what the judge said at that place (a
+        head the response declares and does not require gone is data); a JSON body's by the schema at
+        the difference's place."""
         match item.kind:
             case "status" | "header" | "body":
                 location = said.get(item.where.lower())
-                return item if location is None else self.decided(item, "breaking", location)
+                if location is not None:
+                    return self.decided(item, "breaking", location)
+                head = heads.get(item.where.lower())
+                if head is not None and item.live is ABSENT and item.tier == "breaking":
+                    return self.decided(item, "data", head.location)
+                return item
             case "removed" | "added" | "changed" | "retyped" | "length":
                 return item if places is None else places.tiered(item)
             case "recording":
@@ -133,6 +155,10 @@ class _Places:
         )
         if tokens is None:
             return item  # no place of the two bodies: a comparison never says one
+        judged = self._judged_at(item, tokens)
+        return self._moved(judged, tokens) if judged.tier == "breaking" else judged
+
+    def _judged_at(self, item: Difference, tokens: list[Token]) -> Difference:
         if item.kind == "changed":
             return self._judged(item, tokens, _here)
         if item.kind == "retyped":
@@ -216,17 +242,67 @@ class _Places:
                     return problem
         return None
 
+    def _moved(self, item: Difference, tokens: list[Token]) -> Difference:
+        """A breaking difference under a place that composes branches (`oneOf`/`anyOf`, with or
+        without a discriminator) whose newer value took another branch and fits the schema there,
+        the whole of it, as the validator says: data, its source the keyword that composes them (the
+        discriminator where one picks). The nearest such place above the difference decides."""
+        for depth, schemas in reversed(list(enumerate(self._path(tokens)))):
+            live = _at_value(self.live, tokens[:depth])
+            composing = [
+                (location, keyword)
+                for location in schemas.nodes
+                for keyword in ("oneOf", "anyOf")
+                if isinstance(self.tiers.node(location).get(keyword), list)
+            ]
+            if live is ABSENT or not composing:
+                continue
+            recorded = _at_value(self.recorded, tokens[:depth])
+            moved = next(
+                (
+                    (location, keyword)
+                    for location, keyword in composing
+                    if self._taken(location, keyword, recorded) != self._taken(location, keyword, live)
+                ),
+                None,
+            )
+            fits = all(self.tiers.problems(entry, live, 1) == [] for entry in schemas.entries)
+            if moved is None or not fits:
+                continue
+            (name, pointer), keyword = moved
+            if isinstance(self.tiers.node(moved[0]).get("discriminator"), Mapping):
+                keyword = "discriminator"
+            return self.tiers.decided(item, "data", (name, f"{pointer}/{keyword}"))
+        return item
+
+    def _taken(self, location: Location, keyword: str, value: Any) -> frozenset[int]:
+        """The branches of the `keyword` at `location` a value fits, each alone."""
+        if value is ABSENT:
+            return frozenset()
+        name, pointer = location
+        branches = self.tiers.node(location)[keyword]
+        return frozenset(
+            index
+            for index in range(len(branches))
+            if self.tiers.problems((name, f"{pointer}/{keyword}/{index}"), value, 1) == []
+        )
+
     def _at(self, tokens: list[Token]) -> _Schemas:
         """The schemas of the place at `tokens`: its own, those to judge its value against (they and
         each branch its value takes) and every schema describing it ($refs followed, `allOf`)."""
+        return self._path(tokens)[-1]
+
+    def _path(self, tokens: list[Token]) -> list[_Schemas]:
+        """The schemas of each place from the body down to `tokens` (the body's first)."""
         entries = [self.schema]
+        found = []
         for depth in range(len(tokens) + 1):
             value = self._deciding(tokens[:depth])
             roots, nodes = _judging(self.tiers, entries, value)
-            if depth == len(tokens):
-                return _Schemas(entries, roots, nodes)
-            entries = _step(self.tiers, nodes, tokens[depth])
-        raise AssertionError("unreachable")  # pragma: no cover
+            found.append(_Schemas(entries, roots, nodes))
+            if depth < len(tokens):
+                entries = _step(self.tiers, nodes, tokens[depth])
+        return found
 
     def _deciding(self, tokens: list[Token]) -> Any:
         """The value that picks a `oneOf`/`anyOf` branch at a place: the recorded one, else the newer."""
@@ -325,6 +401,16 @@ def _step(tiers: SpecTiers, nodes: list[Location], token: Token) -> list[Locatio
         elif isinstance(node.get("items"), Mapping):
             found.append((name, f"{pointer}/items"))
     return found
+
+
+def _with_heads(found: list[Difference], heads: list[Difference]) -> list[Difference]:
+    """The comparison's differences with the heads the spec adds, after the status and heads."""
+    if not heads:
+        return found
+    at = next(
+        (index for index, item in enumerate(found) if item.kind not in ("status", "header")), len(found)
+    )
+    return [*found[:at], *heads, *found[at:]]
 
 
 def _json(exchange: Exchange) -> Any:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from proxy.core.contract import media_types
 from proxy.core.contract.documents import Spec, escape, ref_target, resolve_pointer
@@ -37,6 +37,22 @@ class Disagreement:
     location: Location
     kind: str
     seen: Any = None  # what the traffic had there, for a proposed correction (a status, a type...)
+
+
+class DocumentedResponse(NamedTuple):
+    """A response an operation documents, `$ref`s followed: its file, pointer and node."""
+
+    name: str
+    pointer: str
+    node: Mapping[str, Any]
+
+
+class DeclaredHeader(NamedTuple):
+    """A header a response declares: its name as the spec writes it, its place, whether required."""
+
+    name: str
+    location: Location
+    required: bool
 
 
 class Contract:
@@ -147,15 +163,11 @@ class Contract:
     def response_schema(self, response: Response, operation: Operation) -> Location | None:
         """Where the schema of this answer's body is (its status's response, its media type, JSON
         assumed when it names none), or None when the operation documents none."""
-        responses = operation.node.get("responses")
-        if not isinstance(responses, Mapping):
+        documented = self.documented_response(operation, response.status)
+        if documented is None:
             return None
-        key = _documented(responses, response.status)
-        if key is None:
-            return None
-        at = f"{operation.pointer}/responses/{escape(str(key))}"
-        name, pointer, node = self._deref(operation.spec, at, responses[key])
-        content = node.get("content") if isinstance(node, Mapping) else None
+        name, pointer, node = documented
+        content = node.get("content")
         if not isinstance(content, Mapping):
             return None
         written = header_value(response.headers, "content-type") or "application/json"
@@ -166,20 +178,41 @@ class Contract:
             return None
         return name, f"{pointer}/content/{escape(str(chosen))}/schema"
 
-    def _headers(
-        self, headers: Headers, name: str, pointer: str, node: Mapping[str, Any]
-    ) -> Iterable[Disagreement]:
+    def documented_response(self, operation: Operation, status: int) -> DocumentedResponse | None:
+        """The response an operation documents for a status (itself, its range, `default`; `$ref`s
+        followed), with where it is; None when it documents none."""
+        responses = operation.node.get("responses")
+        if not isinstance(responses, Mapping):
+            return None
+        key = _documented(responses, status)
+        if key is None:
+            return None
+        at = f"{operation.pointer}/responses/{escape(str(key))}"
+        name, pointer, node = self._deref(operation.spec, at, responses[key])
+        return DocumentedResponse(name, pointer, node) if isinstance(node, Mapping) else None
+
+    def declared_headers(self, name: str, pointer: str, node: Mapping[str, Any]) -> list[DeclaredHeader]:
+        """The headers a response (at `name#pointer`) declares, each with its place and whether it is
+        `required`."""
         declared = node.get("headers")
+        found = []
         for header, written in declared.items() if isinstance(declared, Mapping) else ():
             spec, at, schema = self._deref(name, f"{pointer}/headers/{escape(str(header))}", written)
             required = isinstance(schema, Mapping) and schema.get("required") is True
-            if required and header_value(headers, str(header)) is None:
+            found.append(DeclaredHeader(str(header), (spec, at), required))
+        return found
+
+    def _headers(
+        self, headers: Headers, name: str, pointer: str, node: Mapping[str, Any]
+    ) -> Iterable[Disagreement]:
+        for header in self.declared_headers(name, pointer, node):
+            if header.required and header_value(headers, header.name) is None:
                 yield Disagreement(
                     "contract.response.header",
-                    f"headers.{header}",
+                    f"headers.{header.name}",
                     "present (required)",
                     "absent",
-                    (spec, at),
+                    header.location,
                     "header",
                 )
 
