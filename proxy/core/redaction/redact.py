@@ -13,7 +13,7 @@ from urllib.parse import parse_qsl, unquote_plus
 from proxy.core.model.bodies import is_form_type
 from proxy.core.model.exchange import Body, Exchange, Headers, JSONValue, Request, Response, header_value
 from proxy.core.model.withheld import withheld
-from proxy.core.redaction.book import KNOWN
+from proxy.core.redaction.book import KNOWN, credential_like
 from proxy.core.redaction.charset_bodies import in_text
 from proxy.core.redaction.echoes import (
     request_with,
@@ -56,7 +56,11 @@ def redact_exchange(
 def _redacted(exchange: Exchange, policy: RedactionPolicy, known: frozenset[str]) -> Exchange:
     request, response = exchange.request, exchange.response
     named = (may_name(request.body, policy), may_name(response.body, policy))  # looked at once
-    values = values_found(request, response, policy, named) | known
+    # A credential the proxy sent is scrubbed wherever it echoes only when it can be told apart from
+    # ordinary text, as every value the book learns (a one-letter token would rewrite every "t").
+    values = values_found(request, response, policy, named) | {
+        value for value in known if credential_like(value)
+    }
     KNOWN.add(values)  # from now on scrubbed from every output of this process, in every encoding
     values |= KNOWN.values
     redacted = with_messages(
