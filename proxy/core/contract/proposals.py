@@ -18,7 +18,7 @@ proposal and a line on stderr instead.
 - a required header missing: the header's `required: false`;
 - `type`: for a null, `nullable: true` (3.0) or `null` among the types (3.1); for a fraction where
   `integer` was, `number`; else the spec's types and those seen (3.1), or `anyOf` of them (3.0);
-- `enum`: each value seen appended; `required`: the missing property taken out of the list;
+- `enum`: the values seen appended; `required`: the missing properties taken out of the list;
 - `additionalProperties: false`: `additionalProperties: true`;
 - `format`, `pattern`, a bound, `const`: the keyword removed.
 """
@@ -144,7 +144,6 @@ def proposed(
     actions: dict[str, list[dict[str, Any]]] = {}
     skipped: list[str] = []
     comments: dict[str, list[str]] = {}
-    made_once: set[str] = set()
     for place in places.values():
         said = place.described(scrub)
         name, pointer = place.observed.location
@@ -155,15 +154,38 @@ def proposed(
         made = _changes(specs[name], pointer, kind, values) if name in correctable and name in specs else None
         if not made:
             why = "not a spec named with --spec" if name not in correctable else "no smallest change"
-            skipped.append(f"{place.groups[0].first.section}: {why}: {said}")
-            comments.setdefault(name, []).append(f"no correction proposed ({why}): {said}")
+            section = place.groups[0].first.section
+            skipped.append(f"{section}: {why}: {said}")
+            comments.setdefault(name, []).append(f"no correction proposed ({why}) for {section}: {said}")
             continue
         for target, change in made:
-            once = repr((target, sorted(change.items())))
-            if once not in made_once:  # a parent's `nullable: true` asked by its `type` and its `enum`
-                made_once.add(once)
-                actions.setdefault(name, []).append({"target": target, "description": said, **change})
+            _add(actions.setdefault(name, []), {"target": target, "description": said, **change})
     return Proposal(actions, skipped, comments)
+
+
+def _add(actions: list[dict[str, Any]], action: dict[str, Any]) -> None:
+    """One action per target: the same change again is dropped (a parent's `nullable: true` asked by its
+    `type` and by its `enum`), and an update of a schema's other keywords joins the earlier update of the
+    same target, moved last (after a `remove` of its `type` that a widening needs before it)."""
+    for index, earlier in enumerate(actions):
+        if earlier["target"] != action["target"]:
+            continue
+        if _change_of(earlier) == _change_of(action):
+            return
+        mine, theirs = action.get("update"), earlier.get("update")
+        if isinstance(mine, Mapping) and isinstance(theirs, Mapping):
+            if any(key in theirs and theirs[key] != value for key, value in mine.items()):
+                continue  # two different values of one keyword: left to the reviewer, both said
+            if set(mine) <= set(theirs):  # no key of it differs: already said
+                return
+            del actions[index]
+            actions.append({**earlier, "update": {**theirs, **mine}})
+            return
+    actions.append(action)
+
+
+def _change_of(action: Mapping[str, Any]) -> dict[str, Any]:
+    return {key: value for key, value in action.items() if key not in ("target", "description")}
 
 
 def overlay_document(spec: str, actions: list[dict[str, Any]]) -> dict[str, Any]:
@@ -224,16 +246,19 @@ def _changes(spec: Spec, pointer: str, kind: str, values: list[Any]) -> list[Cha
     if kind == "enum":
         if not isinstance(node, list) or not values:
             return None
-        changes: list[Change] = []
+        update: dict[str, Any] = {}  # on the schema: an array merged onto `enum` is appended to it
         if None in values and spec.version == "3.0":
-            changes.append((parent, {"update": {"nullable": True}}))
+            update["nullable"] = True
         new = [
-            value for value in values if value not in node and not (value is None and spec.version == "3.0")
+            value for value in values if value not in node and (value is not None or spec.version != "3.0")
         ]
-        return [*changes, *((path, {"update": value}) for value in new)] or None
+        if new:
+            update["enum"] = new
+        return [(parent, {"update": update})] if update else None
     if kind == "required":
         names = [name for name in values if isinstance(name, str) and isinstance(node, list) and name in node]
-        return [(f"{path}[?@ == {_quoted(name)}]", {"remove": True}) for name in names] or None
+        either = " || ".join(f"@ == {_quoted(name)}" for name in names)
+        return [(f"{path}[?{either}]", {"remove": True})] if names else None
     if kind == "additionalProperties" and node is False:
         return [(parent, {"update": {"additionalProperties": True}})]
     if kind in REMOVABLE:
