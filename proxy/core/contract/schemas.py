@@ -17,7 +17,7 @@ one self-contained schema, so a recursive schema is fine.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, TypeAlias
 
@@ -80,10 +80,13 @@ class Compiled:
         converted: dict[str, Any],
         names: Mapping[str, Location],
         discriminators: frozenset[str] = frozenset(),
+        specs: Mapping[str, Spec] | None = None,
     ) -> None:
         self.root = root
         self._names = names
         self._discriminators = discriminators  # the `$defs` that check a discriminator's value
+        # the nodes JSON Schema cannot read, each said at its place and left out (`True`): the rest is judged
+        self.unsupported = _cut_unreadable(converted, self._source, specs) if specs is not None else ()
         try:
             self._validator = jsonschema_rs.Draft202012Validator(
                 converted, validate_formats=True, formats=dict(CUSTOM)
@@ -135,6 +138,53 @@ class Compiled:
         return name, pointer
 
 
+MAX_CUT = 50  # unreadable nodes left out of one schema, at most; past that the whole schema is
+
+
+def _cut_unreadable(
+    converted: dict[str, Any],
+    source: Callable[[list[str], Mapping[str, Spec]], Location],
+    specs: Mapping[str, Spec],
+) -> tuple[Unsupported, ...]:
+    """Each node of `converted` the JSON Schema meta-schema refuses (`properties: {type: "object"}`, a
+    spec's slip), as `Unsupported` at its place in the spec, and taken out of `converted`: a schema in a
+    schema's place becomes `true` (its value unjudged), a keyword with a value of the wrong kind goes."""
+    cut: list[Unsupported] = []
+    while len(cut) < MAX_CUT:
+        try:
+            jsonschema_rs.meta.validate(converted)
+            break
+        except (ValueError, jsonschema_rs.ValidationError, jsonschema_rs.ReferencingError) as error:
+            path = [str(part) for part in getattr(error, "instance_path", ())]
+            reason = str(error).strip().splitlines()[0]
+        if not _left_out(converted, path):
+            break  # nothing to take out: the compiler says what it cannot read, at the whole schema
+        cut.append(Unsupported(source(path, specs), reason))
+    return tuple(cut)
+
+
+def _left_out(schema: dict[str, Any], path: list[str]) -> bool:
+    """Take the node at `path` of the converted schema out of judging; False when it cannot be."""
+    while path:
+        parent: Any = schema
+        for step in path[:-1]:
+            parent = parent[int(step)] if isinstance(parent, list) else parent.get(step)
+        last, above = path[-1], path[-2] if len(path) >= 2 else ""
+        in_place_of_schema = (
+            above in (*_SCHEMA_MAPS, "$defs")
+            or (above in _SCHEMA_LISTS and last.isdigit())
+            or (last in _SCHEMA_VALUES and isinstance(parent, dict))
+        )
+        if in_place_of_schema:
+            parent[int(last) if isinstance(parent, list) else last] = True
+            return True
+        if isinstance(parent, dict) and last in parent:
+            del parent[last]
+            return True
+        path = path[:-1]  # an item of a keyword's list: the keyword goes
+    return False
+
+
 def seen_of(error: Any) -> Any:
     """What a correction needs of one error: the missing property (`required`), the unexpected ones
     (`additionalProperties`), the value's JSON type (`type`), the value in a 1-tuple (`enum`, `const`:
@@ -181,7 +231,7 @@ class Schemas:
         found = self._compiled.get(key)
         if found is None:
             try:
-                found = Compiled(location, *_Bundle(self.specs, direction).of(location))
+                found = Compiled(location, *_Bundle(self.specs, direction).of(location), self.specs)
             except Unsupported as unsupported:
                 found = unsupported
             self._compiled[key] = found
