@@ -71,6 +71,13 @@ class Unsupported(Exception):
         self.reason = reason
 
 
+_REFUSED = (ValueError, jsonschema_rs.ValidationError, jsonschema_rs.ReferencingError)
+
+
+def _validator(converted: dict[str, Any]) -> Any:
+    return jsonschema_rs.Draft202012Validator(converted, validate_formats=True, formats=dict(CUSTOM))
+
+
 class Compiled:
     """One schema of the specs, converted and compiled: `problems` of a document against it."""
 
@@ -85,13 +92,19 @@ class Compiled:
         self.root = root
         self._names = names
         self._discriminators = discriminators  # the `$defs` that check a discriminator's value
-        # the nodes JSON Schema cannot read, each said at its place and left out (`True`): the rest is judged
-        self.unsupported = _cut_unreadable(converted, self._source, specs) if specs is not None else ()
+        # the nodes JSON Schema cannot read, each said at its place and left out: the rest is judged
+        self.unsupported: tuple[Unsupported, ...] = ()
         try:
-            self._validator = jsonschema_rs.Draft202012Validator(
-                converted, validate_formats=True, formats=dict(CUSTOM)
-            )
-        except (ValueError, jsonschema_rs.ValidationError, jsonschema_rs.ReferencingError) as error:
+            self._validator = _validator(converted)
+            return
+        except _REFUSED as error:
+            reason = str(error).strip().splitlines()[0]
+        self.unsupported = _cut_unreadable(converted, self._source, specs) if specs is not None else ()
+        if not self.unsupported:
+            raise Unsupported(root, reason)
+        try:
+            self._validator = _validator(converted)
+        except _REFUSED as error:
             raise Unsupported(root, str(error).strip().splitlines()[0]) from None
 
     def problems(self, document: Any, specs: Mapping[str, Spec], limit: int = 5) -> list[Problem]:
@@ -148,13 +161,14 @@ def _cut_unreadable(
 ) -> tuple[Unsupported, ...]:
     """Each node of `converted` the JSON Schema meta-schema refuses (`properties: {type: "object"}`, a
     spec's slip), as `Unsupported` at its place in the spec, and taken out of `converted`: a schema in a
-    schema's place becomes `true` (its value unjudged), a keyword with a value of the wrong kind goes."""
+    schema's place becomes `true` (its value unjudged), a keyword with a value of the wrong kind goes.
+    Only asked when the schema does not compile: a spec without such a slip pays nothing."""
     cut: list[Unsupported] = []
     while len(cut) < MAX_CUT:
         try:
             jsonschema_rs.meta.validate(converted)
             break
-        except (ValueError, jsonschema_rs.ValidationError, jsonschema_rs.ReferencingError) as error:
+        except _REFUSED as error:
             path = [str(part) for part in getattr(error, "instance_path", ())]
             reason = str(error).strip().splitlines()[0]
         if not _left_out(converted, path):
