@@ -12,11 +12,10 @@ from pathlib import Path
 from proxy.app.command_inputs import Reads
 from proxy.app.report_writing import Shown, save_document
 from proxy.core.contract.findings import IDS, ContractJudge
-from proxy.core.contract.proposals import overlay_document, proposed
+from proxy.core.contract.proposals import overlay_text, proposed
 from proxy.core.redaction.book import KNOWN
 from proxy.core.reports.disagreements import disagreements
 from proxy.core.reports.formats import Report
-from proxy.core.reports.yaml_text import yaml_text
 from proxy.errors import UsageError
 from proxy.store.contract_files import spec_files
 
@@ -67,5 +66,5 @@ def write_proposal(
         files = {output: next(iter(proposal.actions))}
     for path, spec in files.items():
         actions = proposal.actions[spec]
-        save_document(path, yaml_text(overlay_document(spec, actions)), WHAT)
+        save_document(path, overlay_text(spec, actions, proposal.comments.get(spec, ())), WHAT)
         shown.note(f"wrote {path}: {len(actions)} proposed correction(s) of {spec}")

@@ -175,9 +175,11 @@ RULES: tuple[Rule, ...] = (
         "contract.unsupported",
         "info",
         "a schema of the spec the validator cannot handle is not checked",
-        "A schema the validator cannot compile (a pattern it cannot read, a type JSON Schema lacks). It is "
-        "said once, at its place in the spec, and never judged against the traffic.",
-        "the schema the validator cannot compile",
+        "A schema node the validator cannot read (a type JSON Schema lacks, a string where a schema goes, "
+        "a pattern it cannot compile). It is said once, at its own place in the spec, and only what that "
+        "node governs goes unjudged: the rest of the body is checked (a pattern, which the meta-schema "
+        "cannot tell, leaves the whole schema it is in unjudged).",
+        "the node the validator cannot read",
         "that schema replaced by one JSON Schema can express",
         "GET /v2/files: a schema of the spec the validator cannot handle is not checked (GET /v2/files): "
         "schema: expected a schema the validator can compile, found "

@@ -282,18 +282,10 @@ class Contract:
         rule = "contract.response.schema" if direction == "response" else INVALID_ACCEPTED
         try:
             compiled = self.schemas.compiled(location, direction)
-        except Unsupported as unsupported:
-            if unsupported.location not in self._unsupported_said:
-                self._unsupported_said.add(unsupported.location)
-                yield Disagreement(
-                    UNSUPPORTED,
-                    "schema",
-                    "a schema the validator can compile",
-                    unsupported.reason,
-                    unsupported.location,
-                    "unsupported",
-                )
+        except Unsupported as whole:
+            yield from self._said_once((whole,))
             return
+        yield from self._said_once(compiled.unsupported)  # nodes left out; the rest is judged
         where_prefix = "" if direction == "response" else "request."
         for problem in compiled.problems(document, self.specs):
             yield Disagreement(
@@ -305,6 +297,20 @@ class Contract:
                 problem.keyword,
                 problem.seen,
             )
+
+    def _said_once(self, unsupported: Iterable[Unsupported]) -> Iterable[Disagreement]:
+        """`contract.unsupported` at each place the validator cannot read, once per run."""
+        for one in unsupported:
+            if one.location not in self._unsupported_said:
+                self._unsupported_said.add(one.location)
+                yield Disagreement(
+                    UNSUPPORTED,
+                    "schema",
+                    "a schema the validator can compile",
+                    one.reason,
+                    one.location,
+                    "unsupported",
+                )
 
     def _request(self, exchange: Exchange, operation: Operation) -> list[Disagreement]:
         written = operation.node.get("requestBody")

@@ -5,19 +5,19 @@ What the conversion does so the published specs read as their authors meant (the
 checkers raise are all here): `nullable: true` admits null, beside `type`, `enum`, `$ref` or
 `anyOf`/`oneOf`/`allOf` alike, in a 3.1 document too (3.1 dropped the keyword, but the published specs
 still write it: rule-promotions.yaml); a `discriminator` with `propertyName` and `mapping` (or the
-implicit mapping by schema name) picks the one branch its value names instead of asking that exactly
-one branch of `oneOf` match; `readOnly` properties are not required in a request, nor `writeOnly` ones
-in a response, however the object is composed (`proxy.core.contract.one_way`); 3.0's boolean
-`exclusiveMinimum`/`exclusiveMaximum` become 2020-12's numbers; only the formats `uuid`, `date-time`,
-`uri` and `uri-reference` are validated, the links as the service writes them
-(`proxy.core.contract.formats`; the others are annotations: the specs use `int32`, `float` and their
-own). Every `$ref`, within a file or across files, becomes a `$defs` entry of one self-contained
-schema, so a recursive schema is fine.
+implicit mapping by schema name) picks the one branch its value names instead of asking that exactly one
+branch of `oneOf` match, and a value it does not name is said at the `discriminator`; `readOnly`
+properties are not required in a request, nor `writeOnly` ones in a response, however the object is
+composed (`proxy.core.contract.one_way`); 3.0's boolean `exclusiveMinimum`/`exclusiveMaximum` become
+2020-12's numbers; only the formats `uuid`, `date-time`, `uri` and `uri-reference` are validated, the
+links as the service writes them (`proxy.core.contract.formats`; the others are annotations: the specs use
+`int32`, `float` and their own). Every `$ref`, within a file or across files, becomes a `$defs` entry of
+one self-contained schema, so a recursive schema is fine.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, TypeAlias
 
@@ -71,17 +71,40 @@ class Unsupported(Exception):
         self.reason = reason
 
 
+_REFUSED = (ValueError, jsonschema_rs.ValidationError, jsonschema_rs.ReferencingError)
+
+
+def _validator(converted: dict[str, Any]) -> Any:
+    return jsonschema_rs.Draft202012Validator(converted, validate_formats=True, formats=dict(CUSTOM))
+
+
 class Compiled:
     """One schema of the specs, converted and compiled: `problems` of a document against it."""
 
-    def __init__(self, root: Location, converted: dict[str, Any], names: Mapping[str, Location]) -> None:
+    def __init__(
+        self,
+        root: Location,
+        converted: dict[str, Any],
+        names: Mapping[str, Location],
+        discriminators: frozenset[str] = frozenset(),
+        specs: Mapping[str, Spec] | None = None,
+    ) -> None:
         self.root = root
         self._names = names
+        self._discriminators = discriminators  # the `$defs` that check a discriminator's value
+        # the nodes JSON Schema cannot read, each said at its place and left out: the rest is judged
+        self.unsupported: tuple[Unsupported, ...] = ()
         try:
-            self._validator = jsonschema_rs.Draft202012Validator(
-                converted, validate_formats=True, formats=dict(CUSTOM)
-            )
-        except (ValueError, jsonschema_rs.ValidationError, jsonschema_rs.ReferencingError) as error:
+            self._validator = _validator(converted)
+            return
+        except _REFUSED as error:
+            reason = str(error).strip().splitlines()[0]
+        self.unsupported = _cut_unreadable(converted, self._source, specs) if specs is not None else ()
+        if not self.unsupported:
+            raise Unsupported(root, reason)
+        try:
+            self._validator = _validator(converted)
+        except _REFUSED as error:
             raise Unsupported(root, str(error).strip().splitlines()[0]) from None
 
     def problems(self, document: Any, specs: Mapping[str, Spec], limit: int = 5) -> list[Problem]:
@@ -95,6 +118,8 @@ class Compiled:
             path = [str(part) for part in error.schema_path]
             where = "body" + "".join(f".{part}" for part in error.instance_path)
             keyword = path[-1] if path else ""
+            if len(path) >= 2 and path[0] == "$defs" and path[1] in self._discriminators:
+                keyword = "discriminator"
             if (where, keyword, error.message) in said:
                 continue  # two places of the spec say the same (a 3.1 `required` beside its `$ref`'s)
             said.add((where, keyword, error.message))
@@ -112,6 +137,8 @@ class Compiled:
         if len(path) >= 2 and path[0] == "$defs" and path[1] in self._names:
             name, pointer = self._names[path[1]]
             rest = path[2:]
+            if path[1] in self._discriminators:
+                return name, pointer  # the discriminator itself: its value or its property missing
         node = resolve_pointer(specs[name].document, pointer)
         for step in rest:
             if isinstance(node, Mapping) and step in node:
@@ -124,9 +151,58 @@ class Compiled:
         return name, pointer
 
 
+MAX_CUT = 50  # unreadable nodes left out of one schema, at most; past that the whole schema is
+
+
+def _cut_unreadable(
+    converted: dict[str, Any],
+    source: Callable[[list[str], Mapping[str, Spec]], Location],
+    specs: Mapping[str, Spec],
+) -> tuple[Unsupported, ...]:
+    """Each node of `converted` the JSON Schema meta-schema refuses (`properties: {type: "object"}`, a
+    spec's slip), as `Unsupported` at its place in the spec, and taken out of `converted`: a schema in a
+    schema's place becomes `true` (its value unjudged), a keyword with a value of the wrong kind goes.
+    Only asked when the schema does not compile: a spec without such a slip pays nothing."""
+    cut: list[Unsupported] = []
+    while len(cut) < MAX_CUT:
+        try:
+            jsonschema_rs.meta.validate(converted)
+            break
+        except _REFUSED as error:
+            path = [str(part) for part in getattr(error, "instance_path", ())]
+            reason = str(error).strip().splitlines()[0]
+        if not _left_out(converted, path):
+            break  # nothing to take out: the compiler says what it cannot read, at the whole schema
+        cut.append(Unsupported(source(path, specs), reason))
+    return tuple(cut)
+
+
+def _left_out(schema: dict[str, Any], path: list[str]) -> bool:
+    """Take the node at `path` of the converted schema out of judging; False when it cannot be."""
+    while path:
+        parent: Any = schema
+        for step in path[:-1]:
+            parent = parent[int(step)] if isinstance(parent, list) else parent.get(step)
+        last, above = path[-1], path[-2] if len(path) >= 2 else ""
+        in_place_of_schema = (
+            above in (*_SCHEMA_MAPS, "$defs")
+            or (above in _SCHEMA_LISTS and last.isdigit())
+            or (last in _SCHEMA_VALUES and isinstance(parent, dict))
+        )
+        if in_place_of_schema:
+            parent[int(last) if isinstance(parent, list) else last] = True
+            return True
+        if isinstance(parent, dict) and last in parent:
+            del parent[last]
+            return True
+        path = path[:-1]  # an item of a keyword's list: the keyword goes
+    return False
+
+
 def seen_of(error: Any) -> Any:
     """What a correction needs of one error: the missing property (`required`), the unexpected ones
-    (`additionalProperties`), the value's JSON type (`type`), the value (`enum`, `const`: scalars only)."""
+    (`additionalProperties`), the value's JSON type (`type`), the value in a 1-tuple (`enum`, `const`:
+    a scalar or null)."""
     kind = error.kind
     if isinstance(kind, jsonschema_rs.ValidationErrorKind.Required):
         return kind.property
@@ -135,11 +211,8 @@ def seen_of(error: Any) -> Any:
     if isinstance(kind, jsonschema_rs.ValidationErrorKind.Type):
         return json_type(error.instance)
     if isinstance(kind, jsonschema_rs.ValidationErrorKind.Enum | jsonschema_rs.ValidationErrorKind.Constant):
-        return (
-            error.instance
-            if error.instance is None or isinstance(error.instance, str | int | float)
-            else None
-        )
+        scalar = error.instance is None or isinstance(error.instance, str | int | float)
+        return (error.instance,) if scalar else None  # a tuple: a null seen is not nothing seen
     return None
 
 
@@ -172,7 +245,7 @@ class Schemas:
         found = self._compiled.get(key)
         if found is None:
             try:
-                found = Compiled(location, *_Bundle(self.specs, direction).of(location))
+                found = Compiled(location, *_Bundle(self.specs, direction).of(location), self.specs)
             except Unsupported as unsupported:
                 found = unsupported
             self._compiled[key] = found
@@ -190,18 +263,21 @@ class _Bundle:
         self.flag = "readOnly" if direction == "request" else "writeOnly"
         self.names: dict[_Key, str] = {}
         self.waiting: list[_Key] = []
+        self.discriminators: dict[str, tuple[Location, dict[str, Any]]] = {}  # label: its place, its check
 
-    def of(self, root: Location) -> tuple[dict[str, Any], dict[str, Location]]:
+    def of(self, root: Location) -> tuple[dict[str, Any], dict[str, Location], frozenset[str]]:
         first = self._name(root, frozenset())
         definitions: dict[str, Any] = {}
         while self.waiting:
             key = self.waiting.pop()
             (name, pointer), context = key
             node = resolve_pointer(self.specs[name].document, pointer)
-            definitions[self.names[key]] = self._convert(node, name, context)
+            definitions[self.names[key]] = self._convert(node, name, pointer, context)
         labels = {label: location for (location, _), label in self.names.items()}
         _refuse_cycles(definitions, labels)
-        return {"$defs": definitions, "$ref": f"#/$defs/{first}"}, labels
+        for label, (location, check) in self.discriminators.items():
+            definitions[label], labels[label] = check, location
+        return {"$defs": definitions, "$ref": f"#/$defs/{first}"}, labels, frozenset(self.discriminators)
 
     def _name(self, location: Location, context: frozenset[str]) -> str:
         """The `$defs` name of a schema; one per set of properties its object never carries (a schema
@@ -217,9 +293,10 @@ class _Bundle:
         location = ref_target(name, ref)
         return location, resolve_pointer(self.specs[location[0]].document, location[1])
 
-    def _convert(self, node: Any, name: str, context: frozenset[str] = frozenset()) -> Any:
-        """`context`: the properties the enclosing object never carries in this direction, when `node`
-        is one of the schemas that judge that same object (an `allOf` branch...)."""
+    def _convert(self, node: Any, name: str, at: str, context: frozenset[str] = frozenset()) -> Any:
+        """`at`: the node's JSON pointer in `name`; `context`: the properties the enclosing object never
+        carries in this direction, when `node` is one of the schemas that judge that same object (an
+        `allOf` branch...)."""
         if not isinstance(node, Mapping):
             return node  # a boolean schema (3.1)
         version = self.specs[name].version
@@ -235,27 +312,33 @@ class _Bundle:
                 continue
             if key == "format" and value not in VALIDATED:
                 continue
-            converted[key] = self._keyword(key, value, name, unsent if key in _SAME_VALUE else frozenset())
+            inner = unsent if key in _SAME_VALUE else frozenset()
+            converted[key] = self._keyword(key, value, name, f"{at}/{escape(str(key))}", inner)
         if isinstance(converted.get("required"), list):
             converted["required"] = [field for field in converted["required"] if field not in unsent]
         if version == "3.0":
             _exclusive_bounds(converted, node)
         discriminator = node.get("discriminator")
         if isinstance(discriminator, Mapping):
-            self._discriminate(converted, node, discriminator, name, unsent)
+            self._discriminate(converted, node, discriminator, (name, at), unsent)
         if node.get("nullable") is True:  # in a 3.1 document too, where its authors still write it
             return _nullable(converted)
         return converted
 
-    def _keyword(self, key: str, value: Any, name: str, context: frozenset[str]) -> Any:
+    def _keyword(self, key: str, value: Any, name: str, at: str, context: frozenset[str]) -> Any:
         if key in _SCHEMA_MAPS and isinstance(value, Mapping):
-            return {inner: self._convert(schema, name) for inner, schema in value.items()}
+            return {
+                inner: self._convert(schema, name, f"{at}/{escape(str(inner))}")
+                for inner, schema in value.items()
+            }
         if key in _SCHEMA_LISTS and isinstance(value, list):
-            return [self._convert(schema, name, context) for schema in value]
+            return [
+                self._convert(schema, name, f"{at}/{index}", context) for index, schema in enumerate(value)
+            ]
         if key in _SCHEMA_VALUES:
             if isinstance(value, list):  # `items` as a list, before 2020-12
-                return [self._convert(schema, name) for schema in value]
-            return self._convert(value, name, context)
+                return [self._convert(schema, name, f"{at}/{index}") for index, schema in enumerate(value)]
+            return self._convert(value, name, at, context)
         return value
 
     def _discriminate(
@@ -263,10 +346,12 @@ class _Bundle:
         converted: dict[str, Any],
         node: Mapping[str, Any],
         discriminator: Mapping[str, Any],
-        name: str,
+        place: Location,
         context: frozenset[str],
     ) -> None:
-        """`oneOf`/`anyOf` with a discriminator: the branch its property's value names must match."""
+        """`oneOf`/`anyOf` with a discriminator (of the schema at `place`): the branch its property's
+        value names must match."""
+        name = place[0]
         branches_key = next((key for key in ("oneOf", "anyOf") if key in converted), None)
         field = discriminator.get("propertyName")
         if branches_key is None or not isinstance(field, str):
@@ -286,11 +371,12 @@ class _Bundle:
             {"if": {"properties": {field: {"const": value}}, "required": [field]}, "then": {"$ref": target}}
             for value, target in targets.items()
         )
-        converted.setdefault("required", [])
-        if field not in converted["required"]:
-            converted["required"] = [*converted["required"], field]
-        converted.setdefault("properties", {})
-        converted["properties"] = {**converted["properties"], field: {"enum": list(targets)}}
+        # The property's value must be one the discriminator names, checked in a `$def` of its own so a
+        # value outside the mapping is said at the discriminator, not at an `enum` the spec lacks.
+        label = f"d{len(self.discriminators)}"
+        check = {"properties": {field: {"enum": list(targets)}}, "required": [field]}
+        self.discriminators[label] = ((name, f"{place[1]}/discriminator"), check)
+        converted["allOf"].append({"$ref": f"#/$defs/{label}"})
 
 
 def _refuse_cycles(definitions: Mapping[str, Any], labels: Mapping[str, Location]) -> None:

@@ -20,6 +20,8 @@ MAX_SHOWN = 120  # characters of a value quoted in a finding
 def worded(error: Any, keyword: str) -> tuple[str, str]:
     """The finding's `expected` and `found` for one validator error at the spec's `keyword`."""
     kind = error.kind
+    if keyword == "discriminator":  # its value's check (`schemas._Bundle._discriminate`): an enum or required
+        return "a value the schema's `discriminator` maps to a branch", str(error.message)
     if isinstance(kind, jsonschema_rs.ValidationErrorKind.Constant):
         return f"{shown(kind.expected_value)} (the schema's `const`)", shown(error.instance)
     if isinstance(kind, jsonschema_rs.ValidationErrorKind.FalseSchema):

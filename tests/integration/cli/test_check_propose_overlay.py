@@ -133,3 +133,37 @@ def test_an_input_is_never_the_proposal(
     assert code == 2
     assert "is one of this command's inputs" in err
     assert (project / output).read_bytes() == before
+
+
+def test_every_kind_at_once_round_trips_without_a_warning(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Propose, read back, check again: no finding but the one the proposal comments, no warning. Before,
+    a place broken by two exchanges of two operations got one action per operation: the second `remove`
+    selected nothing (a warning) and an `enum` value was appended twice."""
+    both = _answer(*ATTRIBUTES, "discount", value={"amount": 1, "percentage": 5})
+    yearly = plan()
+    yearly["data"]["attributes"]["price_units"] = {"unit": "year", "amount": 1}  # the enum, another value
+    created = exchange("POST", "/v2/subscriptions/plans", 201, body=yearly, sent=plan_request())
+    save_cassette(
+        project / "t.yaml",
+        Cassette((*(made() for made in KINDS.values() for _ in range(2)), both(), created)),
+    )
+    (project / "proposed").mkdir()
+    _, _, err = run(capsys, "check", "--spec", "specs", "--propose-overlay", "proposed", "-q", "t.yaml")
+    assert err.count("no correction proposed for ") == 1
+    written = (project / "proposed" / "subscriptions.overlay.yaml").read_text(encoding="utf-8")
+    assert written.startswith("# no correction proposed (no smallest change) for specs/subscriptions.yaml#")
+    assert written.count("- week\n") == written.count("- year\n") == 1  # one enum update, both values
+    targets = [
+        action["target"]
+        for path in (project / "proposed").iterdir()
+        for action in yaml.safe_load(path.read_text(encoding="utf-8"))["actions"]
+    ]
+    assert len(targets) == len(set(targets))
+    _, out, err = run(
+        capsys, "check", "--format", "json", "--spec", "specs", "--overlay", "proposed", "t.yaml"
+    )
+    assert "selects nothing" not in err and "warning" not in err.lower()
+    left = [finding for finding in json.loads(out)["findings"] if finding["rule"].startswith("contract.")]
+    assert [finding["section"].rpartition("/")[2] for finding in left] == ["oneOf"]

@@ -153,5 +153,5 @@ def test_a_proposed_media_type_keeps_the_schema_the_body_was_judged_against() ->
         findings += _verdict(judge, _exchange(content_type, {"a": 1}))
     proposal = proposed(disagreements(findings), judge.observations, judge.contract.specs, {"r.yaml"})
     updates = [action["update"] for action in proposal.actions["r.yaml"]]
-    each = [{"application/json": {"schema": SCHEMA}}, {"application/vnd.api+json": {"schema": SCHEMA}}]
-    assert updates == [*each, {"text/plain": {}}] * 2  # the response's, then the request's
+    each = {"application/json": {"schema": SCHEMA}, "application/vnd.api+json": {"schema": SCHEMA}}
+    assert updates == [{**each, "text/plain": {}}] * 2  # the response's, then the request's: one each
