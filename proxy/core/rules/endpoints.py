@@ -97,7 +97,13 @@ class EndpointPattern:
         """The path parameters when this pattern covers the request (in any spelling), else None."""
         if self.method != "*" and self.method != method:
             return None
-        found = self.regex.fullmatch(routed_path(path))
+        return self.match_routed(method, routed_path(path))
+
+    def match_routed(self, method: str, routed: str) -> dict[str, str] | None:
+        """`match` of a path already in its routed spelling (routed once for every pattern tried)."""
+        if self.method != "*" and self.method != method:
+            return None
+        found = self.regex.fullmatch(routed)
         return None if found is None else found.groupdict()
 
     def __str__(self) -> str:
@@ -162,13 +168,15 @@ class EndpointIndex:
         )
 
     def _lookup(self, method: str, path: str) -> EndpointHit:
-        path = routed_path(path)
+        # Each pattern's `match` of the routed path, with the path spelled once for all of them (routing
+        # a routed path again is not always a no-op: `.` is `/.`, then `/`).
+        path = routed_path(routed_path(path))
         names = set()
         params: dict[str, str] = {}
         documented = False
         for name, patterns, is_documented in self.groups:
             for pattern in patterns:
-                captured = pattern.match(method, path)
+                captured = pattern.match_routed(method, path)
                 if captured is not None:
                     names.add(name)
                     params.update(captured)
