@@ -26,6 +26,7 @@ from urllib.parse import urlsplit
 from proxy.core.contract.documents import Spec, follow, pointer_of
 from proxy.core.contract.structure import METHODS
 from proxy.core.rules.endpoints import routed_path
+from proxy.core.rules.segment_trie import SegmentTrie
 
 _PARAMETER = re.compile(r"\{([^{}]+)\}")
 MAX_SERVER_URLS = 64  # the combinations of server variable values a server is read as, at most
@@ -58,50 +59,6 @@ class _Template:
     rank: tuple[int, ...]  # per segment, 0 literal, 1 parameter: the smallest wins
 
 
-class _Node:
-    """A trie of templates by their segments: a literal segment by its text, any other (one holding a
-    parameter) under `wild`; `ends` the positions of the templates ending here."""
-
-    __slots__ = ("ends", "literal", "wild")
-
-    def __init__(self) -> None:
-        self.literal: dict[str, _Node] = {}
-        self.wild: _Node | None = None
-        self.ends: list[int] = []
-
-
-def _trie(templates: list[_Template]) -> _Node:
-    root = _Node()
-    for position, template in enumerate(templates):
-        node = root
-        for segment, rank in zip(template.operation.template.split("/")[1:], template.rank, strict=True):
-            if rank:
-                node.wild = node.wild or _Node()
-                node = node.wild
-            else:
-                node = node.literal.setdefault(segment, _Node())
-        node.ends.append(position)
-    return root
-
-
-def _candidates(root: _Node, routed: str) -> list[int]:
-    """The positions, in order, of the templates whose every literal segment is the path's own there and
-    that have as many segments: no other template's pattern can match it (each segment of a pattern
-    matches one segment of the path, a literal one only itself)."""
-    frontier = [root]
-    for segment in routed.split("/")[1:]:
-        following = []
-        for node in frontier:
-            if (child := node.literal.get(segment)) is not None:
-                following.append(child)
-            if node.wild is not None:
-                following.append(node.wild)
-        if not following:
-            return []
-        frontier = following
-    return sorted(position for node in frontier for position in node.ends)
-
-
 class OperationIndex:
     """Every operation of some specs, found by a request's method and path."""
 
@@ -117,7 +74,18 @@ class OperationIndex:
             templates.sort(key=lambda template: template.rank)
         # A request is tried only against the templates its literal segments allow (a spec of 600
         # operations, every one tried, cost about 100 us a request whose path the cache had not seen).
-        self._tries = {method: _trie(templates) for method, templates in self._by_method.items()}
+        self._tries = {
+            method: SegmentTrie(
+                [
+                    [
+                        None if rank else segment
+                        for segment, rank in zip(_segments(one), one.rank, strict=True)
+                    ]
+                    for one in templates
+                ]
+            )
+            for method, templates in self._by_method.items()
+        }
         self.find_all = lru_cache(maxsize=4096)(self._find_all)
 
     def __len__(self) -> int:
@@ -140,7 +108,7 @@ class OperationIndex:
         found: dict[tuple[str, str], Operation] = {}
         method = method.upper()
         trie = self._tries.get(method)
-        positions = _candidates(trie, routed) if trie is not None else []
+        positions = trie.candidates(routed) if trie is not None else []
         for template in (self._by_method[method][position] for position in positions):
             if best is not None and template.rank != best:
                 break  # sorted by rank: the rest are less specific
@@ -149,6 +117,10 @@ class OperationIndex:
                 operation = template.operation
                 found.setdefault((operation.spec, operation.pointer), operation)
         return tuple(found[key] for key in sorted(found))
+
+
+def _segments(template: _Template) -> list[str]:
+    return template.operation.template.split("/")[1:]
 
 
 def _base_paths(spec: Spec) -> list[str]:
