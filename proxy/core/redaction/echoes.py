@@ -90,8 +90,8 @@ def values_found(
         if body.kind == "text" and is_form_type(header_value(message.headers, "Content-Type")):
             found.update(_named_values(str(body.value), policy.form_fields | policy.json_keys))
         elif body.kind == "json":
-            search = json_search(body, policy)
-            if named[position] if named else search.may_name:
+            search = json_search(body, policy, named[position] if named else None)
+            if search.may_name:
                 _collect_json_secrets(body.value, (), policy, found)
             # a URL in a string: `https://shop/cb?access_token=...`
             found.update(value for text in search.strings for value in _spanned(text, policy))
@@ -127,7 +127,7 @@ class JSONSearch(NamedTuple):
     strings: list[str]  # its strings and keys `text_secret_spans` may find a span in
 
 
-def json_search(body: Body, policy: RedactionPolicy) -> JSONSearch:
+def json_search(body: Body, policy: RedactionPolicy, named: bool | None = None) -> JSONSearch:
     """`may_name` of a JSON body, and the strings and keys of it that `text_secret_spans` may find a span
     in: all of them when the body's text holds a backslash (its strings are not pieces of it) or a name
     the policy redacts (or a name is not ASCII); else only those holding `%`, `&` or `+` that
@@ -135,16 +135,20 @@ def json_search(body: Body, policy: RedactionPolicy) -> JSONSearch:
     its quotes (strict JSON: every quote begins or ends one, no key twice), and a key the policy redacts
     as the name between quotes (ASCII, or holding a backslash): when no name is in the text lowered,
     `may_name` is False without a search of its own (its lowering and searches were a third of the
-    learning's cost on the bench's pages)."""
+    learning's cost on the bench's pages). `named`: `may_name`, when the caller knows it already."""
+
+    def named_key() -> bool:
+        return may_name(body, policy) if named is None else named
+
     names = secret_names(policy)
     if not names:
-        return JSONSearch(may_name(body, policy), [])
+        return JSONSearch(named_key(), [])
     text = json_text(body)
     if "\\" in text:
-        return JSONSearch(may_name(body, policy), _strings(body.value))
+        return JSONSearch(named_key(), _strings(body.value))
     lowered = text.lower()
     if not ascii_names(names) or any(name in lowered for name in names):
-        return JSONSearch(may_name(body, policy), text.split('"')[1::2])
+        return JSONSearch(named_key(), text.split('"')[1::2])
     found: dict[int, str] = {}  # by where each string starts: one holding two marks is searched once
     for mark in ESCAPE_MARKS:
         at = text.find(mark)
@@ -157,12 +161,13 @@ def json_search(body: Body, policy: RedactionPolicy) -> JSONSearch:
             start = text.rfind('"', 0, at) + 1
             stop = text.find('"', at)
             if stop < 0:  # not JSON after all: its parse says so
-                return JSONSearch(may_name(body, policy), _strings(body.value))
+                return JSONSearch(named_key(), _strings(body.value))
             found[start] = text[start:stop]
             counted, inside, at = stop + 1, False, text.find(mark, stop + 1)
     # `policy.may_hold_name` of each, knowing the text: no backslash, no quote inside a string and no
     # name anywhere (so a link's `&` alone names nothing: `text_secret_spans` would find no span in it).
-    return JSONSearch(False, [string for string in found.values() if _may_hold_name_here(string)])
+    known = named if named is not None else False  # the caller's `may_name` is False here too
+    return JSONSearch(known, [string for string in found.values() if _may_hold_name_here(string)])
 
 
 def _may_hold_name_here(string: str) -> bool:

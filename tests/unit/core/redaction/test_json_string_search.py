@@ -110,7 +110,7 @@ def _exchange(chance: random.Random) -> Exchange:
     return Exchange(request, response)
 
 
-def _every_string(body: Body, policy: RedactionPolicy) -> echoes.JSONSearch:
+def _every_string(body: Body, policy: RedactionPolicy, named: bool | None = None) -> echoes.JSONSearch:
     return echoes.JSONSearch(may_name(body, policy), echoes._strings(body.value))
 
 
