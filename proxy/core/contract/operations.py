@@ -26,6 +26,7 @@ from urllib.parse import urlsplit
 from proxy.core.contract.documents import Spec, follow, pointer_of
 from proxy.core.contract.structure import METHODS
 from proxy.core.rules.endpoints import routed_path
+from proxy.core.rules.segment_trie import SegmentTrie
 
 _PARAMETER = re.compile(r"\{([^{}]+)\}")
 MAX_SERVER_URLS = 64  # the combinations of server variable values a server is read as, at most
@@ -71,6 +72,20 @@ class OperationIndex:
                 self._by_method.setdefault(template.operation.method, []).append(template)
         for templates in self._by_method.values():
             templates.sort(key=lambda template: template.rank)
+        # A request is tried only against the templates its literal segments allow (a spec of 600
+        # operations, every one tried, cost about 100 us a request whose path the cache had not seen).
+        self._tries = {
+            method: SegmentTrie(
+                [
+                    [
+                        None if rank else segment
+                        for segment, rank in zip(_segments(one), one.rank, strict=True)
+                    ]
+                    for one in templates
+                ]
+            )
+            for method, templates in self._by_method.items()
+        }
         self.find_all = lru_cache(maxsize=4096)(self._find_all)
 
     def __len__(self) -> int:
@@ -91,7 +106,10 @@ class OperationIndex:
         routed = routed_path(path)
         best: tuple[int, ...] | None = None
         found: dict[tuple[str, str], Operation] = {}
-        for template in self._by_method.get(method.upper(), ()):
+        method = method.upper()
+        trie = self._tries.get(method)
+        positions = trie.candidates(routed) if trie is not None else []
+        for template in (self._by_method[method][position] for position in positions):
             if best is not None and template.rank != best:
                 break  # sorted by rank: the rest are less specific
             if template.pattern.fullmatch(routed) is not None:
@@ -99,6 +117,10 @@ class OperationIndex:
                 operation = template.operation
                 found.setdefault((operation.spec, operation.pointer), operation)
         return tuple(found[key] for key in sorted(found))
+
+
+def _segments(template: _Template) -> list[str]:
+    return template.operation.template.split("/")[1:]
 
 
 def _base_paths(spec: Spec) -> list[str]:

@@ -11,6 +11,7 @@ import base64
 import contextlib
 import json
 from dataclasses import replace
+from typing import NamedTuple
 from urllib.parse import unquote_plus
 
 from proxy.core.model.bodies import is_form_type, map_strings
@@ -88,13 +89,15 @@ def values_found(
         body = message.body
         if body.kind == "text" and is_form_type(header_value(message.headers, "Content-Type")):
             found.update(_named_values(str(body.value), policy.form_fields | policy.json_keys))
-        elif body.kind == "json" and (named[position] if named else may_name(body, policy)):
-            _collect_json_secrets(body.value, (), policy, found)
+        elif body.kind == "json":
+            search = json_search(body, policy, named[position] if named else None)
+            if search.may_name:
+                _collect_json_secrets(body.value, (), policy, found)
+            # a URL in a string: `https://shop/cb?access_token=...`
+            found.update(value for text in search.strings for value in _spanned(text, policy))
         if body.kind in ("text", "base64"):
             for text in (body_text(body), *wide_texts(body)):
                 found.update(_spanned(text, policy))
-        elif body.kind == "json":  # a URL in a string: `https://shop/cb?access_token=...`
-            found.update(value for text in searched_strings(body, policy) for value in _spanned(text, policy))
     urls = [request.path, *(value for _, value in (*request.headers, *response.headers))]
     found.update(value for text in urls for value in _spanned(text, policy))
     return frozenset(value for value in found if credential_like(value) and value != PLACEHOLDER)
@@ -117,21 +120,35 @@ def _spanned(text: str, policy: RedactionPolicy) -> set[str]:
 ESCAPE_MARKS = "%&+"
 
 
-def searched_strings(body: Body, policy: RedactionPolicy) -> list[str]:
-    """The strings and keys of a JSON body that `text_secret_spans` may find a span in: all of them
-    when the body's text holds a backslash (its strings are not pieces of it) or a name the policy
-    redacts (or a name is not ASCII); else, by `policy.may_hold_name`, only those holding `%`, `&` or
-    `+`. A text without a backslash has its strings as they stand between its quotes (strict JSON:
-    every quote begins or ends one, no key twice)."""
+class JSONSearch(NamedTuple):
+    """What of a JSON body is searched for named secrets."""
+
+    may_name: bool  # the body may hold a key the policy redacts: `policy.may_name`
+    strings: list[str]  # its strings and keys `text_secret_spans` may find a span in
+
+
+def json_search(body: Body, policy: RedactionPolicy, named: bool | None = None) -> JSONSearch:
+    """`may_name` of a JSON body, and the strings and keys of it that `text_secret_spans` may find a span
+    in: all of them when the body's text holds a backslash (its strings are not pieces of it) or a name
+    the policy redacts (or a name is not ASCII); else only those holding `%`, `&` or `+` that
+    `policy.may_hold_name` lets through. A text without a backslash has its strings as they stand between
+    its quotes (strict JSON: every quote begins or ends one, no key twice), and a key the policy redacts
+    as the name between quotes (ASCII, or holding a backslash): when no name is in the text lowered,
+    `may_name` is False without a search of its own (its lowering and searches were a third of the
+    learning's cost on the bench's pages). `named`: `may_name`, when the caller knows it already."""
+
+    def named_key() -> bool:
+        return may_name(body, policy) if named is None else named
+
     names = secret_names(policy)
     if not names:
-        return []
+        return JSONSearch(named_key(), [])
     text = json_text(body)
     if "\\" in text:
-        return _strings(body.value)
+        return JSONSearch(named_key(), _strings(body.value))
     lowered = text.lower()
     if not ascii_names(names) or any(name in lowered for name in names):
-        return text.split('"')[1::2]
+        return JSONSearch(named_key(), text.split('"')[1::2])
     found: dict[int, str] = {}  # by where each string starts: one holding two marks is searched once
     for mark in ESCAPE_MARKS:
         at = text.find(mark)
@@ -144,10 +161,17 @@ def searched_strings(body: Body, policy: RedactionPolicy) -> list[str]:
             start = text.rfind('"', 0, at) + 1
             stop = text.find('"', at)
             if stop < 0:  # not JSON after all: its parse says so
-                return _strings(body.value)
+                return JSONSearch(named_key(), _strings(body.value))
             found[start] = text[start:stop]
             counted, inside, at = stop + 1, False, text.find(mark, stop + 1)
-    return list(found.values())
+    # `policy.may_hold_name` of each, knowing the text: no backslash, no quote inside a string and no
+    # name anywhere (so a link's `&` alone names nothing: `text_secret_spans` would find no span in it).
+    known = named if named is not None else False  # the caller's `may_name` is False here too
+    return JSONSearch(known, [string for string in found.values() if _may_hold_name_here(string)])
+
+
+def _may_hold_name_here(string: str) -> bool:
+    return "%" in string or "+" in string or "'" in string or "name" in string.lower()
 
 
 def _unquoted(value: str) -> str:

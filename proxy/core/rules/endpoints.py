@@ -7,9 +7,12 @@ one operation is judged as that operation.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+
+from proxy.core.rules.segment_trie import SegmentTrie
 
 METHODS = frozenset({"GET", "PUT", "POST", "PATCH", "DELETE", "HEAD", "OPTIONS", "*"})
 PARAMETER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
@@ -97,7 +100,13 @@ class EndpointPattern:
         """The path parameters when this pattern covers the request (in any spelling), else None."""
         if self.method != "*" and self.method != method:
             return None
-        found = self.regex.fullmatch(routed_path(path))
+        return self.match_routed(method, routed_path(path))
+
+    def match_routed(self, method: str, routed: str) -> dict[str, str] | None:
+        """`match` of a path already in its routed spelling (routed once for every pattern tried)."""
+        if self.method != "*" and self.method != method:
+            return None
+        found = self.regex.fullmatch(routed)
         return None if found is None else found.groupdict()
 
     def __str__(self) -> str:
@@ -119,6 +128,13 @@ class EndpointIndex:
     def __init__(self, groups: Iterable[tuple[str, tuple[EndpointPattern, ...], bool]]) -> None:
         self.groups = [(name, patterns, documented) for name, patterns, documented in groups]
         self._memo: dict[tuple[str, str], EndpointHit] = {}
+        places = itertools.count()  # each pattern by its place among them all
+        self._numbered = [[(next(places), pattern) for pattern in patterns] for _, patterns, _ in self.groups]
+        self._trie = SegmentTrie(
+            [None if PARAMETER.search(part) else part for part in pattern.template.split("/")[1:]]
+            for numbered in self._numbered
+            for _, pattern in numbered
+        )
         # The documented templates' segments, each a literal or a parameter's name as `{name}`.
         self._documented = tuple(
             dict.fromkeys(
@@ -162,13 +178,18 @@ class EndpointIndex:
         )
 
     def _lookup(self, method: str, path: str) -> EndpointHit:
-        path = routed_path(path)
+        # Each pattern's `match` of the routed path, with the path spelled once for all of them (routing
+        # a routed path again is not always a no-op: `.` is `/.`, then `/`).
+        path = routed_path(routed_path(path))
+        possible = set(self._trie.candidates(path))  # no other pattern can match it
         names = set()
         params: dict[str, str] = {}
         documented = False
-        for name, patterns, is_documented in self.groups:
-            for pattern in patterns:
-                captured = pattern.match(method, path)
+        for (name, _, is_documented), patterns in zip(self.groups, self._numbered, strict=True):
+            for place, pattern in patterns:
+                if place not in possible:
+                    continue
+                captured = pattern.match_routed(method, path)
                 if captured is not None:
                     names.add(name)
                     params.update(captured)

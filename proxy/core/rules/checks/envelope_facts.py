@@ -38,7 +38,6 @@ from proxy.core.rules.checks.page_view import (
     addresses_list,
     as_count,
     link_page,
-    names_count,
     page_view,
     whole,
 )
@@ -84,6 +83,7 @@ class Verdict:
             yield Violation(witness.where, expected, witness.found)
 
 
+_UNSETTLED = object()
 AGREED = Verdict((), (), ())  # a page whose stated values all agree: nothing to report, nothing to redo
 
 
@@ -91,9 +91,9 @@ def verdict(context: CheckContext, reported: Callable[[CheckContext, str], bool]
     """The page's single explanation (`AGREED` when its values all agree), or None (more than one). A blamed
     `meta.page.offset` or `meta.page.limit` is judged against the request by its own check, so an
     explanation blaming one that `reported` says its check does not report is no explanation."""
-    if "facts" in context.memo:
-        remembered: Verdict | None = context.memo["facts"]
-        return remembered
+    remembered: Verdict | object | None = context.memo.get("facts", _UNSETTLED)
+    if remembered is not _UNSETTLED:  # eight checks ask of every list page
+        return remembered  # type: ignore[return-value]
     view = page_view(context)
     found = None
     if view is not None and view.limit >= 1 and view.offset >= 0:
@@ -151,24 +151,25 @@ def _consistent(view: PageView, everything: int | None) -> bool:
         if follows and 0 < len(view.data) < limit:
             continue  # a short page is the last
         point = Point(limit, offset, total, follows, method)
-        if _admissible(view, point) and all(
-            _link_agrees(name, link, point, view.listed)
-            for name, link in links.items()
-            if isinstance(link, str)
-        ):
+        if _admissible(view, point) and _links_agree(links, point, view.listed):
             return True
     return False
 
 
-def _link_agrees(name: str, link: str, point: Point, listed: str) -> bool:
-    if name not in LINK_NAMES or not names_a_page(name, point):
-        return True
-    if not addresses_list(link, listed):
-        return False
-    offset, limit = link_page(link)
-    return names_count(offset or "0", link_target(name, point)) and (
-        limit is None or names_count(limit, point.limit)
-    )
+def _links_agree(links: dict[str, Any], point: Point, listed: str) -> bool:
+    """Whether every documented link that names a page names the page of `point`, of this list (one
+    loop, no call per link: it runs on every list page checked)."""
+    for name, link in links.items():
+        if not isinstance(link, str) or name not in LINK_NAMES or not names_a_page(name, point):
+            continue
+        if not addresses_list(link, listed):
+            return False
+        offset, limit = link_page(link)
+        if as_count(offset or "0") != link_target(name, point):
+            return False
+        if limit is not None and as_count(limit) != point.limit:
+            return False
+    return True
 
 
 def _admissible(view: PageView, point: Point) -> bool:

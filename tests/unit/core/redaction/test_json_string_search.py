@@ -1,7 +1,8 @@
-"""The strings of a JSON body searched for named secrets are cut from its text (`searched_strings`),
-not walked: over drawn bodies of every kind redaction reads (JSON, forms, text, UTF-8 and other
-charsets, byte order marks, binary), the secrets learned and the redacted exchange are those of the
-walk over every string. And the pre-scan's narrower `&` (an entity counts only with a quote or a
+"""The strings of a JSON body searched for named secrets are cut from its text, and whether it may name
+a redacted key is known from the same lowered text (`json_search`), not walked and searched again:
+over drawn bodies of every kind redaction reads (JSON, forms, text, UTF-8 and other charsets, byte
+order marks, binary), the secrets learned and the redacted exchange are those of the walk over every
+string with `may_name`'s own search. And the pre-scan's narrower `&` (an entity counts only with a quote or a
 multipart `name`) finds what every search finds, on drawn texts that spell names with entities."""
 
 from __future__ import annotations
@@ -12,10 +13,16 @@ import random
 import pytest
 
 from proxy.core.model.bodies import body_from_bytes
-from proxy.core.model.exchange import EMPTY_BODY, Exchange, Request, Response
+from proxy.core.model.exchange import EMPTY_BODY, Body, Exchange, Request, Response
 from proxy.core.redaction import echoes
 from proxy.core.redaction.book import KNOWN
-from proxy.core.redaction.policy import RedactionPolicy, named_spans, secret_names, text_secret_spans
+from proxy.core.redaction.policy import (
+    RedactionPolicy,
+    may_name,
+    named_spans,
+    secret_names,
+    text_secret_spans,
+)
 from proxy.core.redaction.redact import redact_exchange
 
 DEFAULT = RedactionPolicy()
@@ -103,8 +110,8 @@ def _exchange(chance: random.Random) -> Exchange:
     return Exchange(request, response)
 
 
-def _every_string(body: object, policy: RedactionPolicy) -> list[str]:
-    return echoes._strings(body.value)  # type: ignore[attr-defined]
+def _every_string(body: Body, policy: RedactionPolicy, named: bool | None = None) -> echoes.JSONSearch:
+    return echoes.JSONSearch(may_name(body, policy), echoes._strings(body.value))
 
 
 @pytest.mark.parametrize("policy", [DEFAULT, ODD, SPACED], ids=["default", "odd-names", "spaced"])
@@ -119,7 +126,7 @@ def test_cut_strings_learn_and_redact_as_the_walk_over_every_string(
         fast = echoes.secret_values(exchange.request, exchange.response, policy)
         fast_redacted = redact_exchange(exchange, policy)
         with monkeypatch.context() as patched:
-            patched.setattr(echoes, "searched_strings", _every_string)
+            patched.setattr(echoes, "json_search", _every_string)
             KNOWN.forget()
             full = echoes.secret_values(exchange.request, exchange.response, policy)
             full_redacted = redact_exchange(exchange, policy)
