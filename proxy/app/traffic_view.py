@@ -269,7 +269,7 @@ def offline_view(
 
             # A large cached cassette is indexed on two cores, as `check` checks it.
             path = source.path if source.kind == "cassette" else None
-            index_stream(checker, path, source.exchanges(), build, policy, adding.add, adding.add_prepared)
+            index_stream(checker, path, source.exchanges(), build, policy, adding.add)
         adding.finish()
         if index.cursor >= TEXT_LATER_FROM:
             keep = index  # the cache written from the fill's thread, this index kept in use
@@ -304,20 +304,16 @@ class BackgroundAdds:
 
     def __init__(self, index: TrafficIndex) -> None:
         self._index = index
-        self._queue: queue.Queue[list[Entry] | list[Prepared] | None] = queue.Queue(maxsize=2)
+        self._queue: queue.Queue[list[Prepared] | None] = queue.Queue(maxsize=2)
         self._error: BaseException | None = None
         self._thread = threading.Thread(target=self._run, name="commerce-proxy-ui-build", daemon=True)
         self._thread.start()
 
-    def add(self, batch: list[Entry]) -> None:
+    def add(self, batch: list[Prepared]) -> None:
         if self._error is not None:
             raise self._error
         if batch:
             self._queue.put(batch)
-
-    def add_prepared(self, batch: list[Prepared]) -> None:
-        """Rows another process prepared (tuples, not entries)."""
-        self.add(batch)  # type: ignore[arg-type]
 
     def finish(self, failed: bool = False) -> None:
         """Wait for every batch to be added (the first error the thread met is raised here)."""
@@ -334,10 +330,7 @@ class BackgroundAdds:
         while (batch := self._queue.get()) is not None:
             if self._error is None:
                 try:
-                    if isinstance(batch[0], Entry):
-                        self._index.add(batch)
-                    else:
-                        self._index.add_prepared(batch)
+                    self._index.add_prepared(batch)
                 except BaseException as error:  # raised in the building thread by `add` or `finish`
                     self._error = error
 

@@ -47,11 +47,10 @@ def index_stream(
     exchanges: Iterator[Exchange],
     build: Build,
     policy: RedactionPolicy,
-    add: Callable[[list[Entry]], None],
-    add_prepared: Callable[[list[Prepared]], None],
+    add: Callable[[list[Prepared]], None],
 ) -> None:
     """Index the exchanges of the cassette at `path` (None: not a cassette) in order: `build` redacts and
-    checks one with `checker`; `add` takes batches of entries, `add_prepared` batches the child made."""
+    checks one with `checker`; `add` takes batches of them `prepared` (here or by the child)."""
     count = warm_count(path) if path is not None else None
     if path is None or count is None or count < SMALLEST_SPLIT:
         _index_here(enumerate(exchanges), build, add)
@@ -69,7 +68,7 @@ def index_stream(
         theirs = trailer_of(output)
         if done == split and output is not None and theirs is not None and KNOWN.values == known:
             for _ in range(theirs[1]):
-                add_prepared(pickle.load(output))  # our own child's output, in a file we made
+                add(pickle.load(output))  # our own child's output, in a file we made
             KNOWN.add(pickle.load(output))
             return
         # The child failed, or this part taught the book a secret the child did not know: this
@@ -80,13 +79,15 @@ def index_stream(
 
 
 def _index_here(
-    numbered: Iterator[tuple[int, Exchange]], build: Build, add: Callable[[list[Entry]], None]
+    numbered: Iterator[tuple[int, Exchange]], build: Build, add: Callable[[list[Prepared]], None]
 ) -> int:
-    """Index exchanges in this process, in batches; how many (the last number + 1)."""
-    batch: list[Entry] = []
+    """Index exchanges in this process, in batches `prepared` as they are built: a batch waiting for
+    the adding thread holds flat records, not an entry's tree of dicts and lists, which the cyclic
+    collector would walk again and again; how many (the last number + 1)."""
+    batch: list[Prepared] = []
     count = 0
     for number, exchange in numbered:
-        batch.append(build(exchange, number))
+        batch.append(prepared(build(exchange, number)))
         count = number + 1
         if len(batch) >= BATCH:
             add(batch)

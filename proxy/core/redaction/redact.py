@@ -119,13 +119,19 @@ def redact_response(response: Response, policy: RedactionPolicy, named: bool | N
 
 
 def redact_headers(headers: Headers, names: frozenset[str]) -> Headers:
-    """Headers with the named values replaced; `Authorization` keeps its scheme, cookies their names."""
-    if not any(credential_header(name.lower(), names) for name, _ in headers):
-        return headers
-    return tuple(
-        (name, _redact_header_value(name.lower(), value) if credential_header(name.lower(), names) else value)
-        for name, value in headers
-    )
+    """Headers with the named values replaced; `Authorization` keeps its scheme, cookies their names.
+    The same tuple when no value changes (a cassette's credentials redacted already), so a message
+    with nothing to redact is not rebuilt."""
+    redacted: list[tuple[str, str]] | None = None
+    for position, (name, value) in enumerate(headers):
+        lowered = name.lower()
+        if credential_header(lowered, names):
+            replaced = _redact_header_value(lowered, value)
+            if replaced != value:
+                if redacted is None:
+                    redacted = list(headers)
+                redacted[position] = (name, replaced)
+    return headers if redacted is None else tuple(redacted)
 
 
 def _redact_header_value(name: str, value: str) -> str:

@@ -270,7 +270,7 @@ def test_windows_are_bounded_and_a_failed_build_says_why_in_one_line(
     def full(self: object, entries: object) -> int:
         raise CommerceProxyError("traffic.sqlite: cannot add to the UI's index: database or disk is full")
 
-    monkeypatch.setattr(TrafficIndex, "add", full)
+    monkeypatch.setattr(TrafficIndex, "add_prepared", full)  # where every add goes
     with pytest.raises(CommerceProxyError, match="disk is full"):
         offline_view([cassette], in_force, cache=False)
     with pytest.raises(CommerceProxyError, match="no such file or folder"):
