@@ -428,7 +428,7 @@ def validators(contract: Any, instances: list[Any]) -> list[tuple[str, str]]:
 
     spec = next(name for name in contract.specs if name.endswith("spec0.yaml"))
     location = (spec, "/components/schemas/R0x0Response")
-    schema, _ = _Bundle(contract.specs, "response").of(location)
+    schema = _Bundle(contract.specs, "response").of(location)[0]
     same = [instance for instance in instances if instance["data"]["type"] == "r0x0"] * 20
     candidates: dict[str, Callable[[], Callable[[Any], bool]]] = {
         "jsonschema-rs": lambda: jsonschema_rs.Draft202012Validator(schema, validate_formats=True).is_valid,
