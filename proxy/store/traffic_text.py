@@ -29,7 +29,8 @@ def attach_pending(connection: sqlite3.Connection) -> None:
     # The fill's chunks each make a segment of the text index; FTS5 merges them four at a time by
     # default. Eight at a time costs about a quarter less to fill (64 -> 48 us an exchange, 30,000 of
     # the bench's, three rounds), and a query still reads only a few segments a level.
-    connection.execute("INSERT INTO bodies(bodies, rank) VALUES ('automerge', 8)")
+    with connection:  # committed here: an open transaction would keep `pending` from being detached
+        connection.execute("INSERT INTO bodies(bodies, rank) VALUES ('automerge', 8)")
 
 
 def fill_chunk(connection: sqlite3.Connection, last: int, most: int | None = None) -> int:

@@ -5,6 +5,7 @@ done); from then on every answer is the reference's, for the exchanges added bef
 
 from __future__ import annotations
 
+import contextlib
 import random
 import sqlite3
 
@@ -99,5 +100,33 @@ def test_a_failed_fill_leaves_text_search_refused_never_answered_from_part(
             with pytest.raises(CommerceProxyError, match="disk is full"):
                 opened.window(Query(text="alpha"), 0, 10)
         assert opened.window(Query(method="GET"), 0, 10)[0] == 5  # every other filter still answers
+    finally:
+        opened.close()
+
+
+@pytest.mark.parametrize("chunk", [1, 5])
+@pytest.mark.parametrize("count", [0, 1, 3, 7])
+@pytest.mark.parametrize("way", ["asked", "offline at once", "offline by its thread"])
+def test_text_kept_aside_goes_in_however_little_came_before(way: str, count: int, chunk: int) -> None:
+    """Text kept aside is filled and its database detached with no exchange before the first text
+    filter, one, or a few (a live view asked before its first exchange: the fill found the index's own
+    setup still in an open transaction, `database pending is locked`), then answers as the reference."""
+    chance = random.Random(count * 10 + chunk)
+    entries = [draw_entry(chance) for _ in range(count)]
+    opened = temporary_index()
+    try:
+        opened.defer_text(until_asked=way == "asked")
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(traffic_index, "LIVE_TEXT_CHUNK", chunk)
+            patch.setattr("proxy.store.traffic_text.CHUNK", chunk)
+            add(opened, entries, chance)
+            if way == "asked":
+                with contextlib.suppress(StillIndexing):  # more than one chunk: its thread goes on
+                    opened.window(Query(text="alp"), 0, 10)
+            else:
+                opened.fill_text(lambda: None, at_once=way == "offline at once")
+            assert opened.text_wait(30)
+        assert attached(opened) == ["main"]
+        assert_reference(opened, entries, chance)
     finally:
         opened.close()
