@@ -15,7 +15,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from proxy.app.ui_backlog import Backlog
 from proxy.core.model.exchange import held_lightly
@@ -53,7 +53,7 @@ class LiveUi:
     _view: LiveView | None = field(default=None, init=False)
     _closed: bool = field(default=False, init=False)
     # What the server saw until a page asks: replay's `Made` answers, a recording's `Checked` exchanges.
-    _backlog: Backlog[Any] = field(default_factory=Backlog, init=False)
+    _backlog: Backlog[Checked | Made] = field(default_factory=Backlog, init=False)
     _making: threading.Lock = field(default_factory=threading.Lock, init=False)
 
     def view(self) -> LiveView | None:

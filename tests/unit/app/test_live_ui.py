@@ -150,13 +150,6 @@ def test_after_close_a_late_call_makes_no_thread_and_indexes_nothing(
 MODE_OF = {"checked": "record", "answered": "replay"}  # the command each feed comes from
 
 
-def answers_shown(ui: LiveUi) -> list[str]:
-    view = opened(ui)
-    assert ui.handed_over(timeout=30)
-    view.flush()
-    return [row["path"] for row in view.window(Query(), 0, 500)["exchanges"]]
-
-
 @pytest.mark.parametrize("feed", sorted(FEEDS))
 @pytest.mark.parametrize(
     ("most", "served"),
@@ -184,9 +177,9 @@ def test_exchanges_before_a_page_asks_make_nothing_and_the_latest_are_shown(
         for number in range(served):
             feeding(number)
         assert ui._view is None and made == [] and set(threading.enumerate()) == before
-        assert answers_shown(ui) == [f"/v2/n/{n}" for n in range(max(0, served - most), served)]
+        assert paths(ui) == [f"/v2/n/{n}" for n in range(max(0, served - most), served)]
         feeding(served)  # after the hand-over: straight to the view
-        assert answers_shown(ui)[-1] == f"/v2/n/{served}"
+        assert paths(ui)[-1] == f"/v2/n/{served}"
     finally:
         ui.close()
     assert set(threading.enumerate()) - before == set()
@@ -203,7 +196,7 @@ def test_exchanges_coming_while_the_backlog_is_handed_over_keep_their_order(feed
         for number in range(300, 600):
             FEEDS[feed](ui, number)
         opener.join(timeout=30)
-        assert answers_shown(ui) == [f"/v2/n/{number}" for number in range(500)]
+        assert paths(ui) == [f"/v2/n/{number}" for number in range(500)]
         view = opened(ui)
         assert view.window(Query(), 500, 500)["total"] == 600
     finally:
