@@ -12,7 +12,15 @@ answered for are checked in the proxy's own process, and so is everything after 
 Both pipes carry frames (a 4-byte length, then JSON): an exchange travels as its journal line, the
 very bytes `record` wrote to its journal; an answer is `[sequence, findings, unjudged]`, the last the
 exchange's `Unjudged` verdict or null when a rule about the answer judged it (`answer_frame`,
-`read_answer`). The proxy never blocks on a full pipe while it
+`read_answer`).
+
+The command's own findings' log lines (`record`, `spy`: `lines_in_child`) are written by the child, on
+the stderr both share and in the command's format (`command_log.py`): a line a finding cost the proxy's
+loop, its busiest core, a sixth of its time under load. The proxy's other frames say at which level it
+logs (`{"log": level}`, null when a follower shows the findings itself) and the secrets it learned
+since the last frame (`{"known": [...]}`, before the exchange that taught them), so each line is
+scrubbed by the book as the proxy had it when it handed the exchange over, as the proxy's own lines
+are by its book when written. The proxy never blocks on a full pipe while it
 could be reading answers, so the two processes cannot wait on each other: past BACKLOG_BYTES handed
 over and not yet taken, the proxy reads answers until the child catches up (the child sets the pace).
 """
@@ -38,8 +46,18 @@ import orjson
 from proxy.core.cassette.document import exchange_from_document
 from proxy.core.cassette.journal_line import journal_line, parse_json_line
 from proxy.core.model.exchange import Exchange
+from proxy.core.redaction.book import KNOWN
 from proxy.core.reports.escaping import visible
-from proxy.core.rules.engine import Checked, Checker, Listener, LiveChecker, follow_findings, report_findings
+from proxy.core.rules import engine
+from proxy.core.rules.engine import (
+    Checked,
+    Checker,
+    Listener,
+    LiveChecker,
+    follow_findings,
+    log_findings,
+    report_findings,
+)
 from proxy.core.rules.findings import Finding, FindingsLog
 from proxy.core.rules.unjudged import Unjudged, UnjudgedTally
 from proxy.store import clock
@@ -56,14 +74,22 @@ ANSWER_WAIT = 60.0  # seconds without an answer, at the end of a session, before
 class CheckWorker:
     """A LiveChecker whose checking happens in a child process; findings arrive a moment later."""
 
-    def __init__(self, source: RuleSource, fallback: Callable[[], Checker], kept: int = 1000) -> None:
+    def __init__(
+        self,
+        source: RuleSource,
+        fallback: Callable[[], Checker],
+        kept: int = 1000,
+        lines_in_child: bool = False,
+    ) -> None:
         self.log = FindingsLog(kept)
         self.listeners: list[Listener] = []  # added by `follow`
-        self.logged = True
+        self._logged = True
+        self._lines_in_child = lines_in_child  # the child logs the findings (the command's log format)
+        self._known: frozenset[str] = frozenset()  # the secrets the child was told of
         self.unjudged = UnjudgedTally()  # from the child's verdicts (or the take-over's checker)
         self._fallback = fallback
         self._local: LiveChecker | None = None
-        self._unanswered: deque[tuple[int, Exchange]] = deque()
+        self._unanswered: deque[tuple[int, Exchange, bytes | None]] = deque()
         self._outgoing = bytearray()
         self._incoming = bytearray()
         self._caught_up: asyncio.Event | None = None
@@ -80,6 +106,28 @@ class CheckWorker:
         self._from_child = self.process.stdout.fileno()
         for fd in (self._to_child, self._from_child):
             os.set_blocking(fd, False)
+        self._tell_logging()
+
+    @property
+    def logged(self) -> bool:
+        """Whether findings are logged one line each (a follower that shows them turns it off)."""
+        return self._logged
+
+    @logged.setter
+    def logged(self, value: bool) -> None:
+        self._logged = value
+        if self._local is not None:
+            self._local.logged = value
+        self._tell_logging()
+
+    def _tell_logging(self) -> None:
+        """Tell the child at which level to log findings (null: it does not)."""
+        if self._lines_in_child and self._local is None:
+            level = engine.log.getEffectiveLevel() if self._logged else None
+            self._send(orjson.dumps({"log": level}))
+
+    def _send(self, payload: bytes) -> None:
+        self._outgoing += FRAME.pack(len(payload)) + payload
 
     def check(self, exchange: Exchange, sequence: int, encoded: bytes | None = None) -> list[Finding]:
         """Hand one exchange over (its findings are reported when they come back); returns none now.
@@ -89,9 +137,12 @@ class CheckWorker:
         if self._local is not None:
             return self._local.check(exchange, sequence)
         self._attach()
+        if self._lines_in_child and (known := KNOWN.values) is not self._known:
+            self._send(orjson.dumps({"known": sorted(known - self._known)}))  # before what taught them
+            self._known = known
         payload = encoded or journal_line(sequence, exchange)
-        self._outgoing += FRAME.pack(len(payload)) + payload
-        self._unanswered.append((sequence, exchange))
+        self._send(payload)
+        self._unanswered.append((sequence, exchange, encoded))
         if self._caught_up is not None:
             self._caught_up.clear()
         self._flush()
@@ -215,10 +266,11 @@ class CheckWorker:
                 # One answer an exchange, in order: another is a failed helper, as above.
                 self._take_over(f"the checker process answered #{sequence} out of turn")
                 return
-            _, exchange = self._unanswered.popleft()
+            _, exchange, line = self._unanswered.popleft()
             if verdict is not None:
                 self.unjudged.add(verdict, exchange=sequence)
-            report_findings(self, Checked(sequence, exchange, findings))
+            logged = self._logged and not self._lines_in_child  # else the child logged them
+            report_findings(self, Checked(sequence, exchange, findings, line), logged=logged)
         if not self._unanswered and self._caught_up is not None:
             self._caught_up.set()
 
@@ -231,12 +283,12 @@ class CheckWorker:
         self._local = LiveChecker(self._fallback())
         self._local.log = self.log
         self._local.listeners = self.listeners
-        self._local.logged = self.logged
+        self._local.logged = self._logged
         self._local.checker.unjudged = self.unjudged
         self._outgoing.clear()
         while self._unanswered:
-            sequence, exchange = self._unanswered.popleft()
-            self._local.check(exchange, sequence)
+            sequence, exchange, line = self._unanswered.popleft()
+            self._local.check(exchange, sequence, line)
 
 
 def _source_argument(source: RuleSource) -> str:
@@ -262,20 +314,31 @@ def source_of_argument(argument: str) -> RuleSource:
 
 def serve_checks(source: RuleSource, inbox: BinaryIO, answers: BinaryIO) -> None:
     """The child: check each exchange as it arrives and answer with its findings, until the pipe closes."""
+    from proxy.app.command_log import use_command_log
     from proxy.app.contract_inputs import source_contract
 
     in_force = source.load()
     contract = source_contract(source, in_force.project)  # the parent read the same files: no error
     checker = Checker(in_force.ruleset, in_force.project.config, contract=contract)
+    logged = False
     while True:
         header = inbox.read(FRAME.size)
         if len(header) < FRAME.size:
             return
         (size,) = FRAME.unpack(header)
         message = parse_json_line(inbox.read(size))
+        if "seq" not in message:  # the proxy's word on logging, or secrets it learned
+            KNOWN.add(message.get("known", ()))
+            if "log" in message:
+                logged = message["log"] is not None
+                if logged:
+                    use_command_log(message["log"])
+            continue
         sequence = message["seq"]
         exchange = exchange_from_document(message["exchange"], ("exchange",), clock.now())
         findings = checker.check(exchange, sequence)
+        if logged and findings:
+            log_findings(findings)
         payload = answer_frame(sequence, findings, checker.verdict)
         answers.write(FRAME.pack(len(payload)) + payload)
         answers.flush()

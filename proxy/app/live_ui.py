@@ -6,7 +6,7 @@ hands `answered` each answer it serves, and the server's UI routes read `view()`
 Nothing is made at start but this object: the view (its temporary index, its indexing thread, the
 traffic index's modules) is made by the first UI request, so a server nobody looks at (most test
 servers) starts as fast as with `--no-ui`. Until then the exchanges wait, the latest
-`ui_backlog.BACKLOG` of them (replay's answers unmade, a recording's without their parsed bodies), and
+`ui_backlog.BACKLOG` of them (replay's answers unmade, a recording's as its journal line), and
 the view is handed them first (`ui_backlog.py`): a server nobody looks at serves at its `--no-ui` speed.
 """
 
@@ -14,12 +14,15 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from proxy.app.ui_backlog import Backlog
-from proxy.core.model.exchange import held_lightly
+from proxy.core.cassette.journal_line import journal_entry, parse_json_line
+from proxy.core.model.exchange import Body, JSONFromText, held_lightly, source_text
 from proxy.core.rules.engine import Checked
+from proxy.core.rules.findings import Finding
+from proxy.store import clock
 
 if TYPE_CHECKING:
     from proxy.app.live_traffic import LiveView, Made
@@ -44,6 +47,44 @@ class LiveUiRequest:
     sends_authorization: bool = False
 
 
+@dataclass(frozen=True, slots=True)
+class Journaled:
+    """A recorded exchange held as its journal line and its JSON bodies' texts as they came (the journal
+    writes a JSON body as its document): bytes and strings, which the cyclic collector never walks, and
+    no exchange copied on the serving loop. Made again, the same exchange, only if a page is opened."""
+
+    sequence: int
+    line: bytes
+    texts: tuple[str | None, str | None]  # the request's and the response's JSON text, when it has one
+    findings: list[Finding]
+
+    @classmethod
+    def of(cls, checked: Checked, line: bytes) -> Journaled:
+        exchange = checked.exchange
+        texts = (source_text(exchange.request.body), source_text(exchange.response.body))
+        return cls(checked.sequence, line, texts, checked.findings)
+
+    @property
+    def size(self) -> int:
+        return len(self.line) + sum(len(text) for text in self.texts if text is not None)
+
+    def checked(self) -> Checked:
+        _, exchange = journal_entry(parse_json_line(self.line), clock.now())
+        request, response = exchange.request, exchange.response
+        request_text, response_text = self.texts
+        exchange = replace(
+            exchange,
+            request=replace(request, body=_with_text(request.body, request_text)),
+            response=replace(response, body=_with_text(response.body, response_text)),
+        )
+        return Checked(self.sequence, exchange, self.findings, self.line)
+
+
+def _with_text(body: Body, text: str | None) -> Body:
+    """The JSON body read back from the journal, with the text it was first parsed from."""
+    return body if text is None else JSONFromText(body.kind, decoded_from=body.decoded_from, text=text)
+
+
 @dataclass
 class LiveUi:
     """A live server's UI: its view, made when first needed, fed by `checked` (a follower) and
@@ -53,7 +94,7 @@ class LiveUi:
     _view: LiveView | None = field(default=None, init=False)
     _closed: bool = field(default=False, init=False)
     # What the server saw until a page asks: replay's `Made` answers, a recording's `Checked` exchanges.
-    _backlog: Backlog[Checked | Made] = field(default_factory=Backlog, init=False)
+    _backlog: Backlog[Journaled | Checked | Made] = field(default_factory=Backlog, init=False)
     _making: threading.Lock = field(default_factory=threading.Lock, init=False)
 
     def view(self) -> LiveView | None:
@@ -69,8 +110,14 @@ class LiveUi:
         """A recording session's follower: one exchange kept, redacted, with its findings. Until the
         first UI request, and while what it held is handed to the view, it waits in the backlog."""
         if self._backlog.holding:
-            light, size = held_lightly(checked.exchange)
-            if self._backlog.hold(Checked(checked.sequence, light, checked.findings), size):
+            held: Journaled | Checked
+            if checked.line is not None:
+                held = Journaled.of(checked, checked.line)
+                size = held.size
+            else:
+                light, size = held_lightly(checked.exchange)
+                held = Checked(checked.sequence, light, checked.findings)
+            if self._backlog.hold(held, size):
                 return
         view = self._made()
         if view is not None and view.indexer is not None:
@@ -111,12 +158,14 @@ class LiveUi:
                 self._backlog.hand_to(self._hand_held)
             return self._view
 
-    def _hand_held(self, item: Checked | Made) -> None:
+    def _hand_held(self, item: Journaled | Checked | Made) -> None:
         """One exchange held before the view was made, to the view."""
         view = self._view
         if view is None:
             return
-        if isinstance(item, Checked):
+        if isinstance(item, Journaled):
+            view.add_checked(item.checked())
+        elif isinstance(item, Checked):
             view.add_checked(item)
         else:
             view.add_answered_later(item)

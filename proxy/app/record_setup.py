@@ -52,6 +52,7 @@ def record_settings(
     rule_source: RuleSource | None = None,
     spellings: Mapping[str, str] | None = None,
     contract: ContractJudge | None = None,
+    command_log: bool = False,
 ) -> RecordSettings:
     """A recording's settings from what its caller was told and the project's `in_force` (rules and
     config). `upstream` is the URL as given: credentials in it (`user:pw@`) are sent, never written,
@@ -60,7 +61,8 @@ def record_settings(
     `checking` off: no live checking. `rule_source`: where a checker process loads the same rules.
     `spellings`: how the caller's user writes the settings its messages name (`mode`: `--mode`).
     `contract`: the published specs judged against too; None: the config's `specs:` and `overlays:`
-    (a bad one is a `ContractError` now, before any serving)."""
+    (a bad one is a `ContractError` now, before any serving). `command_log`: the process logs in the
+    commands' format (`command_log.py`), so a checker process may write the findings' lines itself."""
     shown, _ = url_without_secrets(upstream)
     project = in_force.project
     return RecordSettings(
@@ -81,6 +83,7 @@ def record_settings(
         rule_source=rule_source if checking else None,
         contract=(contract or project_contract(project)) if checking else None,
         spellings=dict(spellings or {}),
+        lines_in_checker=command_log,
     )
 
 
@@ -129,6 +132,7 @@ def forwarding_settings(asked: ForwardRequest, in_force: RulesInForce | None = N
         rule_source=asked.rules.source(),
         spellings=asked.spellings,
         contract=contract,
+        command_log=True,
     )
 
 

@@ -11,13 +11,13 @@ import os
 import sys
 from collections.abc import Sequence
 
+from proxy.app.command_log import use_command_log
 from proxy.cli import cassette, check, demo, interchange, record, replay, rules, sandbox, spy, ui, verify
 from proxy.cli.cassette_diff import git_driver_argv
 from proxy.cli.help import finish_help
 from proxy.cli.options import FLAGS, OneLineParser, common_options
 from proxy.cli.output import say
-from proxy.core.redaction.book import KNOWN, ScrubbingFilter
-from proxy.core.reports.escaping import visible
+from proxy.core.redaction.book import KNOWN
 from proxy.errors import CommerceProxyError, SettingError
 from proxy.version import __version__
 
@@ -30,12 +30,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; returns the exit code."""
     parser = build_parser()
     arguments = parser.parse_args(git_driver_argv(sys.argv[1:] if argv is None else argv))
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(VisibleFormatter("commerce-proxy: %(message)s"))
-    handler.addFilter(ScrubbingFilter())  # every log line is scrubbed of the secrets seen so far
-    logging.basicConfig(
-        handlers=[handler], level=logging.WARNING if arguments.quiet else logging.INFO, force=True
-    )
+    use_command_log(logging.WARNING if arguments.quiet else logging.INFO)
     try:
         return int(arguments.run(arguments))
     except CommerceProxyError as error:
@@ -60,14 +55,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             err=True,
         )
         return 70
-
-
-class VisibleFormatter(logging.Formatter):
-    """Log lines with `visible` messages: a request or file name cannot forge a line or a terminal
-    escape (a traceback, when there is one, still follows on its own lines)."""
-
-    def formatMessage(self, record: logging.LogRecord) -> str:
-        return visible(super().formatMessage(record))
 
 
 def build_parser() -> argparse.ArgumentParser:

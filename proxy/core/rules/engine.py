@@ -7,7 +7,7 @@ happened so the stateful rules (update semantics, ETag history, sort+filter walk
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple, Protocol, TypeAlias
 
@@ -315,6 +315,7 @@ class Checked:
     sequence: int
     exchange: Exchange
     findings: list[Finding]
+    line: bytes | None = None  # its journal line, when it has one: what a follower holding it keeps
 
 
 Listener = Callable[[Checked], None]  # told of each exchange checked (`follow_findings`)
@@ -378,12 +379,20 @@ def follow_findings(live: LiveChecking, listener: Listener, *, quiet: bool = Fal
         live.logged = False
 
 
-def report_findings(live: LiveChecking, checked: Checked) -> None:
-    """Log each finding of one exchange as one line as it happens (unless `live.logged` is off), keep
-    it, and tell the listeners."""
+def report_findings(live: LiveChecking, checked: Checked, *, logged: bool | None = None) -> None:
+    """Log each finding of one exchange as one line as it happens (unless `live.logged` is off, or
+    `logged` says another process logged them), keep it, and tell the listeners."""
     findings = checked.findings
     live.log.add(findings)
-    for finding in findings if live.logged else ():
+    if findings and (live.logged if logged is None else logged):
+        log_findings(findings)
+    for listener in live.listeners:
+        listener(checked)
+
+
+def log_findings(findings: Sequence[Finding]) -> None:
+    """One log line a finding, at its severity's level: the live checker's words, in every process."""
+    for finding in findings:
         log.log(
             LOG_LEVELS[finding.severity],
             "%s %s %s %s %s: %s%s",
@@ -396,5 +405,3 @@ def report_findings(live: LiveChecking, checked: Checked) -> None:
             # a spec's finding says where the spec says so, as `check` does (`spec:`)
             f" (spec: {finding.section})" if finding.rule.startswith(CONTRACT_PREFIX) else "",
         )
-    for listener in live.listeners:
-        listener(checked)

@@ -12,6 +12,9 @@ import pytest
 
 from proxy.app.live_check_worker import CheckWorker
 from proxy.app.recording import RecordSettings
+from proxy.core.redaction.book import KNOWN
+from proxy.core.redaction.policy import PLACEHOLDER
+from proxy.core.rules import engine
 from proxy.core.rules.engine import Checked, Checker, LiveChecker
 from proxy.core.rules.findings import Finding
 from proxy.sandbox.app import SandboxSettings, create_sandbox_app
@@ -145,3 +148,44 @@ def test_a_follower_is_told_of_every_exchange_with_its_findings_in_either_proces
         assert [sorted(checked.findings, key=repr) for checked in told] == [
             sorted(findings, key=repr) for findings in expected
         ]
+
+
+SECRET = "sk-live-5f3a9c27e1b84d6f"
+
+
+@pytest.mark.parametrize("level", [logging.INFO, logging.WARNING, logging.ERROR])
+def test_the_checker_process_logs_each_finding_once_at_the_level_scrubbed_by_what_the_proxy_knew(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str], level: int
+) -> None:
+    """`record` and `spy` leave the findings' lines to the checker process: each finding at or above the
+    command's level is one line on the shared stderr, in the command's format, none twice, none lost,
+    and a secret the proxy learned before handing an exchange over is not in its lines; a follower that
+    shows the findings itself silences them."""
+    exchanges = [
+        make_exchange(
+            make_request("GET", "/v2/products", f"page[limit]={limit}&key={SECRET}&n={number}"),
+            body=json_body({"data": []}),
+        )
+        for number, limit in enumerate(["abc", "10", "-1", "x"])
+    ]
+    checker = Checker(RULES)
+    expected = [finding for number, one in enumerate(exchanges) for finding in checker.check(one, number)]
+    logging.getLogger(engine.__name__).setLevel(level)
+    try:
+        worker = CheckWorker(source(tmp_path), lambda: Checker(RULES), lines_in_child=True)
+        KNOWN.add([SECRET])  # learned before the first exchange is handed over
+        for number, exchange in enumerate(exchanges):
+            worker.check(exchange, number)
+        worker.logged = False  # a follower shows them from now on
+        worker.check(exchanges[0], len(exchanges))
+        worker.close()
+    finally:
+        logging.getLogger(engine.__name__).setLevel(logging.NOTSET)
+    lines = [line for line in capfd.readouterr().err.splitlines() if line.startswith("commerce-proxy: ")]
+    shown = [finding for finding in expected if engine.LOG_LEVELS[finding.severity] >= level]
+    assert shown, "the table needs findings at this level"
+    assert len(lines) == len(shown)
+    for line, finding in zip(lines, shown, strict=True):
+        assert line.startswith(f"commerce-proxy: {finding.severity} {finding.rule} {finding.number} GET ")
+        assert SECRET not in line and PLACEHOLDER in line
+    assert worker.log.exchanges == len(exchanges) + 1  # kept for /_proxy/findings all the same

@@ -16,6 +16,8 @@ from proxy.app.live_ui import LiveUi, LiveUiRequest, live_ui
 from proxy.app.record_setup import shipped_rules_in_force
 from proxy.app.traffic_view import Answered
 from proxy.app.ui_backlog import HANDED_AT_ONCE, Backlog
+from proxy.core.cassette.journal_line import journal_line
+from proxy.core.model.bodies import body_from_bytes
 from proxy.core.model.exchange import Body, Exchange, Request, Response
 from proxy.core.redaction.policy import RedactionPolicy
 from proxy.core.rules.engine import Checked
@@ -33,11 +35,20 @@ def by_checked(ui: LiveUi, number: int) -> None:
     ui.checked(Checked(number, exchange(number), []))
 
 
+def by_journal_line(ui: LiveUi, number: int) -> None:
+    """As `record` tells it: with the exchange's journal line, which is what waits."""
+    ui.checked(Checked(number, exchange(number), [], journal_line(number, exchange(number))))
+
+
 def by_answered(ui: LiveUi, number: int) -> None:
     ui.answered(lambda: (exchange(number), [], Answered("miss")))  # made when indexed
 
 
-FEEDS: dict[str, Callable[[LiveUi, int], None]] = {"checked": by_checked, "answered": by_answered}
+FEEDS: dict[str, Callable[[LiveUi, int], None]] = {
+    "checked": by_checked,
+    "journaled": by_journal_line,
+    "answered": by_answered,
+}
 
 
 def opened(ui: LiveUi) -> LiveView:
@@ -147,7 +158,11 @@ def test_after_close_a_late_call_makes_no_thread_and_indexes_nothing(
         assert ui._view is None
 
 
-MODE_OF = {"checked": "record", "answered": "replay"}  # the command each feed comes from
+MODE_OF = {
+    "checked": "record",
+    "journaled": "record",
+    "answered": "replay",
+}  # the command each feed comes from
 
 
 @pytest.mark.parametrize("feed", sorted(FEEDS))
@@ -171,7 +186,7 @@ def test_exchanges_before_a_page_asks_make_nothing_and_the_latest_are_shown(
 
         ui.answered(make)
 
-    feeding = answer if feed == "answered" else lambda number: by_checked(ui, number)
+    feeding = answer if feed == "answered" else lambda number: FEEDS[feed](ui, number)
     before = set(threading.enumerate())
     try:
         for number in range(served):
@@ -365,3 +380,43 @@ async def test_the_first_ui_request_answers_with_every_exchange_held_before_it(f
         assert [row["path"] for row in document["exchanges"]] == [f"/v2/n/{n}" for n in range(2990, 3000)]
     finally:
         ui.close()
+
+
+BODIES = [
+    (
+        b'{"price": 1.50, "big": 12345678901234567890, "e": 1E+2, "name": "caf\\u00e9 \xc3\xa9"}',
+        "application/json",
+    ),
+    (b'[{"id": "a"}, {"id": "b", "n": -0.0}]', "application/json; charset=utf-8"),
+    (b"plain text \xc3\xa9", "text/plain; charset=utf-8"),
+    (bytes(range(256)), "application/octet-stream"),
+    (b"", "application/json"),
+]
+
+
+@pytest.mark.parametrize(("raw", "content_type"), BODIES)
+def test_an_exchange_held_as_its_journal_line_shows_as_the_exchange_itself(
+    raw: bytes, content_type: str
+) -> None:
+    """What a recording's backlog holds is the journal line, made again when a page opens: the page
+    shows the very exchange (body text, number spellings, bytes, heads) it would have shown held whole."""
+    headers = (("Content-Type", content_type), ("X-Trace", "t-1"))
+    recorded = Exchange(
+        Request("GET", "/v2/products", "page[limit]=2", (("Accept", "application/json"),)),
+        Response(200, headers, body_from_bytes(raw, headers, 1 << 20)),
+        recorded_at="2026-11-27T10:00:00Z",
+    )
+    details = []
+    for feed in ("checked", "journaled"):
+        ui = live_ui(LiveUiRequest("record", IN_FORCE, RedactionPolicy(), ["c.yaml"]))
+        try:
+            line = journal_line(0, recorded) if feed == "journaled" else None
+            ui.checked(Checked(0, recorded, [], line))
+            view = opened(ui)
+            assert ui.handed_over(timeout=30)
+            view.flush()
+            (row,) = view.window(Query(), 0, 10)["exchanges"]
+            details.append(view.exchange(row["id"]))
+        finally:
+            ui.close()
+    assert details[0] is not None and details[0] == details[1]

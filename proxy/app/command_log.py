@@ -1,0 +1,34 @@
+"""The commands' log lines: one format, every line escaped and scrubbed, whichever process writes it.
+
+`commerce-proxy` configures it at start (`cli/main.py`); `record`'s and `spy`'s checker process
+(`live_check_worker.py`) configures the same for the findings it logs itself, on the stderr it shares
+with the proxy, so a line reads the same whichever process wrote it.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+
+from proxy.core.redaction.book import ScrubbingFilter
+from proxy.core.reports.escaping import visible
+
+FORMAT = "commerce-proxy: %(message)s"
+
+
+class VisibleFormatter(logging.Formatter):
+    """Log lines with `visible` messages: a request or file name cannot forge a line or a terminal
+    escape (a traceback, when there is one, still follows on its own lines)."""
+
+    def formatMessage(self, record: logging.LogRecord) -> str:
+        return visible(super().formatMessage(record))
+
+
+def use_command_log(level: int) -> None:
+    """Log to stderr at `level` and above, each line through `VisibleFormatter` and scrubbed of the
+    secrets seen so far (`ScrubbingFilter`, on the handler: a logger's own filter would miss records
+    its children pass up)."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(VisibleFormatter(FORMAT))
+    handler.addFilter(ScrubbingFilter())
+    logging.basicConfig(handlers=[handler], level=level, force=True)
