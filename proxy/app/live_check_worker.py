@@ -36,7 +36,7 @@ import struct
 import subprocess
 import sys
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import asdict
 from pathlib import Path
 from typing import BinaryIO
@@ -95,6 +95,7 @@ class CheckWorker:
         self._caught_up: asyncio.Event | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._writing = False
+        self._flush_due = False  # a write is scheduled for this turn of the event loop
         self.process = subprocess.Popen(
             [sys.executable, "-m", "proxy.app.live_check_worker", _source_argument(source)],
             stdin=subprocess.PIPE,
@@ -145,7 +146,11 @@ class CheckWorker:
         self._unanswered.append((sequence, exchange, encoded))
         if self._caught_up is not None:
             self._caught_up.clear()
-        self._flush()
+        if self._loop is None:
+            self._flush()
+        elif not (self._writing or self._flush_due):  # else the loop writes when the pipe has room
+            self._flush_due = True  # what this turn of the loop hands over goes in one write
+            self._loop.call_soon(self._flush_when_due)
         while len(self._outgoing) > BACKLOG_BYTES and self._local is None:
             self._wait(1.0)  # reads answers while the child takes what is handed over
         return []
@@ -207,17 +212,26 @@ class CheckWorker:
         if self._caught_up is not None:
             self._caught_up.set()
 
+    def _flush_when_due(self) -> None:
+        self._flush_due = False
+        self._flush()
+
     def _flush(self) -> None:
-        """Write as much of what is handed over as the pipe takes now."""
+        """Write as much of what is handed over as the pipe takes now. What was written leaves the
+        buffer once a call (a pipe takes 64 KB a write, and the buffer may hold megabytes while the
+        child catches up: moving the rest after each write made the serving loop's cost grow with it)."""
+        sent = 0
         try:
-            while self._outgoing:
-                written = os.write(self._to_child, self._outgoing)
-                del self._outgoing[:written]
+            with memoryview(self._outgoing) as pending:
+                while sent < len(pending):
+                    sent += os.write(self._to_child, pending[sent:])
         except BlockingIOError:
             pass
         except OSError:
             self._take_over("the checker process is gone")
             return
+        finally:
+            del self._outgoing[:sent]
         if self._loop is not None and bool(self._outgoing) != self._writing:
             if self._outgoing:
                 self._loop.add_writer(self._to_child, self._flush)
@@ -321,27 +335,46 @@ def serve_checks(source: RuleSource, inbox: BinaryIO, answers: BinaryIO) -> None
     contract = source_contract(source, in_force.project)  # the parent read the same files: no error
     checker = Checker(in_force.ruleset, in_force.project.config, contract=contract)
     logged = False
-    while True:
-        header = inbox.read(FRAME.size)
-        if len(header) < FRAME.size:
-            return
-        (size,) = FRAME.unpack(header)
-        message = parse_json_line(inbox.read(size))
-        if "seq" not in message:  # the proxy's word on logging, or secrets it learned
-            KNOWN.add(message.get("known", ()))
-            if "log" in message:
-                logged = message["log"] is not None
-                if logged:
-                    use_command_log(message["log"])
-            continue
-        sequence = message["seq"]
-        exchange = exchange_from_document(message["exchange"], ("exchange",), clock.now())
-        findings = checker.check(exchange, sequence)
-        if logged and findings:
-            log_findings(findings)
-        payload = answer_frame(sequence, findings, checker.verdict)
-        answers.write(FRAME.pack(len(payload)) + payload)
-        answers.flush()
+    for payloads in _frames(inbox.fileno()):
+        said: list[bytes] = []
+        for payload in payloads:
+            message = parse_json_line(payload)
+            if "seq" not in message:  # the proxy's word on logging, or secrets it learned
+                KNOWN.add(message.get("known", ()))
+                if "log" in message:
+                    logged = message["log"] is not None
+                    if logged:
+                        use_command_log(message["log"])
+                continue
+            sequence = message["seq"]
+            exchange = exchange_from_document(message["exchange"], ("exchange",), clock.now())
+            findings = checker.check(exchange, sequence)
+            if logged and findings:
+                log_findings(findings)
+            answer = answer_frame(sequence, findings, checker.verdict)
+            said.append(FRAME.pack(len(answer)) + answer)
+        if said:  # every answer to what one read brought, in one write: one wake-up of the proxy
+            answers.write(b"".join(said))
+            answers.flush()
+
+
+def _frames(fd: int) -> Iterator[list[bytes]]:
+    """The frames on `fd`, as many as each read brings (a read waits only when no whole frame is
+    left), until the pipe closes."""
+    pending = bytearray()
+    while chunk := os.read(fd, READ_BYTES):
+        pending += chunk
+        whole: list[bytes] = []
+        start = 0
+        while len(pending) - start >= FRAME.size:
+            (size,) = FRAME.unpack_from(pending, start)
+            if len(pending) - start - FRAME.size < size:
+                break
+            whole.append(bytes(pending[start + FRAME.size : start + FRAME.size + size]))
+            start += FRAME.size + size
+        del pending[:start]
+        if whole:
+            yield whole
 
 
 def answer_frame(sequence: int, findings: list[Finding], verdict: Unjudged | None) -> bytes:

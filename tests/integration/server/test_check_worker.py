@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
+import threading
 from pathlib import Path
 from typing import Any
 
 import aiohttp
 import pytest
 
-from proxy.app.live_check_worker import CheckWorker
+from proxy.app.live_check_worker import FRAME, CheckWorker, _frames
 from proxy.app.recording import RecordSettings
 from proxy.core.redaction.book import KNOWN
 from proxy.core.redaction.policy import PLACEHOLDER
@@ -189,3 +191,28 @@ def test_the_checker_process_logs_each_finding_once_at_the_level_scrubbed_by_wha
         assert line.startswith(f"commerce-proxy: {finding.severity} {finding.rule} {finding.number} GET ")
         assert SECRET not in line and PLACEHOLDER in line
     assert worker.log.exchanges == len(exchanges) + 1  # kept for /_proxy/findings all the same
+
+
+@pytest.mark.parametrize("piece", [1, 3, 7, 64, 4096, 1 << 20])
+def test_frames_come_whole_and_in_order_however_the_pipe_cuts_them(piece: int) -> None:
+    """The checker reads as much as the pipe holds and answers every whole frame of it at once: a frame
+    cut anywhere by the pipe is taken whole once the rest comes, in order, none lost, none made up."""
+    payloads = [
+        bytes([number % 251]) * size for number, size in enumerate([0, 1, 3, 5000, 70_000, 2, 1 << 17])
+    ]
+    stream = b"".join(FRAME.pack(len(payload)) + payload for payload in payloads)
+    read_end, write_end = os.pipe()
+
+    def write() -> None:
+        with os.fdopen(write_end, "wb", buffering=0) as pipe:
+            for start in range(0, len(stream), piece):
+                pipe.write(stream[start : start + piece])
+
+    writer = threading.Thread(target=write)
+    writer.start()
+    try:
+        got = [payload for batch in _frames(read_end) for payload in batch]
+    finally:
+        writer.join()
+        os.close(read_end)
+    assert got == payloads
