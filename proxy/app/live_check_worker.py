@@ -38,6 +38,7 @@ import sys
 from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import asdict
+from itertools import islice
 from pathlib import Path
 from typing import BinaryIO
 
@@ -67,6 +68,7 @@ log = logging.getLogger(__name__)
 
 FRAME = struct.Struct(">I")
 READ_BYTES = 1 << 20
+WRITTEN_AT_ONCE = 256  # buffers in one writev (Linux takes 1,024)
 BACKLOG_BYTES = 4 << 20  # handed over but not yet in the pipe: past this, wait for the child
 ANSWER_WAIT = 60.0  # seconds without an answer, at the end of a session, before giving up on the child
 
@@ -90,7 +92,8 @@ class CheckWorker:
         self._fallback = fallback
         self._local: LiveChecker | None = None
         self._unanswered: deque[tuple[int, Exchange, bytes | None]] = deque()
-        self._outgoing = bytearray()
+        self._outgoing = Outbox()
+        self._chunk = bytearray(READ_BYTES)  # each read of answers lands here: no megabyte made a read
         self._incoming = bytearray()
         self._caught_up: asyncio.Event | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -128,7 +131,7 @@ class CheckWorker:
             self._send(orjson.dumps({"log": level}))
 
     def _send(self, payload: bytes) -> None:
-        self._outgoing += FRAME.pack(len(payload)) + payload
+        self._outgoing.add(payload)
 
     def check(self, exchange: Exchange, sequence: int, encoded: bytes | None = None) -> list[Finding]:
         """Hand one exchange over (its findings are reported when they come back); returns none now.
@@ -151,7 +154,7 @@ class CheckWorker:
         elif not (self._writing or self._flush_due):  # else the loop writes when the pipe has room
             self._flush_due = True  # what this turn of the loop hands over goes in one write
             self._loop.call_soon(self._flush_when_due)
-        while len(self._outgoing) > BACKLOG_BYTES and self._local is None:
+        while self._outgoing.size > BACKLOG_BYTES and self._local is None:
             self._wait(1.0)  # reads answers while the child takes what is handed over
         return []
 
@@ -217,21 +220,14 @@ class CheckWorker:
         self._flush()
 
     def _flush(self) -> None:
-        """Write as much of what is handed over as the pipe takes now. What was written leaves the
-        buffer once a call (a pipe takes 64 KB a write, and the buffer may hold megabytes while the
-        child catches up: moving the rest after each write made the serving loop's cost grow with it)."""
-        sent = 0
+        """Write as much of what is handed over as the pipe takes now."""
         try:
-            with memoryview(self._outgoing) as pending:
-                while sent < len(pending):
-                    sent += os.write(self._to_child, pending[sent:])
+            self._outgoing.write_to(self._to_child)
         except BlockingIOError:
             pass
         except OSError:
             self._take_over("the checker process is gone")
             return
-        finally:
-            del self._outgoing[:sent]
         if self._loop is not None and bool(self._outgoing) != self._writing:
             if self._outgoing:
                 self._loop.add_writer(self._to_child, self._flush)
@@ -253,11 +249,11 @@ class CheckWorker:
         """Take every answer the pipe holds and report its findings."""
         try:
             while True:
-                chunk = os.read(self._from_child, READ_BYTES)
-                if not chunk:
+                got = os.readv(self._from_child, [self._chunk])
+                if not got:
                     self._take_over("the checker process stopped")
                     return
-                self._incoming += chunk
+                self._incoming += memoryview(self._chunk)[:got]
         except BlockingIOError:
             pass
         except OSError:
@@ -303,6 +299,39 @@ class CheckWorker:
         while self._unanswered:
             sequence, exchange, line = self._unanswered.popleft()
             self._local.check(exchange, sequence, line)
+
+
+class Outbox:
+    """Frames handed over and not yet in the pipe. Each stays its own bytes, so adding one never copies
+    what waits (one buffer grown at its end and cut at its front copied megabytes while the checker
+    caught up on 64 KB answers), and many go in one `os.writev`; a frame a full pipe cut resumes where
+    it stopped."""
+
+    def __init__(self) -> None:
+        self._frames: deque[bytes | memoryview] = deque()
+        self.size = 0  # bytes waiting
+
+    def __bool__(self) -> bool:
+        return bool(self._frames)
+
+    def add(self, payload: bytes) -> None:
+        self._frames.extend((FRAME.pack(len(payload)), payload))
+        self.size += FRAME.size + len(payload)
+
+    def clear(self) -> None:
+        self._frames.clear()
+        self.size = 0
+
+    def write_to(self, fd: int) -> None:
+        """Write until all is written or the pipe is full (BlockingIOError) or gone (OSError)."""
+        frames = self._frames
+        while frames:
+            written = os.writev(fd, list(islice(frames, WRITTEN_AT_ONCE)))
+            self.size -= written
+            while frames and len(frames[0]) <= written:
+                written -= len(frames.popleft())
+            if written:
+                frames[0] = memoryview(frames[0])[written:]
 
 
 def _source_argument(source: RuleSource) -> str:
@@ -361,9 +390,9 @@ def serve_checks(source: RuleSource, inbox: BinaryIO, answers: BinaryIO) -> None
 def _frames(fd: int) -> Iterator[list[bytes]]:
     """The frames on `fd`, as many as each read brings (a read waits only when no whole frame is
     left), until the pipe closes."""
-    pending = bytearray()
-    while chunk := os.read(fd, READ_BYTES):
-        pending += chunk
+    pending, chunk = bytearray(), bytearray(READ_BYTES)
+    while got := os.readv(fd, [chunk]):
+        pending += memoryview(chunk)[:got]
         whole: list[bytes] = []
         start = 0
         while len(pending) - start >= FRAME.size:

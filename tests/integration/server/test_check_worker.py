@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import threading
@@ -12,7 +13,7 @@ from typing import Any
 import aiohttp
 import pytest
 
-from proxy.app.live_check_worker import FRAME, CheckWorker, _frames
+from proxy.app.live_check_worker import FRAME, CheckWorker, Outbox, _frames
 from proxy.app.recording import RecordSettings
 from proxy.core.redaction.book import KNOWN
 from proxy.core.redaction.policy import PLACEHOLDER
@@ -216,3 +217,29 @@ def test_frames_come_whole_and_in_order_however_the_pipe_cuts_them(piece: int) -
         writer.join()
         os.close(read_end)
     assert got == payloads
+
+
+@pytest.mark.parametrize("room", [1, 5, 4096, 65536])
+def test_frames_handed_over_reach_the_pipe_whole_and_in_order_however_little_it_takes(room: int) -> None:
+    """The frames waiting for the checker go out many at a time; a pipe that takes `room` bytes a turn
+    cuts a frame anywhere, and the rest follows from where it stopped, in order."""
+    payloads = [
+        bytes([number % 251]) * size for number, size in enumerate([1, 3, 5000, 70_000, 2, 1 << 17, 9])
+    ]
+    outbox = Outbox()
+    for payload in payloads:
+        outbox.add(payload)
+    read_end, write_end = os.pipe()
+    os.set_blocking(write_end, False)
+    got = bytearray()
+    try:
+        while outbox:
+            with contextlib.suppress(BlockingIOError):
+                outbox.write_to(write_end)
+            while len(got) < sum(FRAME.size + len(payload) for payload in payloads) - outbox.size:
+                got += os.read(read_end, room)
+    finally:
+        os.close(read_end)
+        os.close(write_end)
+    assert outbox.size == 0
+    assert bytes(got) == b"".join(FRAME.pack(len(payload)) + payload for payload in payloads)
