@@ -23,7 +23,7 @@ class Child(Protocol):
         """The output line by line as it is written; ChildFailed when the child failed or is late."""
 
     def records(self, patience: float) -> Iterator[bytes]:
-        """The output as the records it wrote (`forked.write_record`), each as soon as it is whole."""
+        """The output as the records it wrote (`trailer.write_record`), each as soon as it is whole."""
 
     def stop(self) -> None:
         """Stop the child if it still runs, and drop its output."""
