@@ -5,17 +5,23 @@ forked child redacts, checks and prepares the rows of the last part of them whil
 first part and adds its rows to the index (SQLite, in a thread of its own). The child catches up on the
 history before its part through the observers only (redacting the exchanges they watch, since this
 process checks redacted exchanges), then sends its prepared rows (their detail documents compressed
-already) back pickled through a temporary file this process made; this process adds them after its own.
+already) back in pickled batches through a temporary file this process made, one record each
+(`trailer.write_record`), then the secrets it learned. Once its own part is in, this process adds each
+batch as soon as it is whole, while the child works on the next: only the child's last batch waits for
+the child's end, not all of them.
 
 Redaction depends on the secrets learned before each exchange (`KNOWN`, the book every output is scrubbed
 with). The child starts with the book as it is at the fork, so its rows are those one core makes only
 when this process's part teaches the book nothing new; otherwise (a cassette holding secrets that were
-not redacted when it was written), or when the child fails or hangs, this process, whose checker has then
-seen exactly the child's history, indexes the rest itself.
+not redacted when it was written), this process, whose checker has then seen exactly the child's
+history, indexes the rest itself. When the child fails or hangs after some batches were added, this
+process catches up on their exchanges as the child did on its history (redacted, so the book learns
+their secrets; observed) and indexes the rest.
 """
 
 from __future__ import annotations
 
+import contextlib
 import pickle
 import time
 from collections.abc import Callable, Iterator
@@ -30,8 +36,9 @@ from proxy.core.redaction.redact import redact_exchange
 from proxy.core.rules.engine import Checker
 from proxy.store.cassette_reader.streaming import stream_history, warm_count
 from proxy.store.traffic_entries import Entry, Prepared, prepared
+from proxy.workers.base import ChildFailed
 from proxy.workers.choice import runner
-from proxy.workers.trailer import trailer_of, write_trailer
+from proxy.workers.trailer import write_record
 
 SMALLEST_SPLIT = 4000  # exchanges; below, a fork costs more than it saves (as for `check`)
 SHARE = 0.45  # of the exchanges indexed here: this process also adds every row to SQLite (its thread)
@@ -64,16 +71,22 @@ def index_stream(
     started = time.monotonic()
     try:
         done = _index_here(enumerate(islice(exchanges, split)), build, add)
-        output = child.result(PATIENCE_S + 2 * (time.monotonic() - started))
-        theirs = trailer_of(output)
-        if done == split and output is not None and theirs is not None and KNOWN.values == known:
-            for _ in range(theirs[1]):
-                add(pickle.load(output))  # our own child's output, in a file we made
-            KNOWN.add(pickle.load(output))
-            return
+        taken = 0
+        if done == split and KNOWN.values == known:
+            with contextlib.suppress(ChildFailed):
+                for record in child.records(PATIENCE_S + 2 * (time.monotonic() - started)):
+                    item = pickle.loads(record)  # our own child's output, in a file we made
+                    if isinstance(item, tuple):  # its last record: the secrets it learned
+                        KNOWN.add(item[1])
+                        return
+                    add(item)
+                    taken += len(item)
         # The child failed, or this part taught the book a secret the child did not know: this
-        # process, its checker having seen exactly the child's history, goes on from there.
-        _index_here(enumerate(exchanges, start=done), build, add)
+        # process, its checker having seen exactly the child's history, goes on from there, past the
+        # rows of the child's it added (their secrets learned and their history observed here).
+        for number, exchange in enumerate(islice(exchanges, taken), start=done):
+            checker.observe(redact_exchange(exchange, policy), number)
+        _index_here(enumerate(exchanges, start=done + taken), build, add)
     finally:
         child.stop()
 
@@ -100,20 +113,16 @@ def _index_from(
     checker: Checker, path: Path, split: int, build: Build, policy: RedactionPolicy, output: BinaryIO
 ) -> None:
     """The child's work: observe the (redacted) exchanges before `split` that the observers watch, build
-    and prepare the rest, write them in pickled batches, the secrets it learned, then a trailer."""
+    and prepare the rest, write them in pickled batches as it goes, then the secrets it learned."""
     batch: list[Prepared] = []
-    batches = count = 0
     for index, exchange in stream_history(path, split, checker.remembers):
         if index < split:
             checker.observe(redact_exchange(exchange, policy), index)
         else:
             batch.append(prepared(build(exchange, index)))
             if len(batch) >= BATCH:
-                pickle.dump(batch, output, protocol=pickle.HIGHEST_PROTOCOL)
-                batch, batches = [], batches + 1
-        count = index + 1
+                write_record(output, pickle.dumps(batch, protocol=pickle.HIGHEST_PROTOCOL))
+                batch = []
     if batch:
-        pickle.dump(batch, output, protocol=pickle.HIGHEST_PROTOCOL)
-        batches += 1
-    pickle.dump(sorted(KNOWN.values), output, protocol=pickle.HIGHEST_PROTOCOL)
-    write_trailer(output, count, batches)
+        write_record(output, pickle.dumps(batch, protocol=pickle.HIGHEST_PROTOCOL))
+    write_record(output, pickle.dumps(("learned", sorted(KNOWN.values)), protocol=pickle.HIGHEST_PROTOCOL))

@@ -22,6 +22,9 @@ class Child(Protocol):
     def lines(self, patience: float) -> Iterator[bytes]:
         """The output line by line as it is written; ChildFailed when the child failed or is late."""
 
+    def records(self, patience: float) -> Iterator[bytes]:
+        """The output as the records it wrote (`trailer.write_record`), each as soon as it is whole."""
+
     def stop(self) -> None:
         """Stop the child if it still runs, and drop its output."""
 

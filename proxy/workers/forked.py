@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterator
 from typing import BinaryIO, cast
 
 from proxy.workers.base import ChildFailed, Work
+from proxy.workers.trailer import RECORD_HEAD
 
 POLL_S = 0.002
 OUTPUT_BUFFER_BYTES = 64 * 1024  # the child writes lines of about 5 KB: fewer write calls
@@ -78,28 +79,50 @@ class Forked:
         flushes as it goes); ends once the child has exited cleanly and all it wrote is read.
 
         Raises ChildFailed when it failed, or has not exited `patience` seconds from now (`stop` then
-        kills it); the lines given before came from a clean part of its work. The output is read with
-        pread: the file position is the child's, which it still writes at.
+        kills it); the lines given before came from a clean part of its work.
         """
+        partial: list[bytes] = []  # a line read in pieces so far (one longer than a read is joined once)
+        for chunk in self._written(patience):
+            cut = chunk.rfind(b"\n") + 1
+            if cut:
+                yield from b"".join([*partial, chunk[:cut]]).splitlines(keepends=True)
+                partial = []
+            partial.append(chunk[cut:])
+        if b"".join(partial):
+            yield b"".join(partial)  # a last line without its end: the reader judges it
+
+    def records(self, patience: float) -> Iterator[bytes]:
+        """The child's output as the records it wrote with `trailer.write_record`, each as soon as it is whole
+        (the child flushes after each); ends once the child has exited cleanly and all is read.
+        ChildFailed as for `lines`, and when a clean child left a record cut short."""
+        held = bytearray()
+        for chunk in self._written(patience):
+            held += chunk
+            while len(held) >= RECORD_HEAD.size:
+                (size,) = RECORD_HEAD.unpack_from(held)
+                end = RECORD_HEAD.size + size
+                if len(held) < end:
+                    break
+                yield bytes(held[RECORD_HEAD.size : end])
+                del held[:end]
+        if held:
+            raise ChildFailed
+
+    def _written(self, patience: float) -> Iterator[bytes]:
+        """What the child writes, in pieces as they come, until it has exited cleanly and all is read.
+        Read with pread: the file position is the child's, which it still writes at."""
         deadline = time.monotonic() + patience
         fd = self._output.fileno()
         offset = 0
-        partial: list[bytes] = []  # a line read in pieces so far (one longer than a read is joined once)
         while True:
             chunk = os.pread(fd, READ_BYTES, offset)
             if chunk:
                 offset += len(chunk)
-                cut = chunk.rfind(b"\n") + 1
-                if cut:
-                    yield from b"".join([*partial, chunk[:cut]]).splitlines(keepends=True)
-                    partial = []
-                partial.append(chunk[cut:])
+                yield chunk
                 continue
             if self.pid is None:  # exited, and everything it wrote has been read
                 if self._status != 0:
                     raise ChildFailed
-                if b"".join(partial):
-                    yield b"".join(partial)  # a last line without its end: the reader judges it
                 return
             self._reap()
             if self.pid is not None:

@@ -1,6 +1,7 @@
 """The end of a child's output file: how many items it went through and how many batches it wrote,
 packed after the batches, so the parent reads it first and knows whether the child finished (a child
-killed mid-write leaves no whole trailer). The two-core `check` and the two-core UI index both use it."""
+killed mid-write leaves no whole trailer); the two-core `check` uses it. Or records, each with its length
+before it (`write_record`), which the parent reads as each is whole (`Forked.records`): the UI's index."""
 
 from __future__ import annotations
 
@@ -8,6 +9,14 @@ import struct
 from typing import BinaryIO
 
 TRAILER = struct.Struct("qq")  # (items gone through, batches written)
+RECORD_HEAD = struct.Struct("q")  # a record's length, before it
+
+
+def write_record(output: BinaryIO, record: bytes) -> None:
+    """In the child: one record for the parent's `records`, readable as soon as it is written."""
+    output.write(RECORD_HEAD.pack(len(record)))
+    output.write(record)
+    output.flush()
 
 
 def write_trailer(output: BinaryIO, count: int, batches: int) -> None:

@@ -111,8 +111,8 @@ def test_two_cores_index_what_one_does(
     monkeypatch.setattr(two_core_index, "SMALLEST_SPLIT", 10**9)
     one = dumped(paths, in_force)
     taken: list[int] = []
-    real = two_core_index.pickle.load
-    monkeypatch.setattr(two_core_index.pickle, "load", lambda output: taken.append(1) or real(output))
+    real = two_core_index.pickle.loads
+    monkeypatch.setattr(two_core_index.pickle, "loads", lambda output: taken.append(1) or real(output))
     monkeypatch.setattr(two_core_index, "SMALLEST_SPLIT", 10)
     two = dumped(paths, in_force)
     assert two == one and len(one[0]) == 140 and one[2]
@@ -126,3 +126,44 @@ def test_two_cores_index_what_one_does(
     # The bodies' text indexed after the rows, by a thread of its own: the same index.
     monkeypatch.setattr(traffic_view, "TEXT_LATER_FROM", 0)
     assert dumped(paths, in_force, text_later=True) == one
+
+
+@pytest.mark.parametrize("secret_at", [None, 66])
+def test_a_child_that_fails_after_some_batches_were_added_changes_nothing(
+    secret_at: int | None, tmp_path: Path, in_force: RulesInForce, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The child's batches are added as they come; when it fails after two of them, this process
+    catches up on their exchanges (their secrets, their history) and indexes the rest: the index one
+    core makes (a secret the child's batches taught the book included)."""
+    path = tmp_path / "c.yaml"
+    exchanges = [*drawn(random.Random(5), 80, secret_at), *mixed_exchanges()]
+    save_cassette(path, Cassette(tuple(exchanges), upstream="http://127.0.0.1:9"))
+    list(stream_cassette(path).exchanges)
+    monkeypatch.setattr(two_core_index, "SMALLEST_SPLIT", 10**9)
+    one = dumped([path], in_force)
+    real = two_core_index.write_record
+    written: list[int] = []
+
+    def failing(output: Any, record: bytes) -> None:  # in the child: its third record fails it
+        written.append(1)
+        if len(written) == 3:
+            raise RuntimeError("the child's third batch")
+        real(output, record)
+
+    added: list[int] = []
+    adding = traffic_view.BackgroundAdds.add
+    monkeypatch.setattr(two_core_index, "write_record", failing)
+    monkeypatch.setattr(two_core_index, "BATCH", 7)
+    monkeypatch.setattr(
+        traffic_view.BackgroundAdds,
+        "add",
+        lambda self, batch: added.append(len(batch)) or adding(self, batch),
+    )
+    monkeypatch.setattr(two_core_index, "SMALLEST_SPLIT", 10)
+    two = dumped([path], in_force)
+    assert two == one and len(one[0]) == len(exchanges)
+    split = int(len(exchanges) * two_core_index.SHARE)
+    assert added[: split // 7 + 1] == [7] * (split // 7) + [split % 7]  # this process's part
+    assert added[split // 7 + 1 : split // 7 + 3] == [7, 7]  # the child's two batches, then its own
+    if secret_at is not None:
+        assert SECRET in one[4] and SECRET not in repr(one[1][secret_at:])

@@ -13,6 +13,7 @@ import pytest
 from proxy.workers import forked
 from proxy.workers.base import ChildFailed
 from proxy.workers.forked import Forked
+from proxy.workers.trailer import RECORD_HEAD, write_record
 
 
 def started(work: object) -> Forked:
@@ -107,5 +108,48 @@ def test_reading_does_not_move_where_the_child_writes(
                 go_on.touch()
         assert [int(line.split()[0]) for line in read] == list(range(200))
         assert all(len(line) == len(b"%d " % number) + 5001 for number, line in enumerate(read))
+    finally:
+        child.stop()
+
+
+@pytest.mark.parametrize("read_bytes", [7, 1 << 20])
+def test_a_record_is_read_as_soon_as_it_is_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, read_bytes: int
+) -> None:
+    """The child writes its next records only once the parent has read the first: each comes whole as
+    it is written, whether a read holds many records or a piece of one."""
+    monkeypatch.setattr(forked, "READ_BYTES", read_bytes)
+    go_on = tmp_path / "go-on"
+    later = [b"", b"x" * 5000, b"\n" * 9]
+
+    def work(output: BinaryIO) -> None:
+        write_record(output, b"first")
+        wait_for(go_on)
+        for record in later:
+            write_record(output, record)
+
+    child = started(work)
+    try:
+        records = child.records(patience=20)
+        assert next(records) == b"first"
+        assert child.pid is not None, "the child was still waiting"
+        go_on.touch()
+        assert list(records) == later
+    finally:
+        child.stop()
+
+
+@pytest.mark.parametrize("cut", [3, 12])
+def test_a_record_cut_short_is_an_error_even_from_a_clean_child(cut: int) -> None:
+    def work(output: BinaryIO) -> None:
+        write_record(output, b"whole")
+        output.write((RECORD_HEAD.pack(10) + b"cut short")[:cut])
+
+    child = started(work)
+    try:
+        records = child.records(patience=20)
+        assert next(records) == b"whole"
+        with pytest.raises(ChildFailed):
+            next(records)
     finally:
         child.stop()
