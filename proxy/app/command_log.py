@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import logging
 import sys
+from collections.abc import Sequence
 
-from proxy.core.redaction.book import ScrubbingFilter
+from proxy.core.redaction.book import KNOWN, ScrubbingFilter
 from proxy.core.reports.escaping import visible
 
 FORMAT = "commerce-proxy: %(message)s"
@@ -32,3 +33,12 @@ def use_command_log(level: int) -> None:
     handler.setFormatter(VisibleFormatter(FORMAT))
     handler.addFilter(ScrubbingFilter())
     logging.basicConfig(handlers=[handler], level=level, force=True)
+
+
+def write_lines(messages: Sequence[str]) -> None:
+    """Messages as the command's log writes them (each scrubbed, then `visible`, after the prefix), in
+    one write to stderr: the checker process's findings of one batch of exchanges (a record through
+    `logging` and its own write a line cost it a quarter of its time)."""
+    lines = [visible(FORMAT % {"message": KNOWN.scrub(message)}) for message in messages]
+    sys.stderr.write("\n".join(lines) + "\n")
+    sys.stderr.flush()

@@ -51,12 +51,13 @@ from proxy.core.redaction.book import KNOWN
 from proxy.core.reports.escaping import visible
 from proxy.core.rules import engine
 from proxy.core.rules.engine import (
+    LOG_LEVELS,
     Checked,
     Checker,
     Listener,
     LiveChecker,
+    finding_line,
     follow_findings,
-    log_findings,
     report_findings,
 )
 from proxy.core.rules.findings import Finding, FindingsLog
@@ -357,31 +358,34 @@ def source_of_argument(argument: str) -> RuleSource:
 
 def serve_checks(source: RuleSource, inbox: BinaryIO, answers: BinaryIO) -> None:
     """The child: check each exchange as it arrives and answer with its findings, until the pipe closes."""
-    from proxy.app.command_log import use_command_log
+    from proxy.app.command_log import use_command_log, write_lines
     from proxy.app.contract_inputs import source_contract
 
     in_force = source.load()
     contract = source_contract(source, in_force.project)  # the parent read the same files: no error
     checker = Checker(in_force.ruleset, in_force.project.config, contract=contract)
-    logged = False
+    level: int | None = None  # the proxy's: each finding at or above it is one line on stderr
     for payloads in _frames(inbox.fileno()):
         said: list[bytes] = []
+        lines: list[str] = []
         for payload in payloads:
             message = parse_json_line(payload)
             if "seq" not in message:  # the proxy's word on logging, or secrets it learned
                 KNOWN.add(message.get("known", ()))
                 if "log" in message:
-                    logged = message["log"] is not None
-                    if logged:
-                        use_command_log(message["log"])
+                    level = message["log"]
+                    if level is not None:
+                        use_command_log(level)
                 continue
             sequence = message["seq"]
             exchange = exchange_from_document(message["exchange"], ("exchange",), clock.now())
             findings = checker.check(exchange, sequence)
-            if logged and findings:
-                log_findings(findings)
+            if level is not None:
+                lines.extend(finding_line(one) for one in findings if LOG_LEVELS[one.severity] >= level)
             answer = answer_frame(sequence, findings, checker.verdict)
             said.append(FRAME.pack(len(answer)) + answer)
+        if lines:  # before the answers: a line is out when the proxy hears of its finding
+            write_lines(lines)
         if said:  # every answer to what one read brought, in one write: one wake-up of the proxy
             answers.write(b"".join(said))
             answers.flush()

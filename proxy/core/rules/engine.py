@@ -393,15 +393,14 @@ def report_findings(live: LiveChecking, checked: Checked, *, logged: bool | None
 def log_findings(findings: Sequence[Finding]) -> None:
     """One log line a finding, at its severity's level: the live checker's words, in every process."""
     for finding in findings:
-        log.log(
-            LOG_LEVELS[finding.severity],
-            "%s %s %s %s %s: %s%s",
-            finding.severity,
-            finding.rule,
-            finding.number,
-            finding.method,
-            finding.target,
-            finding.message,
-            # a spec's finding says where the spec says so, as `check` does (`spec:`)
-            f" (spec: {finding.section})" if finding.rule.startswith(CONTRACT_PREFIX) else "",
-        )
+        log.log(LOG_LEVELS[finding.severity], "%s", finding_line(finding))
+
+
+def finding_line(finding: Finding) -> str:
+    """A finding as its log line says it (`log_findings`; the checker process writes the same)."""
+    # a spec's finding says where the spec says so, as `check` does (`spec:`)
+    spec = f" (spec: {finding.section})" if finding.rule.startswith(CONTRACT_PREFIX) else ""
+    return (
+        f"{finding.severity} {finding.rule} {finding.number} {finding.method} {finding.target}: "
+        f"{finding.message}{spec}"
+    )
