@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import io
 import logging
 import os
 import select
@@ -356,7 +357,7 @@ def source_of_argument(argument: str) -> RuleSource:
     )
 
 
-def serve_checks(source: RuleSource, inbox: BinaryIO, answers: BinaryIO) -> None:
+def serve_checks(source: RuleSource, inbox: io.BufferedIOBase, answers: BinaryIO) -> None:
     """The child: check each exchange as it arrives and answer with its findings, until the pipe closes."""
     from proxy.app.command_log import use_command_log, write_lines
     from proxy.app.contract_inputs import source_contract
@@ -365,7 +366,7 @@ def serve_checks(source: RuleSource, inbox: BinaryIO, answers: BinaryIO) -> None
     contract = source_contract(source, in_force.project)  # the parent read the same files: no error
     checker = Checker(in_force.ruleset, in_force.project.config, contract=contract)
     level: int | None = None  # the proxy's: each finding at or above it is one line on stderr
-    for payloads in _frames(inbox.fileno()):
+    for payloads in _frames(inbox):
         said: list[bytes] = []
         lines: list[str] = []
         for payload in payloads:
@@ -391,11 +392,11 @@ def serve_checks(source: RuleSource, inbox: BinaryIO, answers: BinaryIO) -> None
             answers.flush()
 
 
-def _frames(fd: int) -> Iterator[list[bytes]]:
-    """The frames on `fd`, as many as each read brings (a read waits only when no whole frame is
-    left), until the pipe closes."""
+def _frames(inbox: io.BufferedIOBase) -> Iterator[list[bytes]]:
+    """The frames `inbox` brings, as many as each read gives (a read waits only when no whole frame
+    is left), until the pipe closes."""
     pending, chunk = bytearray(), bytearray(READ_BYTES)
-    while got := os.readv(fd, [chunk]):
+    while got := inbox.readinto1(chunk):
         pending += memoryview(chunk)[:got]
         whole: list[bytes] = []
         start = 0
@@ -429,11 +430,12 @@ def main() -> int:
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C stops the proxy, which then closes the pipe
     answers = os.fdopen(os.dup(1), "wb")
+    inbox = os.fdopen(os.dup(0), "rb")  # a BufferedReader, as `_frames` reads it
     os.dup2(2, 1)  # anything printed goes to stderr, never into the answers
     sys.stdout = sys.stderr
     source = source_of_argument(sys.argv[1])
     try:
-        serve_checks(source, sys.stdin.buffer, answers)
+        serve_checks(source, inbox, answers)
     except BrokenPipeError:
         return 0  # the proxy is gone
     except Exception as error:  # the proxy checks what is left itself and says so

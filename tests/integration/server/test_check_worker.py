@@ -212,10 +212,10 @@ def test_frames_come_whole_and_in_order_however_the_pipe_cuts_them(piece: int) -
     writer = threading.Thread(target=write)
     writer.start()
     try:
-        got = [payload for batch in _frames(read_end) for payload in batch]
+        with os.fdopen(read_end, "rb") as inbox:  # as the checker reads its stdin
+            got = [payload for batch in _frames(inbox) for payload in batch]
     finally:
         writer.join()
-        os.close(read_end)
     assert got == payloads
 
 
