@@ -143,7 +143,7 @@ class Recorder:
                 settings.rule_source,
                 lambda: Checker(ruleset, rule_config, contract=contract),
                 settings.findings_kept,
-                lines_in_child=settings.lines_in_checker,
+                lines_direct=settings.lines_direct,
             )
         try:
             self.session = RecordingSession(settings, self.worker)
