@@ -299,7 +299,9 @@ class CheckWorker:
         """Check here from now on, starting with what the child had not answered for."""
         if self._local is not None:
             return
-        log.warning("%s (exit %s); checking goes on in the proxy process", why, self.process.poll())
+        status = self.process.poll()  # None: not yet reaped (a pipe closed before its exit is seen)
+        ended = f" (exit {status})" if status is not None else ""
+        log.warning("%s%s; checking goes on in the proxy process", why, ended)
         self._detach()
         self._local = LiveChecker(self._fallback())
         self._local.log = self.log
