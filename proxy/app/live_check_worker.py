@@ -14,15 +14,16 @@ very bytes `record` wrote to its journal; an answer is `[sequence, findings, unj
 exchange's `Unjudged` verdict or null when a rule about the answer judged it (`answer_frame`,
 `read_answer`).
 
-The command's own findings' log lines (`record`, `spy`: `lines_in_child`) are written by the child, on
-the stderr both share and in the command's format (`command_log.py`): a line a finding cost the proxy's
-loop, its busiest core, a sixth of its time under load. The proxy's other frames say at which level it
-logs (`{"log": level}`, null when a follower shows the findings itself) and the secrets it learned
-since the last frame (`{"known": [...]}`, before the exchange that taught them), so each line is
-scrubbed by the book as the proxy had it when it handed the exchange over, as the proxy's own lines
-are by its book when written. The proxy never blocks on a full pipe while it
-could be reading answers, so the two processes cannot wait on each other: past BACKLOG_BYTES handed
-over and not yet taken, the proxy reads answers until the child catches up (the child sets the pace).
+For `record` and `spy`, whose process logs in the commands' format (`lines_direct`), the findings of
+the answers one read brings are written as lines at once (`command_log.write_lines`: each scrubbed by
+the book as it is then, as every log line), not as a log record each: a record a line cost the
+proxy's loop, its busiest core, a sixth of its time under load. They are written here, where the
+answers arrive, never by the child: the child does not know what the proxy learned since, and a line
+it wrote was not yet an answer the proxy had heard (a take-over would write it again).
+
+The proxy never blocks on a full pipe while it could be reading answers, so the two processes cannot
+wait on each other: past BACKLOG_BYTES handed over and not yet taken, the proxy reads answers until the
+child catches up (the child sets the pace).
 """
 
 from __future__ import annotations
@@ -45,10 +46,10 @@ from typing import BinaryIO
 
 import orjson
 
+from proxy.app.command_log import write_lines
 from proxy.core.cassette.document import exchange_from_document
 from proxy.core.cassette.journal_line import journal_line, parse_json_line
 from proxy.core.model.exchange import Exchange
-from proxy.core.redaction.book import KNOWN
 from proxy.core.reports.escaping import visible
 from proxy.core.rules import engine
 from proxy.core.rules.engine import (
@@ -83,13 +84,12 @@ class CheckWorker:
         source: RuleSource,
         fallback: Callable[[], Checker],
         kept: int = 1000,
-        lines_in_child: bool = False,
+        lines_direct: bool = False,
     ) -> None:
         self.log = FindingsLog(kept)
         self.listeners: list[Listener] = []  # added by `follow`
         self._logged = True
-        self._lines_in_child = lines_in_child  # the child logs the findings (the command's log format)
-        self._known: frozenset[str] = frozenset()  # the secrets the child was told of
+        self._lines_direct = lines_direct  # findings' lines written as lines, not log records
         self.unjudged = UnjudgedTally()  # from the child's verdicts (or the take-over's checker)
         self._fallback = fallback
         self._local: LiveChecker | None = None
@@ -112,7 +112,6 @@ class CheckWorker:
         self._from_child = self.process.stdout.fileno()
         for fd in (self._to_child, self._from_child):
             os.set_blocking(fd, False)
-        self._tell_logging()
 
     @property
     def logged(self) -> bool:
@@ -124,16 +123,6 @@ class CheckWorker:
         self._logged = value
         if self._local is not None:
             self._local.logged = value
-        self._tell_logging()
-
-    def _tell_logging(self) -> None:
-        """Tell the child at which level to log findings (null: it does not)."""
-        if self._lines_in_child and self._local is None:
-            level = engine.log.getEffectiveLevel() if self._logged else None
-            self._send(orjson.dumps({"log": level}))
-
-    def _send(self, payload: bytes) -> None:
-        self._outgoing.add(payload)
 
     def check(self, exchange: Exchange, sequence: int, encoded: bytes | None = None) -> list[Finding]:
         """Hand one exchange over (its findings are reported when they come back); returns none now.
@@ -143,11 +132,7 @@ class CheckWorker:
         if self._local is not None:
             return self._local.check(exchange, sequence)
         self._attach()
-        if self._lines_in_child and (known := KNOWN.values) is not self._known:
-            self._send(orjson.dumps({"known": sorted(known - self._known)}))  # before what taught them
-            self._known = known
-        payload = encoded or journal_line(sequence, exchange)
-        self._send(payload)
+        self._outgoing.add(encoded or journal_line(sequence, exchange))
         self._unanswered.append((sequence, exchange, encoded))
         if self._caught_up is not None:
             self._caught_up.clear()
@@ -261,6 +246,17 @@ class CheckWorker:
         except OSError:
             self._take_over("the checker process stopped")
             return
+        lines: list[str] = []  # the findings' lines of the answers this read brought (`lines_direct`)
+        try:
+            self._take_answers(lines)
+        finally:
+            if lines:
+                write_lines(lines)
+        if not self._unanswered and self._caught_up is not None:
+            self._caught_up.set()
+
+    def _take_answers(self, lines: list[str]) -> None:
+        """Report each whole answer received (its lines to `lines`); a failed helper's answer: take over."""
         while len(self._incoming) >= FRAME.size:
             (size,) = FRAME.unpack_from(self._incoming)
             if len(self._incoming) < FRAME.size + size:
@@ -272,25 +268,40 @@ class CheckWorker:
             except (ValueError, TypeError, KeyError) as error:
                 # An answer this process cannot read is a failed helper: its exchange is still
                 # unanswered, so the take-over checks it here and nothing is lost or waited for.
+                self._said(lines)
                 self._take_over(f"the checker process's answer could not be read ({error})")
                 return
             if not self._unanswered or self._unanswered[0][0] != sequence:
                 # One answer an exchange, in order: another is a failed helper, as above.
+                self._said(lines)
                 self._take_over(f"the checker process answered #{sequence} out of turn")
                 return
             _, exchange, line = self._unanswered.popleft()
             if verdict is not None:
                 self.unjudged.add(verdict, exchange=sequence)
-            logged = self._logged and not self._lines_in_child  # else the child logged them
-            report_findings(self, Checked(sequence, exchange, findings, line), logged=logged)
-        if not self._unanswered and self._caught_up is not None:
-            self._caught_up.set()
+            direct = self._lines_direct and self._logged
+            if direct:
+                lines.extend(
+                    finding_line(one) for one in findings if engine.log.isEnabledFor(LOG_LEVELS[one.severity])
+                )
+            report_findings(
+                self, Checked(sequence, exchange, findings, line), logged=self._logged and not direct
+            )
+
+    @staticmethod
+    def _said(lines: list[str]) -> None:
+        """Write the lines of the answers taken so far, before a take-over's own."""
+        if lines:
+            write_lines(lines)
+            lines.clear()
 
     def _take_over(self, why: str) -> None:
         """Check here from now on, starting with what the child had not answered for."""
         if self._local is not None:
             return
-        log.warning("%s (exit %s); checking goes on in the proxy process", why, self.process.poll())
+        status = self.process.poll()  # None: not yet reaped (a pipe closed before its exit is seen)
+        ended = f" (exit {status})" if status is not None else ""
+        log.warning("%s%s; checking goes on in the proxy process", why, ended)
         self._detach()
         self._local = LiveChecker(self._fallback())
         self._local.log = self.log
@@ -359,34 +370,20 @@ def source_of_argument(argument: str) -> RuleSource:
 
 def serve_checks(source: RuleSource, inbox: io.BufferedIOBase, answers: BinaryIO) -> None:
     """The child: check each exchange as it arrives and answer with its findings, until the pipe closes."""
-    from proxy.app.command_log import use_command_log, write_lines
     from proxy.app.contract_inputs import source_contract
 
     in_force = source.load()
     contract = source_contract(source, in_force.project)  # the parent read the same files: no error
     checker = Checker(in_force.ruleset, in_force.project.config, contract=contract)
-    level: int | None = None  # the proxy's: each finding at or above it is one line on stderr
     for payloads in _frames(inbox):
         said: list[bytes] = []
-        lines: list[str] = []
         for payload in payloads:
             message = parse_json_line(payload)
-            if "seq" not in message:  # the proxy's word on logging, or secrets it learned
-                KNOWN.add(message.get("known", ()))
-                if "log" in message:
-                    level = message["log"]
-                    if level is not None:
-                        use_command_log(level)
-                continue
             sequence = message["seq"]
             exchange = exchange_from_document(message["exchange"], ("exchange",), clock.now())
             findings = checker.check(exchange, sequence)
-            if level is not None:
-                lines.extend(finding_line(one) for one in findings if LOG_LEVELS[one.severity] >= level)
             answer = answer_frame(sequence, findings, checker.verdict)
             said.append(FRAME.pack(len(answer)) + answer)
-        if lines:  # before the answers: a line is out when the proxy hears of its finding
-            write_lines(lines)
         if said:  # every answer to what one read brought, in one write: one wake-up of the proxy
             answers.write(b"".join(said))
             answers.flush()

@@ -62,7 +62,7 @@ def record_settings(
     `spellings`: how the caller's user writes the settings its messages name (`mode`: `--mode`).
     `contract`: the published specs judged against too; None: the config's `specs:` and `overlays:`
     (a bad one is a `ContractError` now, before any serving). `command_log`: the process logs in the
-    commands' format (`command_log.py`), so a checker process may write the findings' lines itself."""
+    commands' format (`command_log.py`), so the findings' lines may be written as lines, not records."""
     shown, _ = url_without_secrets(upstream)
     project = in_force.project
     return RecordSettings(
@@ -83,7 +83,7 @@ def record_settings(
         rule_source=rule_source if checking else None,
         contract=(contract or project_contract(project)) if checking else None,
         spellings=dict(spellings or {}),
-        lines_in_checker=command_log,
+        lines_direct=command_log,
     )
 
 

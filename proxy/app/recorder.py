@@ -143,7 +143,7 @@ class Recorder:
                 settings.rule_source,
                 lambda: Checker(ruleset, rule_config, contract=contract),
                 settings.findings_kept,
-                lines_in_child=settings.lines_in_checker,
+                lines_direct=settings.lines_direct,
             )
         try:
             self.session = RecordingSession(settings, self.worker)
@@ -229,9 +229,14 @@ class Recorder:
 
     async def findings(self) -> FindingsLog:
         """Every finding so far, once the checker has answered for every exchange answered so far."""
+        await self.caught_up()
+        return self.session.findings
+
+    async def caught_up(self) -> None:
+        """Return once the checker has answered for every exchange answered so far (its followers, a
+        live UI's too, were told of each)."""
         if self.worker is not None:
             await self.worker.caught_up()
-        return self.session.findings
 
     async def finish(self, served: bool = True) -> None:
         """The session's end: the checker catches up and stops, the cassette is written, and what

@@ -73,9 +73,9 @@ class RecordSettings:
     findings_kept: int = 1000
     # Set: the proxy checks in a child process that loads the same rules from here (record, spy).
     rule_source: RuleSource | None = None
-    # The process logs in the commands' format (`command_log.py`, `record` and `spy`): that child may
-    # then write the findings' lines itself, on the same stderr, and spare the serving loop.
-    lines_in_checker: bool = False
+    # The process logs in the commands' format (`command_log.py`, `record` and `spy`): the findings'
+    # lines of a checker process's answers are then written as lines a batch at once, not log records.
+    lines_direct: bool = False
     # How the caller's user spells the settings a message names (`mode`, `max_body_bytes`): the
     # command line `--mode`, the mitmproxy addon `cassette_mode`; unnamed: the setting's own name.
     spellings: Mapping[str, str] = field(default_factory=dict)

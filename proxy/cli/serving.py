@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import inspect
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, cast
@@ -99,6 +100,7 @@ def live_ui_on(
     the server's cleanup; the commands' and the pytest plugin's (`--commerce-ui`) one way to open it."""
     from proxy.app.live_ui import LiveUiRequest, live_ui
 
+    caught_up: Callable[[], Awaitable[None]] | None = None  # record, spy: their checker's
     if mode == "replay":  # no isinstance: the other command's server module is not imported
         replayer = cast("Replayer", served)
         ui = live_ui(LiveUiRequest(mode, in_force, replayer.library.default.redaction, sources))
@@ -118,7 +120,8 @@ def live_ui_on(
         )
         ui = live_ui(asked)
         proxy.recording.follow(ui.checked)
-    served.door.ui = RoutesOnDemand(ui)
+        caught_up = proxy.recorder.caught_up
+    served.door.ui = RoutesOnDemand(ui, caught_up)
 
     async def close() -> None:  # after the server's own cleanup: a record's cassette is written first
         ui.close()
@@ -131,9 +134,11 @@ class RoutesOnDemand:
     """A live server's UI routes, made by the first UI request: a server nobody looks at never reads
     the page's files or imports the actions."""
 
-    def __init__(self, ui: LiveUi) -> None:
+    def __init__(self, ui: LiveUi, caught_up: Callable[[], Awaitable[None]] | None = None) -> None:
         self._ui = ui
         self._routes: UiRoutes | None = None
+        self._caught_up = caught_up  # a recording's live checker: every exchange answered is checked
+        self._settled = False  # an API call has waited for what came before the first one
 
     def answer(self, incoming: Incoming, path: str, query: str) -> Reply | Awaitable[Reply]:
         view = self._ui.view()
@@ -147,14 +152,22 @@ class RoutesOnDemand:
 
             actions = ui_actions(view, self._ui.setting())
             self._routes = UiRoutes(view, filter_parser(), page_files(), actions=actions)
-        if path.startswith(API_PREFIX) and not self._ui.handed_over(0):  # what came before: indexing
+        if path.startswith(API_PREFIX) and not self._settled:  # what came before: indexed first
             return self._settled_answer(self._routes, incoming, path, query)
         return self._routes.answer(incoming, path, query)
 
     async def _settled_answer(self, routes: UiRoutes, incoming: Incoming, path: str, query: str) -> Reply:
-        """The answer once the exchanges held before the view was made are indexed (waited for off
-        the loop, at most SETTLE_S: longer, the answer has what is indexed by then)."""
-        await asyncio.to_thread(self._ui.settled, SETTLE_S)
+        """The answer once every exchange answered before it is indexed: checked (a recording's checker
+        answers a moment after the client got its answer), handed over from the backlog and flushed
+        into the index, however quickly the hand-over went (waited for off the loop, SETTLE_S in all at
+        most: longer, the answer has what is indexed by then)."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + SETTLE_S
+        if self._caught_up is not None:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._caught_up(), SETTLE_S)
+        await asyncio.to_thread(self._ui.settled, max(0.0, deadline - loop.time()))
+        self._settled = True
         answer = routes.answer(incoming, path, query)
         return await answer if inspect.isawaitable(answer) else answer
 

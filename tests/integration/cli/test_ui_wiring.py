@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import re
 import signal
 from pathlib import Path
@@ -162,5 +163,48 @@ async def test_record_shows_each_exchange_it_keeps_with_its_cassette_index(
             (str(cassette), 0, "/v2/products"),
             (str(cassette), 1, "/v2/brands"),
         ]
+        status, _, err = await stopped(running)
+        assert status == 0, err
+
+
+def checker_of(running: Running) -> int:
+    """The PID of the live checker process `record` or `spy` started (its only child)."""
+    pid = running.process.pid
+    children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    assert len(children) == 1, children
+    return int(children[0])
+
+
+@pytest.mark.parametrize(
+    ("command", "count", "first", "killed"),
+    [
+        (command, count, first, False)
+        for command in ("record", "spy")
+        for count in (1, 5)
+        for first in ("info", "exchanges")
+    ]
+    + [("record", 5, "info", True), ("spy", 3, "exchanges", True)],
+)
+async def test_the_first_api_call_after_a_run_answers_with_the_whole_run(
+    tmp_path: Path, sandbox_upstream: str, command: str, count: int, first: str, killed: bool
+) -> None:
+    """A script that asks once, right after its traffic, gets all of it: the first API call waits until
+    every exchange answered before it is checked and indexed, however quickly what was held was handed
+    over, and when the checker process died (the proxy checks the rest itself)."""
+    cassette = ("--cassette", str(tmp_path / "c.yaml")) if command == "record" else ()
+    async with commerce_proxy(
+        command, "--upstream", sandbox_upstream, *cassette, environment=NO_TOKEN
+    ) as running:
+        base, token = ui_of(running)
+        if killed:
+            os.kill(checker_of(running), signal.SIGKILL)
+        async with aiohttp.ClientSession() as session:
+            for number in range(count):
+                async with session.get(f"{running.url}/v2/products?n={number}") as answer:
+                    await answer.read()
+            async with session.get(f"{base}/_proxy/ui/api/{first}", headers={TOKEN_HEADER: token}) as answer:
+                document = await answer.json()
+        shown = document["exchanges"] if first == "info" else len(document["exchanges"])
+        assert shown == count, document
         status, _, err = await stopped(running)
         assert status == 0, err

@@ -15,6 +15,7 @@ import pytest
 
 from proxy.app.live_check_worker import FRAME, CheckWorker, Outbox, _frames
 from proxy.app.recording import RecordSettings
+from proxy.core.model.exchange import Exchange
 from proxy.core.redaction.book import KNOWN
 from proxy.core.redaction.policy import PLACEHOLDER
 from proxy.core.rules import engine
@@ -156,42 +157,102 @@ def test_a_follower_is_told_of_every_exchange_with_its_findings_in_either_proces
 SECRET = "sk-live-5f3a9c27e1b84d6f"
 
 
-@pytest.mark.parametrize("level", [logging.INFO, logging.WARNING, logging.ERROR])
-def test_the_checker_process_logs_each_finding_once_at_the_level_scrubbed_by_what_the_proxy_knew(
-    tmp_path: Path, capfd: pytest.CaptureFixture[str], level: int
-) -> None:
-    """`record` and `spy` leave the findings' lines to the checker process: each finding at or above the
-    command's level is one line on the shared stderr, in the command's format, none twice, none lost,
-    and a secret the proxy learned before handing an exchange over is not in its lines; a follower that
-    shows the findings itself silences them."""
-    exchanges = [
+def exchanges_quoting(secret: str, count: int) -> list[Exchange]:
+    """Exchanges whose findings' lines quote their query, which holds `secret`."""
+    limits = ["abc", "10", "-1", "x"]
+    return [
         make_exchange(
-            make_request("GET", "/v2/products", f"page[limit]={limit}&key={SECRET}&n={number}"),
+            make_request("GET", "/v2/products", f"page[limit]={limits[number % 4]}&key={secret}&n={number}"),
             body=json_body({"data": []}),
         )
-        for number, limit in enumerate(["abc", "10", "-1", "x"])
+        for number in range(count)
     ]
+
+
+def lines_of(err: str) -> list[str]:
+    return [line for line in err.splitlines() if line.startswith("commerce-proxy: ")]
+
+
+@pytest.mark.parametrize("learned", ["before", "after"])
+@pytest.mark.parametrize("level", [logging.INFO, logging.WARNING, logging.ERROR])
+def test_each_finding_is_one_line_at_the_level_scrubbed_by_what_the_proxy_knows_when_it_is_written(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str], level: int, learned: str
+) -> None:
+    """`record` and `spy` write the findings' lines of each batch of answers at once, not as log
+    records: each finding at or above the command's level is one line on stderr, in the command's
+    format, none twice, none lost, and scrubbed of a secret the proxy learned before the line was
+    written, however late after the exchange was handed over to the checker (a later exchange taught it)."""
+    exchanges = exchanges_quoting(SECRET, 4)
     checker = Checker(RULES)
     expected = [finding for number, one in enumerate(exchanges) for finding in checker.check(one, number)]
     logging.getLogger(engine.__name__).setLevel(level)
     try:
-        worker = CheckWorker(source(tmp_path), lambda: Checker(RULES), lines_in_child=True)
-        KNOWN.add([SECRET])  # learned before the first exchange is handed over
+        worker = CheckWorker(source(tmp_path), lambda: Checker(RULES), lines_direct=True)
+        if learned == "before":
+            KNOWN.add([SECRET])
         for number, exchange in enumerate(exchanges):
             worker.check(exchange, number)
-        worker.logged = False  # a follower shows them from now on
-        worker.check(exchanges[0], len(exchanges))
+        if learned == "after":
+            KNOWN.add([SECRET])  # handed over already: the checker never knew it
         worker.close()
     finally:
         logging.getLogger(engine.__name__).setLevel(logging.NOTSET)
-    lines = [line for line in capfd.readouterr().err.splitlines() if line.startswith("commerce-proxy: ")]
+    lines = lines_of(capfd.readouterr().err)
     shown = [finding for finding in expected if engine.LOG_LEVELS[finding.severity] >= level]
     assert shown, "the table needs findings at this level"
     assert len(lines) == len(shown)
     for line, finding in zip(lines, shown, strict=True):
         assert line.startswith(f"commerce-proxy: {finding.severity} {finding.rule} {finding.number} GET ")
         assert SECRET not in line and PLACEHOLDER in line
-    assert worker.log.exchanges == len(exchanges) + 1  # kept for /_proxy/findings all the same
+    assert worker.log.exchanges == len(exchanges)
+
+
+def test_a_follower_that_shows_the_findings_silences_their_lines(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    worker = CheckWorker(source(tmp_path), lambda: Checker(RULES), lines_direct=True)
+    worker.follow(lambda checked: None, quiet=True)
+    for number, exchange in enumerate(exchanges_quoting("x", 4)):
+        worker.check(exchange, number)
+    worker.close()
+    assert lines_of(capfd.readouterr().err) == []
+    assert worker.log.exchanges == 4
+
+
+@pytest.mark.parametrize("after", [1, 7, 30])
+async def test_a_checker_that_dies_leaves_each_finding_one_line_none_twice_none_lost(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture, after: int
+) -> None:
+    """Killed once `after` exchanges were answered: the lines written for what it answered and the
+    take-over's own log lines for the rest hold every finding once."""
+    exchanges = exchanges_quoting("x", 60)
+    checker = Checker(RULES)
+    expected = [finding for number, one in enumerate(exchanges) for finding in checker.check(one, number)]
+    logging.getLogger(engine.__name__).setLevel(logging.INFO)
+    try:
+        worker = CheckWorker(source(tmp_path), lambda: Checker(RULES), lines_direct=True)
+        with caplog.at_level(logging.INFO, logger=engine.__name__):
+            for number, exchange in enumerate(exchanges):
+                worker.check(exchange, number)
+                if number == after:
+                    for _ in range(500):
+                        if worker.log.exchanges >= after:
+                            break
+                        await asyncio.sleep(0.01)
+                    worker.process.kill()
+            await worker.caught_up()
+            worker.close()
+    finally:
+        logging.getLogger(engine.__name__).setLevel(logging.NOTSET)
+    written = lines_of(capfd.readouterr().err)
+    logged = [
+        f"commerce-proxy: {record.getMessage()}"
+        for record in caplog.records
+        if record.name == engine.__name__
+    ]
+    heads = sorted(" ".join(line.split()[1:4]) for line in written + logged)
+    assert heads == sorted(f"{finding.severity} {finding.rule} {finding.number}" for finding in expected)
+    assert worker.log.exchanges == len(exchanges)
 
 
 @pytest.mark.parametrize("piece", [1, 3, 7, 64, 4096, 1 << 20])
