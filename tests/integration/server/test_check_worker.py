@@ -228,22 +228,26 @@ async def test_a_checker_that_dies_leaves_each_finding_one_line_none_twice_none_
     exchanges = exchanges_quoting("x", 60)
     checker = Checker(RULES)
     expected = [finding for number, one in enumerate(exchanges) for finding in checker.check(one, number)]
-    logging.getLogger(engine.__name__).setLevel(logging.INFO)
+    findings_log = logging.getLogger(engine.__name__)
+    findings_log.setLevel(logging.INFO)
+    findings_log.addHandler(caplog.handler)  # the take-over's records here alone: whatever handler an
+    findings_log.propagate = False  # earlier test left on the root would write them to stderr too
     try:
         worker = CheckWorker(source(tmp_path), lambda: Checker(RULES), lines_direct=True)
-        with caplog.at_level(logging.INFO, logger=engine.__name__):
-            for number, exchange in enumerate(exchanges):
-                worker.check(exchange, number)
-                if number == after:
-                    for _ in range(500):
-                        if worker.log.exchanges >= after:
-                            break
-                        await asyncio.sleep(0.01)
-                    worker.process.kill()
-            await worker.caught_up()
-            worker.close()
+        for number, exchange in enumerate(exchanges):
+            worker.check(exchange, number)
+            if number == after:
+                for _ in range(500):
+                    if worker.log.exchanges >= after:
+                        break
+                    await asyncio.sleep(0.01)
+                worker.process.kill()
+        await worker.caught_up()
+        worker.close()
     finally:
-        logging.getLogger(engine.__name__).setLevel(logging.NOTSET)
+        findings_log.setLevel(logging.NOTSET)
+        findings_log.removeHandler(caplog.handler)
+        findings_log.propagate = True
     written = lines_of(capfd.readouterr().err)
     logged = [
         f"commerce-proxy: {record.getMessage()}"
