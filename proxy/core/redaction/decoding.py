@@ -216,6 +216,7 @@ _BREAK = r"(?:\r?\n|\\r\\n|\\n|\\r)[ \t]*"
 
 
 @functools.lru_cache(maxsize=16)
+@functools.lru_cache(maxsize=16)  # one per shortest length: the same on every text of a session
 def base64_run(shortest: int) -> re.Pattern[str]:
     """Base64 runs: lines joined by line breaks, or one run at least `shortest` long. Each starts where
     a run does, and takes it whole (no backtracking), so a long text costs one pass."""
@@ -228,9 +229,20 @@ _BREAKS = re.compile(r"\\[rn]|\s")
 _URL_SAFE = str.maketrans("-_", "+/")
 
 
-def base64_runs(view: View, shortest: int) -> Iterator[View]:
+RunBytes = tuple[str, str, int, int]  # a base64 run's bytes (one a character), the run, where, and skip
+
+
+def base64_run_view(view: View, decoded: RunBytes) -> View:
+    """A run's decoded bytes as a view whose bytes map to the quanta of the run they came from."""
+    text, run, offset, skip = decoded
+    return View(text, view, run=run, offset=offset, skip=skip)
+
+
+def base64_runs(view: View, shortest: int) -> Iterator[RunBytes]:
     """Each base64 run of at least `shortest` characters in the view, decoded at each of the four
-    offsets (both alphabets), as a view whose bytes map to the quanta of the run they came from."""
+    offsets (both alphabets): its bytes, one a character, with the run, where it is in the view and
+    the characters skipped (`base64_run_view` makes it a view: most runs are words, searched once
+    and dropped, so none is made for them)."""
     for match in base64_run(shortest).finditer(view.text):
         if match.end() - match.start() < shortest:
             continue
@@ -248,7 +260,7 @@ def base64_runs(view: View, shortest: int) -> Iterator[View]:
             except binascii.Error:
                 continue
             if data:
-                yield View(data.decode("latin-1"), view, run=run, offset=match.start(), skip=offset)
+                yield data.decode("latin-1"), run, match.start(), offset
 
 
 def is_wide(text: str) -> bool:

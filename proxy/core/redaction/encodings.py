@@ -17,7 +17,7 @@ import re
 import ahocorasick
 
 from proxy.core.model.content_coding import decoded
-from proxy.core.redaction.decoding import View, base64_runs, decoded_views, wide_views
+from proxy.core.redaction.decoding import View, base64_run_view, base64_runs, decoded_views, wide_views
 from proxy.errors import BodyTooLarge
 
 DEPTH = 3  # decoding steps (an escape layer or a base64 run) searched through, in any order
@@ -107,10 +107,10 @@ def _search(view: View | None, plan: Plan, depth: int, spans: list[tuple[int, in
         for wide in wide_views(view):
             _search(wide, plan, depth, spans)
         for run in base64_runs(view, shortest):
-            if TEXT_STRETCH.search(run.text):
-                _search(run, plan, depth, spans)
-            else:
-                _find(run, run.text, every + cut, spans)
+            if TEXT_STRETCH.search(run[0]):
+                _search(base64_run_view(view, run), plan, depth, spans)
+            elif _holds(run[0], every + cut):  # a view only for a run that holds one (most are words)
+                _find(base64_run_view(view, run), run[0], every + cut, spans)
         decoded = decoded_views(view, quotes)
         for other in decoded[1:]:  # another reading of the same layer
             _search(other, plan, depth, spans)
@@ -132,6 +132,13 @@ def _find(view: View, text: str, needles: tuple[str, ...], spans: list[tuple[int
         return
     for end, length in _automaton(needles).iter(text):
         spans.append(view.original(end + 1 - length, end + 1))
+
+
+def _holds(text: str, needles: tuple[str, ...]) -> bool:
+    """Whether any needle is in `text` (as `_find` would find it), without mapping where."""
+    if len(needles) <= FEW_NEEDLES:
+        return any(needle in text for needle in needles)
+    return next(_automaton(needles).iter(text), None) is not None
 
 
 @functools.lru_cache(maxsize=64)  # the plan's needle tuples, the same on every exchange of a session
