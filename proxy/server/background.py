@@ -8,6 +8,7 @@ loop is pytest-asyncio's) reach it alike, and neither test's loop has to run it.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
 from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
@@ -60,6 +61,10 @@ class BackgroundServer:
 
     def _halt(self) -> None:
         if self._thread.is_alive():
+            # the threads `asyncio.to_thread` started (the UI's reads and its first call's wait) end
+            # with the server, not at the interpreter's exit
+            with contextlib.suppress(Exception):
+                self._run(self._loop.shutdown_default_executor(), SHUTDOWN_TIMEOUT)
             self._loop.call_soon_threadsafe(self._loop.stop)
             self._thread.join(SHUTDOWN_TIMEOUT)
         if not self._thread.is_alive():

@@ -303,8 +303,8 @@ def scrub_text_of(exchange: Exchange, values: frozenset[str]) -> Exchange:
 
 
 def _haystack(exchange: Exchange) -> str:
-    """Every text of an exchange in one string (JSON as its text, keys and strings unescaped), so
-    whether any secret is in it is one search."""
+    """Every text of an exchange in one string (JSON as its text, and its keys and strings unescaped
+    when the text escapes any), so whether any secret is in it is one search."""
     pieces = [exchange.request.path, exchange.request.query, exchange.response.reason or ""]
     for message in (exchange.request, exchange.response):
         pieces.extend(value for _, value in message.headers)
@@ -312,8 +312,12 @@ def _haystack(exchange: Exchange) -> str:
         if stored.kind in ("text", "base64"):
             pieces.append(body_text(stored))
         elif stored.kind == "json":
-            pieces.append(json.dumps(stored.value, ensure_ascii=False))
-            pieces.extend(_strings(stored.value))
+            written = json.dumps(stored.value, ensure_ascii=False)
+            pieces.append(written)
+            if "\\" in written:  # some string is escaped in the text: each is searched as it reads
+                pieces.extend(_strings(stored.value))
+            # else every key and string stands in the text as it reads, between quotes (no character
+            # around them joins a base64 run or an escape): searching them again found nothing more
     return "\n\x01\n".join(pieces)
 
 
