@@ -137,24 +137,28 @@ def test_the_summary_counts_match_the_json_report(opened: tuple[Any, dict[str, A
 def test_clicking_a_failing_exchange_shows_request_response_finding_and_section(
     opened: tuple[Any, dict[str, Any], list[str]], tmp_path: Path
 ) -> None:
+    from playwright.sync_api import expect  # as tests/browsers.py: only where a browser runs
+
     page, document, problems = opened
     error = next(finding for finding in document["findings"] if finding["severity"] == "error")
     details = page.locator("details.exchange.fail")
     assert details.count() == 1
     assert not details.locator(".finding").is_visible()
     page.locator(".tick.fail").click()
-    assert details.get_attribute("open") is not None
+    # what the click shows is waited for (the page may draw it a frame later), never assumed at once
+    expect(details).to_have_attribute("open", "")
     request = details.locator(".part").nth(0)
     response = details.locator(".part").nth(1)
-    assert request.is_visible() and response.is_visible()
+    expect(request).to_be_visible()
+    expect(response).to_be_visible()
     assert request.locator("pre.headers").inner_text().startswith(f"GET {error['target']}")
     assert response.locator("pre.headers").inner_text().startswith("200 OK")
     assert 'ETag: W/"ffff' in response.locator("pre.headers").inner_text()
     finding = details.locator(f'.finding[data-rule="{error["rule"]}"]')
-    assert finding.is_visible()
+    expect(finding).to_be_visible()
     assert finding.locator(".message").inner_text() == error["message"]
     assert finding.locator(".section").inner_text() == error["citation"]
-    assert finding.locator(".section").is_visible()
+    expect(finding.locator(".section")).to_be_visible()
     # The hostile string in the body is shown as text, never run.
     assert HOSTILE in response.locator("pre.body-text").inner_text()
     page.screenshot(path=str(tmp_path / "report-opened.png"))
