@@ -1,8 +1,8 @@
-"""The commands' log lines: one format, every line escaped and scrubbed, whichever process writes it.
+"""The commands' log lines: one format, every line escaped and scrubbed, however it is written.
 
-`commerce-proxy` configures it at start (`cli/main.py`); `record`'s and `spy`'s checker process
-(`live_check_worker.py`) configures the same for the findings it logs itself, on the stderr it shares
-with the proxy, so a line reads the same whichever process wrote it.
+`commerce-proxy` configures it at start (`cli/main.py`); `record` and `spy` write the findings' lines of
+each batch of their checker's answers straight in the same format (`write_lines`, from
+`live_check_worker.py`), so a line reads the same whichever way it came.
 """
 
 from __future__ import annotations
@@ -36,9 +36,9 @@ def use_command_log(level: int) -> None:
 
 
 def write_lines(messages: Sequence[str]) -> None:
-    """Messages as the command's log writes them (each scrubbed, then `visible`, after the prefix), in
-    one write to stderr: the checker process's findings of one batch of exchanges (a record through
-    `logging` and its own write a line cost it a quarter of its time)."""
+    """Messages as the command's log writes them (each scrubbed by the book as it is now, then
+    `visible`, after the prefix), in one write to stderr: the findings of one batch of the checker's
+    answers (a log record and a write a line cost the serving loop a sixth of its time)."""
     lines = [visible(FORMAT % {"message": KNOWN.scrub(message)}) for message in messages]
     sys.stderr.write("\n".join(lines) + "\n")
     sys.stderr.flush()
