@@ -51,14 +51,12 @@ from proxy.core.cassette.document import exchange_from_document
 from proxy.core.cassette.journal_line import journal_line, parse_json_line
 from proxy.core.model.exchange import Exchange
 from proxy.core.reports.escaping import visible
-from proxy.core.rules import engine
 from proxy.core.rules.engine import (
-    LOG_LEVELS,
     Checked,
     Checker,
     Listener,
     LiveChecker,
-    finding_line,
+    finding_lines,
     follow_findings,
     report_findings,
 )
@@ -281,9 +279,7 @@ class CheckWorker:
                 self.unjudged.add(verdict, exchange=sequence)
             direct = self._lines_direct and self._logged
             if direct:
-                lines.extend(
-                    finding_line(one) for one in findings if engine.log.isEnabledFor(LOG_LEVELS[one.severity])
-                )
+                lines.extend(finding_lines(findings))
             report_findings(
                 self, Checked(sequence, exchange, findings, line), logged=self._logged and not direct
             )

@@ -216,7 +216,6 @@ _BREAK = r"(?:\r?\n|\\r\\n|\\n|\\r)[ \t]*"
 
 
 @functools.lru_cache(maxsize=16)
-@functools.lru_cache(maxsize=16)  # one per shortest length: the same on every text of a session
 def base64_run(shortest: int) -> re.Pattern[str]:
     """Base64 runs: lines joined by line breaks, or one run at least `shortest` long. Each starts where
     a run does, and takes it whole (no backtracking), so a long text costs one pass."""

@@ -381,7 +381,7 @@ def follow_findings(live: LiveChecking, listener: Listener, *, quiet: bool = Fal
 
 def report_findings(live: LiveChecking, checked: Checked, *, logged: bool | None = None) -> None:
     """Log each finding of one exchange as one line as it happens (unless `live.logged` is off, or
-    `logged` says another process logged them), keep it, and tell the listeners."""
+    `logged` says the caller writes them itself: `finding_lines`), keep it, and tell the listeners."""
     findings = checked.findings
     live.log.add(findings)
     if findings and (live.logged if logged is None else logged):
@@ -391,9 +391,15 @@ def report_findings(live: LiveChecking, checked: Checked, *, logged: bool | None
 
 
 def log_findings(findings: Sequence[Finding]) -> None:
-    """One log line a finding, at its severity's level: the live checker's words, in every process."""
+    """One log line a finding, at its severity's level: the live checker's words."""
     for finding in findings:
         log.log(LOG_LEVELS[finding.severity], "%s", finding_line(finding))
+
+
+def finding_lines(findings: Sequence[Finding]) -> list[str]:
+    """The lines `log_findings` would log at the findings' logger's level now, for a caller that writes
+    them itself (a batch at once)."""
+    return [finding_line(one) for one in findings if log.isEnabledFor(LOG_LEVELS[one.severity])]
 
 
 def finding_line(finding: Finding) -> str:
