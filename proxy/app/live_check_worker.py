@@ -11,7 +11,8 @@ answered for are checked in the proxy's own process, and so is everything after 
 
 Both pipes carry frames (a 4-byte length, then JSON): an exchange travels as its journal line, the
 very bytes `record` wrote to its journal; an answer is `[sequence, findings, unjudged]`, the last the
-exchange's `Unjudged` verdict or null when a rule about the answer judged it (`answer_frame`,
+exchange's `Unjudged` verdict or null when a rule about the answer judged it, each finding the list of its
+fields (`Finding.to_values`: half the reading of its JSON document; `answer_frame`,
 `read_answer`).
 
 For `record` and `spy`, whose process logs in the commands' format (`lines_direct`), the findings of
@@ -255,34 +256,42 @@ class CheckWorker:
 
     def _take_answers(self, lines: list[str]) -> None:
         """Report each whole answer received (its lines to `lines`); a failed helper's answer: take over."""
-        while len(self._incoming) >= FRAME.size:
-            (size,) = FRAME.unpack_from(self._incoming)
-            if len(self._incoming) < FRAME.size + size:
-                break
-            payload = bytes(self._incoming[FRAME.size : FRAME.size + size])
-            del self._incoming[: FRAME.size + size]
-            try:
-                sequence, findings, verdict = read_answer(payload)
-            except (ValueError, TypeError, KeyError) as error:
-                # An answer this process cannot read is a failed helper: its exchange is still
-                # unanswered, so the take-over checks it here and nothing is lost or waited for.
-                self._said(lines)
-                self._take_over(f"the checker process's answer could not be read ({error})")
-                return
-            if not self._unanswered or self._unanswered[0][0] != sequence:
-                # One answer an exchange, in order: another is a failed helper, as above.
-                self._said(lines)
-                self._take_over(f"the checker process answered #{sequence} out of turn")
-                return
-            _, exchange, line = self._unanswered.popleft()
-            if verdict is not None:
-                self.unjudged.add(verdict, exchange=sequence)
-            direct = self._lines_direct and self._logged
-            if direct:
-                lines.extend(finding_lines(findings))
-            report_findings(
-                self, Checked(sequence, exchange, findings, line), logged=self._logged and not direct
-            )
+        incoming = self._incoming
+        start = 0  # what was taken goes at the end in one cut: one cut a frame moved all the rest
+        try:
+            while len(incoming) - start >= FRAME.size:
+                (size,) = FRAME.unpack_from(incoming, start)
+                if len(incoming) - start - FRAME.size < size:
+                    break
+                start += FRAME.size + size
+                if not self._take_answer(incoming[start - size : start], lines):
+                    return
+        finally:
+            del incoming[:start]
+
+    def _take_answer(self, payload: bytes | bytearray, lines: list[str]) -> bool:
+        """Report one answer (its lines to `lines`); False when it was a failed helper's (taken over)."""
+        try:
+            sequence, findings, verdict = read_answer(payload)
+        except (ValueError, TypeError, KeyError) as error:
+            # An answer this process cannot read is a failed helper: its exchange is still
+            # unanswered, so the take-over checks it here and nothing is lost or waited for.
+            self._said(lines)
+            self._take_over(f"the checker process's answer could not be read ({error})")
+            return False
+        if not self._unanswered or self._unanswered[0][0] != sequence:
+            # One answer an exchange, in order: another is a failed helper, as above.
+            self._said(lines)
+            self._take_over(f"the checker process answered #{sequence} out of turn")
+            return False
+        _, exchange, line = self._unanswered.popleft()
+        if verdict is not None:
+            self.unjudged.add(verdict, exchange=sequence)
+        direct = self._lines_direct and self._logged
+        if direct:
+            lines.extend(finding_lines(findings))
+        report_findings(self, Checked(sequence, exchange, findings, line), logged=self._logged and not direct)
+        return True
 
     @staticmethod
     def _said(lines: list[str]) -> None:
@@ -407,13 +416,13 @@ def _frames(inbox: io.BufferedIOBase) -> Iterator[list[bytes]]:
 def answer_frame(sequence: int, findings: list[Finding], verdict: Unjudged | None) -> bytes:
     """The child's answer for one exchange: its sequence, findings and unjudged verdict, as JSON."""
     unjudged = verdict.to_json() if verdict is not None else None
-    return orjson.dumps([sequence, [finding.to_json() for finding in findings], unjudged])
+    return orjson.dumps([sequence, [finding.to_values() for finding in findings], unjudged])
 
 
-def read_answer(payload: bytes) -> tuple[int, list[Finding], Unjudged | None]:
+def read_answer(payload: bytes | bytearray) -> tuple[int, list[Finding], Unjudged | None]:
     """`answer_frame`'s inverse; raises ValueError, TypeError or KeyError on anything else."""
-    sequence, documents, unjudged = orjson.loads(payload)
-    findings = [Finding.from_json(document) for document in documents]
+    sequence, each, unjudged = orjson.loads(payload)
+    findings = [Finding.from_values(values) for values in each]
     return sequence, findings, Unjudged.from_json(unjudged) if unjudged is not None else None
 
 

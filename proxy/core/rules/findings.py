@@ -6,7 +6,7 @@ Also the bounded log a live proxy keeps, so memory stays flat however long it ru
 from __future__ import annotations
 
 from collections import Counter, deque
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Any, Literal, TypeAlias
 
@@ -83,6 +83,17 @@ class Finding:
         """The finding `to_json` wrote (a checker process's answer): its fields, less what is derived
         from them (`docs`, `citation`), so the report's shape can grow without breaking the reader."""
         return cls(**{name: document[name] for name in _FIELDS if name in document})
+
+    def to_values(self) -> list[Any]:
+        """Its fields in order, as a checker process answers: read back in half `from_json`'s time."""
+        return [getattr(self, name) for name in _FIELDS]
+
+    @classmethod
+    def from_values(cls, values: Sequence[Any]) -> Finding:
+        """The finding `to_values` wrote; ValueError for anything else."""
+        if not isinstance(values, list) or len(values) != len(_FIELDS):
+            raise ValueError("a finding is a list of its fields")
+        return cls(*values)
 
     @property
     def baseline_key(self) -> tuple[str, str, str, str]:
