@@ -19,6 +19,8 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from proxy.core.redaction.scans import escape_matches, run_spans
+
 
 @functools.lru_cache(maxsize=16)
 def escape_pattern(quotes: str, zeros: bool, pairs: bool = True) -> re.Pattern[str]:
@@ -162,7 +164,7 @@ def _escapes(pattern: re.Pattern[str], text: str) -> Iterator[Decoded]:
     """Each escape's span and character; adjacent byte escapes (`%C3%A9`, `\\xc3\\xa9`) that form
     UTF-8 are one character, so a text mixing them with entities or `\\u` still reads as one."""
     pending: list[tuple[int, int, int]] = []  # adjacent byte escapes above ASCII: (start, stop, byte)
-    for match in pattern.finditer(text):
+    for match in escape_matches(pattern, text):
         kind = match.lastgroup
         if kind in ("pct", "x") and int(match.group(kind), 16) >= 0x80:
             if pending and pending[-1][1] != match.start():
@@ -242,10 +244,11 @@ def base64_runs(view: View, shortest: int) -> Iterator[RunBytes]:
     offsets (both alphabets): its bytes, one a character, with the run, where it is in the view and
     the characters skipped (`base64_run_view` makes it a view: most runs are words, searched once
     and dropped, so none is made for them)."""
-    for match in base64_run(shortest).finditer(view.text):
-        if match.end() - match.start() < shortest:
+    text = view.text
+    for start, end in run_spans(base64_run(shortest), text, shortest):
+        if end - start < shortest:
             continue
-        run = match.group()
+        run = text[start:end]
         if run.islower() or run.isupper():  # base64 this long has both cases: a word, a UUID, hex
             continue
         clean = _BREAKS.sub("", run).translate(_URL_SAFE) if not run.isalnum() else run
@@ -259,7 +262,7 @@ def base64_runs(view: View, shortest: int) -> Iterator[RunBytes]:
             except binascii.Error:
                 continue
             if data:
-                yield data.decode("latin-1"), run, match.start(), offset
+                yield data.decode("latin-1"), run, start, offset
 
 
 def is_wide(text: str) -> bool:

@@ -24,6 +24,7 @@ from proxy.core.model.exchange import (
     Response,
     header_value,
 )
+from proxy.core.model.json_text import dump_json
 from proxy.core.redaction.book import credential_like, scrub_text
 from proxy.core.redaction.charset_bodies import in_text
 from proxy.core.redaction.encodings import GZIP_MAGIC, contains_secret
@@ -312,13 +313,22 @@ def _haystack(exchange: Exchange) -> str:
         if stored.kind in ("text", "base64"):
             pieces.append(body_text(stored))
         elif stored.kind == "json":
-            written = json.dumps(stored.value, ensure_ascii=False)
+            written = _json_text(stored.value)
             pieces.append(written)
             if "\\" in written:  # some string is escaped in the text: each is searched as it reads
                 pieces.extend(_strings(stored.value))
             # else every key and string stands in the text as it reads, between quotes (no character
             # around them joins a base64 run or an escape): searching them again found nothing more
     return "\n\x01\n".join(pieces)
+
+
+def _json_text(value: JSONValue) -> str:
+    """A JSON value's text, by orjson (a tenth of json's time); json's for what orjson cannot write
+    as UTF-8 (a lone surrogate)."""
+    try:
+        return dump_json(value).decode("utf-8")
+    except UnicodeError:
+        return json.dumps(value, ensure_ascii=False)
 
 
 def _gzip_payloads(exchange: Exchange) -> list[str]:

@@ -1,0 +1,58 @@
+"""The secret search's fast scans find exactly what its regular expressions' `finditer` finds: every
+escape of each escape pattern, every base64 run at each shortest length, on texts drawn from the
+characters that start, end, break or join them (and non-ASCII ones, which take the pattern's way)."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from proxy.core.redaction.decoding import base64_run, escape_pattern
+from proxy.core.redaction.scans import escape_matches, run_spans
+
+# Pieces that make escapes, partial escapes, base64 runs, line breaks (real and written), blanks.
+PIECES = [
+    "%", "%4", "%41", "%u0041", "%C3%A9", "&", "&#65;", "&#x41", "&amp;", "&amp", "&lt", "\\", "\\u0041",
+    "\\u{41}", "\\x41", "\\n", "\\r\\n", "\\r", "\\t", "\\\\", "\n", "\r\n", "\r", " ", "\t", "\0",
+    "\0\0", "a", "Z", "9", "+", "/", "_", "-", "=", "QUJDREVGR0g", "dG9rZW4tMTIzNDU2Nzg5MA",
+    "abcdefghijklmnop", "ABCDEFGHIJKLMNOP", "\"", "'", ":", ",", "{", "}", "é", "€", "😀", "\x01",
+]  # fmt: skip
+texts = st.lists(st.sampled_from(PIECES), max_size=60).map("".join) | st.lists(
+    st.sampled_from([piece for piece in PIECES if piece.isascii()]), max_size=60
+).map("".join)  # ASCII only: the scans' own way, not the pattern's
+PATTERNS = [
+    (quotes, zeros, pairs)
+    for quotes in ("", '"', "'", "\"'")
+    for zeros in (True, False)
+    for pairs in (True, False)
+]
+
+
+@settings(max_examples=300)
+@given(texts, st.sampled_from(PATTERNS))
+def test_escape_matches_are_finditers(text: str, which: tuple[str, bool, bool]) -> None:
+    pattern = escape_pattern(*which)
+    expected = [(match.span(), match.lastgroup) for match in pattern.finditer(text)]
+    assert [(match.span(), match.lastgroup) for match in escape_matches(pattern, text)] == expected
+
+
+@settings(max_examples=300)
+@given(texts, st.integers(min_value=1, max_value=24))
+def test_run_spans_are_finditers(text: str, shortest: int) -> None:
+    pattern = base64_run(shortest)
+    expected = [match.span() for match in pattern.finditer(text)]
+    assert list(run_spans(pattern, text, shortest)) == expected
+
+
+@pytest.mark.parametrize("shortest", [4, 8, 12, 16, 40])
+@pytest.mark.parametrize(
+    "joint",
+    ["\n", "\r\n", "\n  ", "\r\n\t", "\\n", "\\r\\n", "\\r", " ", "\n\x01\n", "\r", "\r\r\n", ".", ""],
+)
+def test_runs_across_every_kind_of_line_end(shortest: int, joint: str) -> None:
+    """Lines of base64 joined by each line end, at either end of the text and inside it."""
+    line = "QUJDREVGR0hJSktMTU5PUFFS"
+    for text in (line + joint + line, joint + line, line + joint, joint + line + joint + line + joint):
+        pattern = base64_run(shortest)
+        assert list(run_spans(pattern, text, shortest)) == [match.span() for match in pattern.finditer(text)]
