@@ -328,10 +328,16 @@ def _confirmed_at(document: Mapping[Any, Any], now: float | None) -> str | None:
 
 
 def exchange_from_document(
-    document: Any, path: tuple[str | int, ...] = (), now: float | None = None, confirmed_at: str | None = None
+    document: Any,
+    path: tuple[str | int, ...] = (),
+    now: float | None = None,
+    confirmed_at: str | None = None,
+    judged: bool = False,
 ) -> Exchange:
     """Validate and convert one exchange mapping; a field outside its domain (`exchange_fault`, judged
-    against `now`, seconds since the epoch) is refused naming its path. `confirmed_at`: its cassette's."""
+    against `now`, seconds since the epoch) is refused naming its path. `confirmed_at`: its cassette's.
+    `judged`: this process's own writer judged the exchange by the same gate before writing it (the
+    live checker's journal lines), so it is not judged again."""
     item = _mapping(document, path)
     recorded_at = item.get("recorded_at")
     if recorded_at is not None and not isinstance(recorded_at, str):
@@ -347,7 +353,7 @@ def exchange_from_document(
         duration_ms=float(duration) if duration is not None else None,
         confirmed_at=confirmed_at,
     )
-    fault = exchange_fault(exchange, now)
+    fault = None if judged else exchange_fault(exchange, now)
     if fault is not None:
         raise _DocumentError((*path, *fault.where), fault.problem)
     return exchange
