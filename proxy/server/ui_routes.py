@@ -13,14 +13,13 @@ An adapter like the CLI: each route reads its parameters and calls the traffic v
 from __future__ import annotations
 
 import asyncio
-import json
 import re
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
 from typing import Any, Protocol
 from urllib.parse import parse_qsl
 
 from proxy.core.model.access import UI_PATH, ours
-from proxy.core.model.bodies import error_document
+from proxy.core.model.bodies import dump_json, error_document
 from proxy.core.redaction.book import KNOWN
 from proxy.errors import StillIndexing, UsageError
 from proxy.server.admin import UI_HEADERS, Door, answer_ours
@@ -172,7 +171,7 @@ class UiRoutes:
         moved, rows = int(changed["cursor"]), len(changed["exchanges"])
         if not rows:
             return moved, 0, b""
-        text = KNOWN.scrub(json.dumps(changed, ensure_ascii=False, separators=(",", ":")))
+        text = KNOWN.scrub(dump_json(changed).decode("utf-8"))  # orjson: a tenth of json's time
         return moved, rows, f"id: {moved}\nevent: exchanges\ndata: {text}\n\n".encode()
 
 
