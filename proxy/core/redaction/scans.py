@@ -62,11 +62,13 @@ def run_spans(pattern: re.Pattern[str], text: str, shortest: int) -> Iterator[tu
     if text.isascii():
         marks = text.encode("ascii").translate(_MARKS)
         if b"b" not in marks and not _joins_lines(marks):
-            at = marks.find(b"a" * shortest)
+            least = b"a" * shortest
+            at = marks.find(least)
             while at != -1:
-                end = _LETTERS.match(marks, at).end()  # type: ignore[union-attr]  # a* always matches
+                letters = _LETTERS.match(marks, at)
+                end = letters.end() if letters is not None else at + shortest  # `a*` always matches
                 yield at, end
-                at = marks.find(b"a" * shortest, end)
+                at = marks.find(least, end)
             return
     for match in pattern.finditer(text):
         yield match.span()
