@@ -16,6 +16,7 @@ from collections import Counter
 from html.parser import HTMLParser
 
 import markdown
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
@@ -42,6 +43,10 @@ from proxy.core.rules.findings import SEVERITIES, Finding
 from proxy.core.rules.ruleset import Rule
 from proxy.store.report_templates import page_template
 from tests.conftest import make_exchange, make_request
+
+# Many drawn cases over the same code: run, asserted, not traced (scripts/test's coverage
+# step); other tests measure these lines.
+pytestmark = pytest.mark.no_cover
 
 FRAGMENTS = (
     "\n",
