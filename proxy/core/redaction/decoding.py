@@ -214,7 +214,9 @@ def _decoded(match: re.Match[str]) -> str | None:
 
 
 _ALPHABET = "[A-Za-z0-9+/_-]"
-_BREAK = r"(?:\r?\n|\\r\\n|\\n|\\r)[ \t]*"
+# Line ends, real or written, each perhaps after blanks, then blanks: a lone CR too, which decoding a
+# written `\r` (JSON's way of writing one) makes of it.
+_BREAK = r"(?:[ \t]*+(?:\r\n?|\n|\\r\\n|\\n|\\r))++[ \t]*+"
 
 
 @functools.lru_cache(maxsize=16)

@@ -33,6 +33,9 @@ def _marks() -> bytes:
 
 _MARKS = _marks()
 _LETTERS = re.compile(rb"a*")
+_GAPS = re.compile(rb"[nrs]*")  # blanks and line ends
+_GAP = frozenset(b"nrs")
+_LETTER = ord("a")
 
 
 def escape_matches(pattern: re.Pattern[str], text: str) -> Iterator[re.Match[str]]:
@@ -56,8 +59,8 @@ def escape_matches(pattern: re.Pattern[str], text: str) -> Iterator[re.Match[str
 
 def run_spans(pattern: re.Pattern[str], text: str, shortest: int) -> Iterator[tuple[int, int]]:
     """The spans of `pattern.finditer(text)` for `decoding.base64_run(shortest)`. In an ASCII text
-    where no line break stands between two characters of the alphabet (and no backslash, which may
-    write one), its matches are the runs of the alphabet at least `shortest` long, each whole; they
+    where no line end stands between two characters of the alphabet, blanks aside (and no backslash,
+    which may write one), its matches are the runs of the alphabet at least `shortest` long, each whole; they
     are found with `bytes.find` on the text's marks. Any other text goes to the pattern."""
     if text.isascii():
         marks = text.encode("ascii").translate(_MARKS)
@@ -75,14 +78,22 @@ def run_spans(pattern: re.Pattern[str], text: str, shortest: int) -> Iterator[tu
 
 
 def _joins_lines(marks: bytes) -> bool:
-    """Whether a line break (`\\n` or `\\r\\n`, then blanks) stands between two alphabet characters."""
-    at = marks.find(b"n")
+    """Whether blanks and line ends (`\\n` or `\\r`), at least one line end, stand between two
+    alphabet characters: where `decoding._BREAK` joins two lines of a run."""
+    at = _line_end(marks, 0)
     while at != -1:
-        before = at - 2 if marks[at - 1 : at] == b"r" else at - 1
-        after = at + 1
-        while marks[after : after + 1] == b"s":
-            after += 1
-        if before >= 0 and marks[before : before + 1] == b"a" and marks[after : after + 1] == b"a":
+        before = at - 1
+        while before >= 0 and marks[before] in _GAP:
+            before -= 1
+        gap = _GAPS.match(marks, at)
+        after = gap.end() if gap is not None else at + 1  # `[nrs]*` always matches
+        if before >= 0 and marks[before] == _LETTER and marks[after : after + 1] == b"a":
             return True
-        at = marks.find(b"n", at + 1)
+        at = _line_end(marks, after)
     return False
+
+
+def _line_end(marks: bytes, start: int) -> int:
+    """Where the next line end (`n` or `r`) is from `start`, or -1."""
+    found = [at for at in (marks.find(b"n", start), marks.find(b"r", start)) if at != -1]
+    return min(found) if found else -1

@@ -48,7 +48,29 @@ def test_run_spans_are_finditers(text: str, shortest: int) -> None:
 @pytest.mark.parametrize("shortest", [4, 8, 12, 16, 40])
 @pytest.mark.parametrize(
     "joint",
-    ["\n", "\r\n", "\n  ", "\r\n\t", "\\n", "\\r\\n", "\\r", " ", "\n\x01\n", "\r", "\r\r\n", ".", ""],
+    [
+        "\n",
+        "\r\n",
+        "\n  ",
+        "\r\n\t",
+        "\\n",
+        "\\r\\n",
+        "\\r",
+        " ",
+        "\n\x01\n",
+        "\r",
+        "\r\r\n",
+        ".",
+        "",
+        " \n",
+        "\t\r",
+        "\n\n",
+        " \r \n ",
+        "\n\r",
+        " \\r",
+        "\v",
+        "\x85",
+    ],
 )
 def test_runs_across_every_kind_of_line_end(shortest: int, joint: str) -> None:
     """Lines of base64 joined by each line end, at either end of the text and inside it."""
