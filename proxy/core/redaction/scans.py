@@ -33,8 +33,7 @@ def _marks() -> bytes:
 
 _MARKS = _marks()
 _LETTERS = re.compile(rb"a*")
-_GAPS = re.compile(rb"[nrs]*")  # blanks and line ends
-_GAP = frozenset(b"nrs")
+_LINE_ENDS = re.compile(rb"n+")
 _LETTER = ord("a")
 
 
@@ -79,21 +78,11 @@ def run_spans(pattern: re.Pattern[str], text: str, shortest: int) -> Iterator[tu
 
 def _joins_lines(marks: bytes) -> bool:
     """Whether blanks and line ends (`\\n` or `\\r`), at least one line end, stand between two
-    alphabet characters: where `decoding._BREAK` joins two lines of a run."""
-    at = _line_end(marks, 0)
-    while at != -1:
-        before = at - 1
-        while before >= 0 and marks[before] in _GAP:
-            before -= 1
-        gap = _GAPS.match(marks, at)
-        after = gap.end() if gap is not None else at + 1  # `[nrs]*` always matches
-        if before >= 0 and marks[before] == _LETTER and marks[after : after + 1] == b"a":
+    alphabet characters: where `decoding._BREAK` joins two lines of a run. Without the blanks and with
+    one mark for both line ends, that is a run of `n` between two `a`: each run is looked at once."""
+    squeezed = marks.replace(b"s", b"").replace(b"r", b"n")
+    for gap in _LINE_ENDS.finditer(squeezed):
+        start, end = gap.span()
+        if start > 0 and squeezed[start - 1] == _LETTER and squeezed[end : end + 1] == b"a":
             return True
-        at = _line_end(marks, after)
     return False
-
-
-def _line_end(marks: bytes, start: int) -> int:
-    """Where the next line end (`n` or `r`) is from `start`, or -1."""
-    found = [at for at in (marks.find(b"n", start), marks.find(b"r", start)) if at != -1]
-    return min(found) if found else -1
