@@ -28,11 +28,14 @@ ensure_venv() {
         "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --upgrade pip >&2
         local target="$ROOT"
         [ -n "$extras" ] && target="$ROOT[$extras]"
-        # --no-compile: Python compiles a module when it is first imported; compiling every installed
-        # file up front cost a quarter of the install.
+        # pip compiles one file at a time; compileall below does it on every core, in a third of the time.
         "$VENV/bin/python" -m pip install --quiet --no-compile --disable-pip-version-check -e "$target" >&2
+        "$VENV/bin/python" -m compileall -q -j 0 "$("$VENV/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')" >/dev/null
         echo "$want" > "$stamp"
     fi
+    # Bytecode is written here, even where PYTHONDONTWRITEBYTECODE is set: without it every start of
+    # the tool compiles the modules it imports again (0.3 s a start). Only changed files are compiled.
+    "$VENV/bin/python" -m compileall -q -j 0 "$ROOT/proxy" >/dev/null
 }
 
 # For commands that need no extras: an install made by scripts/test already has everything,
