@@ -16,6 +16,10 @@ This module holds the options and fixtures; the parts it gathers live beside it.
 
 from __future__ import annotations
 
+# First of our modules, so that pytest rewrites the asserts of none of the others (unrewritten.py).
+from proxy.pytest_plugin import unrewritten  # noqa: F401
+
+# isort: split
 import logging
 import os
 from collections.abc import Iterator
@@ -42,11 +46,10 @@ from proxy.pytest_plugin.network import commerce_network_guard as commerce_netwo
 from proxy.pytest_plugin.sandbox import SANDBOX_OPTION, add_sandbox_options, sandbox_upstream
 from proxy.pytest_plugin.sandbox import commerce_sandbox as commerce_sandbox
 from proxy.pytest_plugin.sandbox import commerce_sandbox_settings as commerce_sandbox_settings
-from proxy.pytest_plugin.servers import pytest_configure_node as pytest_configure_node
-from proxy.pytest_plugin.servers import recording, replaying
 from proxy.pytest_plugin.state import CONFORMANCE, STATE, Conformance, PluginState
 from proxy.pytest_plugin.summary import FindingsSummary
 from proxy.pytest_plugin.ui import add_ui_options, run_ui
+from proxy.pytest_plugin.workers import pytest_configure_node as pytest_configure_node
 
 log = logging.getLogger(__name__)
 UNUSED_CHOICES = ("ignore", "warn", "fail")
@@ -242,6 +245,8 @@ def commerce_cassette_dir(request: pytest.FixtureRequest) -> Path:
 @pytest.fixture
 def commerce_replay(request: pytest.FixtureRequest, commerce_cassette_dir: Path) -> Iterator[str]:
     """A replay server for this test's cassette (cassettes/MODULE/TEST.yaml, or the marker's); its URL."""
+    from proxy.pytest_plugin.servers import replaying
+
     with replaying(request, cassettes_for(request, commerce_cassette_dir, cassette_name_of(request))) as url:
         yield url
 
@@ -249,6 +254,8 @@ def commerce_replay(request: pytest.FixtureRequest, commerce_cassette_dir: Path)
 @pytest.fixture
 def commerce_record(request: pytest.FixtureRequest, commerce_cassette_dir: Path) -> Iterator[str]:
     """A recording proxy (or a replay server, as the record mode says) for this test; its URL."""
+    from proxy.pytest_plugin.servers import recording
+
     with recording(request, cassettes_for(request, commerce_cassette_dir, cassette_name_of(request))) as url:
         yield url
 
@@ -256,6 +263,8 @@ def commerce_record(request: pytest.FixtureRequest, commerce_cassette_dir: Path)
 @pytest.fixture(scope="module")
 def commerce_replay_module(request: pytest.FixtureRequest, commerce_cassette_dir: Path) -> Iterator[str]:
     """One replay server for the whole module (cassettes/MODULE.yaml, or the module's marker)."""
+    from proxy.pytest_plugin.servers import replaying
+
     with replaying(request, cassettes_for(request, commerce_cassette_dir, request.path.stem)) as url:
         yield url
 
@@ -263,5 +272,7 @@ def commerce_replay_module(request: pytest.FixtureRequest, commerce_cassette_dir
 @pytest.fixture(scope="module")
 def commerce_record_module(request: pytest.FixtureRequest, commerce_cassette_dir: Path) -> Iterator[str]:
     """One recording proxy (or replay server) for the whole module."""
+    from proxy.pytest_plugin.servers import recording
+
     with recording(request, cassettes_for(request, commerce_cassette_dir, request.path.stem)) as url:
         yield url

@@ -22,12 +22,14 @@ from __future__ import annotations
 import atexit
 from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from proxy.app.committed import Loaded, load_committed
 from proxy.pytest_plugin.state import PluginState
+
+if TYPE_CHECKING:  # the cassette reader is imported when a fixture first serves, not at load
+    from proxy.app.committed import Loaded
 
 
 def judge_report(state: PluginState, report: pytest.TestReport) -> None:
@@ -153,4 +155,6 @@ def leftover_choice(journal: Path, cassette: Path) -> str:
 def as_committed(path: Path) -> Loaded:
     """A cassette for replay as it is on disk: a leftover journal is left where it is, unread (named in a
     note with the user's choice); a live recording's journal is read along, without writing."""
+    from proxy.app.committed import load_committed
+
     return load_committed(path, lambda journal: f"{leftover_choice(journal, path)}; replaying without it")

@@ -10,15 +10,18 @@ import threading
 from collections import Counter
 from collections.abc import Generator, Iterator
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import pytest
 from _pytest._code.code import ReprEntry, ReprExceptionInfo, ReprFileLocation, ReprTraceback
 
 from proxy.core.redaction.book import KNOWN
-from proxy.core.replay.book import NearMiss
 from proxy.pytest_plugin.exchanges import Exchanges
 from proxy.pytest_plugin.state import PluginState
 from proxy.server.watching import MISSED, Seen, Watch
+
+if TYPE_CHECKING:
+    from proxy.core.replay.book import NearMiss
 
 DIFFERENCES_SHOWN = 5
 MISSES_SHOWN = 10

@@ -11,15 +11,18 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from types import MappingProxyType
+from typing import TYPE_CHECKING
 
 import pytest
 
 from proxy.errors import CommerceProxyError
 from proxy.pytest_plugin.state import fail
-from proxy.sandbox.app import SandboxSettings, create_sandbox_app
 from proxy.sandbox.datasets import FLOW_SIZES
 from proxy.sandbox.entries import seed_entries
 from proxy.sandbox.features import seed_features
+
+if TYPE_CHECKING:  # the sandbox's server (aiohttp) is imported when a test asks for it, not at load
+    from proxy.sandbox.app import SandboxSettings
 
 SANDBOX_OPTION = "--commerce-sandbox"
 SEEDED_AT = "2025-01-01T00:00:00Z"  # only the ids are read from the seeds; their time is not kept
@@ -77,12 +80,15 @@ def sandbox_upstream(config: pytest.Config) -> bool:
 @pytest.fixture(scope="session")
 def commerce_sandbox_settings() -> SandboxSettings:
     """How `commerce_sandbox` starts (the documented defaults); override it to change them."""
+    from proxy.sandbox.app import SandboxSettings
+
     return SandboxSettings()
 
 
 @pytest.fixture(scope="session")
 def commerce_sandbox(commerce_sandbox_settings: SandboxSettings) -> Iterator[CommerceSandbox]:
     """The sandbox, for the session, on 127.0.0.1 and a free port: its URL, with its documented ids."""
+    from proxy.sandbox.app import create_sandbox_app
     from proxy.server.background import BackgroundServer
 
     settings = commerce_sandbox_settings

@@ -8,7 +8,7 @@ import logging
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -31,13 +31,13 @@ from proxy.pytest_plugin.misses import absent_cassette, remedy, watcher
 from proxy.pytest_plugin.spying import spying
 from proxy.pytest_plugin.state import STATE, PluginState, Served, fail
 from proxy.pytest_plugin.ui import Opened
+from proxy.pytest_plugin.workers import spread_over_workers
 from proxy.store.cassette_folders import cassette_paths
 
 if TYPE_CHECKING:
     from proxy.server.serving import Servable
 
 log = logging.getLogger("proxy.pytest_plugin")
-DIST_KEY = "commerce_proxy_dist"
 
 
 @contextmanager
@@ -141,7 +141,7 @@ def recording(request: pytest.FixtureRequest, cassettes: Cassettes) -> Iterator[
             return
         if isinstance(planned, LeftOver):
             fail(f"{request.node.nodeid}: {leftover_choice(planned.journal, cassette)}")
-        if request.scope == "module" and _spread_over_workers(request.config):
+        if request.scope == "module" and spread_over_workers(request.config):
             fail(
                 f"{request.node.nodeid}: recording a module's cassette needs the whole module on one "
                 "pytest-xdist worker: run with --dist loadfile (or loadscope)"
@@ -230,18 +230,6 @@ def _shown_path(state: PluginState, path: str) -> str:
         return str(Path(path).relative_to(state.rootpath))
     except ValueError:
         return path
-
-
-def _spread_over_workers(config: pytest.Config) -> bool:
-    """Whether pytest-xdist may send this module's tests to several workers."""
-    workerinput = getattr(config, "workerinput", None)
-    return workerinput is not None and workerinput.get(DIST_KEY) not in ("loadfile", "loadscope")
-
-
-@pytest.hookimpl(optionalhook=True)
-def pytest_configure_node(node: Any) -> None:
-    """pytest-xdist: tell each worker how tests are spread (a worker's own --dist always reads "no")."""
-    node.workerinput[DIST_KEY] = node.config.getoption("dist")
 
 
 def _live_checker(state: PluginState, served: Served) -> LiveChecker | None:

@@ -7,18 +7,19 @@ import itertools
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, NoReturn, get_args
+from typing import TYPE_CHECKING, Any, Literal, NoReturn, get_args
 
 import pytest
 
-from proxy.app.contract_inputs import project_contract
-from proxy.app.project_rules import RulesInForce, accepted_baseline, project_rules
-from proxy.core.contract.findings import ContractJudge
-from proxy.core.rules.config import Baseline
 from proxy.core.rules.findings import Finding
 from proxy.pytest_plugin.modes import PluginMode
 from proxy.pytest_plugin.signals import StopSignals
 from proxy.pytest_plugin.ui import RunUi
+
+if TYPE_CHECKING:  # the rules and the contract are loaded when a fixture first serves, not at load
+    from proxy.app.project_rules import RulesInForce
+    from proxy.core.contract.findings import ContractJudge
+    from proxy.core.rules.config import Baseline
 
 Conformance = Literal["off", "warn", "strict"]
 CONFORMANCE: tuple[Conformance, ...] = get_args(Conformance)
@@ -82,12 +83,16 @@ class PluginState:
     def in_force(self) -> RulesInForce:
         """The rules and project config, found from the rootdir as `check` finds them (loaded once)."""
         if self._engine is None:
+            from proxy.app.project_rules import project_rules
+
             self._engine = project_rules(self.rootpath)
         return self._engine
 
     def contract(self) -> ContractJudge | None:
         """The published specs every fixture's traffic is judged against too (read once), or None."""
         if self._contract is None:
+            from proxy.app.contract_inputs import project_contract
+
             self._contract = (project_contract(self.in_force().project, self.specs, self.overlays),)
         return self._contract[0]
 
@@ -95,6 +100,8 @@ class PluginState:
         """The findings the config's `baseline` file accepts (loaded once): as in `check`, they are
         counted, not reported, and fail no test."""
         if self._baseline is None:
+            from proxy.app.project_rules import accepted_baseline
+
             self._baseline = accepted_baseline(self.in_force())
         return self._baseline
 

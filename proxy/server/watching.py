@@ -6,10 +6,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from proxy.core.model.exchange import Request
-from proxy.core.replay.book import Answer, Miss, ReplayBook
-from proxy.core.replay.simulation.answers import Simulated
+if TYPE_CHECKING:  # the pytest plugin imports this module at load; the replay book only when serving
+    from proxy.core.model.exchange import Request
+    from proxy.core.replay.book import Answer, Miss, ReplayBook
+    from proxy.core.replay.simulation.answers import Simulated
 
 SIMULATED = "simulated"
 MISSED = "missed"
@@ -32,6 +34,9 @@ class Seen:
     @classmethod
     def of(cls, request: Request, book: ReplayBook, result: Answer | Simulated | Miss, status: int) -> Seen:
         """What the replay book's verdict on `request` tells a watcher."""
+        from proxy.core.replay.book import Answer
+        from proxy.core.replay.simulation.answers import Simulated
+
         shown = book.prepare(request)
         if isinstance(result, Answer):
             recording = result.recording

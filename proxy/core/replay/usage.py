@@ -7,10 +7,12 @@ shutdown). A recording counts as used when it answered a request or fed a simula
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from proxy.core.replay.book import ReplayBook
 from proxy.core.reports.escaping import visible
+
+if TYPE_CHECKING:
+    from proxy.core.replay.book import ReplayBook
 
 
 def usage_report(books: Iterable[ReplayBook]) -> dict[str, Any]:
