@@ -12,8 +12,13 @@ from collections.abc import Mapping
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
 
+from proxy.app.recording_defaults import DEFAULT_MODE as DEFAULT_MODE
+from proxy.app.recording_defaults import MAX_BODY_BYTES as MAX_BODY_BYTES
+from proxy.app.recording_defaults import RECORD_MODES as RECORD_MODES
+from proxy.app.recording_defaults import TOKEN_VARIABLE as TOKEN_VARIABLE
+from proxy.app.recording_defaults import UPSTREAM_TIMEOUT as UPSTREAM_TIMEOUT
+from proxy.app.recording_defaults import RecordMode as RecordMode
 from proxy.core.cassette.document import Cassette
 from proxy.core.contract.findings import ContractJudge
 from proxy.core.drift.origins import SAME, Origins
@@ -40,14 +45,6 @@ from proxy.store.saving import save_cassette
 from proxy.store.writing import folder_lock, open_folder, remove_made_folders
 
 log = logging.getLogger(__name__)
-
-RecordMode = Literal["once", "new_episodes", "all", "none"]
-RECORD_MODES: tuple[RecordMode, ...] = ("once", "new_episodes", "all", "none")
-# The defaults of every recording, however it is started (`record`, `spy`, the plugin, the addon).
-DEFAULT_MODE: RecordMode = "once"
-UPSTREAM_TIMEOUT = 30.0  # seconds for the upstream's whole answer; then the client gets a 504
-MAX_BODY_BYTES = 50 * 1024 * 1024  # a larger upstream answer is a 502 and is not recorded
-TOKEN_VARIABLE = "COMMERCE_PROXY_TOKEN"  # where `verify` finds a live bearer token when none is given
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,14 +6,13 @@ Bad input ends in one line on stderr and exit code 2, never a traceback.
 from __future__ import annotations
 
 import argparse
+import importlib
 import logging
 import os
 import sys
 from collections.abc import Sequence
 
 from proxy.app.command_log import use_command_log
-from proxy.cli import cassette, check, demo, interchange, record, replay, rules, sandbox, spy, ui, verify
-from proxy.cli.cassette_diff import git_driver_argv
 from proxy.cli.help import finish_help
 from proxy.cli.options import FLAGS, OneLineParser, common_options
 from proxy.cli.output import say
@@ -21,15 +20,37 @@ from proxy.core.redaction.book import KNOWN
 from proxy.errors import CommerceProxyError, SettingError
 from proxy.version import __version__
 
-COMMANDS = (record, spy, replay, check, verify, rules, sandbox, demo, cassette, interchange, ui)
+# The module of proxy/cli/ that adds each command, in the order --help lists them. A command line names
+# its command first, so only that module is imported and its parser built: each start of the tool
+# (a server, a checker, a `check` in a script) skips the others' imports and options.
+COMMANDS = {
+    "record": "record",
+    "spy": "spy",
+    "replay": "replay",
+    "check": "check",
+    "verify": "verify",
+    "rules": "rules",
+    "sandbox": "sandbox",
+    "demo": "demo",
+    "cassette": "cassette",
+    "import-har": "interchange",
+    "import-mitm": "interchange",
+    "export-har": "interchange",
+    "ui": "ui",
+}
 
 log = logging.getLogger("proxy")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; returns the exit code."""
-    parser = build_parser()
-    arguments = parser.parse_args(git_driver_argv(sys.argv[1:] if argv is None else argv))
+    words = list(sys.argv[1:] if argv is None else argv)
+    if words[:2] == ["cassette", "diff"]:  # git's own arguments, in the diff driver's command line
+        from proxy.cli.cassette_diff import git_driver_argv
+
+        words = git_driver_argv(words)
+    parser = build_parser(words[0] if words else None)
+    arguments = parser.parse_args(words)
     use_command_log(logging.WARNING if arguments.quiet else logging.INFO)
     try:
         return int(arguments.run(arguments))
@@ -57,8 +78,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 70
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """All commands and their options, each command's from its own module."""
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The commands and their options, each command's from its own module: only `command`'s when it
+    names one, else all of them (for --help, --version and a word that names none)."""
     parser = OneLineParser(
         prog="commerce-proxy",
         description="Record, check and replay traffic of the commerce API.",
@@ -66,7 +88,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"commerce-proxy {__version__}")
     common = common_options()
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for command in COMMANDS:
-        command.add_to(commands, common)
+    modules = [COMMANDS[command]] if command in COMMANDS else list(dict.fromkeys(COMMANDS.values()))
+    for module in modules:
+        importlib.import_module(f"proxy.cli.{module}").add_to(commands, common)
     finish_help(parser)
     return parser

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import NoReturn
 
-from proxy.app.recording import MAX_BODY_BYTES, UPSTREAM_TIMEOUT
+from proxy.app.recording_defaults import MAX_BODY_BYTES, UPSTREAM_TIMEOUT
 from proxy.cli.output import say
 
 # How the command line spells the settings the core names in its errors (`proxy.errors.SettingError`).

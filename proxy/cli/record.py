@@ -7,7 +7,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from proxy.app.recording import DEFAULT_MODE, RECORD_MODES
+from proxy.app.recording_defaults import DEFAULT_MODE, RECORD_MODES
 from proxy.cli import options
 from proxy.cli.inputs import command_matching, forward_request
 from proxy.cli.reporting import add_live_report, live_report, serve_reported

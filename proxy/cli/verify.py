@@ -8,7 +8,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from proxy.app.recording import TOKEN_VARIABLE, UPSTREAM_TIMEOUT
+from proxy.app.recording_defaults import TOKEN_VARIABLE, UPSTREAM_TIMEOUT
 from proxy.cli import options
 
 if TYPE_CHECKING:
