@@ -44,7 +44,13 @@ def test_b_replaying(commerce_replay):
 
 # Loaded only when a fixture needs them: the server stack, the rules, the contract, the sandbox (its
 # server is aiohttp's; another installed plugin may load aiohttp itself).
-HEAVY = ("proxy.sandbox.app", "proxy.app", "proxy.server.serving", "proxy.core.contract", "proxy.core.replay.book")
+HEAVY = (
+    "proxy.sandbox.app",
+    "proxy.app",
+    "proxy.server.serving",
+    "proxy.core.contract",
+    "proxy.core.replay.book",
+)
 FIRST = {"proxy", "proxy.version", "proxy.pytest_plugin", "proxy.pytest_plugin.unrewritten"}
 
 
