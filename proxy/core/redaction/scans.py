@@ -79,10 +79,16 @@ def run_spans(pattern: re.Pattern[str], text: str, shortest: int) -> Iterator[tu
 def _joins_lines(marks: bytes) -> bool:
     """Whether blanks and line ends (`\\n` or `\\r`), at least one line end, stand between two
     alphabet characters: where `decoding._BREAK` joins two lines of a run. Without the blanks and with
-    one mark for both line ends, that is a run of `n` between two `a`: each run is looked at once."""
+    one mark for both line ends, that is a run of `n` between two `a`; each run is found with
+    `bytes.find` from the end of the last, so the text is read once however many lines it has."""
+    if b"n" not in marks and b"r" not in marks:  # most answers: compact JSON, one line
+        return False
     squeezed = marks.replace(b"s", b"").replace(b"r", b"n")
-    for gap in _LINE_ENDS.finditer(squeezed):
-        start, end = gap.span()
-        if start > 0 and squeezed[start - 1] == _LETTER and squeezed[end : end + 1] == b"a":
+    at = squeezed.find(b"n")
+    while at != -1:
+        run = _LINE_ENDS.match(squeezed, at)
+        end = run.end() if run is not None else at + 1  # `n+` matches where an `n` stands
+        if at > 0 and squeezed[at - 1] == _LETTER and squeezed[end : end + 1] == b"a":
             return True
+        at = squeezed.find(b"n", end)
     return False
