@@ -241,17 +241,29 @@ def base64_run_view(view: View, decoded: RunBytes) -> View:
     return View(text, view, run=run, offset=offset, skip=skip)
 
 
-def base64_runs(view: View, shortest: int) -> Iterator[RunBytes]:
+# The characters of both alphabets worth 32 or more: the first byte of each three a run of them decodes
+# to is worth 128 or more, at whatever offset the run is read. Deleted with them, what may break a run
+# into lines (blanks, line ends, a written `\n`): a run of nothing else is left out.
+HIGH_VALUE_CHARACTERS = "ghijklmnopqrstuvwxyz0123456789+/-_"
+_HIGH_VALUES = str.maketrans("", "", HIGH_VALUE_CHARACTERS + " \t\r\n\\")
+
+
+def base64_runs(view: View, shortest: int, ascii_needles: bool = False) -> Iterator[RunBytes]:
     """Each base64 run of at least `shortest` characters in the view, decoded at each of the four
     offsets (both alphabets): its bytes, one a character, with the run, where it is in the view and
     the characters skipped (`base64_run_view` makes it a view: most runs are words, searched once
-    and dropped, so none is made for them)."""
+    and dropped, so none is made for them). With `ascii_needles` (every needle ASCII and 3 characters
+    or more) a run of only characters worth 32 or more is left out: at every offset one byte in three
+    of what it decodes to is 0x80 or more, so it holds no needle and no stretch of text (long digit
+    strings, ids of digits and hyphens)."""
     text = view.text
     for start, end in run_spans(base64_run(shortest), text, shortest):
         if end - start < shortest:
             continue
         run = text[start:end]
         if run.islower() or run.isupper():  # base64 this long has both cases: a word, a UUID, hex
+            continue
+        if ascii_needles and not run.translate(_HIGH_VALUES):
             continue
         clean = _BREAKS.sub("", run).translate(_URL_SAFE) if not run.isalnum() else run
         if len(clean) < shortest:

@@ -26,7 +26,7 @@ DEPTH = 3  # decoding steps (an escape layer or a base64 run) searched through, 
 TEXT_STRETCH = re.compile(r"[ -~\0\r\n\t]{12}")
 MIN_FORM = 6  # a needle this short would match ordinary text by chance (a short secret's base64 middle)
 
-Plan = tuple[tuple[str, ...], tuple[str, ...], int, str, tuple[str, ...]]
+Plan = tuple[tuple[str, ...], tuple[str, ...], int, str, tuple[str, ...], bool]
 
 
 @functools.lru_cache(maxsize=4096)
@@ -47,7 +47,8 @@ def needles(secret: str) -> frozenset[str]:
 def search_plan(values: frozenset[str]) -> Plan:
     """(every needle longest first; the secrets holding a space, written with `+` for it too; the
     shortest base64 run that may hold a secret; the quotes secrets hold; each secret's core, searched
-    in decoded base64)."""
+    in decoded base64; whether every needle is ASCII and 3 characters or more, so a base64 run whose
+    bytes are one in three non-ASCII cannot hold one: `decoding.base64_runs`)."""
     every = sorted({form for value in values for form in needles(value)}, key=len, reverse=True)
     spaced = sorted(
         {
@@ -72,7 +73,8 @@ def search_plan(values: frozenset[str]) -> Plan:
         key=len,
         reverse=True,
     )
-    return tuple(every), tuple(spaced), max(shortest, 8), quotes, tuple(cut)
+    plain = all(len(form) >= 3 and form.isascii() for form in (*every, *cut))
+    return tuple(every), tuple(spaced), max(shortest, 8), quotes, tuple(cut), plain
 
 
 def secret_spans(text: str, values: frozenset[str]) -> list[tuple[int, int]]:
@@ -90,7 +92,7 @@ def contains_secret(text: str, values: frozenset[str]) -> bool:
 
 
 def _search(view: View | None, plan: Plan, depth: int, spans: list[tuple[int, int]]) -> None:
-    every, spaced, shortest, quotes, cut = plan
+    every, spaced, shortest, quotes, cut, plain = plan
     while view is not None:
         text = view.text
         _find(view, text, every, spans)
@@ -106,7 +108,7 @@ def _search(view: View | None, plan: Plan, depth: int, spans: list[tuple[int, in
             _search(inflated, plan, depth, spans)
         for wide in wide_views(view):
             _search(wide, plan, depth, spans)
-        for run in base64_runs(view, shortest):
+        for run in base64_runs(view, shortest, ascii_needles=plain):
             if TEXT_STRETCH.search(run[0]):
                 _search(base64_run_view(view, run), plan, depth, spans)
             elif _holds(run[0], every + cut):  # a view only for a run that holds one (most are words)
