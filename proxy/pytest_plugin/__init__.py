@@ -126,6 +126,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
+def pytest_plugin_registered(plugin: object, manager: pytest.PytestPluginManager) -> None:
+    """With pytester, whose in-process runs drop what is first imported inside them, what the fixtures
+    import later is imported now (eager.py)."""
+    if manager.get_name(plugin) == "pytester":
+        from proxy.pytest_plugin.eager import import_later_modules
+
+        import_later_modules()
+
+
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",

@@ -6,10 +6,6 @@ from collections.abc import Iterator
 
 import pytest
 
-# Loaded here, before any in-process inner run: pytester's runpytest_inprocess drops the modules first
-# imported inside a run, and an extension module built with PyO3 (jsonschema_rs, iregexp_check) cannot
-# be imported a second time in one process. The plugin imports its servers when a fixture first asks.
-import proxy.pytest_plugin.servers  # noqa: F401
 from proxy.sandbox.app import SandboxSettings, create_sandbox_app
 from proxy.server.background import BackgroundServer
 from tests.system.plugin_suite import HELPERS

@@ -74,3 +74,33 @@ def test_the_plugin_loads_its_servers_only_when_a_test_asks_and_pytest_rewrites_
         assert not [module for module in plain["modules"] if module.startswith(heavy)], heavy
     assert any(module.startswith("proxy.core.replay.book") for module in replaying["modules"])
     assert set(replaying["rewritten"]) <= FIRST, sorted(set(replaying["rewritten"]) - FIRST)
+
+
+# A user's suite that tests its own pytest code with pytester in-process runs using our fixtures, then
+# uses a fixture itself: each run drops the modules first imported inside it.
+INNER = """
+def test_inner(commerce_replay):
+    assert commerce_replay.startswith("http://127.0.0.1:")
+"""
+IN_PROCESS = f"""
+INNER = {INNER!r}
+
+def test_first(pytester):
+    pytester.makepyfile(test_x=INNER)
+    pytester.runpytest_inprocess("-p", "no:cacheprovider").assert_outcomes(passed=1)
+
+def test_second(pytester):
+    pytester.makepyfile(test_y=INNER)
+    pytester.runpytest_inprocess("-p", "no:cacheprovider").assert_outcomes(passed=1)
+"""
+OUTER = """
+def test_outer(commerce_replay):
+    assert commerce_replay.startswith("http://127.0.0.1:")
+"""
+
+
+def test_fixtures_work_after_in_process_runs_that_used_them(suite: pytest.Pytester) -> None:
+    suite.makeconftest('pytest_plugins = ["pytester"]\n')
+    suite.makepyfile(test_in_process=IN_PROCESS, test_zouter=OUTER)
+    result = suite.runpytest_subprocess("-p", "no:cacheprovider", "--commerce-record-mode=none")
+    result.assert_outcomes(passed=3)
