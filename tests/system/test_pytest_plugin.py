@@ -306,6 +306,21 @@ def test_a_marker_sets_the_conformance_of_one_test(suite: pytest.Pytester) -> No
     suite.runpytest_subprocess("-p", "no:cacheprovider").assert_outcomes(failed=1, passed=1)
 
 
+def test_a_marker_off_leaves_one_test_unjudged_as_the_run_wide_off_does(suite: pytest.Pytester) -> None:
+    broken_etag_cassette(suite)
+    source = (suite.path / "test_etag.py").read_text()
+    (suite.path / "test_etag.py").write_text(
+        "import pytest\n"
+        + source.replace(
+            "def test_reads_entry", '@pytest.mark.commerce_conformance("off")\ndef test_reads_entry'
+        )
+    )
+    strict = suite.runpytest_subprocess("-p", "no:cacheprovider", "--commerce-conformance=strict")
+    strict.assert_outcomes(passed=2)
+    assert "entry.etag.matches-etag-id" not in strict.stdout.str()
+    assert "test_reads_entry: 1 error" not in strict.stdout.str()
+
+
 def test_xdist_workers_get_their_own_servers_and_never_clobber_a_cassette(
     suite: pytest.Pytester, sandbox: str
 ) -> None:
