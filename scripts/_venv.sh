@@ -37,7 +37,7 @@ ensure_venv() {
     # Bytecode is written here, even where PYTHONDONTWRITEBYTECODE is set: without it every start of
     # the tool compiles the modules it imports again (0.3 s a start). Only changed files are compiled;
     # a file that does not compile is shown, and left to the command (or scripts/check) to report.
-    "$VENV/bin/python" -m compileall -q -j 0 "$ROOT/proxy" >&2 || true
+    if [ -d "$ROOT/proxy" ]; then "$VENV/bin/python" -m compileall -q -j 0 "$ROOT/proxy" >&2 || true; fi
 }
 
 # For commands that need no extras: an install made by scripts/test already has everything,
