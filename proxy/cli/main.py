@@ -45,7 +45,7 @@ log = logging.getLogger("proxy")
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; returns the exit code."""
     words = list(sys.argv[1:] if argv is None else argv)
-    if words[:2] == ["cassette", "diff"]:  # git's own arguments, in the diff driver's command line
+    if words[:1] == ["cassette"]:  # git's own arguments, in the diff driver's command line
         from proxy.cli.cassette_diff import git_driver_argv
 
         words = git_driver_argv(words)

@@ -49,7 +49,8 @@ def _with_findings(
         for served in state.live
         for finding in served.findings[offsets.get(served.serial, 0) :]
     ]
-    if caused and _conformance_of(item, state) == "off":
+    level = _conformance_of(item, state) if caused else state.conformance
+    if level == "off":
         return report  # not judged, as every test of a run with --commerce-conformance=off
     baseline = state.baseline() if caused else None
     if baseline is not None and baseline.keys:
@@ -61,7 +62,7 @@ def _with_findings(
         return report
     report.user_properties.append((FINDINGS_PROPERTY, [finding.to_json() for _, finding in caused]))
     errors = [(served, finding) for served, finding in caused if finding.severity == "error"]
-    if errors and _conformance_of(item, state) == "strict":
+    if errors and level == "strict":
         text = _failure_text(errors)
         if report.passed:
             report.outcome = "failed"

@@ -15,18 +15,15 @@ import sys
 PACKAGE = __name__.partition(".")[0]
 
 
-def take_off_rewriting(package: str = PACKAGE) -> bool:
-    """Whether pytest's assertion-rewriting hook had `package` marked and now has not."""
-    taken = False
+def take_off_rewriting() -> None:
+    """Take our package off the marked names of pytest's assertion-rewriting hook, if one has it."""
     for finder in sys.meta_path:
         marked = getattr(finder, "_must_rewrite", None)
-        if isinstance(marked, set) and package in marked:
-            marked.discard(package)
+        if isinstance(marked, set) and PACKAGE in marked:
+            marked.discard(PACKAGE)
             cache = getattr(finder, "_marked_for_rewrite_cache", None)
             if isinstance(cache, dict):
                 cache.clear()
-            taken = True
-    return taken
 
 
 take_off_rewriting()

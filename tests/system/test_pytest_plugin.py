@@ -294,27 +294,23 @@ def test_warn_passes_and_lists_the_finding_in_the_summary_and_off_checks_nothing
     assert "commerce-proxy conformance" not in off.stdout.str()
 
 
-def test_a_marker_sets_the_conformance_of_one_test(suite: pytest.Pytester) -> None:
+def marked_etag_cassette(suite: pytest.Pytester, level: str) -> None:
+    """broken_etag_cassette's suite, its entry read marked with a conformance level of its own."""
     broken_etag_cassette(suite)
     source = (suite.path / "test_etag.py").read_text()
-    (suite.path / "test_etag.py").write_text(
-        "import pytest\n"
-        + source.replace(
-            "def test_reads_entry", '@pytest.mark.commerce_conformance("strict")\ndef test_reads_entry'
-        )
+    marked = source.replace(
+        "def test_reads_entry", f'@pytest.mark.commerce_conformance("{level}")\ndef test_reads_entry'
     )
+    (suite.path / "test_etag.py").write_text("import pytest\n" + marked)
+
+
+def test_a_marker_sets_the_conformance_of_one_test(suite: pytest.Pytester) -> None:
+    marked_etag_cassette(suite, "strict")
     suite.runpytest_subprocess("-p", "no:cacheprovider").assert_outcomes(failed=1, passed=1)
 
 
 def test_a_marker_off_leaves_one_test_unjudged_as_the_run_wide_off_does(suite: pytest.Pytester) -> None:
-    broken_etag_cassette(suite)
-    source = (suite.path / "test_etag.py").read_text()
-    (suite.path / "test_etag.py").write_text(
-        "import pytest\n"
-        + source.replace(
-            "def test_reads_entry", '@pytest.mark.commerce_conformance("off")\ndef test_reads_entry'
-        )
-    )
+    marked_etag_cassette(suite, "off")
     strict = suite.runpytest_subprocess("-p", "no:cacheprovider", "--commerce-conformance=strict")
     strict.assert_outcomes(passed=2)
     assert "entry.etag.matches-etag-id" not in strict.stdout.str()

@@ -268,15 +268,23 @@ def base64_runs(view: View, shortest: int, ascii_needles: bool = False) -> Itera
         clean = _BREAKS.sub("", run).translate(_URL_SAFE) if not run.isalnum() else run
         if len(clean) < shortest:
             continue
-        for offset in range(4):
-            piece = clean[offset:]
-            piece = piece[: len(piece) - 1] if len(piece) % 4 == 1 else piece + "=" * (-len(piece) % 4)
-            try:
-                data = binascii.a2b_base64(piece)
-            except binascii.Error:
-                continue
-            if data:
-                yield data.decode("latin-1"), run, start, offset
+        for offset, data in at_every_offset(clean):
+            yield data.decode("latin-1"), run, start, offset
+
+
+def at_every_offset(clean: str) -> Iterator[tuple[int, bytes]]:
+    """A run of the standard alphabet (line breaks taken out) decoded from each of its first four
+    characters on, a last lone character dropped and padding added: each offset and its bytes (none
+    for an offset that does not decode to any)."""
+    for offset in range(4):
+        piece = clean[offset:]
+        piece = piece[: len(piece) - 1] if len(piece) % 4 == 1 else piece + "=" * (-len(piece) % 4)
+        try:
+            data = binascii.a2b_base64(piece)
+        except binascii.Error:
+            continue
+        if data:
+            yield offset, data
 
 
 def is_wide(text: str) -> bool:
