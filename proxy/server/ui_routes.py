@@ -31,9 +31,10 @@ ASSETS = UI_PATH + "assets/"
 LIMIT, MOST = 100, 500  # rows in a window by default, and at most
 KEEP_ALIVE_SECONDS = 15.0  # a comment line this often keeps an idle event stream open through proxies
 # New rows are pushed at most this often (what arrives meanwhile goes in the same event) rather than
-# once per flush of the index: fewer events to frame and for the page to draw, and a batch at a few
-# hundred exchanges a second still fits the rows the page draws past its view, so none scrolls by unseen.
-PUSH_SECONDS = 0.1
+# once per flush of the index: fewer events to frame, query and send, and fewer frames for the page to
+# draw (a page following `record` at full rate cost Chromium's renderer about half as much as at 0.1 s),
+# well within the second a row may take to appear.
+PUSH_SECONDS = 0.25
 NUMBER = re.compile(r"[0-9]{1,12}")
 HEALTH = "/_proxy/health"
 

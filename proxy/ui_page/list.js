@@ -6,9 +6,10 @@ import { el, clear, bytes } from "./dom.js";
 
 export const ROW_HEIGHT = 24;
 export const PAGE = 200;
-// Rows above and below the visible ones: a pushed batch that scrolls the list past its view is drawn
-// whole (each row made once, then kept) up to this many rows more than the view holds.
-const MARGIN = 60;
+// Rows drawn above and below the visible ones, so a short scroll shows rows at once. Small: while the
+// list follows a busy server, each push makes the rows in view anew, and rows that scroll past the
+// view meanwhile are not drawn at all (they are in the list, fetched again when scrolled back to).
+const MARGIN = 10;
 const MAX_HEIGHT = 15_000_000; // under Firefox's largest element (about 17.9M px); Chrome's is 33.5M
 const KEPT_PAGES = 12;
 const WAIT_MS = 150; // a total still being counted: the page is asked again after this, then twice as long...
@@ -108,6 +109,9 @@ export class WindowedList {
     if (this.total > 0) this.empty.textContent = ""; // "No exchange matches." was the list before these
     this.layout();
     if (atEnd) this.scrollToOffset(this.total - 1);
+    // A page left open on a busy server keeps the pages near its view and the last one (where the next
+    // push goes), not every row pushed: the others are fetched again when scrolled back to.
+    this.forget(Math.floor(this.geometry().top / ROW_HEIGHT / PAGE), Math.floor((this.total - 1) / PAGE));
     this.schedule();
     return true;
   }
@@ -153,9 +157,11 @@ export class WindowedList {
     }, delay);
   }
 
-  forget(near) {
+  // Keeps the KEPT_PAGES pages nearest `near`, and `also` whatever its distance.
+  forget(near, also = -1) {
     if (this.pages.size <= KEPT_PAGES) return;
-    const far = [...this.pages.keys()].sort((a, b) => Math.abs(b - near) - Math.abs(a - near));
+    const far = [...this.pages.keys()].filter((page) => page !== also)
+      .sort((a, b) => Math.abs(b - near) - Math.abs(a - near));
     for (const page of far.slice(0, this.pages.size - KEPT_PAGES)) this.pages.delete(page);
   }
 

@@ -115,3 +115,34 @@ def test_an_exchange_opened_before_it_is_indexed_is_shown_when_it_arrives(
     assert [
         problem for problem in opened.problems if "404 (Not Found)" not in problem
     ] == []  # #2 asked early
+
+
+def test_a_page_following_a_long_session_keeps_only_the_pages_near_its_view(
+    serve_ui: Callable[..., Served], open_page: Callable[..., Opened]
+) -> None:
+    """Rows pushed while the list follows the end are not all kept: the page holds the pages near its view
+    (as scrolling does), so a page left open on a busy `record` does not grow without bound; the rows it
+    let go are fetched again when scrolled back to."""
+    served = serve_ui(FakeTraffic([detail(n) for n in range(1, 11)], mode="record"))
+    opened = open_page(served.ui_url)
+    page: Any = opened.page
+    expect(page.locator("#info")).to_contain_text("live")
+    page.keyboard.press("End")
+    long_path = "/v2/products/" + "p" * 400
+    batches, size = 30, 1_000
+    for batch in range(batches):
+        served.add([detail(0, path=f"{long_path}/{batch}/{n}") for n in range(size)])
+        last = 10 + (batch + 1) * size
+        expect(page.locator(f".spacer .row[data-id='{last}']")).to_be_in_viewport()
+    # Only the rows in view and a small margin are in the document, not every row that scrolled past.
+    in_view = page.eval_on_selector(".scroller", "node => Math.ceil(node.clientHeight / 24)")
+    assert page.locator(".spacer .row").count() <= in_view + 25
+    session = page.context.new_cdp_session(page)
+    session.send("HeapProfiler.collectGarbage")
+    heap_mb = session.send("Runtime.getHeapUsage")["usedSize"] / 1e6
+    # 30,000 rows of 0.4 KB paths would be about 15 MB held; 12 pages of 200 rows are about 1 MB.
+    assert heap_mb < 8, f"the page holds {heap_mb:.1f} MB after {batches * size:,} pushed rows"
+    page.keyboard.press("Home")
+    expect(page.locator(".spacer .row[data-id='1'] .c-path")).to_have_text("/v2/products")
+    expect(page.locator(".spacer .row[data-id='11'] .c-path")).to_have_text(f"{long_path}/0/0")
+    assert opened.problems == []
