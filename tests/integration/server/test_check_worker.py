@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import fcntl
 import logging
 import os
 import threading
@@ -13,7 +14,7 @@ from typing import Any
 import aiohttp
 import pytest
 
-from proxy.app.live_check_worker import FRAME, CheckWorker, Outbox, _frames
+from proxy.app.live_check_worker import FRAME, PIPE_BYTES, CheckWorker, Outbox, _frames
 from proxy.app.recording import RecordSettings
 from proxy.core.model.exchange import Exchange
 from proxy.core.redaction.book import KNOWN
@@ -125,6 +126,20 @@ def test_a_synchronous_caller_gets_every_answer_however_many_findings(tmp_path: 
     assert worker.process.returncode == 0
     assert worker.log.exchanges == len(exchanges)
     assert sorted(reported, key=repr) == sorted(expected, key=repr)
+
+
+@pytest.mark.skipif(not hasattr(fcntl, "F_GETPIPE_SZ"), reason="pipe sizes are Linux's")
+def test_both_pipes_have_room_for_a_large_exchange_in_one_write(tmp_path: Path) -> None:
+    """At Linux's default 64 KiB, one 64 KB answer filled the pipe to the checker: a write and a wake-up
+    of the child per 64 KiB. The pipes get PIPE_BYTES where the system allows that much."""
+    allowed = int(Path("/proc/sys/fs/pipe-max-size").read_text())
+    worker = CheckWorker(source(tmp_path), lambda: Checker(RULES))
+    try:
+        for fd in (worker._to_child, worker._from_child):
+            assert fcntl.fcntl(fd, fcntl.F_GETPIPE_SZ) >= min(PIPE_BYTES, allowed)
+    finally:
+        worker.close()
+    assert worker.process.returncode == 0
 
 
 def test_a_follower_is_told_of_every_exchange_with_its_findings_in_either_process(tmp_path: Path) -> None:
