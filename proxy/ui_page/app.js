@@ -308,8 +308,16 @@ async function start() {
     follow(about.cursor ?? 0, {
       onRows,
       onState: (state) => {
+        const back = state === "live" && liveState === "reconnecting";
         liveState = state;
         showInfo();
+        // Back after a cut: what failed meanwhile (a count, a window) is asked again, and the error
+        // it left on the status line goes (one that still holds is said again by the asking).
+        if (back && statusLine.classList.contains("error")) {
+          say("");
+          list.refresh();
+          loadCounts();
+        }
       },
       onRefused: noToken,
     });

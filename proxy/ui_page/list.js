@@ -128,6 +128,9 @@ export class WindowedList {
     try {
       const answer = await this.fetchPage(page * PAGE, PAGE);
       if (generation !== this.generation) return;
+      // A list at its end stays there when a fetch brings more rows (a filtered list, or one whose
+      // last page was let go, takes new rows this way, not by `append`).
+      const following = this.total > 0 && this.atEnd();
       // While counting, the most rows known so far (another page may have known more).
       const known = this.counting ? this.total : 0;
       this.counting = answer.total === null;
@@ -135,6 +138,7 @@ export class WindowedList {
       this.pages.set(page, answer.exchanges);
       this.forget(page);
       this.layout();
+      if (following) this.scrollToOffset(this.total - 1);
     } catch (error) {
       if (generation === this.generation) this.onError(error);
       return;

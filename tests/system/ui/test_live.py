@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
+import pytest
 from playwright.sync_api import expect
 
 from tests.system.ui.conftest import Opened, Served
@@ -146,3 +148,84 @@ def test_a_page_following_a_long_session_keeps_only_the_pages_near_its_view(
     expect(page.locator(".spacer .row[data-id='1'] .c-path")).to_have_text("/v2/products")
     expect(page.locator(".spacer .row[data-id='11'] .c-path")).to_have_text(f"{long_path}/0/0")
     assert opened.problems == []
+
+
+def last_in_view(page: Any, number: int) -> None:
+    expect(page.locator(f".spacer .row[data-id='{number}']")).to_be_in_viewport()
+
+
+@pytest.mark.parametrize("query", ["", "&method=POST", "&status=2xx", "&path=/v2/carts/*"])
+def test_a_list_sent_to_its_end_follows_it_however_the_new_rows_come(
+    serve_ui: Callable[..., Served], open_page: Callable[..., Opened], query: str
+) -> None:
+    """End pressed while the list is far from its end (its last page not fetched), with or without a
+    filter: rows that come after, pushed or fetched again under the filter, keep the list at its end."""
+    served = serve_ui(
+        FakeTraffic([detail(n, method="POST", path=f"/v2/carts/{n}") for n in range(1, 601)], mode="record")
+    )
+    opened = open_page(served.ui_url + query)
+    page: Any = opened.page
+    expect(page.locator("#info")).to_contain_text("live")
+    total = 600
+    for batch in range(4):
+        served.add([detail(0, method="POST", path=f"/v2/carts/new/{batch}/{n}") for n in range(40)])
+        total += 40
+        if batch == 0:
+            page.locator(".scroller").focus()
+            page.keyboard.press("End")
+        last_in_view(page, total)
+    assert opened.problems == []
+
+
+def test_the_counts_column_shows_the_largest_counts_not_every_endpoint(
+    serve_ui: Callable[..., Served], open_page: Callable[..., Opened]
+) -> None:
+    """Traffic can name endpoints without end (a path per slug): the column shows the 50 largest counts
+    and says how many more, so it does not grow with the traffic; the endpoint in force stays shown."""
+    served = serve_ui(
+        FakeTraffic(
+            [detail(n, endpoint=f"GET /v2/things/slug-{n}") for n in range(1, 201)]
+            + [detail(n, endpoint="listProducts") for n in range(201, 204)],
+            mode="record",
+        )
+    )
+    opened = open_page(served.ui_url)
+    page: Any = opened.page
+    expect(page.locator("#counts ul.endpoints li.more")).to_have_text(
+        "and 151 more: type one in the endpoint box"
+    )
+    assert page.locator("#counts ul.endpoints button").count() == 50
+    expect(page.locator("#counts ul.endpoints button").first).to_have_attribute("data-value", "listProducts")
+    served.add([detail(0, endpoint=f"GET /v2/things/later-{n}") for n in range(300)])
+    expect(page.locator("#counts ul.endpoints li.more")).to_have_text(
+        "and 451 more: type one in the endpoint box"
+    )
+    assert page.locator("#counts ul.endpoints button").count() == 50
+    assert page.locator("#endpoint-names option").count() <= 1000
+    page.goto(served.url("?endpoint=GET%20/v2/things/slug-7"))
+    expect(page.locator("#counts ul.endpoints button.active")).to_have_attribute(
+        "data-value", "GET /v2/things/slug-7"
+    )
+    assert opened.problems == []
+
+
+def test_an_error_left_by_a_cut_goes_once_the_page_is_back(
+    serve_ui: Callable[..., Served], open_page: Callable[..., Opened]
+) -> None:
+    """What failed while the server could not be reached said so on the status line; once the event
+    stream is back, it is asked again and the line no longer says it failed."""
+    traffic = FakeTraffic([detail(n) for n in (1, 2, 3)], mode="record")
+    served = serve_ui(traffic)
+    opened = open_page(served.ui_url)
+    page: Any = opened.page
+    expect(page.locator("#info")).to_contain_text("live")
+    cut = re.compile(r".*/api/(counts|exchanges)\b.*")  # the event stream is cut by the server
+    page.route(cut, lambda route: route.abort())
+    traffic.drop_streams(refuse=3)
+    page.locator("#filters select[name='method']").select_option("GET")
+    expect(page.locator("#status.error")).not_to_be_empty()
+    page.unroute(cut)
+    expect(page.locator("#status")).to_have_text("", timeout=20_000)
+    expect(page.locator("#status")).not_to_have_class("error")
+    expect(page.locator("#matching")).to_have_text("3")
+    expect(page.locator("#info")).to_contain_text("live")
