@@ -16,6 +16,11 @@ from tests.system.ui.fake_api import FakeTraffic
 RULE = "cart.total.sum"
 
 
+def last_in_view(page: Any, number: int) -> None:
+    """Row `number` is drawn and in the list's view."""
+    expect(page.locator(f".spacer .row[data-id='{number}']")).to_be_in_viewport()
+
+
 def event_streams(requests: list[str]) -> list[str]:
     return [url for url in requests if "/api/events" in url]
 
@@ -134,8 +139,7 @@ def test_a_page_following_a_long_session_keeps_only_the_pages_near_its_view(
     batches, size = 30, 1_000
     for batch in range(batches):
         served.add([detail(0, path=f"{long_path}/{batch}/{n}") for n in range(size)])
-        last = 10 + (batch + 1) * size
-        expect(page.locator(f".spacer .row[data-id='{last}']")).to_be_in_viewport()
+        last_in_view(page, 10 + (batch + 1) * size)
     # Only the rows in view and a small margin are in the document, not every row that scrolled past.
     in_view = page.eval_on_selector(".scroller", "node => Math.ceil(node.clientHeight / 24)")
     assert page.locator(".spacer .row").count() <= in_view + 25
@@ -148,10 +152,6 @@ def test_a_page_following_a_long_session_keeps_only_the_pages_near_its_view(
     expect(page.locator(".spacer .row[data-id='1'] .c-path")).to_have_text("/v2/products")
     expect(page.locator(".spacer .row[data-id='11'] .c-path")).to_have_text(f"{long_path}/0/0")
     assert opened.problems == []
-
-
-def last_in_view(page: Any, number: int) -> None:
-    expect(page.locator(f".spacer .row[data-id='{number}']")).to_be_in_viewport()
 
 
 @pytest.mark.parametrize("query", ["", "&method=POST", "&status=2xx", "&path=/v2/carts/*"])
