@@ -1,16 +1,26 @@
 """The live side of the UI's traffic view: a running `record`, `spy` or `replay` hands each exchange
-the live checker follows over cheaply (a list append), and it is indexed off the serving path, in
-batches every `FLUSH_SECONDS`, by a thread of its own (`proxy/app/traffic_view.py` answers the reads).
+the live checker follows over cheaply (a list append), and it is indexed in batches, at most
+`FLUSH_SECONDS` later (`proxy/app/traffic_view.py` answers the reads).
+
+A view made by the server's loop (its first UI request) is indexed by that loop, not by a thread
+beside it: Python runs one thread at a time, and a second thread with work to do made the loop wait
+for the interpreter after its system calls (a page following `record` at full rate cost the server
+about twice as much CPU a request that way). Adding a batch is light SQLite work until a page first
+searches the bodies' text; from then on each body is tokenized for the text index (about 230 us of
+a 4 KB exchange, which SQLite does without the interpreter's lock), and the batches the loop makes
+are added by a writer thread (`BackgroundAdds`). A view made elsewhere (tests) has a thread of its own.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 import threading
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
-from proxy.app.traffic_view import Endpoints, TrafficView, _entry
+from proxy.app.traffic_view import BackgroundAdds, Endpoints, TrafficView, _entry
 from proxy.core.model.domain import exchange_problem
 from proxy.core.model.exchange import Exchange
 from proxy.core.redaction.policy import RedactionPolicy
@@ -19,7 +29,7 @@ from proxy.core.rules.findings import Finding
 from proxy.errors import CommerceProxyError
 from proxy.store import clock
 from proxy.store.rule_files import RulesInForce
-from proxy.store.traffic_entries import Answered
+from proxy.store.traffic_entries import Answered, prepared
 from proxy.store.traffic_index import TrafficIndex, temporary_index
 
 log = logging.getLogger(__name__)
@@ -32,18 +42,24 @@ FLUSH_SECONDS = 0.05  # how long a live exchange waits, at most, to be indexed
 MOST_PENDING = 64
 
 
-# One exchange waiting for the index: as it was handed over, or (replay) how to make it, called by the
-# indexing thread so the serving path only appends.
+# One exchange waiting for the index: as it was handed over, or (replay) how to make it, called when
+# its batch is indexed so the serving path only appends.
 Made = Callable[[], tuple[Exchange, list[Finding], Answered]]
 Pending = tuple[Exchange, list[Finding], int | None, Answered | None, bool] | Made
 
 
 class LiveIndexer:
-    """Takes each exchange from the serving path (a list append) and indexes it from its own thread,
-    every FLUSH_SECONDS, in one transaction per batch."""
+    """Takes each exchange from the serving path (a list append) and indexes it, every FLUSH_SECONDS,
+    in one transaction per batch: from `loop` when given, else from a thread of its own (a full batch,
+    MOST_PENDING, by the thread that brought its last exchange)."""
 
     def __init__(
-        self, view: TrafficView, endpoints: Endpoints, policy: RedactionPolicy | None, cassette: str | None
+        self,
+        view: TrafficView,
+        endpoints: Endpoints,
+        policy: RedactionPolicy | None,
+        cassette: str | None,
+        loop: asyncio.AbstractEventLoop | None = None,
     ) -> None:
         self.view = view
         self._endpoints = endpoints
@@ -54,8 +70,13 @@ class LiveIndexer:
         self._flushing = threading.Lock()
         self._broken = False  # the index failed (a full disk): nothing more is taken
         self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="commerce-proxy-ui-index", daemon=True)
-        self._thread.start()
+        self._loop = loop
+        self._due = False  # a flush is scheduled on the loop
+        self._writer: BackgroundAdds | None = None  # adds the loop's batches once they are heavy
+        self._thread: threading.Thread | None = None
+        if loop is None:
+            self._thread = threading.Thread(target=self._run, name="commerce-proxy-ui-index", daemon=True)
+            self._thread.start()
 
     def checked(self, checked: Checked) -> None:
         """A live checker's follower: the exchange is already redacted."""
@@ -75,40 +96,65 @@ class LiveIndexer:
                 return
             self._pending.append(item)
             full = len(self._pending) >= MOST_PENDING
-        if full:
-            self._flush_safely()
+            due, self._due = self._due, True
+        if full:  # on the thread that brought it: the loop's own, or a backlog handed over at once
+            self._flush_safely(settle=False)
+        loop = self._loop
+        if loop is not None and not due:
+            with contextlib.suppress(RuntimeError):  # the loop has closed: `stop` indexes what is left
+                loop.call_soon_threadsafe(loop.call_later, FLUSH_SECONDS, self._when_due)
 
-    def flush(self) -> None:
-        """Index what is pending now (one flush at a time, so ids keep the order exchanges came in)."""
+    def _when_due(self) -> None:
+        with self._lock:
+            self._due = False
+        self._flush_safely(settle=False)
+
+    def flush(self, settle: bool = True) -> None:
+        """Index what is pending now (one flush at a time, so ids keep the order exchanges came in); with
+        `settle`, return once it is in the index."""
         with self._flushing:
             with self._lock:
                 taken, self._pending = self._pending, []
             now = clock.now()
             made = [item for item in map(_pending, taken) if _inside_domain(item[0], item[2], now)]
-            entries = [
-                _entry(
-                    exchange,
-                    findings,
-                    self._policy if redact else None,
-                    self._endpoints,
-                    None if redact else self._cassette,
-                    number,
-                    answered,
+            items = [
+                prepared(
+                    _entry(
+                        exchange,
+                        findings,
+                        self._policy if redact else None,
+                        self._endpoints,
+                        None if redact else self._cassette,
+                        number,
+                        answered,
+                    )
                 )
                 for exchange, findings, number, answered, redact in made
             ]
-            self.view._add(entries)
+            writer = self._writer
+            if writer is None and self._loop is not None and not self.view.adds_are_light:
+                writer = self._writer = BackgroundAdds(self.view._index, self.view._add)
+            if writer is None:
+                self.view._add(items)
+                return
+            writer.add(items)
+            if settle:
+                writer.settle()
 
     def stop(self) -> None:
         """Index what is pending and stop the thread."""
         self._stop.set()
-        self._thread.join(timeout=5)
+        if self._thread is not None:
+            self._thread.join(timeout=5)
         self._flush_safely()
+        if self._writer is not None:
+            with contextlib.suppress(CommerceProxyError):  # said when it happened
+                self._writer.finish()
 
-    def _flush_safely(self) -> bool:
+    def _flush_safely(self, settle: bool = True) -> bool:
         """`flush`, and on a failure (a full disk) the proxy goes on and the UI stops growing."""
         try:
-            self.flush()
+            self.flush(settle)
         except CommerceProxyError as error:
             with self._lock:
                 already, self._broken, self._pending = self._broken, True, []
@@ -180,6 +226,7 @@ def live_view(
     sources: Sequence[str] = (),
     policy: RedactionPolicy | None = None,
     cassette: str | None = None,
+    loop: asyncio.AbstractEventLoop | None = None,
 ) -> LiveView:
     """The view of a running `record`, `spy` or `replay`: every exchange `live` tells of (a recording
     session's or a live checker's; its row's index is the sequence number, its cassette `cassette`),
@@ -188,7 +235,8 @@ def live_view(
     index.defer_text(until_asked=True)  # tokenized for the text search once a page first asks for it
     view = LiveView(mode, index, sources)
     view.cassettes = [cassette] if cassette else []
-    indexer = LiveIndexer(view, Endpoints(in_force.ruleset), policy or in_force.project.redaction, cassette)
+    redaction = policy or in_force.project.redaction
+    indexer = LiveIndexer(view, Endpoints(in_force.ruleset), redaction, cassette, loop)
     view.indexer = indexer
     if live is not None:
         live.follow(indexer.checked)

@@ -3,7 +3,7 @@ made by this one use case so the three commands show the same things with the sa
 
 The CLI wires it to its server: a recording session tells `checked` of each exchange it keeps, replay
 hands `answered` each answer it serves, and the server's UI routes read `view()` and `setting()`.
-Nothing is made at start but this object: the view (its temporary index, its indexing thread, the
+Nothing is made at start but this object: the view (its temporary index, its indexer, the
 traffic index's modules) is made by the first UI request, so a server nobody looks at (most test
 servers) starts as fast as with `--no-ui`. Until then the exchanges wait, the latest
 `ui_backlog.BACKLOG` of them (replay's answers unmade, a recording's as its journal line), and
@@ -12,6 +12,7 @@ the view is handed them first (`ui_backlog.py`): a server nobody looks at serves
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
@@ -148,6 +149,10 @@ class LiveUi:
                 from proxy.app.live_traffic import live_view
 
                 asked = self.asked
+                try:  # made by the server's loop (its first UI request): indexed by that loop
+                    loop: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
+                except RuntimeError:
+                    loop = None
                 self._view = live_view(
                     asked.mode,
                     None,
@@ -155,6 +160,7 @@ class LiveUi:
                     sources=asked.sources,
                     policy=asked.policy,
                     cassette=asked.cassette,
+                    loop=loop,
                 )
                 self._view.left_out = self._backlog.left_out
                 self._backlog.hand_to(self._hand_held)

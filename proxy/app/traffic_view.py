@@ -140,11 +140,15 @@ class TrafficView:
             with contextlib.suppress(RuntimeError):
                 loop.call_soon_threadsafe(_settle, future)
 
-    def changes(self, cursor: int, limit: int = LIMIT_MOST) -> dict[str, Any]:
+    def changes(self, cursor: int, limit: int = LIMIT_MOST, wait: bool = True) -> dict[str, Any] | None:
         """The rows added after `cursor` (0: from the start), at most `limit`, and the cursor to ask
-        from next."""
-        with self._lock:
+        from next; None, without `wait`, when another thread holds the view."""
+        if not self._lock.acquire(blocking=wait):
+            return None
+        try:
             rows = self._index.after(max(0, cursor), max(0, min(limit, LIMIT_MOST)))
+        finally:
+            self._lock.release()
         return {"cursor": rows[-1]["id"] if rows else max(cursor, 0), "exchanges": rows}
 
     async def wait(self, cursor: int, timeout: float) -> int:
@@ -168,12 +172,17 @@ class TrafficView:
         with self._lock:
             self._index.close()
 
-    def _add(self, entries: list[Entry]) -> None:
-        """Index entries and wake whoever waits for them."""
-        if not entries:
+    @property
+    def adds_are_light(self) -> bool:
+        """Whether adding a batch is light work (`TrafficIndex.adds_are_light`)."""
+        return self._index.adds_are_light
+
+    def _add(self, items: list[Prepared]) -> None:
+        """Index entries (`prepared`) and wake whoever waits for them."""
+        if not items:
             return
         with self._lock:
-            self._index.add(entries)
+            self._index.add_prepared(items)
             waiters = list(self._waiters)
         for loop, future in waiters:
             with contextlib.suppress(RuntimeError):  # its loop has closed
@@ -300,10 +309,11 @@ def offline_state(view: TrafficView) -> list[list[int]] | None:
 class BackgroundAdds:
     """Batches added to an index by a thread of their own: SQLite (the FTS tokenizing most) runs
     without the interpreter's lock, so an offline build uses a second core while this thread redacts
-    and checks the next batch. At most two batches wait."""
+    and checks the next batch. At most two batches wait. `add_to`: what adds a batch (default: the
+    index's `add_prepared`; a live view's `_add`, which wakes its pages)."""
 
-    def __init__(self, index: TrafficIndex) -> None:
-        self._index = index
+    def __init__(self, index: TrafficIndex, add_to: Callable[[list[Prepared]], object] | None = None) -> None:
+        self._add_to = add_to or index.add_prepared
         self._queue: queue.Queue[list[Prepared] | None] = queue.Queue(maxsize=2)
         self._error: BaseException | None = None
         self._thread = threading.Thread(target=self._run, name="commerce-proxy-ui-build", daemon=True)
@@ -326,13 +336,20 @@ class BackgroundAdds:
         if self._error is not None and not failed:
             raise self._error
 
+    def settle(self) -> None:
+        """Wait until every batch handed over is added (the first error the thread met is raised)."""
+        self._queue.join()
+        if self._error is not None:
+            raise self._error
+
     def _run(self) -> None:
         while (batch := self._queue.get()) is not None:
             if self._error is None:
                 try:
-                    self._index.add_prepared(batch)
+                    self._add_to(batch)
                 except BaseException as error:  # raised in the building thread by `add` or `finish`
                     self._error = error
+            self._queue.task_done()
 
 
 def _entry(

@@ -51,7 +51,7 @@ class TrafficViewing(Protocol):
     def window(self, query: Any, offset: int, limit: int) -> Document: ...
     def counts(self, query: Any) -> Document: ...
     def exchange(self, number: int) -> Document | None: ...
-    def changes(self, cursor: int, limit: int = MOST) -> Document: ...
+    def changes(self, cursor: int, limit: int = MOST, wait: bool = True) -> Document | None: ...
     async def wait(self, cursor: int, timeout: float) -> int: ...
     def close(self) -> None: ...
 
@@ -154,7 +154,11 @@ class UiRoutes:
         pushed = loop.time() - self.push_every
         yield b": commerce-proxy events\n\n"
         while True:
-            cursor, count, event = await asyncio.to_thread(self._event, cursor)
+            # On the loop when the view is free (a live view's batches are added by this loop); else
+            # in a thread, not to stall the traffic while a reader or a writer thread holds the view.
+            found = self._event(cursor, wait=False) or await asyncio.to_thread(self._event, cursor)
+            assert found is not None  # a wait always finds
+            cursor, count, event = found
             if count:
                 yield event
                 if count >= MOST:
@@ -165,10 +169,12 @@ class UiRoutes:
                 continue
             await asyncio.sleep(pushed + self.push_every - loop.time())  # let more rows gather
 
-    def _event(self, cursor: int) -> tuple[int, int, bytes]:
-        """The cursor after the rows past `cursor`, how many, and their event (off the server's loop:
-        the index's writer holds the view while it adds a batch)."""
-        changed = self.view.changes(cursor, MOST)
+    def _event(self, cursor: int, wait: bool = True) -> tuple[int, int, bytes] | None:
+        """The cursor after the rows past `cursor`, how many, and their event; None, without `wait`,
+        when the view is busy."""
+        changed = self.view.changes(cursor, MOST, wait)
+        if changed is None:
+            return None
         moved, rows = int(changed["cursor"]), len(changed["exchanges"])
         if not rows:
             return moved, 0, b""
@@ -190,9 +196,9 @@ def _json(status: int, document: Any) -> Outgoing:
 
 
 async def _off_loop(answer: Callable[[], Reply]) -> Reply:
-    """An answer read from the view in a worker thread: a live view's indexing thread holds it while
-    it adds a batch, and the server's loop, waiting for it there, would stall every exchange it
-    proxies meanwhile. A refusal raised there is answered as on the loop."""
+    """An answer read from the view in a worker thread: a large filter's step, or a writer thread
+    adding a batch, holds it, and the server's loop, waiting for it there, would stall every exchange
+    it proxies meanwhile. A refusal raised there is answered as on the loop."""
     try:
         return await asyncio.to_thread(answer)
     except (BadParameter, UsageError, StillIndexing) as error:

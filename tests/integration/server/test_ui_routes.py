@@ -89,7 +89,7 @@ class FakeView:
     def exchange(self, number: int) -> dict[str, Any] | None:
         return {**self.rows[number - 1], "findings": []} if 1 <= number <= len(self.rows) else None
 
-    def changes(self, cursor: int, limit: int = 500) -> dict[str, Any]:
+    def changes(self, cursor: int, limit: int = 500, wait: bool = True) -> dict[str, Any] | None:
         rows = self.rows[cursor : cursor + limit]
         return {"cursor": cursor + len(rows), "exchanges": rows}
 
