@@ -8,7 +8,9 @@ for the interpreter after its system calls (a page following `record` at full ra
 about twice as much CPU a request that way). Adding a batch is light SQLite work until a page first
 searches the bodies' text; from then on each body is tokenized for the text index (about 230 us of
 a 4 KB exchange, which SQLite does without the interpreter's lock), and the batches the loop makes
-are added by a writer thread (`BackgroundAdds`). A view made elsewhere (tests) has a thread of its own.
+are added by a writer thread (`BackgroundAdds`); so is a batch whenever the view or its index is held
+(a page's large filter counted a step at a time, a fill's chunk of text): the loop never waits for
+them. A view made elsewhere (tests) has a thread of its own.
 """
 
 from __future__ import annotations
@@ -131,25 +133,33 @@ class LiveIndexer:
                 )
                 for exchange, findings, number, answered, redact in made
             ]
-            writer = self._writer
-            if writer is None and self._loop is not None and not self.view.adds_are_light:
-                writer = self._writer = BackgroundAdds(self.view._index, self.view._add)
-            if writer is None:
+            if self._loop is None:
                 self.view._add(items)
                 return
+            # The loop adds a light batch itself when nothing waits for the writer and the view is free
+            # now; else the writer thread adds it, after those handed over before.
+            writer = self._writer
+            idle = writer is None or not writer.busy
+            if idle and self.view.adds_are_light and self.view._add(items, wait=False):
+                return
+            if writer is None:
+                writer = self._writer = BackgroundAdds(self.view._index, self.view._add)
             writer.add(items)
             if settle:
                 writer.settle()
 
     def stop(self) -> None:
-        """Index what is pending and stop the thread."""
+        """Index what is pending, then stop: its thread, or the loop's flushes and the writer."""
         self._stop.set()
         if self._thread is not None:
             self._thread.join(timeout=5)
         self._flush_safely()
-        if self._writer is not None:
+        # From now on a late exchange's full batch is added by the thread that brings it, as a view
+        # with no loop and no thread would.
+        self._loop, writer, self._writer = None, self._writer, None
+        if writer is not None:
             with contextlib.suppress(CommerceProxyError):  # said when it happened
-                self._writer.finish()
+                writer.finish()
 
     def _flush_safely(self, settle: bool = True) -> bool:
         """`flush`, and on a failure (a full disk) the proxy goes on and the UI stops growing."""

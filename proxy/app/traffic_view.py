@@ -14,7 +14,7 @@ import dataclasses
 import hashlib
 import queue
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -143,12 +143,10 @@ class TrafficView:
     def changes(self, cursor: int, limit: int = LIMIT_MOST, wait: bool = True) -> dict[str, Any] | None:
         """The rows added after `cursor` (0: from the start), at most `limit`, and the cursor to ask
         from next; None, without `wait`, when another thread holds the view."""
-        if not self._lock.acquire(blocking=wait):
-            return None
-        try:
+        with self._held(wait) as held:
+            if not held:
+                return None
             rows = self._index.after(max(0, cursor), max(0, min(limit, LIMIT_MOST)))
-        finally:
-            self._lock.release()
         return {"cursor": rows[-1]["id"] if rows else max(cursor, 0), "exchanges": rows}
 
     async def wait(self, cursor: int, timeout: float) -> int:
@@ -177,16 +175,36 @@ class TrafficView:
         """Whether adding a batch is light work (`TrafficIndex.adds_are_light`)."""
         return self._index.adds_are_light
 
-    def _add(self, items: list[Prepared]) -> None:
-        """Index entries (`prepared`) and wake whoever waits for them."""
+    def _add(self, items: list[Prepared], wait: bool = True) -> bool:
+        """Index entries (`prepared`) and wake whoever waits for them; without `wait`, only if the view
+        and its index are free now (whether it did)."""
         if not items:
-            return
-        with self._lock:
+            return True
+        with self._held(wait) as held:
+            if not held:
+                return False
             self._index.add_prepared(items)
             waiters = list(self._waiters)
         for loop, future in waiters:
             with contextlib.suppress(RuntimeError):  # its loop has closed
                 loop.call_soon_threadsafe(_settle, future)
+        return True
+
+    @contextlib.contextmanager
+    def _held(self, wait: bool) -> Iterator[bool]:
+        """The view held for the block; without `wait`, only if it and its index are free now (the
+        server's loop never waits for a reader's step, a writer's batch or a fill's chunk)."""
+        if not self._lock.acquire(blocking=wait):
+            yield False
+            return
+        try:
+            if wait:
+                yield True
+            else:
+                with self._index.free() as free:
+                    yield free
+        finally:
+            self._lock.release()
 
 
 def _none() -> int:
@@ -335,6 +353,11 @@ class BackgroundAdds:
         self._thread.join()
         if self._error is not None and not failed:
             raise self._error
+
+    @property
+    def busy(self) -> bool:
+        """Whether a batch handed over is not yet added."""
+        return self._queue.unfinished_tasks > 0
 
     def settle(self) -> None:
         """Wait until every batch handed over is added (the first error the thread met is raised)."""

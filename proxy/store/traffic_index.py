@@ -20,7 +20,7 @@ import threading
 import typing
 from array import array
 from collections import OrderedDict
-from collections.abc import Callable, Hashable, Iterable
+from collections.abc import Callable, Hashable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -105,6 +105,17 @@ class TrafficIndex:
             self._pending = True
             self._fill_when_asked = until_asked
             self._text_chunk = LIVE_TEXT_CHUNK if until_asked else None
+
+    @contextlib.contextmanager
+    def free(self) -> Iterator[bool]:
+        """Whether the index's lock is free now, held for the block when it is: the server's loop asks
+        so, never to wait for a fill's chunk or a large filter's step."""
+        got = self.lock.acquire(blocking=False)
+        try:
+            yield got
+        finally:
+            if got:
+                self.lock.release()
 
     @property
     def adds_are_light(self) -> bool:

@@ -439,9 +439,11 @@ async def test_a_view_made_by_the_servers_loop_is_indexed_by_that_loop_alone(fee
         indexed_by: set[int] = set()
         add = view._add
 
-        def noted(items: list[Any]) -> None:
-            indexed_by.add(threading.get_ident())
-            add(items)
+        def noted(items: list[Any], wait: bool = True) -> bool:
+            added = add(items, wait)
+            if added:
+                indexed_by.add(threading.get_ident())
+            return added
 
         view._add = noted  # type: ignore[method-assign]
         count = 150 if caller == "loop" else MOST_PENDING - 1  # the loop's: full batches too
@@ -484,9 +486,11 @@ async def test_once_a_page_searches_the_text_the_loops_batches_are_added_by_a_wr
         loop_thread, indexed_by = threading.get_ident(), set()
         add = view._add
 
-        def noted(items: list[Any]) -> None:
-            indexed_by.add(threading.get_ident())
-            add(items)
+        def noted(items: list[Any], wait: bool = True) -> bool:
+            added = add(items, wait)
+            if added:
+                indexed_by.add(threading.get_ident())
+            return added
 
         view._add = noted  # type: ignore[method-assign]
         count = 150
@@ -502,5 +506,46 @@ async def test_once_a_page_searches_the_text_the_loops_batches_are_added_by_a_wr
             f"/v2/n/{number}" for number in range(count)
         ]
         assert view.window(Query(text="answer 149"), 0, 10, wait=True)["total"] == 1
+    finally:
+        ui.close()
+
+
+@pytest.mark.parametrize("held", ["view", "index"])
+async def test_the_loop_never_waits_for_a_held_view_its_batch_goes_to_the_writer(held: str) -> None:
+    """A page's large filter is counted a step at a time, and a text fill moves a chunk at a time, each
+    holding the view or its index: the loop hands its batch to the writer thread and goes on serving."""
+    import asyncio
+
+    ui = live_ui(LiveUiRequest("record", IN_FORCE, RedactionPolicy(), ["c.yaml"]))
+    try:
+        view = opened(ui)
+        assert ui.handed_over(timeout=30)
+        lock = view._lock if held == "view" else view._index.lock
+        holding, release = threading.Event(), threading.Event()
+        released_in_time: list[bool] = []
+
+        def hold() -> None:
+            with lock:
+                holding.set()
+                released_in_time.append(release.wait(timeout=10))
+
+        holder = threading.Thread(target=hold)
+        holder.start()
+        assert holding.wait(timeout=10)
+        for number in range(10):
+            by_checked(ui, number)
+        assert view.changes(0, wait=False) is None  # the pushes too read it only when it is free
+        # The loop runs this while the lock is held only if its flush (due FLUSH_SECONDS later) did not
+        # wait for the lock; else the holder gives up after 10 s and the check below fails.
+        asyncio.get_running_loop().call_later(0.3, release.set)
+        await asyncio.to_thread(holder.join)
+        assert released_in_time == [True]
+        for _ in range(200):  # bounded
+            if view.cursor == 10:
+                break
+            await asyncio.sleep(0.05)
+        assert [row["path"] for row in view.window(Query(), 0, 500)["exchanges"]] == [
+            f"/v2/n/{number}" for number in range(10)
+        ]
     finally:
         ui.close()
