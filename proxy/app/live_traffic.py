@@ -47,7 +47,9 @@ MOST_PENDING = 64
 # One exchange waiting for the index: as it was handed over, or (replay) how to make it, called when
 # its batch is indexed so the serving path only appends.
 Made = Callable[[], tuple[Exchange, list[Finding], Answered]]
-Pending = tuple[Exchange, list[Finding], int | None, Answered | None, bool] | Made
+# (exchange, findings, sequence, how replay answered it, to redact, judged by the domain gate already)
+Ready = tuple[Exchange, list[Finding], int | None, Answered | None, bool, bool]
+Pending = Ready | Made
 
 
 class LiveIndexer:
@@ -82,11 +84,13 @@ class LiveIndexer:
 
     def checked(self, checked: Checked) -> None:
         """A live checker's follower: the exchange is already redacted."""
-        self._take((checked.exchange, checked.findings, checked.sequence, None, False))
+        # One with its journal line passed the domain gate when the line was made (`journal_line`).
+        judged = checked.line is not None
+        self._take((checked.exchange, checked.findings, checked.sequence, None, False, judged))
 
     def answered(self, exchange: Exchange, findings: list[Finding], answered: Answered) -> None:
         """An exchange replay answered (its request as the client sent it: redacted before indexing)."""
-        self._take((exchange, findings, None, answered, True))
+        self._take((exchange, findings, None, answered, True, False))
 
     def answered_later(self, made: Made) -> None:
         """As `answered`, the exchange made by `made` when it is indexed."""
@@ -118,7 +122,7 @@ class LiveIndexer:
             with self._lock:
                 taken, self._pending = self._pending, []
             now = clock.now()
-            made = [item for item in map(_pending, taken) if _inside_domain(item[0], item[2], now)]
+            made = [item for item in map(_pending, taken) if item[5] or _inside_domain(item[0], item[2], now)]
             items = [
                 prepared(
                     _entry(
@@ -131,7 +135,7 @@ class LiveIndexer:
                         answered,
                     )
                 )
-                for exchange, findings, number, answered, redact in made
+                for exchange, findings, number, answered, redact, _ in made
             ]
             if self._loop is None:
                 self.view._add(items)
@@ -179,10 +183,10 @@ class LiveIndexer:
                 return
 
 
-def _pending(item: Pending) -> tuple[Exchange, list[Finding], int | None, Answered | None, bool]:
+def _pending(item: Pending) -> Ready:
     if callable(item):
         exchange, findings, answered = item()
-        return exchange, findings, None, answered, True
+        return exchange, findings, None, answered, True, False
     return item
 
 

@@ -20,13 +20,15 @@ from proxy.app.live_traffic import live_view
 from proxy.app.record_setup import shipped_rules_in_force
 from proxy.app.traffic_view import Answered, offline_view
 from proxy.core.cassette.document import Cassette, dump_cassette, exchange_to_document
-from proxy.core.cassette.journal_line import json_line
+from proxy.core.cassette.journal_line import journal_line, json_line
 from proxy.core.interchange.curl import NotSendable, curl_command
 from proxy.core.interchange.har import cassette_to_har
 from proxy.core.model.domain import exchange_problem
 from proxy.core.model.exchange import Body, Exchange, Request, Response
+from proxy.core.rules.engine import Checked
 from proxy.core.ui.query import Query
-from proxy.errors import CommerceProxyError
+from proxy.errors import CommerceProxyError, NotRecordable
+from proxy.store import clock
 from proxy.store.rule_files import RulesInForce
 
 GOOD = Exchange(
@@ -225,3 +227,26 @@ def test_curl_refuses_what_cannot_be_one_line_of_a_request() -> None:
             assert "\n" not in str(error) and "\r" not in str(error)
     assert written == [] and len(unsendable) > 30
     assert curl_command(GOOD, "https://api.example.com").startswith("curl ")
+
+
+def test_a_live_view_trusts_the_gate_a_journal_line_passed_and_gates_the_rest(in_force: RulesInForce) -> None:
+    """A recorded exchange comes with its journal line, and no line is made of an exchange outside the
+    domain (`journal_line` refuses it) but one recorded later than now, which a recorder stamping the
+    time of its own clock never makes: the view does not judge it again. One without a line is."""
+    for field, bad in CASES:
+        try:
+            journal_line(0, bad)
+        except NotRecordable:
+            continue
+        assert field == "recorded_at" and exchange_problem(bad) is None
+        assert bad.recorded_at is not None and bad.recorded_at > clock.now_stamp()
+    view = live_view("record", None, in_force)
+    try:
+        for number, (_, bad) in enumerate(CASES):
+            view.add_checked(Checked(number, bad, []))
+        view.add_checked(Checked(len(CASES), GOOD, [], journal_line(len(CASES), GOOD)))
+        view.flush()
+        rows = view.window(Query(), 0, 500)
+        assert rows["total"] == 1 and rows["exchanges"][0]["path"] == "/v2/brands?page=1"
+    finally:
+        view.close()
