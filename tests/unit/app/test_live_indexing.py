@@ -9,11 +9,34 @@ from typing import Any
 
 import pytest
 
-from proxy.app.live_traffic import MOST_PENDING
+from proxy.app.live_traffic import MOST_PENDING, LiveView
 from proxy.app.live_ui import LiveUiRequest, live_ui
 from proxy.core.redaction.policy import RedactionPolicy
 from proxy.core.ui.query import Query
 from tests.unit.app.test_live_ui import FEEDS, IN_FORCE, MODE_OF, by_checked, opened
+
+
+def adders(view: LiveView) -> set[int]:
+    """The threads that add a batch to `view` from now on (one that found it held added none)."""
+    found: set[int] = set()
+    add = view._add
+
+    def noted(items: list[Any], wait: bool = True) -> bool:
+        added = add(items, wait)
+        if added:
+            found.add(threading.get_ident())
+        return added
+
+    view._add = noted  # type: ignore[method-assign]
+    return found
+
+
+async def indexed(view: LiveView, count: int) -> None:
+    """Let the loop run until `count` exchanges are indexed (bounded: 10 s at most)."""
+    for _ in range(200):
+        if view.cursor == count:
+            return
+        await asyncio.sleep(0.05)
 
 
 @pytest.mark.parametrize("feed", sorted(FEEDS))
@@ -27,16 +50,7 @@ async def test_a_view_made_by_the_servers_loop_is_indexed_by_that_loop_alone(fee
     try:
         view = opened(ui)
         assert ui.handed_over(timeout=30)
-        indexed_by: set[int] = set()
-        add = view._add
-
-        def noted(items: list[Any], wait: bool = True) -> bool:
-            added = add(items, wait)
-            if added:
-                indexed_by.add(threading.get_ident())
-            return added
-
-        view._add = noted  # type: ignore[method-assign]
+        indexed_by = adders(view)
         count = 150 if caller == "loop" else MOST_PENDING - 1  # the loop's: full batches too
         if caller == "loop":
             for number in range(count):
@@ -45,10 +59,7 @@ async def test_a_view_made_by_the_servers_loop_is_indexed_by_that_loop_alone(fee
             feeder = threading.Thread(target=lambda: [FEEDS[feed](ui, number) for number in range(count)])
             feeder.start()
             feeder.join()
-        for _ in range(200):  # bounded: the loop indexes within FLUSH_SECONDS of a turn
-            if view.cursor == count:
-                break
-            await asyncio.sleep(0.05)
+        await indexed(view, count)
         assert view.cursor == count
         assert indexed_by == {threading.get_ident()}
         assert not [
@@ -72,23 +83,11 @@ async def test_once_a_page_searches_the_text_the_loops_batches_are_added_by_a_wr
         assert view.adds_are_light
         assert view.window(Query(text="answer 2"), 0, 10, wait=True)["total"] == 1  # the first text filter
         assert not view.adds_are_light
-        loop_thread, indexed_by = threading.get_ident(), set()
-        add = view._add
-
-        def noted(items: list[Any], wait: bool = True) -> bool:
-            added = add(items, wait)
-            if added:
-                indexed_by.add(threading.get_ident())
-            return added
-
-        view._add = noted  # type: ignore[method-assign]
+        loop_thread, indexed_by = threading.get_ident(), adders(view)
         count = 150
         for number in range(3, count):
             by_checked(ui, number)
-        for _ in range(200):  # bounded
-            if view.cursor == count:
-                break
-            await asyncio.sleep(0.05)
+        await indexed(view, count)
         assert view.cursor == count
         assert indexed_by and loop_thread not in indexed_by
         assert [row["path"] for row in view.window(Query(), 0, 500)["exchanges"]] == [
@@ -127,10 +126,7 @@ async def test_the_loop_never_waits_for_a_held_view_its_batch_goes_to_the_writer
         asyncio.get_running_loop().call_later(0.3, release.set)
         await asyncio.to_thread(holder.join)
         assert released_in_time == [True]
-        for _ in range(200):  # bounded
-            if view.cursor == 10:
-                break
-            await asyncio.sleep(0.05)
+        await indexed(view, 10)
         assert [row["path"] for row in view.window(Query(), 0, 500)["exchanges"]] == [
             f"/v2/n/{number}" for number in range(10)
         ]
