@@ -72,6 +72,8 @@ def parse_query(pairs: Iterable[tuple[str, str]]) -> Query:
             raise QueryError(f"filter parameter {name!r}: given twice; give it once")
         if len(value) > LONGEST:
             raise QueryError(f"filter parameter {name!r}: longer than {LONGEST} characters")
+        if "\x00" in value:  # SQLite's text search reads it as the end of the text
+            raise QueryError(f"filter parameter {name!r}: holds a NUL character, which nothing can match")
         given[name] = value
     values: dict[str, object] = {}
     for name, value in given.items():

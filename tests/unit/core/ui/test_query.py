@@ -71,3 +71,13 @@ def test_every_bad_parameter_is_one_line_naming_it(name: str, value: str, named:
 def test_a_parameter_given_twice_is_refused() -> None:
     with pytest.raises(QueryError, match="'rule': given twice"):
         parse_query([("rule", "a"), ("rule", "b")])
+
+
+@pytest.mark.parametrize("name", PARAMETERS)
+@pytest.mark.parametrize("value", ["\x00\x00\x00", "a\x00b", "GET\x00", "\x00/v2/*", "2xx\x00"])
+def test_a_nul_in_any_filter_value_is_refused_naming_it(name: str, value: str) -> None:
+    """SQLite's text search reads a NUL as the end of its text ("unterminated string", a 500): no filter
+    value holds one, and the refusal is the one line a bad value gets."""
+    with pytest.raises(QueryError) as refused:
+        parse_query([(name, value)])
+    assert str(refused.value).startswith(f"filter parameter {name!r}:") and "\n" not in str(refused.value)
