@@ -9,7 +9,9 @@ let the request in; every POST came with the token header.
 
 from __future__ import annotations
 
+import asyncio
 import re
+import threading
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
@@ -51,6 +53,7 @@ class ActionRoutes:
     def __init__(self, actions: UiActions, parse: ParseFilter) -> None:
         self.actions = actions
         self.parse = parse
+        self._posting = threading.Lock()  # the changes, one at a time
 
     def answer(self, incoming: Incoming, route: str, pairs: Pairs) -> Reply | Awaitable[Reply] | None:
         """The answer to an action route, or None when `route` names none (the read routes answer)."""
@@ -66,11 +69,14 @@ class ActionRoutes:
             return json_answer(405, document, {"Allow": wanted, **UI_HEADERS})
         try:
             number = _id(matched.group(1)) if matched else None
-            if wanted == "POST":
-                return self._post(name, number, _json_body(incoming))
-            return self._get(name, number, pairs)
+            body = _json_body(incoming) if wanted == "POST" else {}
         except (CommerceProxyError, UsageError) as error:
             return refused(error)
+        if name == "resend" and number is not None:
+            return self._resend(number)
+        if wanted == "POST":
+            return _in_thread(lambda: self._post(name, number, body), self._posting)
+        return _in_thread(lambda: self._get(name, number, pairs))
 
     def _get(self, name: str, number: int | None, pairs: Pairs) -> Outgoing:
         actions = self.actions
@@ -94,7 +100,7 @@ class ActionRoutes:
         )
         return Outgoing(200, headers, data)
 
-    def _post(self, name: str, number: int | None, body: dict[str, Any]) -> Reply | Awaitable[Reply]:
+    def _post(self, name: str, number: int | None, body: dict[str, Any]) -> Outgoing:
         actions = self.actions
         if name == "baseline":
             rule = body.get("rule")
@@ -113,13 +119,30 @@ class ActionRoutes:
                 raise UsageError('expected {"field": F, "value": V} or {"field": F, "unset": true}')
             typed = "text" not in body
             return _json(200, actions.edit(number, field, _edit_value(field, body, unset), unset, typed))
-        return self._resend(number)
+        raise NotFound(f"/_proxy/ui/api/{name}: no such action")
 
     async def _resend(self, number: int) -> Reply:
         try:
             return _json(200, await self.actions.resend(number))
         except (CommerceProxyError, UsageError) as error:
             return refused(error)
+
+
+async def _in_thread(work: Callable[[], Outgoing], one_at_a_time: threading.Lock | None = None) -> Reply:
+    """An action's answer made in a worker thread: an export of a large view, a diff of two large
+    exchanges or an edit's re-index took seconds, and on the server's loop every exchange it proxies
+    waited that long. The changes (`one_at_a_time`) still run one after another, as on the loop."""
+
+    def run() -> Outgoing:
+        try:
+            if one_at_a_time is None:
+                return work()
+            with one_at_a_time:
+                return work()
+        except (CommerceProxyError, UsageError) as error:
+            return refused(error)
+
+    return await asyncio.to_thread(run)
 
 
 def refused(error: Exception) -> Outgoing:

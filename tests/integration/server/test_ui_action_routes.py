@@ -284,3 +284,39 @@ async def test_resend_goes_to_the_upstream_and_diffs_with_the_recording(serve: S
     finally:
         pool.close()
         await runner.cleanup()
+
+
+ACTIONS = [
+    ("GET", "exchanges/1/curl", None, "curl"),
+    ("GET", "diff?a=1&b=2", None, "diff"),
+    ("GET", "sources", None, "sources"),
+    ("GET", "cassette-diff?a=walk.yaml&b=walk.yaml", None, "cassette_diff"),
+    ("GET", "export?format=har", None, "export"),
+    ("GET", "export?format=cassette&path=/v2/*", None, "export"),
+    ("POST", "baseline", {"exchange": 1, "rule": "r"}, "accept"),
+    ("POST", "exchanges/1/delete", {}, "delete"),
+    ("POST", "exchanges/1/edit", {"field": "response.status", "value": 201}, "edit"),
+]
+
+
+@pytest.mark.parametrize(("method", "route", "body", "name"), ACTIONS)
+async def test_every_action_but_resend_runs_off_the_servers_loop(
+    serve: Serve, monkeypatch: pytest.MonkeyPatch, method: str, route: str, body: Any, name: str
+) -> None:
+    """An export of a large view took 22 s on the loop, and every exchange the server proxied waited
+    that long: each action's work runs in a worker thread (a resend awaits its upstream on the loop)."""
+    import threading
+
+    from proxy.errors import UsageError
+
+    ran_on: list[int] = []
+
+    def probe(*_: Any, **__: Any) -> Any:
+        ran_on.append(threading.get_ident())
+        raise UsageError("probe: refused here")
+
+    monkeypatch.setattr(UiActions, name, probe)
+    url, _ = await serve()
+    status, _, answer = await call(url, method, route, body)
+    assert (status, error_line(400, answer)) == (400, "probe: refused here")
+    assert ran_on and threading.get_ident() not in ran_on
