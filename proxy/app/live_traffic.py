@@ -42,6 +42,11 @@ FLUSH_SECONDS = 0.05  # how long a live exchange waits, at most, to be indexed
 # than the indexing thread slows the server a little rather than holding every exchange in memory
 # (3,000 replayed 20 KB answers held about 300 MB, which the allocator kept after they were indexed).
 MOST_PENDING = 64
+# Batches the loop hands the writer before it waits for it: a first text search over a long session
+# holds the index for seconds (about 1.7 s over 100 MB of bodies), and two batches waiting stalled
+# the traffic behind it. 64 batches of about 50 exchanges: 2 s of `record` at full rate, about 20 MB
+# of 4 KB exchanges (each detail compressed, its bodies' text as is).
+WRITER_WAITING = 64
 
 
 # One exchange waiting for the index: as it was handed over, or (replay) how to make it, called when
@@ -102,17 +107,28 @@ class LiveIndexer:
                 return
             self._pending.append(item)
             full = len(self._pending) >= MOST_PENDING
-            due, self._due = self._due, True
-        if full:  # on the thread that brought it: the loop's own, or a backlog handed over at once
+        # A full batch is indexed by the thread that brought it (the loop's own, or a backlog handed over
+        # at once), unless another flush runs (a settle's, off the loop): the loop never waits for one.
+        if full and not self._flushing.locked():
             self._flush_safely(settle=False)
+        self._schedule()
+
+    def _schedule(self) -> None:
+        """A flush on the loop FLUSH_SECONDS from now, unless one is due."""
         loop = self._loop
-        if loop is not None and not due:
-            with contextlib.suppress(RuntimeError):  # the loop has closed: `stop` indexes what is left
-                loop.call_soon_threadsafe(loop.call_later, FLUSH_SECONDS, self._when_due)
+        with self._lock:
+            if loop is None or self._due:
+                return
+            self._due = True
+        with contextlib.suppress(RuntimeError):  # the loop has closed: `stop` indexes what is left
+            loop.call_soon_threadsafe(loop.call_later, FLUSH_SECONDS, self._when_due)
 
     def _when_due(self) -> None:
         with self._lock:
             self._due = False
+        if self._flushing.locked():  # a flush off the loop runs: what it did not take, later
+            self._schedule()
+            return
         self._flush_safely(settle=False)
 
     def flush(self, settle: bool = True) -> None:
@@ -147,7 +163,7 @@ class LiveIndexer:
             if idle and self.view.adds_are_light and self.view._add(items, wait=False):
                 return
             if writer is None:
-                writer = self._writer = BackgroundAdds(self.view._index, self.view._add)
+                writer = self._writer = BackgroundAdds(self.view._index, self.view._add, WRITER_WAITING)
             writer.add(items)
             if settle:
                 writer.settle()

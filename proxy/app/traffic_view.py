@@ -327,12 +327,18 @@ def offline_state(view: TrafficView) -> list[list[int]] | None:
 class BackgroundAdds:
     """Batches added to an index by a thread of their own: SQLite (the FTS tokenizing most) runs
     without the interpreter's lock, so an offline build uses a second core while this thread redacts
-    and checks the next batch. At most two batches wait. `add_to`: what adds a batch (default: the
-    index's `add_prepared`; a live view's `_add`, which wakes its pages)."""
+    and checks the next batch. At most `waiting` batches wait (two: an offline build goes at the pace
+    of its adds). `add_to`: what adds a batch (default: the index's `add_prepared`; a live view's
+    `_add`, which wakes its pages)."""
 
-    def __init__(self, index: TrafficIndex, add_to: Callable[[list[Prepared]], object] | None = None) -> None:
+    def __init__(
+        self,
+        index: TrafficIndex,
+        add_to: Callable[[list[Prepared]], object] | None = None,
+        waiting: int = 2,
+    ) -> None:
         self._add_to = add_to or index.add_prepared
-        self._queue: queue.Queue[list[Prepared] | None] = queue.Queue(maxsize=2)
+        self._queue: queue.Queue[list[Prepared] | None] = queue.Queue(maxsize=waiting)
         self._error: BaseException | None = None
         self._thread = threading.Thread(target=self._run, name="commerce-proxy-ui-build", daemon=True)
         self._thread.start()

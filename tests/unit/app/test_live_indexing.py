@@ -118,7 +118,8 @@ async def test_the_loop_never_waits_for_a_held_view_its_batch_goes_to_the_writer
         holder = threading.Thread(target=hold)
         holder.start()
         assert holding.wait(timeout=10)
-        for number in range(10):
+        count = 5 * MOST_PENDING  # five full batches: more than a short writer's queue holds
+        for number in range(count):
             by_checked(ui, number)
         assert view.changes(0, wait=False) is None  # the pushes too read it only when it is free
         # The loop runs this while the lock is held only if its flush (due FLUSH_SECONDS later) did not
@@ -126,9 +127,9 @@ async def test_the_loop_never_waits_for_a_held_view_its_batch_goes_to_the_writer
         asyncio.get_running_loop().call_later(0.3, release.set)
         await asyncio.to_thread(holder.join)
         assert released_in_time == [True]
-        await indexed(view, 10)
+        await indexed(view, count)
         assert [row["path"] for row in view.window(Query(), 0, 500)["exchanges"]] == [
-            f"/v2/n/{number}" for number in range(10)
+            f"/v2/n/{number}" for number in range(count)
         ]
     finally:
         ui.close()
