@@ -53,7 +53,7 @@ class ActionRoutes:
     def __init__(self, actions: UiActions, parse: ParseFilter) -> None:
         self.actions = actions
         self.parse = parse
-        self._posting = threading.Lock()  # the changes, one at a time
+        self._acting = threading.Lock()  # one action at a time, as when they ran on the loop
 
     def answer(self, incoming: Incoming, route: str, pairs: Pairs) -> Reply | Awaitable[Reply] | None:
         """The answer to an action route, or None when `route` names none (the read routes answer)."""
@@ -75,8 +75,8 @@ class ActionRoutes:
         if name == "resend" and number is not None:
             return self._resend(number)
         if wanted == "POST":
-            return _in_thread(lambda: self._post(name, number, body), self._posting)
-        return _in_thread(lambda: self._get(name, number, pairs))
+            return _in_thread(lambda: self._post(name, number, body), self._acting)
+        return _in_thread(lambda: self._get(name, number, pairs), self._acting)
 
     def _get(self, name: str, number: int | None, pairs: Pairs) -> Outgoing:
         actions = self.actions
@@ -128,15 +128,14 @@ class ActionRoutes:
             return refused(error)
 
 
-async def _in_thread(work: Callable[[], Outgoing], one_at_a_time: threading.Lock | None = None) -> Reply:
+async def _in_thread(work: Callable[[], Outgoing], one_at_a_time: threading.Lock) -> Reply:
     """An action's answer made in a worker thread: an export of a large view, a diff of two large
     exchanges or an edit's re-index took seconds, and on the server's loop every exchange it proxies
-    waited that long. The changes (`one_at_a_time`) still run one after another, as on the loop."""
+    waited that long. Actions still run one after another (`one_at_a_time`), as on the loop: an export
+    never reads a view an edit is replacing."""
 
     def run() -> Outgoing:
         try:
-            if one_at_a_time is None:
-                return work()
             with one_at_a_time:
                 return work()
         except (CommerceProxyError, UsageError) as error:
