@@ -62,12 +62,13 @@ class Query:
 
 
 def parse_query(pairs: Iterable[tuple[str, str]]) -> Query:
-    """The query the parameters ask for; parameters it does not know (offset, limit, cursor) are the
-    caller's. `QueryError` on a bad value or one given twice."""
+    """The query the parameters ask for (the caller takes its own, offset and limit, out first).
+    `QueryError` on a bad value, one given twice, or a parameter no filter has: a script's typo
+    (`stauts=404`) would otherwise list everything as if it were the filtered view."""
     given: dict[str, str] = {}
     for name, value in pairs:
         if name not in PARAMETERS:
-            continue
+            raise QueryError(f"unknown parameter {name[:40]!r}: a filter takes {', '.join(PARAMETERS)}")
         if name in given:
             raise QueryError(f"filter parameter {name!r}: given twice; give it once")
         if len(value) > LONGEST:
