@@ -163,7 +163,7 @@ class LiveIndexer:
             if idle and self.view.adds_are_light and self.view._add(items, wait=False):
                 return
             if writer is None:
-                writer = self._writer = BackgroundAdds(self.view._index, self.view._add, WRITER_WAITING)
+                writer = self._writer = BackgroundAdds(self.view._add, WRITER_WAITING)
             writer.add(items)
             if settle:
                 writer.settle()

@@ -274,7 +274,7 @@ def offline_view(
     index = temporary_index()
     if text_later:
         index.defer_text()
-    adding = BackgroundAdds(index)
+    adding = BackgroundAdds(index.add_prepared)
     try:
         endpoints = Endpoints(in_force.ruleset)
         policy = in_force.project.redaction
@@ -328,16 +328,11 @@ class BackgroundAdds:
     """Batches added to an index by a thread of their own: SQLite (the FTS tokenizing most) runs
     without the interpreter's lock, so an offline build uses a second core while this thread redacts
     and checks the next batch. At most `waiting` batches wait (two: an offline build goes at the pace
-    of its adds). `add_to`: what adds a batch (default: the index's `add_prepared`; a live view's
-    `_add`, which wakes its pages)."""
+    of its adds). `add_to`: what adds a batch (an index's `add_prepared`; a live view's `_add`, which
+    wakes its pages)."""
 
-    def __init__(
-        self,
-        index: TrafficIndex,
-        add_to: Callable[[list[Prepared]], object] | None = None,
-        waiting: int = 2,
-    ) -> None:
-        self._add_to = add_to or index.add_prepared
+    def __init__(self, add_to: Callable[[list[Prepared]], object], waiting: int = 2) -> None:
+        self._add_to = add_to
         self._queue: queue.Queue[list[Prepared] | None] = queue.Queue(maxsize=waiting)
         self._error: BaseException | None = None
         self._thread = threading.Thread(target=self._run, name="commerce-proxy-ui-build", daemon=True)

@@ -42,7 +42,8 @@ SCHEMA_VERSION = 3  # 2: detail documents stored compressed; 3: with zstd, not z
 MATCHING_KEPT = 4  # filters whose matching ids are kept (8 bytes an id: 8 MB for a million)
 # Exchanges of a live index's text put into the text index at once (about 0.1 s of 4 KB exchanges on a
 # loaded machine): what the first text filter does itself, if that is all, else a chunk of the fill's
-# thread. A live server's writer thread waits for a chunk, and, two batches behind, its loop.
+# thread. A live server's writer thread waits for a chunk, and, `WRITER_WAITING` batches behind,
+# its loop.
 LIVE_TEXT_CHUNK = 250
 BACKUP_PAGES = 4096  # pages of a backup step (16 MB: a few ms, what a read may wait)
 _SCHEMA = """
