@@ -16,7 +16,6 @@ TEXT_SHORTEST = 3  # body text is searched by its substrings of three characters
 LONGEST = 2000  # characters in one parameter's value
 _METHOD = re.compile(r"[A-Za-z]{1,20}")
 _STATUS = re.compile(r"([1-5])xx|([1-5][0-9][0-9])")
-_YES, _NO = ("true", "1", "yes"), ("false", "0", "no")
 
 
 class QueryError(UsageError):
@@ -116,10 +115,9 @@ def _severity(value: str) -> Severity:
 
 
 def _has_findings(value: str) -> bool:
-    if value.lower() in _YES:
-        return True
-    if value.lower() in _NO:
-        return False
+    # Only the two documented words: a script's `yes` or `1` is refused, not guessed at.
+    if value in ("true", "false"):
+        return value == "true"
     raise QueryError(f"filter parameter 'has_findings': expected true or false, found {value!r}")
 
 

@@ -31,9 +31,24 @@ def test_to_pairs_is_the_inverse_of_parse(query: Query) -> None:
 
 
 def test_spellings_are_normalised() -> None:
-    query = parse_query([("method", "get"), ("status", "2XX"), ("has_findings", "yes"), ("rule", "")])
+    query = parse_query([("method", "get"), ("status", "2XX"), ("has_findings", "true"), ("rule", "")])
     assert query == Query(method="GET", status="2xx", has_findings=True)
-    assert parse_query([("has_findings", "0")]).has_findings is False
+    assert parse_query([("has_findings", "false")]).has_findings is False
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        spelled
+        for word in ("true", "false", "yes", "no", "1", "0", "on")
+        for spelled in (word.upper(), word.title(), f" {word}", f"{word} ")
+    ]
+    + ["yes", "no", "1", "0", "on", "off"],
+)
+def test_has_findings_takes_only_the_two_documented_words(value: str) -> None:
+    """`yes` and `1` were once taken as true: a script depending on that would break on a stricter reading."""
+    with pytest.raises(QueryError, match="'has_findings': expected true or false"):
+        parse_query([("has_findings", value)])
 
 
 @pytest.mark.parametrize("name", ["stauts", "foo", "offset", "cursor", "Method", "text ", "", "x" * 300])
