@@ -24,7 +24,15 @@ DEPTH = 3  # decoding steps (an escape layer or a base64 run) searched through, 
 # A base64 run's bytes are searched deeper only when some of them read as text (an encoded secret is
 # printable; a word that happens to be base64, or an image, decodes to bytes that mostly are not).
 TEXT_STRETCH = re.compile(r"[ -~\0\r\n\t]{12}")
+# With a non-ASCII secret known, its UTF-8 bytes count as text too.
+WIDE_TEXT_STRETCH = re.compile(r"[ -~\0\r\n\t\x80-\xff]{12}")
 MIN_FORM = 6  # a needle this short would match ordinary text by chance (a short secret's base64 middle)
+# A secret this long is searched upper- and lower-cased as well (an upstream that echoes a token in
+# capitals, a log that lowers it); a shorter one (a cookie's `en`) would match ordinary words so.
+CASED_FROM = 8
+# A secret this long (in bytes) is also searched as its core in decoded base64 cut short; the core of
+# a shorter one (3 bytes of 9) would be found in ordinary decoded text.
+CUT_FROM = 10
 
 Plan = tuple[tuple[str, ...], tuple[str, ...], int, str, tuple[str, ...], bool]
 
@@ -48,7 +56,15 @@ def search_plan(values: frozenset[str]) -> Plan:
     """(every needle longest first; the secrets holding a space, written with `+` for it too; the
     shortest base64 run that may hold a secret; the quotes secrets hold; each secret's core, searched
     in decoded base64; whether every needle is ASCII and 3 characters or more, so a base64 run whose
-    bytes are one in three non-ASCII cannot hold one: `decoding.base64_runs`)."""
+    bytes are one in three non-ASCII cannot hold one: `decoding.base64_runs`). Each secret is searched
+    as written, upper-cased and lower-cased, and one holding a space with `+` for it, each in every form
+    (a form's base64 cut short is not decoded whole, so the `+` spelling needs base64 needles of its own)."""
+    values = frozenset(
+        plussed
+        for value in values
+        for cased in ((value, value.upper(), value.lower()) if len(value) >= CASED_FROM else (value,))
+        for plussed in {cased, cased.replace(" ", "+")}
+    )
     every = sorted({form for value in values for form in needles(value)}, key=len, reverse=True)
     spaced = sorted(
         {
@@ -64,11 +80,15 @@ def search_plan(values: frozenset[str]) -> Plan:
     quotes = "".join(quote for quote in "\"'" if any(quote in value for value in values))
     # base64 cut short (a run that starts or ends inside the secret's first or last quanta) holds all
     # but its first bytes or two and last bytes or four: its core is searched in decoded base64
+    # (as bytes one a character, and as characters: a decoding of the run, an entity's `&#233;`, gives
+    # a non-ASCII character whole)
     cut = sorted(
         {
-            value.encode("utf-8")[2:-4].decode("latin-1")
+            core
             for value in values
-            if len(value.encode("utf-8")) >= 12
+            if len(value.encode("utf-8")) >= CUT_FROM
+            for core in (value.encode("utf-8")[2:-4].decode("latin-1"), value[2:-4])
+            if len(core) >= 4
         },
         key=len,
         reverse=True,
@@ -91,12 +111,16 @@ def contains_secret(text: str, values: frozenset[str]) -> bool:
     return bool(secret_spans(text, values))
 
 
-def _search(view: View | None, plan: Plan, depth: int, spans: list[tuple[int, int]]) -> None:
+def _search(
+    view: View | None, plan: Plan, depth: int, spans: list[tuple[int, int]], in_run: bool = False
+) -> None:
+    """`in_run`: the view is a base64 run's bytes or a decoding of them, where a secret's form may be
+    cut short at either end (the cut core is searched there, through every later decoding too)."""
     every, spaced, shortest, quotes, cut, plain = plan
     while view is not None:
         text = view.text
         _find(view, text, every, spans)
-        if view.run:
+        if in_run:
             _find(view, text, cut, spans)
         if spaced and "+" in text:  # `+` for a space, mixed with other spellings of it
             _find(view, text.replace("+", " "), spaced, spans)
@@ -105,17 +129,17 @@ def _search(view: View | None, plan: Plan, depth: int, spans: list[tuple[int, in
         depth -= 1
         inflated = _inflated(view)
         if inflated is not None:
-            _search(inflated, plan, depth, spans)
+            _search(inflated, plan, depth, spans, in_run)
         for wide in wide_views(view):
-            _search(wide, plan, depth, spans)
+            _search(wide, plan, depth, spans, in_run)
         for run in base64_runs(view, shortest, ascii_needles=plain):
-            if TEXT_STRETCH.search(run[0]):
-                _search(base64_run_view(view, run), plan, depth, spans)
+            if (TEXT_STRETCH if plain else WIDE_TEXT_STRETCH).search(run[0]):
+                _search(base64_run_view(view, run), plan, depth, spans, in_run=True)
             elif _holds(run[0], every + cut):  # a view only for a run that holds one (most are words)
                 _find(base64_run_view(view, run), run[0], every + cut, spans)
         decoded = decoded_views(view, quotes)
         for other in decoded[1:]:  # another reading of the same layer
-            _search(other, plan, depth, spans)
+            _search(other, plan, depth, spans, in_run)
         view = decoded[0] if decoded else None
 
 
