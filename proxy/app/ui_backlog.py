@@ -69,10 +69,10 @@ class Backlog(Generic[Held]):
             if not self._held:
                 self._taking = False
                 return
-            if self.held_in_all > len(self._held):
+            if self._left_out:  # the number `api/info` gives as `left_out` (exchanges still come)
                 log.info(
-                    "the UI shows the last %d of the %d exchanges before it was first opened",
-                    len(self._held),
+                    "the UI leaves out the first %d exchanges, of the %d before it was first opened",
+                    self._left_out,
                     self.held_in_all,
                 )
             self._thread = threading.Thread(

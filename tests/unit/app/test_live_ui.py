@@ -4,6 +4,7 @@ the exchanges before it wait (replay's answers unmade, a recording's without par
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Callable
 
@@ -171,7 +172,7 @@ MODE_OF = {
     [(most, served) for most in (1, 3, 64, 65) for served in (0, 1, most, most + 1, 3 * most + 2)],
 )
 def test_exchanges_before_a_page_asks_make_nothing_and_the_latest_are_shown(
-    most: int, served: int, feed: str
+    most: int, served: int, feed: str, caplog: pytest.LogCaptureFixture
 ) -> None:
     """Before the first UI request an exchange is only held (no view, no index, no thread; replay's
     answer not even made); the page then shows the last `most` of them, in order, and every one after."""
@@ -192,7 +193,16 @@ def test_exchanges_before_a_page_asks_make_nothing_and_the_latest_are_shown(
         for number in range(served):
             feeding(number)
         assert ui._view is None and made == [] and set(threading.enumerate()) == before
-        assert paths(ui) == [f"/v2/n/{n}" for n in range(max(0, served - most), served)]
+        with caplog.at_level(logging.INFO, logger="proxy.app.ui_backlog"):
+            assert paths(ui) == [f"/v2/n/{n}" for n in range(max(0, served - most), served)]
+        left_out = max(0, served - most)
+        assert opened(ui).info()["left_out"] == left_out
+        said = [record.getMessage() for record in caplog.records if "leaves out" in record.getMessage()]
+        assert said == (
+            [f"the UI leaves out the first {left_out} exchanges, of the {served} before it was first opened"]
+            if left_out
+            else []
+        )
         feeding(served)  # after the hand-over: straight to the view
         assert paths(ui)[-1] == f"/v2/n/{served}"
     finally:
