@@ -134,11 +134,8 @@ class TrafficView:
         with self._lock:
             old, self._index, self.sources = self._index, other._index, other.sources
             self.state = other.state
-            waiters = list(self._waiters)
         old.close()
-        for loop, future in waiters:
-            with contextlib.suppress(RuntimeError):
-                loop.call_soon_threadsafe(_settle, future)
+        self.wake()
 
     def changes(self, cursor: int, limit: int = LIMIT_MOST, wait: bool = True) -> dict[str, Any] | None:
         """The rows added after `cursor` (0: from the start), at most `limit`, and the cursor to ask
@@ -184,11 +181,16 @@ class TrafficView:
             if not held:
                 return False
             self._index.add_prepared(items)
+        self.wake()
+        return True
+
+    def wake(self) -> None:
+        """Wake whoever waits for rows (`wait`): rows came, or the server stops."""
+        with self._lock:
             waiters = list(self._waiters)
         for loop, future in waiters:
             with contextlib.suppress(RuntimeError):  # its loop has closed
                 loop.call_soon_threadsafe(_settle, future)
-        return True
 
     @contextlib.contextmanager
     def _held(self, wait: bool) -> Iterator[bool]:

@@ -63,6 +63,10 @@ class TooMany(Refused):
     """More exchanges than one answer takes."""
 
 
+class Stopping(Refused):
+    """The server is stopping: an action not done by then is given up, not left to hold the exit."""
+
+
 @dataclass
 class ActionSetting:
     """What the actions know of their server: its mode, rules, the upstream it forwards to (record,
@@ -84,6 +88,12 @@ class UiActions:
     def __init__(self, view: TrafficView, setting: ActionSetting) -> None:
         self.view = view
         self.setting = setting
+        self.stopping = False  # set by the server's stop; a long action checks it as it goes
+
+    def check_going(self) -> None:
+        """Refuse to go on once the server stops (an export of 100,000 exchanges takes seconds)."""
+        if self.stopping:
+            raise Stopping("the server is stopping: ask again once it is started again")
 
     # reads
 
@@ -147,11 +157,13 @@ class UiActions:
         exchanges: list[Exchange] = []
         upstreams: set[str | None] = set()
         for offset in range(0, total, PAGE):
+            self.check_going()
             for row in self.view.window(query, offset, PAGE, wait=True)["exchanges"]:
                 exchanges.append(self._exchange(int(row["id"]))[1])
                 upstreams.add(self._sent_to(row))
         upstream = upstreams.pop() if len(upstreams) == 1 else None
         policy = self.setting.in_force.project.redaction if self.setting.in_force else None
+        self.check_going()
         data = ui_actions.export_document(exchanges, kind, upstream, policy=policy)
         return data, f"commerce-proxy-export.{'har' if kind == 'har' else 'yaml'}"
 
@@ -293,6 +305,7 @@ class UiActions:
         found: list[dict[str, Any]] = []
         total = int(self.view.window(query, 0, 0, wait=True)["total"])
         for offset in range(0, total, PAGE):
+            self.check_going()
             for row in self.view.window(query, offset, PAGE, wait=True)["exchanges"]:
                 if any(row["findings"].values()):
                     found.extend(self._stored(int(row["id"]))[1]["findings"])

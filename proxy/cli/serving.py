@@ -121,11 +121,14 @@ def live_ui_on(
         ui = live_ui(asked)
         proxy.recording.follow(ui.checked)
         caught_up = proxy.recorder.caught_up
-    served.door.ui = RoutesOnDemand(ui, caught_up)
+    routes = RoutesOnDemand(ui, caught_up)
+    served.door.ui = routes
 
     async def close() -> None:  # after the server's own cleanup: a record's cassette is written first
         ui.close()
 
+    served.server.on_stopping.append(routes.stop)
+    served.server.on_drained.append(routes.finish)
     served.server.on_cleanup.append(close)
     return ui
 
@@ -156,17 +159,33 @@ class RoutesOnDemand:
             return self._settled_answer(self._routes, incoming, path, query)
         return self._routes.answer(incoming, path, query)
 
-    async def _settled_answer(self, routes: UiRoutes, incoming: Incoming, path: str, query: str) -> Reply:
-        """The answer once every exchange answered before it is indexed: checked (a recording's checker
-        answers a moment after the client got its answer), handed over from the backlog and flushed
-        into the index, however quickly the hand-over went (waited for off the loop, SETTLE_S in all at
-        most: longer, the answer has what is indexed by then)."""
+    def stop(self) -> None:
+        """At a stop, before anything else: an action not done yet is given up (`UiRoutes.stop`)."""
+        if self._routes is not None:
+            self._routes.stop()
+
+    async def finish(self) -> None:
+        """At a stop, once every answer is given: index them all (as `_settled_answer` waits), then end
+        the page's event streams after their last rows. Nothing to do if no page came."""
+        if self._routes is None:
+            return
+        await self._settle()
+        self._routes.finish()
+
+    async def _settle(self) -> None:
         loop = asyncio.get_running_loop()
         deadline = loop.time() + SETTLE_S
         if self._caught_up is not None:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._caught_up(), SETTLE_S)
         await asyncio.to_thread(self._ui.settled, max(0.0, deadline - loop.time()))
+
+    async def _settled_answer(self, routes: UiRoutes, incoming: Incoming, path: str, query: str) -> Reply:
+        """The answer once every exchange answered before it is indexed: checked (a recording's checker
+        answers a moment after the client got its answer), handed over from the backlog and flushed
+        into the index, however quickly the hand-over went (waited for off the loop, SETTLE_S in all at
+        most: longer, the answer has what is indexed by then)."""
+        await self._settle()
         self._settled = True
         answer = routes.answer(incoming, path, query)
         return await answer if inspect.isawaitable(answer) else answer

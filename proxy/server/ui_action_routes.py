@@ -15,7 +15,7 @@ import threading
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
-from proxy.app.ui_action_cases import Conflict, NotFound, Send, TooMany, UiActions, WrongMode
+from proxy.app.ui_action_cases import Conflict, NotFound, Send, Stopping, TooMany, UiActions, WrongMode
 from proxy.app.ui_actions import json_type
 from proxy.core.editing.edits import parse_value
 from proxy.core.model.bodies import body_from_bytes, body_to_bytes, error_document
@@ -38,6 +38,7 @@ STATUS: dict[type[Exception], tuple[int, str]] = {
     Conflict: (409, "Conflict"),
     TooMany: (413, "Payload Too Large"),
     StillIndexing: (503, "Service Unavailable"),  # a text filter before the text is in: as the reads
+    Stopping: (503, "Service Unavailable"),
 }
 ParseFilter = Callable[[Iterable[tuple[str, str]]], Any]
 Pairs = list[tuple[str, str]]
@@ -54,6 +55,10 @@ class ActionRoutes:
         self.actions = actions
         self.parse = parse
         self._acting = threading.Lock()  # one action at a time, as when they ran on the loop
+
+    def stop(self) -> None:
+        """The server stops: an action waiting its turn, or a long one between steps, is refused."""
+        self.actions.stopping = True
 
     def answer(self, incoming: Incoming, route: str, pairs: Pairs) -> Reply | Awaitable[Reply] | None:
         """The answer to an action route, or None when `route` names none (the read routes answer)."""
@@ -75,8 +80,8 @@ class ActionRoutes:
         if name == "resend" and number is not None:
             return self._resend(number)
         if wanted == "POST":
-            return _in_thread(lambda: self._post(name, number, body), self._acting)
-        return _in_thread(lambda: self._get(name, number, pairs), self._acting)
+            return _in_thread(lambda: self._post(name, number, body), self._acting, self.actions)
+        return _in_thread(lambda: self._get(name, number, pairs), self._acting, self.actions)
 
     def _get(self, name: str, number: int | None, pairs: Pairs) -> Outgoing:
         actions = self.actions
@@ -128,7 +133,9 @@ class ActionRoutes:
             return refused(error)
 
 
-async def _in_thread(work: Callable[[], Outgoing], one_at_a_time: threading.Lock) -> Reply:
+async def _in_thread(
+    work: Callable[[], Outgoing], one_at_a_time: threading.Lock, actions: UiActions
+) -> Reply:
     """An action's answer made in a worker thread: an export of a large view, a diff of two large
     exchanges or an edit's re-index took seconds, and on the server's loop every exchange it proxies
     waited that long. Actions still run one after another (`one_at_a_time`), as on the loop: an export
@@ -137,6 +144,7 @@ async def _in_thread(work: Callable[[], Outgoing], one_at_a_time: threading.Lock
     def run() -> Outgoing:
         try:
             with one_at_a_time:
+                actions.check_going()
                 return work()
         except (CommerceProxyError, UsageError) as error:
             return refused(error)

@@ -53,6 +53,7 @@ class TrafficViewing(Protocol):
     def exchange(self, number: int) -> Document | None: ...
     def changes(self, cursor: int, limit: int = MOST, wait: bool = True) -> Document | None: ...
     async def wait(self, cursor: int, timeout: float) -> int: ...
+    def wake(self) -> None: ...
     def close(self) -> None: ...
 
 
@@ -62,6 +63,7 @@ class ActionAnswering(Protocol):
     def answer(
         self, incoming: Incoming, route: str, pairs: list[tuple[str, str]]
     ) -> Reply | Awaitable[Reply] | None: ...
+    def stop(self) -> None: ...
 
 
 class BadParameter(Exception):
@@ -87,6 +89,17 @@ class UiRoutes:
         self.keep_alive = keep_alive
         self.push_every = push_every
         self.actions = actions  # the action routes (curl, diff, export, baseline, edit...), when served
+        self.finishing = False  # the server stops: each event stream sends what is left and ends
+
+    def stop(self) -> None:
+        """The server begins to stop: an action not done yet is given up (a 503), not waited for."""
+        if self.actions is not None:
+            self.actions.stop()
+
+    def finish(self) -> None:
+        """End every event stream after the rows indexed by now (called once every answer is given)."""
+        self.finishing = True
+        self.view.wake()
 
     def answer(self, incoming: Incoming, path: str, query: str) -> Reply | Awaitable[Reply]:
         """The answer to a request the door let in."""
@@ -164,10 +177,14 @@ class UiRoutes:
                 if count >= MOST:
                     continue  # behind: the next rows at once
                 pushed = loop.time()
+            if self.finishing:
+                return  # the last rows are sent
             if await self.view.wait(cursor, self.keep_alive) == cursor:
-                yield b": keep-alive\n\n"
+                if not self.finishing:
+                    yield b": keep-alive\n\n"
                 continue
-            await asyncio.sleep(pushed + self.push_every - loop.time())  # let more rows gather
+            if not self.finishing:
+                await asyncio.sleep(pushed + self.push_every - loop.time())  # let more rows gather
 
     def _event(self, cursor: int, wait: bool = True) -> tuple[int, int, bytes] | None:
         """The cursor after the rows past `cursor`, how many, and their event; None, without `wait`,
@@ -213,17 +230,6 @@ def _refused(error: Exception) -> Reply:
     return _json(400, error_document(400, "Bad Request", line))
 
 
-def attach_ui(door: Door, server: WireServer, routes: UiRoutes) -> None:
-    """Serve `routes` behind `door` on `server` (record, spy, replay); the view closes after the
-    server's own cleanup (a record's cassette is written first)."""
-
-    async def close_view() -> None:
-        routes.view.close()
-
-    door.ui = routes
-    server.on_cleanup.append(close_view)
-
-
 def create_ui_app(routes: UiRoutes, token: str) -> WireServer:
     """`commerce-proxy ui`'s server: the UI over its view, and /_proxy/health; nothing else is served."""
 
@@ -244,6 +250,11 @@ def create_ui_app(routes: UiRoutes, token: str) -> WireServer:
     async def close_view() -> None:
         routes.view.close()
 
+    async def finish() -> None:
+        routes.finish()
+
     server = WireServer(handle, has_ui=door.has_ui)
+    server.on_stopping.append(routes.stop)
+    server.on_drained.append(finish)
     server.on_cleanup.append(close_view)
     return server

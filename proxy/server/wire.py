@@ -43,6 +43,7 @@ MAX_HEADER_BYTES = 64 * 1024
 IDLE_SECONDS = 75.0  # keep-alive connections idle this long are closed (aiohttp's default too)
 PARTIAL_SECONDS = 30.0  # a request body with no byte for this long is cut (a stalled upload)
 HEAD_SECONDS = 30.0  # a request line and headers must be complete this long after their first byte
+STREAM_END_S = 2.0  # at a stop, a stream not ended by itself after its last event is ended
 MAX_CONNECTIONS = 1000  # open client connections; more are refused (503), below the usual 1024 files
 MAX_PIPELINED = 64  # requests queued on one connection before reading pauses
 SANDBOX_LINES: Final = "".join(f"\r\n{name}: {value}" for name, value in OUTSIDE_UI).encode("ascii")
@@ -112,6 +113,9 @@ class WireServer:
     has_ui: Callable[[], bool] = bool  # while true (a UI is on), answers but the UI's are sandboxed
     own_headers: dict[str, str] = field(default_factory=lambda: dict(UI_HEADERS))  # on the wire's own errors
     on_cleanup: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
+    on_stopping: list[Callable[[], None]] = field(default_factory=list)  # run first at a stop
+    # run at a stop once every answer in flight is given, while streams (the UI's events) still run
+    on_drained: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
     bound: bool = field(default=False, init=False)
     address: str = field(default="", init=False)  # host:port bound, for requests without a Host header
     _server: asyncio.AbstractServer | None = field(default=None, init=False)
@@ -134,21 +138,36 @@ class WireServer:
         if self._server is not None:
             self._server.close()
             self._server = None
+        for stopping in self.on_stopping:
+            stopping()
         if self._sweeper is not None:
             self._sweeper.cancel()
             self._sweeper = None
-        deadline = asyncio.get_running_loop().time() + timeout
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        for connection in list(self._connections):
+            if not connection.streaming:
+                connection.closing = True
+            if not connection.busy:
+                connection.close()
+        await _until(lambda: not any(c.busy and not c.streaming for c in self._connections), deadline)
+        # Every answer is given: what follows them (the UI's index and events) catches up, and each
+        # stream ends by itself after its last event; one that does not is ended after STREAM_END_S.
+        for callback in self.on_drained:
+            await callback()
+        self.on_drained.clear()
+        await _until(
+            lambda: not any(c.streaming for c in self._connections), min(deadline, loop.time() + STREAM_END_S)
+        )
         for connection in list(self._connections):
             connection.closing = True
             connection.end_stream()  # an open stream would hold the stop for ever
-            if not connection.busy:
-                connection.close()
-        while any(connection.busy for connection in self._connections):
-            if asyncio.get_running_loop().time() > deadline:
-                break
-            await asyncio.sleep(0.01)
+        await _until(lambda: not any(c.busy for c in self._connections), deadline)
         for connection in list(self._connections):
             connection.close()
+        # Closed is not sent: an answer still in a transport's buffer (a large export) is lost if the
+        # process ends first, and the client gets a 200 cut short.
+        await _until(lambda: not self._connections, deadline)
         for callback in self.on_cleanup:
             await callback()
         self.on_cleanup.clear()
@@ -174,6 +193,13 @@ class WireServer:
                     connection.close()
 
 
+async def _until(done: Callable[[], bool], deadline: float) -> None:
+    """Wait until `done()` or the loop's clock passes `deadline`."""
+    loop = asyncio.get_running_loop()
+    while not done() and loop.time() < deadline:
+        await asyncio.sleep(0.01)
+
+
 class _Connection(asyncio.Protocol):
     """One client connection: parses requests, answers them in order, one at a time."""
 
@@ -192,6 +218,7 @@ class _Connection(asyncio.Protocol):
         self._reading_paused = False
         self.reached: tuple[str | None, int | None] = (None, None)  # the local address and port reached
         self._next_chunk: asyncio.Future[bytes] | None = None  # a stream's chunk being waited for
+        self.streaming = False  # answering with a stream (the UI's events), which ends by itself
         self._reset()
 
     def _reset(self) -> None:
@@ -393,6 +420,7 @@ class _Connection(asyncio.Protocol):
         head += [f"{name}: {value}" for name, value in stream.headers if not framing(name)]
         head += ["Transfer-Encoding: chunked", "Connection: close"]
         body = incoming.method != "HEAD"
+        self.streaming = True
         try:
             if self.transport is not None:
                 written = "\r\n".join(head).encode("latin-1", "replace") + self._extra(incoming)
@@ -410,7 +438,7 @@ class _Connection(asyncio.Protocol):
             if body and self.transport is not None:
                 self.transport.write(b"0\r\n\r\n")
         finally:
-            self._next_chunk, self.closing = None, True
+            self._next_chunk, self.closing, self.streaming = None, True, False
             if hasattr(stream.chunks, "aclose"):
                 await stream.chunks.aclose()
             self.close()

@@ -100,6 +100,9 @@ class FakeView:
                 await asyncio.wait_for(self.moved.wait(), timeout)
         return len(self.rows)
 
+    def wake(self) -> None:
+        self.moved.set()
+
     def close(self) -> None:
         self.closed = True
 
