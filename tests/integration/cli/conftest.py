@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 
 import pytest
+from aiohttp import web
 
 from tests.running import sandbox_process
 
@@ -15,3 +16,22 @@ def sandbox_upstream() -> Iterator[str]:
     read from it (it keeps no state a read changes)."""
     with sandbox_process() as url:
         yield url
+
+
+@pytest.fixture
+async def products_upstream() -> AsyncIterator[str]:
+    """A tiny JSON upstream on 127.0.0.1: `GET /v2/products/N` answers `{"id": N, "name": "thing"}`."""
+
+    async def answer(request: web.Request) -> web.Response:
+        return web.json_response({"id": request.match_info["number"], "name": "thing"})
+
+    app = web.Application()
+    app.router.add_get("/v2/products/{number}", answer)
+    runner = web.AppRunner(app)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    try:
+        yield f"http://127.0.0.1:{runner.addresses[0][1]}"
+    finally:
+        await runner.cleanup()

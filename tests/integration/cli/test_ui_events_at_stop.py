@@ -9,47 +9,16 @@ import asyncio
 import json
 import re
 import signal
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import aiohttp
 import pytest
-from aiohttp import web
 
 from proxy.core.model.access import TOKEN_HEADER
+from tests.integration.cli.test_ui_live_no_drop import send
 from tests.running import Running, commerce_proxy, stop_with
 
-CLIENTS = 16
 SECONDS = 60  # a bound on each wait, not a measure
-
-
-@pytest.fixture
-async def upstream() -> AsyncIterator[str]:
-    async def answer(request: web.Request) -> web.Response:
-        return web.json_response({"id": request.match_info["number"], "name": "thing"})
-
-    app = web.Application()
-    app.router.add_get("/v2/products/{number}", answer)
-    runner = web.AppRunner(app)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
-    await site.start()
-    try:
-        yield f"http://127.0.0.1:{runner.addresses[0][1]}"
-    finally:
-        await runner.cleanup()
-
-
-async def burst(session: aiohttp.ClientSession, base: str, numbers: list[int]) -> None:
-    queue = list(numbers)
-
-    async def client() -> None:
-        while queue:
-            async with session.get(f"{base}/v2/products/{queue.pop(0)}") as answer:
-                await answer.read()
-                assert answer.status == 200, answer.status
-
-    await asyncio.gather(*(client() for _ in range(CLIENTS)))
 
 
 async def pushed_paths(session: aiohttp.ClientSession, running: Running, ready: asyncio.Event) -> list[str]:
@@ -69,12 +38,12 @@ async def pushed_paths(session: aiohttp.ClientSession, running: Running, ready: 
     return paths
 
 
-async def stopped_right_after(running: Running, base: str, numbers: list[int], signum: int) -> list[str]:
+async def stopped_right_after(running: Running, base: str, numbers: range, signum: int) -> list[str]:
     async with aiohttp.ClientSession() as session:
         ready = asyncio.Event()
         following = asyncio.create_task(pushed_paths(session, running, ready))
         await asyncio.wait_for(ready.wait(), SECONDS)
-        await burst(session, base, numbers)
+        await send(session, base, numbers)
         code, err = await stop_with(running, signum)
         assert code == 0, err
         return await asyncio.wait_for(following, SECONDS)
@@ -83,25 +52,25 @@ async def stopped_right_after(running: Running, base: str, numbers: list[int], s
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
 @pytest.mark.parametrize("mode", ["record", "spy", "replay"])
 async def test_a_stop_right_after_a_burst_pushes_every_exchange_then_ends_the_stream(
-    tmp_path: Path, upstream: str, mode: str, signum: int
+    tmp_path: Path, products_upstream: str, mode: str, signum: int
 ) -> None:
-    numbers = list(range(300))
+    numbers = range(300)
     wanted = [f"/v2/products/{number}" for number in numbers]
     cassette = tmp_path / "burst.yaml"
     if mode == "replay":  # a cassette of the same burst to replay
         async with (
             commerce_proxy(
-                "record", "--upstream", upstream, "--cassette", str(cassette), "--quiet", "--no-ui"
+                "record", "--upstream", products_upstream, "--cassette", str(cassette), "--quiet", "--no-ui"
             ) as record,
             aiohttp.ClientSession() as session,
         ):
-            await burst(session, record.url, numbers)
+            await send(session, record.url, numbers)
             assert (await stop_with(record, signal.SIGINT))[0] == 0
         arguments = ["replay", "--cassette", str(cassette), "--quiet"]
     elif mode == "record":
-        arguments = ["record", "--upstream", upstream, "--cassette", str(cassette), "--quiet"]
+        arguments = ["record", "--upstream", products_upstream, "--cassette", str(cassette), "--quiet"]
     else:
-        arguments = ["spy", "--upstream", upstream, "--quiet"]
+        arguments = ["spy", "--upstream", products_upstream, "--quiet"]
     async with commerce_proxy(*arguments) as running:
         pushed = await stopped_right_after(running, running.url, numbers, signum)
     assert sorted(pushed) == sorted(wanted), (len(pushed), sorted(set(wanted) - set(pushed))[:5])

@@ -7,13 +7,10 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import aiohttp
-import pytest
-from aiohttp import web
 
 from proxy.core.model.access import TOKEN_HEADER
 from tests.running import commerce_proxy
@@ -21,26 +18,6 @@ from tests.running import commerce_proxy
 THIRDS = (300, 600, 300)  # sent with the client following, gone (more than one event's 500 rows), back
 CLIENTS = 16  # requests in flight at once: record's full rate on a small machine
 SECONDS = 60  # a bound on each wait, not a measure: a row never pushed fails the test after it
-
-
-@pytest.fixture
-async def upstream() -> AsyncIterator[str]:
-    """A tiny JSON upstream on 127.0.0.1."""
-
-    async def answer(request: web.Request) -> web.Response:
-        return web.json_response({"id": request.match_info["number"], "name": "thing"})
-
-    app = web.Application()
-    app.router.add_get("/v2/products/{number}", answer)
-    runner = web.AppRunner(app)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
-    await site.start()
-    port = runner.addresses[0][1]
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        await runner.cleanup()
 
 
 async def send(session: aiohttp.ClientSession, base: str, numbers: range) -> None:
@@ -121,13 +98,15 @@ async def server_rows(session: aiohttp.ClientSession, ui: str, token: str) -> li
 
 
 async def test_a_client_following_record_at_full_rate_is_pushed_every_exchange_once_in_order(
-    tmp_path: Path, upstream: str
+    tmp_path: Path, products_upstream: str
 ) -> None:
     cassette = tmp_path / "rate.yaml"
     first, gone, back = THIRDS
     total = first + gone + back
     async with (
-        commerce_proxy("record", "--upstream", upstream, "--cassette", str(cassette), "--quiet") as record,
+        commerce_proxy(
+            "record", "--upstream", products_upstream, "--cassette", str(cassette), "--quiet"
+        ) as record,
         aiohttp.ClientSession() as session,
     ):
         found = re.search(r"ui: (http://[^/]+)/_proxy/ui/\?token=([A-Za-z0-9_-]+)", record.ui or "")
