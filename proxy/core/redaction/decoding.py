@@ -19,7 +19,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from proxy.core.redaction.scans import escape_matches, run_spans
+from proxy.core.redaction.scans import cased_run_spans, escape_matches, run_spans
 
 
 @functools.lru_cache(maxsize=16)
@@ -257,7 +257,10 @@ def base64_runs(view: View, shortest: int, ascii_needles: bool = False) -> Itera
     of what it decodes to is 0x80 or more, so it holds no needle and no stretch of text (long digit
     strings, ids of digits and hyphens)."""
     text = view.text
-    for start, end in run_spans(base64_run(shortest), text, shortest):
+    # With ASCII needles a run with no upper-case letter is left out below (single-case, or only
+    # characters worth 32 or more): only runs holding one are looked for.
+    spans = cased_run_spans(text, shortest) if ascii_needles else None
+    for start, end in run_spans(base64_run(shortest), text, shortest) if spans is None else spans:
         if end - start < shortest:
             continue
         run = text[start:end]

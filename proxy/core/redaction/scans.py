@@ -76,6 +76,42 @@ def run_spans(pattern: re.Pattern[str], text: str, shortest: int) -> Iterator[tu
         yield match.span()
 
 
+def _upper_marks() -> bytes:
+    """`_marks` with the upper-case letters marked `U`, and every other character that is no letter of
+    the alphabet `.`: what ends a run is then one mark, found with `bytes.rfind` and `bytes.find`."""
+    table = bytearray(b"." * 256)
+    for character in BASE64_ALPHABET:
+        table[ord(character)] = ord("U" if character.isupper() else "a")
+    return bytes(table)
+
+
+_UPPER_MARKS = _upper_marks()
+
+
+def cased_run_spans(text: str, shortest: int) -> list[tuple[int, int]] | None:
+    """Of `run_spans`' spans, the ones holding an upper-case letter, found from those letters rather
+    than from every run: in an English or JSON text most runs are lower-case words (`description`,
+    `timestamps`), which a short secret's low `shortest` makes runs, and the search drops each.
+    None when `run_spans` would take the pattern's way (the text is not ASCII, or may join lines)."""
+    if not text.isascii():
+        return None
+    data = text.encode("ascii")
+    marks = data.translate(_MARKS)
+    if b"b" in marks or _joins_lines(marks):
+        return None
+    upper = data.translate(_UPPER_MARKS)
+    spans: list[tuple[int, int]] = []
+    at = upper.find(b"U")
+    while at != -1:
+        start = upper.rfind(b".", 0, at) + 1
+        end = upper.find(b".", at)
+        end = len(upper) if end == -1 else end
+        if end - start >= shortest:
+            spans.append((start, end))
+        at = upper.find(b"U", end)
+    return spans
+
+
 def _joins_lines(marks: bytes) -> bool:
     """Whether blanks and line ends (`\\n` or `\\r`), at least one line end, stand between two
     alphabet characters: where `decoding._BREAK` joins two lines of a run. Without the blanks and with

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from proxy.core.redaction.decoding import base64_run, escape_pattern
-from proxy.core.redaction.scans import escape_matches, run_spans
+from proxy.core.redaction.scans import cased_run_spans, escape_matches, run_spans
 
 # Pieces that make escapes, partial escapes, base64 runs, line breaks (real and written), blanks.
 PIECES = [
@@ -43,6 +43,51 @@ def test_run_spans_are_finditers(text: str, shortest: int) -> None:
     pattern = base64_run(shortest)
     expected = [match.span() for match in pattern.finditer(text)]
     assert list(run_spans(pattern, text, shortest)) == expected
+
+
+WORDS = [
+    "description",
+    "Product",
+    "SKU-000010",
+    "aBcDeFgH",
+    "timestamps",
+    "2026-01-01T00",
+    "A",
+    "xY",
+    "Zz9+/",
+]
+cased_texts = texts | st.lists(st.sampled_from([*WORDS, " ", ":", '"', ",", "\n", "é"]), max_size=40).map(
+    "".join
+)
+
+
+@settings(max_examples=500)
+@given(cased_texts, st.integers(min_value=1, max_value=24))
+def test_cased_run_spans_are_the_runs_holding_an_upper_case_letter(text: str, shortest: int) -> None:
+    """The search with ASCII needles keeps only runs holding an upper-case letter (and a lower-case
+    one): `cased_run_spans` finds those alone, and exactly those of `run_spans`, or declines."""
+    found = cased_run_spans(text, shortest)
+    spans = list(run_spans(base64_run(shortest), text, shortest))
+    if found is None:
+        assert not text.isascii() or "\\" in text or "\n" in text or "\r" in text
+        return
+    assert found == [(start, end) for start, end in spans if any(c.isupper() for c in text[start:end])]
+
+
+@settings(max_examples=300)
+@given(cased_texts, st.integers(min_value=1, max_value=24))
+def test_base64_runs_with_ascii_needles_are_as_without_the_cased_scan(text: str, shortest: int) -> None:
+    from proxy.core.redaction import decoding
+
+    view = decoding.View(text)
+    fast = list(decoding.base64_runs(view, shortest, ascii_needles=True))
+    every = decoding.cased_run_spans
+    try:
+        decoding.cased_run_spans = lambda *_: None  # type: ignore[assignment]
+        slow = list(decoding.base64_runs(view, shortest, ascii_needles=True))
+    finally:
+        decoding.cased_run_spans = every
+    assert fast == slow
 
 
 @pytest.mark.parametrize("shortest", [4, 8, 12, 16, 40])
