@@ -41,17 +41,24 @@ import subprocess
 import sys
 from collections import deque
 from collections.abc import Callable, Iterator
-from dataclasses import asdict
 from itertools import islice
-from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 import orjson
 
+from proxy.app.checker_entries import (
+    ENTRIES,
+    CheckerEntry,
+    EntryMaker,
+    entries_frame,
+    exchange_frame,
+    read_exchange_frame,
+)
 from proxy.app.command_log import write_lines
 from proxy.core.cassette.document import exchange_from_document
 from proxy.core.cassette.journal_line import journal_line, parse_json_line
 from proxy.core.model.exchange import Exchange
+from proxy.core.redaction.book import KNOWN
 from proxy.core.reports.escaping import visible
 from proxy.core.rules.engine import (
     Checked,
@@ -93,7 +100,8 @@ class CheckWorker:
         self.unjudged = UnjudgedTally()  # from the child's verdicts (or the take-over's checker)
         self._fallback = fallback
         self._local: LiveChecker | None = None
-        self._unanswered: deque[tuple[int, Exchange, bytes | None]] = deque()
+        # each exchange handed over: its sequence, itself, its journal line, the book of secrets then
+        self._unanswered: deque[tuple[int, Exchange, bytes | None, frozenset[str]]] = deque()
         self._outgoing = Outbox()
         self._chunk = bytearray(READ_BYTES)  # each read of answers lands here: no megabyte made a read
         self._incoming = bytearray()
@@ -101,8 +109,9 @@ class CheckWorker:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._writing = False
         self._flush_due = False  # a write is scheduled for this turn of the event loop
+        self._entries = False  # the child makes each exchange's UI entry (`make_entries`)
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "proxy.app.live_check_worker", _source_argument(source)],
+            [sys.executable, "-m", "proxy.app.live_check_worker", source.to_argument()],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             cwd=source.start,
@@ -133,8 +142,9 @@ class CheckWorker:
         if self._local is not None:
             return self._local.check(exchange, sequence)
         self._attach()
-        self._outgoing.add(encoded or journal_line(sequence, exchange))
-        self._unanswered.append((sequence, exchange, encoded))
+        line = encoded or journal_line(sequence, exchange)
+        self._outgoing.add(exchange_frame(line, exchange) if self._entries else line)
+        self._unanswered.append((sequence, exchange, encoded, KNOWN.values))
         if self._caught_up is not None:
             self._caught_up.clear()
         if self._loop is None:
@@ -145,6 +155,20 @@ class CheckWorker:
         while self._outgoing.size > BACKLOG_BYTES and self._local is None:
             self._wait(1.0)  # reads answers while the child takes what is handed over
         return []
+
+    def make_entries(self, cassette: str | None) -> None:
+        """From now on the child answers each exchange with its UI index entry too (`checker_entries`);
+        what was handed over before comes without one. Safe from any thread: the loop hands it over."""
+        if self._loop is not None:
+            self._loop.call_soon_threadsafe(self._ask_entries, cassette)
+        else:
+            self._ask_entries(cassette)
+
+    def _ask_entries(self, cassette: str | None) -> None:
+        if self._local is None and not self._entries:
+            self._entries = True
+            self._outgoing.add(entries_frame(cassette))
+            self._flush()
 
     def follow(self, listener: Listener, *, quiet: bool = False) -> None:
         """`follow_findings` on this checker: findings come as the child answers (or this process, once
@@ -274,7 +298,7 @@ class CheckWorker:
     def _take_answer(self, payload: bytes | bytearray, lines: list[str]) -> bool:
         """Report one answer (its lines to `lines`); False when it was a failed helper's (taken over)."""
         try:
-            sequence, findings, verdict = read_answer(payload)
+            sequence, findings, verdict, made = read_answer(payload)
         except (ValueError, TypeError, KeyError) as error:
             # An answer this process cannot read is a failed helper: its exchange is still
             # unanswered, so the take-over checks it here and nothing is lost or waited for.
@@ -286,13 +310,15 @@ class CheckWorker:
             self._said(lines)
             self._take_over(f"the checker process answered #{sequence} out of turn")
             return False
-        _, exchange, line = self._unanswered.popleft()
+        _, exchange, line, book = self._unanswered.popleft()
         if verdict is not None:
             self.unjudged.add(verdict, exchange=sequence)
         direct = self._lines_direct and self._logged
         if direct:
             lines.extend(finding_lines(findings))
-        report_findings(self, Checked(sequence, exchange, findings, line), logged=self._logged and not direct)
+        entry = CheckerEntry(tuple(made[0][0]), tuple(made[0][1]), made[1], book) if made else None
+        checked = Checked(sequence, exchange, findings, line, entry)
+        report_findings(self, checked, logged=self._logged and not direct)
         return True
 
     @staticmethod
@@ -317,7 +343,7 @@ class CheckWorker:
         self._local.checker.unjudged = self.unjudged
         self._outgoing.clear()
         while self._unanswered:
-            sequence, exchange, line = self._unanswered.popleft()
+            sequence, exchange, line, _ = self._unanswered.popleft()
             self._local.check(exchange, sequence, line)
 
 
@@ -362,27 +388,6 @@ def _widen(fd: int) -> None:
         fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, PIPE_BYTES)
 
 
-def _source_argument(source: RuleSource) -> str:
-    """The rule source as one JSON command-line argument for the child."""
-    document = {
-        name: [str(path) for path in value] if isinstance(value, tuple) else str(value) if value else None
-        for name, value in asdict(source).items()
-    }
-    return orjson.dumps(document).decode()
-
-
-def source_of_argument(argument: str) -> RuleSource:
-    """`_source_argument`'s inverse: the rules, config, specs and overlays the parent loaded."""
-    document = orjson.loads(argument)
-    return RuleSource(
-        Path(document["config"]) if document["config"] else None,
-        Path(document["rules"]) if document["rules"] else None,
-        Path(document["start"]),
-        tuple(Path(path) for path in document["specs"]),
-        tuple(Path(path) for path in document["overlays"]),
-    )
-
-
 def serve_checks(source: RuleSource, inbox: io.BufferedIOBase, answers: BinaryIO) -> None:
     """The child: check each exchange as it arrives and answer with its findings, until the pipe closes."""
     from proxy.app.contract_inputs import source_contract
@@ -390,9 +395,16 @@ def serve_checks(source: RuleSource, inbox: io.BufferedIOBase, answers: BinaryIO
     in_force = source.load()
     contract = source_contract(source, in_force.project)  # the parent read the same files: no error
     checker = Checker(in_force.ruleset, in_force.project.config, contract=contract)
+    entries: EntryMaker | None = None  # once the proxy's UI asks for them
     for payloads in _frames(inbox):
         said: list[bytes] = []
         for payload in payloads:
+            if payload.startswith(ENTRIES):
+                entries = EntryMaker(in_force, payload)
+                continue
+            unjournaled = None
+            if entries is not None:
+                payload, unjournaled = read_exchange_frame(payload)
             message = parse_json_line(payload)
             sequence = message["seq"]
             # The proxy judged it by the domain gate before journaling it (`journal_line`): a tenth of
@@ -400,6 +412,8 @@ def serve_checks(source: RuleSource, inbox: io.BufferedIOBase, answers: BinaryIO
             exchange = exchange_from_document(message["exchange"], ("exchange",), judged=True)
             findings = checker.check(exchange, sequence)
             answer = answer_frame(sequence, findings, checker.verdict)
+            if entries is not None:
+                answer = entries.answer(answer, exchange, findings, sequence, unjournaled)
             said.append(FRAME.pack(len(answer)) + answer)
         if said:  # every answer to what one read brought, in one write: one wake-up of the proxy
             answers.write(b"".join(said))
@@ -431,11 +445,17 @@ def answer_frame(sequence: int, findings: list[Finding], verdict: Unjudged | Non
     return orjson.dumps([sequence, [finding.to_values() for finding in findings], unjudged])
 
 
-def read_answer(payload: bytes | bytearray) -> tuple[int, list[Finding], Unjudged | None]:
-    """`answer_frame`'s inverse; raises ValueError, TypeError or KeyError on anything else."""
-    sequence, each, unjudged = orjson.loads(payload)
+Made = tuple[list[Any], bytes]  # an entry the child made (`checker_entries`): its row and rules, its detail
+
+
+def read_answer(payload: bytes | bytearray) -> tuple[int, list[Finding], Unjudged | None, Made | None]:
+    """`answer_frame`'s inverse, with the entry `EntryMaker.answer` put after it when there is one;
+    raises ValueError, TypeError or KeyError on anything else."""
+    cut = payload.find(b"\0")
+    sequence, each, unjudged, *made = orjson.loads(payload if cut == -1 else payload[:cut])
     findings = [Finding.from_values(values) for values in each]
-    return sequence, findings, Unjudged.from_json(unjudged) if unjudged is not None else None
+    entry = (made[0], bytes(payload[cut + 1 :])) if made and cut != -1 else None
+    return sequence, findings, Unjudged.from_json(unjudged) if unjudged is not None else None, entry
 
 
 def main() -> int:
@@ -447,7 +467,7 @@ def main() -> int:
     inbox = os.fdopen(os.dup(0), "rb")  # a BufferedReader, as `_frames` reads it
     os.dup2(2, 1)  # anything printed goes to stderr, never into the answers
     sys.stdout = sys.stderr
-    source = source_of_argument(sys.argv[1])
+    source = RuleSource.of_argument(sys.argv[1])
     try:
         serve_checks(source, inbox, answers)
     except BrokenPipeError:

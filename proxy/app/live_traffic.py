@@ -22,9 +22,12 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
+from proxy.app.checker_entries import CheckerEntry
+from proxy.app.traffic_rows import searched_texts
 from proxy.app.traffic_view import BackgroundAdds, Endpoints, TrafficView, _entry
 from proxy.core.model.domain import exchange_problem
 from proxy.core.model.exchange import Exchange
+from proxy.core.redaction.book import KNOWN
 from proxy.core.redaction.policy import RedactionPolicy
 from proxy.core.rules.engine import Checked, Listener
 from proxy.core.rules.findings import Finding
@@ -52,8 +55,9 @@ WRITER_WAITING = 64
 # One exchange waiting for the index: as it was handed over, or (replay) how to make it, called when
 # its batch is indexed so the serving path only appends.
 Made = Callable[[], tuple[Exchange, list[Finding], Answered]]
-# (exchange, findings, sequence, how replay answered it, to redact, judged by the domain gate already)
-Ready = tuple[Exchange, list[Finding], int | None, Answered | None, bool, bool]
+# (exchange, findings, sequence, how replay answered it, to redact, judged by the domain gate already,
+# its entry as the checker's process made it)
+Ready = tuple[Exchange, list[Finding], int | None, Answered | None, bool, bool, object]
 Pending = Ready | Made
 
 
@@ -91,11 +95,11 @@ class LiveIndexer:
         """A live checker's follower: the exchange is already redacted."""
         # One with its journal line passed the domain gate when the line was made (`journal_line`).
         judged = checked.line is not None
-        self._take((checked.exchange, checked.findings, checked.sequence, None, False, judged))
+        self._take((checked.exchange, checked.findings, checked.sequence, None, False, judged, checked.made))
 
     def answered(self, exchange: Exchange, findings: list[Finding], answered: Answered) -> None:
         """An exchange replay answered (its request as the client sent it: redacted before indexing)."""
-        self._take((exchange, findings, None, answered, True, False))
+        self._take((exchange, findings, None, answered, True, False, None))
 
     def answered_later(self, made: Made) -> None:
         """As `answered`, the exchange made by `made` when it is indexed."""
@@ -139,8 +143,11 @@ class LiveIndexer:
                 taken, self._pending = self._pending, []
             now = clock.now()
             made = [item for item in map(_pending, taken) if item[5] or _inside_domain(item[0], item[2], now)]
+            book = KNOWN.values
             items = [
-                prepared(
+                entry.prepared(searched_texts(exchange))
+                if isinstance(entry, CheckerEntry) and (entry.book is book or entry.book == book)
+                else prepared(
                     _entry(
                         exchange,
                         findings,
@@ -151,7 +158,7 @@ class LiveIndexer:
                         answered,
                     )
                 )
-                for exchange, findings, number, answered, redact, _ in made
+                for exchange, findings, number, answered, redact, _, entry in made
             ]
             if self._loop is None:
                 self.view._add(items)
@@ -202,7 +209,7 @@ class LiveIndexer:
 def _pending(item: Pending) -> Ready:
     if callable(item):
         exchange, findings, answered = item()
-        return exchange, findings, None, answered, True, False
+        return exchange, findings, None, answered, True, False, None
     return item
 
 

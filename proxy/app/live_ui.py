@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from proxy.app.ui_backlog import Backlog
 from proxy.core.cassette.journal_line import journal_entry, parse_json_line
-from proxy.core.model.exchange import Body, JSONFromText, held_lightly, source_text
+from proxy.core.model.exchange import held_lightly, source_text, with_source_text
 from proxy.core.rules.engine import Checked
 from proxy.core.rules.findings import Finding
 from proxy.store import clock
@@ -46,6 +46,9 @@ class LiveUiRequest:
     upstream: str | None = None
     send: Send | None = None
     sends_authorization: bool = False
+    # asks the live checker's process to make each exchange's index entry (`checker_entries`), once a
+    # view is made: the cassette its rows name
+    checker_entries: Callable[[str | None], None] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,15 +80,10 @@ class Journaled:
         request_text, response_text = self.texts
         exchange = replace(
             exchange,
-            request=replace(request, body=_with_text(request.body, request_text)),
-            response=replace(response, body=_with_text(response.body, response_text)),
+            request=replace(request, body=with_source_text(request.body, request_text)),
+            response=replace(response, body=with_source_text(response.body, response_text)),
         )
         return Checked(self.sequence, exchange, self.findings, self.line)
-
-
-def _with_text(body: Body, text: str | None) -> Body:
-    """The JSON body read back from the journal, with the text it was first parsed from."""
-    return body if text is None else JSONFromText(body.kind, decoded_from=body.decoded_from, text=text)
 
 
 @dataclass
@@ -163,6 +161,8 @@ class LiveUi:
                     loop=loop,
                 )
                 self._view.left_out = self._backlog.left_out
+                if asked.checker_entries is not None:
+                    asked.checker_entries(asked.cassette)
                 self._backlog.hand_to(self._hand_held)
             return self._view
 

@@ -97,6 +97,16 @@ def entry_of(
     )
 
 
+def searched_texts(exchange: Exchange) -> tuple[str, str]:
+    """The request's and the response's body text as `entry_of` gives the text search (for an entry
+    made in another process, which need not send back what this one has)."""
+    request, response = exchange.request, exchange.response
+    return (
+        _searched(_stored(request.body), request.headers),
+        _searched(_stored(response.body), response.headers),
+    )
+
+
 def _searched(stored: list[Any], headers: Headers) -> str:
     """A body's text as the text filter searches it: a body in another charset as its text."""
     in_charset = kept_in_charset(stored, headers)

@@ -117,6 +117,8 @@ def live_ui_on(
             upstream=settings.upstream,
             send=_resend_through(proxy),
             sends_authorization=proxy.pool.authorization is not None,
+            # a checker in its own process makes the entries there (the in-process one has no such call)
+            checker_entries=getattr(proxy.recording.live, "make_entries", None),
         )
         ui = live_ui(asked)
         proxy.recording.follow(ui.checked)

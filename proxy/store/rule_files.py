@@ -11,7 +11,7 @@ import json
 import os
 import tomllib
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -278,3 +278,23 @@ class RuleSource:
 
     def load(self) -> RulesInForce:
         return load_project_rules(self.config, self.rules, self.start)
+
+    def to_argument(self) -> str:
+        """This source as one JSON command-line argument (for a child process: `of_argument`)."""
+        document = {
+            name: [str(path) for path in value] if isinstance(value, tuple) else str(value) if value else None
+            for name, value in asdict(self).items()
+        }
+        return json.dumps(document, separators=(",", ":"))
+
+    @classmethod
+    def of_argument(cls, argument: str) -> RuleSource:
+        """`to_argument`'s inverse: the rules, config, specs and overlays the parent loaded."""
+        document = json.loads(argument)
+        return cls(
+            Path(document["config"]) if document["config"] else None,
+            Path(document["rules"]) if document["rules"] else None,
+            Path(document["start"]),
+            tuple(Path(path) for path in document["specs"]),
+            tuple(Path(path) for path in document["overlays"]),
+        )

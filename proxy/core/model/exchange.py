@@ -168,6 +168,12 @@ def source_text(body: Body) -> str | None:
     return body._text if isinstance(body, JSONFromText) else None
 
 
+def with_source_text(body: Body, text: str | None) -> Body:
+    """A JSON body read back from a journal (which keeps the document) with the text it was first
+    parsed from, as it came: what the UI shows of it. The body itself when `text` is None."""
+    return body if text is None else JSONFromText(body.kind, body.value, body.decoded_from, text=text)
+
+
 def header_value(headers: Headers, name: str) -> str | None:
     """The first value of a header, matched without regard to case."""
     wanted = name.lower()

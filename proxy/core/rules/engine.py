@@ -316,6 +316,9 @@ class Checked:
     exchange: Exchange
     findings: list[Finding]
     line: bytes | None = None  # its journal line, when it has one: what a follower holding it keeps
+    # What the checker's process made of it for a follower beside the findings (the UI's index row and
+    # detail, `app/checker_entries.py`), when asked to: opaque here.
+    made: object = None
 
 
 Listener = Callable[[Checked], None]  # told of each exchange checked (`follow_findings`)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from proxy.app.live_check_worker import FRAME, _source_argument, read_answer, serve_checks, source_of_argument
+from proxy.app.live_check_worker import FRAME, read_answer, serve_checks
 from proxy.app.record_setup import forwarding_settings
 from proxy.app.replay_setup import prepare_replay
 from proxy.app.verify_command import run_verify
@@ -52,7 +52,7 @@ def _by_child(settings_of: Callable[[list[str]], object]) -> Judged:
         line = journal_line(0, one)
         answers = io.BytesIO()
         serve_checks(
-            source_of_argument(_source_argument(source)), io.BytesIO(FRAME.pack(len(line)) + line), answers
+            type(source).of_argument(source.to_argument()), io.BytesIO(FRAME.pack(len(line)) + line), answers
         )
         return read_answer(answers.getvalue()[FRAME.size :])[1]
 

@@ -22,6 +22,7 @@ from proxy.core.redaction.policy import PLACEHOLDER
 from proxy.core.rules import engine
 from proxy.core.rules.engine import Checked, Checker, LiveChecker
 from proxy.core.rules.findings import Finding
+from proxy.core.ui.query import Query
 from proxy.sandbox.app import SandboxSettings, create_sandbox_app
 from proxy.server.record import RecordProxy
 from proxy.server.serving import start
@@ -323,3 +324,44 @@ def test_frames_handed_over_reach_the_pipe_whole_and_in_order_however_little_it_
         os.close(write_end)
     assert outbox.size == 0
     assert bytes(got) == b"".join(FRAME.pack(len(payload)) + payload for payload in payloads)
+
+
+@pytest.mark.parametrize("cassette", ["rec.yaml", None])
+async def test_with_a_page_open_the_checker_process_makes_the_ui_entries(
+    serve: Serve, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cassette: str | None
+) -> None:
+    """Once the UI's view is made, each exchange's index entry comes from the checker's process (the
+    proxy's loop no longer makes and packs it); before, and for what was handed over before, the proxy
+    makes it. Every exchange is indexed once either way, in order."""
+    from proxy.app.checker_entries import CheckerEntry
+    from proxy.app.record_setup import shipped_rules_in_force
+    from proxy.cli.serving import live_ui_on
+
+    used: list[int] = []
+    made_by_the_child = CheckerEntry.prepared
+
+    def counted(self: CheckerEntry, texts: tuple[str, str]) -> Any:
+        used.append(self.row[1])
+        return made_by_the_child(self, texts)
+
+    monkeypatch.setattr(CheckerEntry, "prepared", counted)
+    sandbox = await serve(create_sandbox_app(SandboxSettings()))
+    settings = RecordSettings(upstream=sandbox, cassette=None, rules=RULES, rule_source=source(tmp_path))
+    server = RecordProxy(settings)
+    runner, url = await start(server.server, "127.0.0.1", 0)
+    assert isinstance(server.recording.live, CheckWorker)
+    ui = live_ui_on("record" if cassette else "spy", server, shipped_rules_in_force(), [], cassette)
+    try:
+        async with aiohttp.ClientSession() as session:
+            await asyncio.gather(*(burst_request(session, url, number) for number in range(20)))
+            view = ui.view()  # the first UI request makes it
+            assert view is not None
+            await asyncio.gather(*(burst_request(session, url, number) for number in range(20, 120)))
+        await server.recording.live.caught_up()
+        await asyncio.to_thread(ui.settled, 10)
+        rows = view.window(Query(), 0, 500, wait=True)["exchanges"]
+    finally:
+        await runner.cleanup()
+    assert [row["index"] for row in rows] == list(range(120))
+    assert {row["cassette"] for row in rows} == {cassette}
+    assert used and set(used) <= set(range(20, 120)) and len(used) >= 90, len(used)

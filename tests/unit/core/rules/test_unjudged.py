@@ -204,9 +204,9 @@ def test_the_check_worker_answer_carries_the_verdict_both_ways(rules: RuleSet, c
     """The live worker's wire format: `read_answer(answer_frame(...))` gives back what was sent."""
     checker = Checker(rules)
     findings = checker.check(case.exchange, 7)
-    sequence, back, verdict = read_answer(answer_frame(7, findings, checker.verdict))
+    sequence, back, verdict, entry = read_answer(answer_frame(7, findings, checker.verdict))
     assert (sequence, [item.to_json() for item in back]) == (7, [item.to_json() for item in findings])
-    assert verdict == checker.verdict
+    assert verdict == checker.verdict and entry is None
     assert all(isinstance(item, Finding) for item in back)
 
 
