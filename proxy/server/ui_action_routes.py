@@ -25,11 +25,11 @@ from proxy.core.model.json_text import parse_json
 from proxy.core.redaction.book import KNOWN
 from proxy.errors import CommerceProxyError, StillIndexing, UsageError
 from proxy.server.admin import UI_HEADERS
+from proxy.server.ui_parameters import ID_MOST, BadParameter, exchange_id, flag, given_once, only
 from proxy.server.upstream import UpstreamError, UpstreamPool
 from proxy.server.wire import Incoming, Outgoing, Reply, json_answer
 
 BODY_MOST = 64 * 1024  # bytes of a POST's JSON body
-NUMBER = re.compile(r"[0-9]{1,12}")
 ON_EXCHANGE = re.compile(r"exchanges/([^/]*)/(curl|delete|edit|resend)")
 POSTS = frozenset({"baseline", "delete", "edit", "resend"})
 STATUS: dict[type[Exception], tuple[int, str]] = {
@@ -73,7 +73,9 @@ class ActionRoutes:
             )
             return json_answer(405, document, {"Allow": wanted, **UI_HEADERS})
         try:
-            number = _id(matched.group(1)) if matched else None
+            number = exchange_id(matched.group(1)) if matched else None
+            if wanted == "POST":
+                only(pairs, route if not matched else f"exchanges/ID/{name}", ())  # what it takes is its body
             body = _json_body(incoming) if wanted == "POST" else {}
         except (CommerceProxyError, UsageError) as error:
             return refused(error)
@@ -86,14 +88,23 @@ class ActionRoutes:
     def _get(self, name: str, number: int | None, pairs: Pairs) -> Outgoing:
         actions = self.actions
         if name == "curl" and number is not None:
+            only(pairs, "exchanges/ID/curl", ())
             return _json(200, actions.curl(number))
         if name == "diff":
-            everything = _one(pairs, "all", "0") in ("1", "true")
-            return _json(200, actions.diff(_id(_one(pairs, "a")), _id(_one(pairs, "b")), everything))
+            only(pairs, "diff", ("a", "b", "all"))
+            everything = flag(pairs, "all")
+            return _json(
+                200,
+                actions.diff(
+                    exchange_id(_one(pairs, "a"), "a"), exchange_id(_one(pairs, "b"), "b"), everything
+                ),
+            )
         if name == "sources":
+            only(pairs, "sources", ())
             return _json(200, actions.sources())
         if name == "cassette-diff":
-            everything = _one(pairs, "all", "0") in ("1", "true")
+            only(pairs, "cassette-diff", ("a", "b", "all"))
+            everything = flag(pairs, "all")
             return _json(200, actions.cassette_diff(_one(pairs, "a"), _one(pairs, "b"), everything))
         kind = _one(pairs, "format", "har")
         data, filename = actions.export(self.parse([p for p in pairs if p[0] != "format"]), kind)
@@ -112,7 +123,7 @@ class ActionRoutes:
             if not isinstance(rule, str) or not rule:
                 raise UsageError('expected {"exchange": ID, "rule": RULE}: "rule" is missing or not text')
             exchange = body.get("exchange")
-            if not isinstance(exchange, int) or isinstance(exchange, bool) or exchange < 1:
+            if not isinstance(exchange, int) or isinstance(exchange, bool) or not 1 <= exchange <= ID_MOST:
                 raise UsageError('expected {"exchange": ID, "rule": RULE}: "exchange" is not an id')
             return _json(200, actions.accept(exchange, rule))
         assert number is not None
@@ -230,17 +241,11 @@ class _TooLarge(TooMany):
 STATUS[_Unsupported] = (415, "Unsupported Media Type")
 
 
-def _id(text: str) -> int:
-    if not NUMBER.fullmatch(text):
-        raise UsageError(f"{text[:40]!r} is not an exchange id (a whole number, 1 the first)")
-    return int(text)
-
-
 def _one(pairs: Pairs, name: str, default: str | None = None) -> str:
-    values = [value for key, value in pairs if key == name]
-    if len(values) > 1 or (not values and default is None):
-        raise UsageError(f"{name}: expected one value")
-    return values[0] if values else str(default)
+    value = given_once(pairs, name)
+    if value is None and default is None:
+        raise BadParameter(f"{name}: expected one value")
+    return value if value is not None else str(default)
 
 
 def _json(status: int, document: Any) -> Outgoing:

@@ -13,7 +13,6 @@ An adapter like the CLI: each route reads its parameters and calls the traffic v
 from __future__ import annotations
 
 import asyncio
-import re
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
 from typing import Any, Protocol
 from urllib.parse import parse_qsl
@@ -24,6 +23,7 @@ from proxy.core.redaction.book import KNOWN
 from proxy.errors import StillIndexing, UsageError
 from proxy.server.admin import UI_HEADERS, Door, answer_ours
 from proxy.server.ui_assets import PAGE, Assets
+from proxy.server.ui_parameters import BadParameter, exchange_id, number, only, whole_number
 from proxy.server.wire import Incoming, Outgoing, Reply, Stream, WireServer, json_answer
 
 API = UI_PATH + "api/"
@@ -35,7 +35,6 @@ KEEP_ALIVE_SECONDS = 15.0  # a comment line this often keeps an idle event strea
 # draw (a page following `record` at full rate cost Chromium's renderer about half as much as at 0.1 s),
 # well within the second a row may take to appear.
 PUSH_SECONDS = 0.25
-NUMBER = re.compile(r"[0-9]{1,12}")
 HEALTH = "/_proxy/health"
 
 Document = dict[str, Any]
@@ -64,10 +63,6 @@ class ActionAnswering(Protocol):
         self, incoming: Incoming, route: str, pairs: list[tuple[str, str]]
     ) -> Reply | Awaitable[Reply] | None: ...
     def stop(self) -> None: ...
-
-
-class BadParameter(Exception):
-    """A parameter the API cannot take: a 400 with this one line."""
 
 
 class UiRoutes:
@@ -123,34 +118,41 @@ class UiRoutes:
             return self.assets.answer(path.removeprefix(ASSETS))
         route = path.removeprefix(API)
         if route == "info":
+            only(pairs, "info", ())
             return _json(200, self.view.info())
         if route == "counts":
             query = self.parse(pairs)
             return _off_loop(lambda: _json(200, self.view.counts(query)))
         if route == "exchanges":
-            offset = _number(pairs, "offset", 0)
-            limit = _number(pairs, "limit", LIMIT)
+            offset = number(pairs, "offset", 0)
+            limit = number(pairs, "limit", LIMIT)
             if limit > MOST:
                 raise BadParameter(f"limit={limit}: at most {MOST} exchanges a window")
             rest = [(name, value) for name, value in pairs if name not in ("offset", "limit")]
             query = self.parse(rest)
             return _off_loop(lambda: _json(200, self.view.window(query, offset, limit)))
-        if route.startswith("exchanges/") and NUMBER.fullmatch(route.removeprefix("exchanges/")):
-            return _off_loop(lambda: self._exchange(int(route.removeprefix("exchanges/"))))
+        if route.startswith("exchanges/") and "/" not in route.removeprefix("exchanges/"):
+            wanted = exchange_id(route.removeprefix("exchanges/"))
+            only(pairs, "exchanges/ID", ())
+            return _off_loop(lambda: self._exchange(wanted))
         if route == "events":
-            others = sorted({name for name, _ in pairs if name != "cursor"})
-            if others:  # the stream is every added row: a filter it ignored would look applied
-                raise BadParameter(
-                    f"events take only 'cursor', not {', '.join(map(repr, others))[:200]}: the stream "
-                    "sends every row added; ask exchanges?FILTER for a filtered window"
-                )
-            resumed = incoming.header("Last-Event-ID")
-            cursor = _number([("Last-Event-ID", resumed)], "Last-Event-ID", 0) if resumed else None
-            if cursor is None:
-                cursor = _number(pairs, "cursor", 0)
-            headers = (("Content-Type", "text/event-stream; charset=utf-8"), *UI_HEADERS.items())
-            return Stream(200, headers, self.events(cursor))
+            return self._events(incoming, pairs)
         return _json(404, error_document(404, "Not Found", f"no UI route {path[:80]!r}"))
+
+    def _events(self, incoming: Incoming, pairs: list[tuple[str, str]]) -> Reply:
+        # The stream is every added row: a filter it ignored would look applied.
+        only(pairs, "events", ("cursor",), "; the stream sends every row added: ask exchanges?FILTER")
+        resumed = incoming.header("Last-Event-ID")
+        cursor = whole_number(resumed, "Last-Event-ID") if resumed else number(pairs, "cursor", 0)
+        last = int(self.view.info()["cursor"])
+        if cursor > last:  # a cursor of another run (a restart): resuming there would skip rows unseen
+            detail = (
+                f"cursor {cursor} is past this server's last exchange ({last}): it comes from another "
+                "run of the server; ask from cursor=0"
+            )
+            return _json(409, error_document(409, "Conflict", detail))
+        headers = (("Content-Type", "text/event-stream; charset=utf-8"), *UI_HEADERS.items())
+        return Stream(200, headers, self.events(cursor))
 
     def _exchange(self, number: int) -> Reply:
         found = self.view.exchange(number)
@@ -197,15 +199,6 @@ class UiRoutes:
             return moved, 0, b""
         text = KNOWN.scrub(dump_json(changed).decode("utf-8"))  # orjson: a tenth of json's time
         return moved, rows, f"id: {moved}\nevent: exchanges\ndata: {text}\n\n".encode()
-
-
-def _number(pairs: list[tuple[str, str]], name: str, default: int) -> int:
-    values = [value for key, value in pairs if key == name]
-    if not values:
-        return default
-    if len(values) > 1 or not NUMBER.fullmatch(values[0]):
-        raise BadParameter(f"{name}={values[-1][:40]!r}: expected one whole number, 0 or more")
-    return int(values[0])
 
 
 def _json(status: int, document: Any) -> Outgoing:

@@ -366,6 +366,8 @@ class TrafficIndex:
     @_locked
     def exchange(self, number: int) -> tuple[dict[str, Any], dict[str, Any]] | None:
         """One exchange's row and stored detail document, or None when there is no such id."""
+        if not 0 < number < 1 << 63:  # past SQLite's INTEGER: no row has it (and binding it raises)
+            return None
         row = self._db.execute(f"SELECT {ROW_COLUMNS} FROM exchanges WHERE id = ?", (number,)).fetchone()
         if row is None:
             return None

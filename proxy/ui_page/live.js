@@ -35,6 +35,11 @@ export function follow(cursor, { onRows, onState, onRefused }) {
       signal: stopping.signal,
     });
     if (response.status === 403) return false;
+    if (response.status === 409) {
+      // A cursor of another run of the server (restarted, its token kept): start over from its info.
+      location.reload();
+      return new Promise(() => {});
+    }
     if (!response.ok || !response.body) throw new Error(`events: ${response.status}`);
     onState("live");
     const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
