@@ -24,7 +24,7 @@ from typing import Protocol
 
 from proxy.app.checker_entries import CheckerEntry
 from proxy.app.traffic_rows import searched_texts
-from proxy.app.traffic_view import BackgroundAdds, Endpoints, TrafficView, _entry
+from proxy.app.traffic_view import BackgroundAdds, Endpoints, TrafficView, _entry, rules_of
 from proxy.core.model.domain import exchange_problem
 from proxy.core.model.exchange import Exchange
 from proxy.core.redaction.book import KNOWN
@@ -272,6 +272,7 @@ def live_view(
     index.defer_text(until_asked=True)  # tokenized for the text search once a page first asks for it
     view = LiveView(mode, index, sources)
     view.cassettes = [cassette] if cassette else []
+    view.rules = rules_of(in_force)
     redaction = policy or in_force.project.redaction
     indexer = LiveIndexer(view, Endpoints(in_force.ruleset), redaction, cassette, loop)
     view.indexer = indexer

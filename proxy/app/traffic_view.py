@@ -21,6 +21,7 @@ from typing import Any
 from proxy.app.traffic_rows import detail_document, entry_of
 from proxy.app.traffic_sources import sources_of
 from proxy.app.two_core_index import index_stream
+from proxy.core.contract.findings import IDS as CONTRACT_RULE_IDS
 from proxy.core.model.exchange import Exchange
 from proxy.core.redaction.book import KNOWN
 from proxy.core.redaction.policy import RedactionPolicy
@@ -28,7 +29,7 @@ from proxy.core.redaction.redact import redact_exchange
 from proxy.core.rules.engine import Checker
 from proxy.core.rules.findings import Finding
 from proxy.core.rules.ruleset import RuleSet
-from proxy.core.ui.query import Query, cassette_named
+from proxy.core.ui.query import Query, cassette_named, rule_named
 from proxy.store.rule_files import RulesInForce
 from proxy.store.traffic_cache import (
     cache_entry,
@@ -58,6 +59,7 @@ class TrafficView:
         self.sources = list(sources)
         self.state: list[list[int]] | None = None  # offline: its files' `file_states` when indexed
         self.cassettes = list(sources)  # the names rows give as `cassette` (a live view: its own)
+        self.rules: frozenset[str] | None = None  # the rules in force (`rules_of`): a rule filter names one
         self.left_out: Callable[[], int] = _none  # answers served that the view will never list (replay)
         self._index = index
         self._lock = threading.Lock()
@@ -111,7 +113,9 @@ class TrafficView:
         return found if found is not None else dict.fromkeys(("total", "rules", "severities", "endpoints"))
 
     def _resolved(self, query: Query) -> Query:
-        """The query with its cassette as rows name it (`cassette_named`)."""
+        """The query with its cassette as rows name it (`cassette_named`), its rule one in force."""
+        if query.rule is not None and self.rules is not None:
+            rule_named(query.rule, self.rules)
         if query.cassette is None:
             return query
         return dataclasses.replace(query, cassette=cassette_named(query.cassette, self.cassettes))
@@ -272,7 +276,7 @@ def offline_view(
     where = cache_entry(identity, _salt(in_force)) if cache else None
     cached = open_cached(where) if where is not None else None
     if cached is not None:
-        return _offline(cached, names, state)
+        return _offline(cached, names, state, in_force)
     index = temporary_index()
     if text_later:
         index.defer_text()
@@ -303,7 +307,7 @@ def offline_view(
         if index.cursor >= TEXT_LATER_FROM:
             keep = index  # the cache written from the fill's thread, this index kept in use
             index.fill_text(lambda: where is not None and copy_to_cache(keep, where), at_once=False)
-            return _offline(index, names, state)
+            return _offline(index, names, state, in_force)
         index.fill_text(lambda: None, at_once=True)
     except BaseException:
         adding.finish(failed=True)
@@ -311,11 +315,14 @@ def offline_view(
         raise
     if where is not None:
         index = keep_as_cache(index, where)
-    return _offline(index, names, state)
+    return _offline(index, names, state, in_force)
 
 
-def _offline(index: TrafficIndex, names: list[str], state: list[list[int]] | None) -> TrafficView:
+def _offline(
+    index: TrafficIndex, names: list[str], state: list[list[int]] | None, in_force: RulesInForce
+) -> TrafficView:
     view = TrafficView("offline", index, names)
+    view.rules = rules_of(in_force)
     view.state = state
     return view
 
@@ -394,10 +401,15 @@ def _entry(
         shown,
         scrubbed(findings),
         cassette=cassette,
-        index=number,
+        index=number if cassette is not None else None,  # an index is a place in a cassette (not spy's)
         endpoint=endpoints(request.method, request.path),
         answered=answered,
     )
+
+
+def rules_of(in_force: RulesInForce) -> frozenset[str]:
+    """Every rule a finding of these rules can name: the rule set's and the published contract's."""
+    return frozenset(rule.id for rule in in_force.ruleset.rules) | frozenset(CONTRACT_RULE_IDS)
 
 
 def _salt(in_force: RulesInForce) -> str:

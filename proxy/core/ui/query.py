@@ -4,8 +4,9 @@ and a bad parameter is one line naming it."""
 
 from __future__ import annotations
 
+import difflib
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, fields
 
 from proxy.core.rules.findings import SEVERITIES, Severity
@@ -163,8 +164,18 @@ def cassette_named(given: str, names: Sequence[str]) -> str:
             raise QueryError(
                 f"filter parameter 'cassette': {given!r} names {len(same)} cassettes; give one of {same}"
             )
-    known = ", ".join(_short_names(name)[0] for name in names[:10]) or "none"
+    known = ", ".join(names[:10]) or "none"
     raise QueryError(f"filter parameter 'cassette': no cassette {given!r} in this view (it has: {known})")
+
+
+def rule_named(given: str, rules: Collection[str]) -> str:
+    """The rule a `rule` filter names: one of the rules in force (a typo must not read as "no
+    findings of it"); else a 400 naming the closest few."""
+    if given in rules:
+        return given
+    close = difflib.get_close_matches(given, sorted(rules), n=3, cutoff=0.6)
+    hint = f"; did you mean {', '.join(close)}?" if close else "; `commerce-proxy rules` lists them"
+    raise QueryError(f"filter parameter 'rule': no rule {given[:80]!r} is in force{hint}")
 
 
 def _short_names(name: str) -> tuple[str, str, str]:

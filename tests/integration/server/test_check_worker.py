@@ -362,6 +362,8 @@ async def test_with_a_page_open_the_checker_process_makes_the_ui_entries(
         rows = view.window(Query(), 0, 500, wait=True)["exchanges"]
     finally:
         await runner.cleanup()
-    assert [row["index"] for row in rows] == list(range(120))
+    assert [row["id"] for row in rows] == list(range(1, 121))
+    assert [row["index"] for row in rows] == (list(range(120)) if cassette else [None] * 120)  # spy: none
     assert {row["cassette"] for row in rows} == {cassette}
-    assert used and set(used) <= set(range(20, 120)) and len(used) >= 90, len(used)
+    assert 90 <= len(used) <= 100, len(used)  # of the 100 after the view was made (a few were in flight)
+    assert cassette is None or set(used) <= set(range(20, 120))

@@ -78,3 +78,35 @@ def test_a_name_two_cassettes_share_is_refused_naming_both(tmp_path: Path) -> No
         assert view.window(Query(cassette=str(second)), 0, 10)["total"] == 2
     finally:
         view.close()
+
+
+def test_a_rule_filter_names_a_rule_in_force_or_is_refused_with_the_closest(tmp_path: Path) -> None:
+    """A typo (`pagination.page.curent`) listed nothing, as if no exchange broke the rule: a script
+    asking "no findings of rule X?" passed on it. Every rule in force, and the contract's, is taken, with
+    or without findings; anything else is a 400 naming it and the closest rules."""
+    from proxy.core.contract.findings import IDS
+
+    _cassette(tmp_path / "walk.yaml", 2)
+    in_force = shipped_rules_in_force()
+    view = offline_view([tmp_path / "walk.yaml"], in_force, cache=False)
+    try:
+        for rule in [*(rule.id for rule in in_force.ruleset.rules), *IDS]:
+            assert view.window(Query(rule=rule), 0, 10)["exchanges"] is not None
+            assert view.counts(Query(rule=rule)) is not None
+        typos = {rule.id[:-1] for rule in in_force.ruleset.rules} | {
+            rule.id.upper() for rule in in_force.ruleset.rules
+        }
+        for given in [
+            *sorted(typos - {rule.id for rule in in_force.ruleset.rules})[:40],
+            "x",
+            "nonsense.rule",
+        ]:
+            for ask in (lambda q: view.window(q, 0, 10), view.counts):
+                with pytest.raises(QueryError) as refused:
+                    ask(Query(rule=given))
+                line = str(refused.value)
+                assert f"no rule {given!r} is in force" in line and "\n" not in line
+        with pytest.raises(QueryError, match=r"did you mean pagination\.page\.current"):
+            view.window(Query(rule="pagination.page.curent"), 0, 10)
+    finally:
+        view.close()
