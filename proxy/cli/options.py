@@ -41,7 +41,7 @@ def add_serving(command: argparse.ArgumentParser, default_port: int = 8080) -> N
     command.add_argument(
         "--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: this machine only)"
     )
-    command.add_argument("--port", type=int, default=default_port, help="0 picks a free port")
+    command.add_argument("--port", type=port_number, default=default_port, help="0 picks a free port")
     command.add_argument(
         "--allow-host",
         metavar="NAME",
@@ -51,6 +51,14 @@ def add_serving(command: argparse.ArgumentParser, default_port: int = 8080) -> N
         help="also answer requests whose Host is NAME (another name for this machine); repeatable. "
         "Others than localhost, 127.0.0.1, [::1] and the --host address get a 421",
     )
+
+
+def port_number(text: str) -> int:
+    """An argparse type: a TCP port, 0 to 65535 (the system would take 65536 as 0 and 85012 as 19476)."""
+    given = text.strip()
+    if not (given.isascii() and given.isdigit()) or int(given) > 65535:
+        raise argparse.ArgumentTypeError(f"{text[:40]!r} is not a port: give 0 to 65535 (0 picks a free one)")
+    return int(given)
 
 
 def allowed_host(text: str) -> str:

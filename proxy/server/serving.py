@@ -16,6 +16,7 @@ from aiohttp import web
 from proxy.server.wire import WireServer
 
 SHUTDOWN_TIMEOUT = 30.0
+LOOPBACK_OF_WILDCARD = {"0.0.0.0": "127.0.0.1", "::": "::1", "": "127.0.0.1"}
 T = TypeVar("T")
 
 
@@ -30,14 +31,13 @@ Servable = web.Application | WireServer
 
 async def start(app: Servable, host: str, port: int) -> tuple[Runner, str]:
     """Start serving; returns the runner and the base URL actually bound (port 0 picks a free one)."""
-    shown_host = f"[{host}]" if ":" in host else host
     if isinstance(app, WireServer):
         try:
             bound = await app.start(host, port)
         except OSError as error:
             await app.cleanup()  # record releases its journal; nothing was served, so nothing is written
             raise OSError(f"cannot listen on {host}:{port}: {error.strerror}") from None
-        return app, f"http://{shown_host}:{bound}"
+        return app, shown_url(host, bound)
     runner = web.AppRunner(
         app,
         handle_signals=False,
@@ -53,7 +53,14 @@ async def start(app: Servable, host: str, port: int) -> tuple[Runner, str]:
         raise OSError(f"cannot listen on {host}:{port}: {error.strerror}") from None
     sockets = [address for address in runner.addresses if isinstance(address, tuple)]
     bound_port = sockets[0][1] if sockets else port
-    return runner, f"http://{shown_host}:{bound_port}"
+    return runner, shown_url(host, bound_port)
+
+
+def shown_url(host: str, port: int) -> str:
+    """The base URL a server bound to `host` prints: a wildcard bind (every address) as this machine's
+    loopback, a URL a client here can open and the server answers to."""
+    shown = LOOPBACK_OF_WILDCARD.get(host, host)
+    return f"http://[{shown}]:{port}" if ":" in shown else f"http://{shown}:{port}"
 
 
 def run_served(work: Coroutine[Any, Any, T]) -> T:
@@ -83,4 +90,6 @@ async def serve_until_stopped(app: Servable, host: str, port: int, on_ready: Cal
     finally:
         for signum in (signal.SIGINT, signal.SIGTERM):
             loop.remove_signal_handler(signum)
+            # A second signal while stopping stops at once, either one (the command says what is kept).
+            signal.signal(signum, signal.default_int_handler)
         await runner.cleanup()

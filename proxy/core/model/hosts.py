@@ -71,6 +71,10 @@ def _canonical(name: str) -> str:
     return address.compressed
 
 
+# The `Sec-Fetch-Site` values a request from this machine carries (none: not a browser's, or typed).
+SITES_OF_THIS_MACHINE = frozenset(("", "same-origin", "same-site", "none"))
+
+
 @dataclass(frozen=True, slots=True)
 class HostPolicy:
     """The host names a server answers to besides loopback: the address it is bound to, and the names
@@ -85,9 +89,11 @@ class HostPolicy:
     def of(
         cls, names: tuple[str, ...] | list[str] = (), bound: str | None = None, allowing: str | None = None
     ) -> HostPolicy:
-        """From the allowed names (already checked with `host_name`) and the bound address."""
+        """From the allowed names (already checked with `host_name`) and the bound address (a wildcard,
+        `0.0.0.0` or `::`, too: as a Host it names only this machine, and no other site's page is
+        served there)."""
         given = {_canonical(name.strip().lower().strip("[]").removesuffix(".")) for name in names}
-        if bound and bound not in ("0.0.0.0", "::", ""):
+        if bound:
             given.add(_canonical(bound.strip().lower().strip("[]")))
         return cls(frozenset(given), allowing)
 
@@ -134,11 +140,11 @@ class HostPolicy:
         site = next(
             (value.strip().lower() for name, value in headers if name.lower() == "sec-fetch-site"), ""
         )
-        if site == "cross-site":
+        if site not in SITES_OF_THIS_MACHINE:  # `cross-site`, and what no browser sends (a list of them)
             return HostRefusal(
                 403,
-                "a page on another site may not use this server (Sec-Fetch-Site: "
-                "cross-site); it answers pages on this machine only",
+                f"a page on another site may not use this server (Sec-Fetch-Site: {site[:SHOWN]}); "
+                "it answers pages on this machine only",
             )
         return None
 

@@ -362,6 +362,15 @@ async def test_a_page_on_another_origin_cannot_use_the_api_paths(
     hits: dict[str, int] = servers["hits"]  # type: ignore[assignment]
     marks = [f"Origin: {origin}\r\n" for origin in foreign_origins(port)]
     marks += ["Sec-Fetch-Site: cross-site\r\n", "Sec-Fetch-Site: CROSS-SITE\r\nSec-Fetch-Mode: no-cors\r\n"]
+    # what no browser sends: a list (one line or a proxy's join), an unknown value
+    for value in (
+        "same-origin, cross-site",
+        "cross-site, same-origin",
+        "none,cross-site",
+        "bogus",
+        "same-origin;x",
+    ):
+        marks.append(f"Sec-Fetch-Site: {value}\r\n")
     requests = [("GET", "/v2/products"), ("POST", "/oauth/access_token"), ("PUT", "/v2/products/1")]
     refused = 0
     for mark in marks:
