@@ -64,7 +64,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as error:
         say(f"commerce-proxy: error: {KNOWN.scrub(str(error))}", err=True)
         return 2
-    except KeyboardInterrupt:
+    except KeyboardInterrupt:  # a second Ctrl-C while the command stops: it stops at once
+        said = "commerce-proxy: interrupted"
+        if words[:1] == ["record"]:
+            said += (
+                "; the cassette was not saved: its journal keeps every exchange recorded, and the next "
+                "command that loads the cassette folds it in"
+            )
+        say(said, err=True)
         return 130
     except Exception as error:  # a bug of ours: still one line, the traceback when asked for
         if os.environ.get("COMMERCE_PROXY_TRACEBACK"):
