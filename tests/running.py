@@ -10,6 +10,7 @@ import socket
 import subprocess
 import sys
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
+from typing import Any
 
 
 class Running:
@@ -129,3 +130,18 @@ def sandbox_process(*arguments: str) -> Iterator[str]:
         finally:
             process.terminate()
             process.wait(timeout=30)
+
+
+@contextlib.asynccontextmanager
+async def app_served(app: Any) -> AsyncIterator[str]:
+    """An aiohttp application served on 127.0.0.1 (a free port) for the block: its base URL."""
+    from aiohttp import web
+
+    runner = web.AppRunner(app)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    try:
+        yield f"http://127.0.0.1:{runner.addresses[0][1]}"
+    finally:
+        await runner.cleanup()

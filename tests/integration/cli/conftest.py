@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator, Iterator
 import pytest
 from aiohttp import web
 
-from tests.running import sandbox_process
+from tests.running import app_served, sandbox_process
 
 
 @pytest.fixture(scope="module")
@@ -27,11 +27,5 @@ async def products_upstream() -> AsyncIterator[str]:
 
     app = web.Application()
     app.router.add_get("/v2/products/{number}", answer)
-    runner = web.AppRunner(app)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
-    await site.start()
-    try:
-        yield f"http://127.0.0.1:{runner.addresses[0][1]}"
-    finally:
-        await runner.cleanup()
+    async with app_served(app) as url:
+        yield url

@@ -14,7 +14,7 @@ import pytest
 from aiohttp import web
 
 from proxy.store.cassette_reader.loading import load_cassette
-from tests.running import commerce_proxy
+from tests.running import app_served, commerce_proxy
 
 
 @pytest.fixture
@@ -31,14 +31,8 @@ async def slow_upstream() -> AsyncIterator[str]:
     app = web.Application()
     app.router.add_get("/v2/fast/{n}", fast)
     app.router.add_get("/v2/slow", slow)
-    runner = web.AppRunner(app)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
-    await site.start()
-    try:
-        yield f"http://127.0.0.1:{runner.addresses[0][1]}"
-    finally:
-        await runner.cleanup()
+    async with app_served(app) as url:
+        yield url
 
 
 @pytest.mark.parametrize("second", [signal.SIGINT, signal.SIGTERM])
