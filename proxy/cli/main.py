@@ -65,13 +65,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         say(f"commerce-proxy: error: {KNOWN.scrub(str(error))}", err=True)
         return 2
     except KeyboardInterrupt:  # a second Ctrl-C while the command stops: it stops at once
-        said = "commerce-proxy: interrupted"
+        line = "commerce-proxy: interrupted"
         if words[:1] == ["record"]:
-            said += (
+            line += (
                 "; the cassette was not saved: its journal keeps every exchange recorded, and the next "
                 "command that loads the cassette folds it in"
             )
-        say(said, err=True)
+        say(line, err=True)
         return 130
     except Exception as error:  # a bug of ours: still one line, the traceback when asked for
         if os.environ.get("COMMERCE_PROXY_TRACEBACK"):
