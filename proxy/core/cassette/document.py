@@ -11,13 +11,15 @@ parser is C). Format 1 cassettes still load; they are written back as format 2.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from http import HTTPStatus
 from typing import Any
 
 import yaml
 
+from proxy.core.cassette import format_keys as keys
+from proxy.core.cassette.format_keys import BODY_KINDS, FORMAT_KEY, MIGRATIONS, key_outside
 from proxy.core.cassette.safe_yaml import SafeLoader, load_yaml, yaml_problem
 from proxy.core.model.bodies import parse_json, pretty_json
 from proxy.core.model.confirmation import CONFIRMED_KEY, confirmed_at_problem
@@ -27,7 +29,6 @@ from proxy.errors import CassetteFormatError
 
 FORMAT_VERSION = 2
 JSON_TEXT_SINCE = 2  # from this format version on, a `json` body is stored as JSON text
-FORMAT_KEY = "cassette_format"
 HEADER_COMMENT = "# commerce-proxy cassette; its format is described in docs/cassette-format.md.\n"
 # Header lines earlier versions wrote: still the format's own, so those cassettes stay in the normal layout.
 EARLIER_HEADERS = ("# commerce-proxy cassette; the format is described in the README, 'Cassette format'.\n",)
@@ -40,19 +41,6 @@ def with_current_header(text: str) -> str:
             return HEADER_COMMENT + text[len(earlier) :]
     return text
 
-
-BODY_KINDS = ("json", "text", "base64")
-
-# Each entry turns a document of version N into one of version N + 1.
-MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {}
-
-
-def _from_format_1(document: dict[str, Any]) -> dict[str, Any]:
-    """Format 1 held JSON bodies as YAML structure, which is what format 2's texts parse to: no change."""
-    return document
-
-
-MIGRATIONS[1] = _from_format_1
 
 _SafeDumper: type[yaml.SafeDumper] = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
@@ -92,6 +80,12 @@ def _represent_json_text(dumper: yaml.SafeDumper, value: JSONText) -> yaml.Scala
 
 
 CassetteDumper.add_representer(JSONText, _represent_json_text)
+
+
+def _only_keys(item: Mapping[Any, Any], allowed: frozenset[str], path: tuple[str | int, ...]) -> None:
+    outside = key_outside(item, allowed)
+    if outside is not None:
+        raise _DocumentError((*path, outside[0]), outside[1])
 
 
 class _DocumentError(CassetteFormatError):
@@ -312,6 +306,7 @@ def cassette_from_document(document: Any, now: float | None = None) -> Cassette:
         items = []
     if not isinstance(items, list):
         raise _DocumentError(("exchanges",), f"expected a list, found {_kind(items)}")
+    _only_keys(document, keys.TOP_KEYS, ())
     confirmed_at = _confirmed_at(document, now)
     exchanges = tuple(
         exchange_from_document(item, ("exchanges", i), now, confirmed_at) for i, item in enumerate(items)
@@ -339,6 +334,7 @@ def exchange_from_document(
     `judged`: this process's own writer judged the exchange by the same gate before writing it (the
     live checker's journal lines), so it is not judged again."""
     item = _mapping(document, path)
+    _only_keys(item, keys.EXCHANGE_KEYS, path)
     recorded_at = item.get("recorded_at")
     if recorded_at is not None and not isinstance(recorded_at, str):
         found = _kind(recorded_at)
@@ -361,6 +357,7 @@ def exchange_from_document(
 
 def _request_from(document: Any, path: tuple[str | int, ...]) -> Request:
     item = _mapping(document, path)
+    _only_keys(item, keys.REQUEST_KEYS, path)
     method = _string(item, "method", path)
     target = _string(item, "path", path)
     query = item.get("query", "")
@@ -377,6 +374,7 @@ def _request_from(document: Any, path: tuple[str | int, ...]) -> Request:
 
 def _response_from(document: Any, path: tuple[str | int, ...]) -> Response:
     item = _mapping(document, path)
+    _only_keys(item, keys.RESPONSE_KEYS, path)
     status = _required(item, "status", path)
     reason = item.get("reason")
     if reason is not None and not isinstance(reason, str):

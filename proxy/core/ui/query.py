@@ -156,6 +156,12 @@ def cassette_named(given: str, names: Sequence[str]) -> str:
     `d2/a.yaml.yaml`'s less both). Two cassettes at the closest form: a 400 naming them; none: a 400."""
     if given in names:
         return given
+    if not names:
+        raise QueryError(
+            f"filter parameter 'cassette': no row of this view names a cassette ({given[:80]!r} asked): "
+            "spy's and replay's rows are answers, in no cassette (replay's name the recording that "
+            "answered, under `answered`)"
+        )
     for form in range(3):
         same = [name for name in names if _short_names(name)[form] == given]
         if len(same) == 1:

@@ -152,7 +152,7 @@ def _stamp(state: os.stat_result) -> str:
 
 # Raised whenever the cassette reader starts refusing something it accepted: an entry written before
 # was judged by the older reader.
-READER_REVISION = 4  # 4: the key line carries the cassette's confirmed_at
+READER_REVISION = 5  # 4: the key line carries the cassette's confirmed_at; 5: keys outside the format
 
 
 def _prefix() -> str:

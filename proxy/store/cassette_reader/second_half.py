@@ -16,7 +16,8 @@ from collections.abc import Iterator
 from typing import BinaryIO
 
 from proxy.core.cassette.cache_line import closing_line, entry_line
-from proxy.core.cassette.document import FORMAT_KEY, FORMAT_VERSION, NotStreamed, streamed_exchange
+from proxy.core.cassette.document import FORMAT_VERSION, NotStreamed, streamed_exchange
+from proxy.core.cassette.format_keys import FORMAT_KEY
 from proxy.core.cassette.plain_items import CassetteItems
 from proxy.core.model.exchange import Exchange
 from proxy.store import clock

@@ -110,3 +110,19 @@ def test_a_rule_filter_names_a_rule_in_force_or_is_refused_with_the_closest(tmp_
             view.window(Query(rule="pagination.page.curent"), 0, 10)
     finally:
         view.close()
+
+
+@pytest.mark.parametrize("mode", ["spy", "replay"])
+def test_a_cassette_filter_on_a_view_whose_rows_name_none_says_why(mode: str) -> None:
+    """replay's `api/info` lists the cassettes it loaded, yet its rows (answers) name none: the filter
+    said "it has: none", which read as a broken list."""
+    from proxy.app.live_traffic import live_view
+
+    view = live_view(mode, None, shipped_rules_in_force(), sources=["cassettes/s.yaml"])
+    try:
+        for given in ("cassettes/s.yaml", "s.yaml", "s"):
+            with pytest.raises(QueryError) as refused:
+                view.window(Query(cassette=given), 0, 10)
+            assert "no row of this view names a cassette" in str(refused.value)
+    finally:
+        view.close()

@@ -143,7 +143,8 @@ def test_older_format_versions_are_migrated(monkeypatch: pytest.MonkeyPatch) -> 
     from proxy.core.cassette import document as module
 
     def rename_interactions(document: dict) -> dict:  # type: ignore[type-arg]
-        return {**document, "exchanges": document.pop("items")}
+        items = document.pop("items")  # renamed: a key left behind is one the format does not have
+        return {**document, "exchanges": items}
 
     monkeypatch.setattr(module, "FORMAT_VERSION", 2)
     monkeypatch.setitem(module.MIGRATIONS, 1, rename_interactions)
