@@ -12,9 +12,10 @@ import io
 import json
 import logging
 import re
+from collections.abc import Callable
 from urllib.parse import quote, quote_plus, unquote
 
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from proxy.core.cassette.document import Cassette, dump_cassette
@@ -82,8 +83,39 @@ def broken_base64(text: str, column: int, literal: bool) -> str:
 
 
 STEPS = sorted(ONE_STEP)
-# How the upstream may spell the secret before encoding it: an echo in capitals, a log that lowers it.
-CASES = {"as written": str, "upper": str.upper, "lower": str.lower}
+
+
+# How the upstream may spell the secret before encoding it: an echo in capitals, a log that lowers it,
+# any mix of its ASCII letters' cases (searched as text: base64 of a mixed-case echo is not undone,
+# see MIXED).
+def ascii_cased(change: Callable[[str], str]) -> Callable[[str], str]:
+    """`change` applied to the ASCII letters alone (a secret's other letters keep their case)."""
+    return lambda s: "".join(change(c) if c.isascii() else c for c in s)
+
+
+CASES: dict[str, Callable[[str], str]] = {
+    "as written": str,
+    "upper": str.upper,
+    "lower": str.lower,
+    "swapped": ascii_cased(str.swapcase),
+    "title": lambda s: "".join(
+        c.upper() if c.isascii() and (i == 0 or not s[i - 1].isalpha()) else c for i, c in enumerate(s)
+    ),
+    "one letter flipped": lambda s: next(
+        (
+            s[:i] + s[i].swapcase() + s[i + 1 :]
+            for i in range(len(s) // 2, len(s))
+            if s[i].isascii() and s[i].isalpha()
+        ),
+        s,
+    ),
+}
+MIXED = {"swapped", "title", "one letter flipped"}
+
+
+def undone(case: str, steps: list[str]) -> bool:
+    """Whether the family undoes this spelling: a mixed-case secret is searched as text, not in base64."""
+    return case not in MIXED or not any("base64" in step for step in steps)
 
 
 def oracle(secret: str) -> set[str]:
@@ -128,12 +160,9 @@ def revealed(written: str) -> list[str]:
 
 
 def leaked(secret: str, written: str) -> bool:
-    wanted = {
-        form
-        for cased in (secret, secret.upper(), secret.lower())
-        for form in (cased, cased.encode().decode("latin-1"))
-    }
-    return any(form in text for text in revealed(written) for form in wanted)
+    """Whether any text an attacker gets from `written` holds the secret, in any mix of cases."""
+    wanted = {secret.lower(), secret.encode().decode("latin-1").lower()}
+    return any(form in text.lower() for text in revealed(written) for form in wanted)
 
 
 def encoded(secret: str, chain: list[str]) -> str:
@@ -258,6 +287,7 @@ runs: list[int] = []
 def secret_in_no_output(secret: str, case: str, chain: list[str], shape: str, channel: str) -> None:
     from proxy.core.redaction.book import KNOWN
 
+    assume(undone(case, chain))
     KNOWN.forget()  # each example learns its secret from its own exchange
     echoed = CASES[case](secret)
     written = outputs(planted(secret, shape, encoded(echoed, chain)), channel)
@@ -311,6 +341,7 @@ def mixed_secret_in_no_output(
 ) -> None:
     from proxy.core.redaction.book import KNOWN
 
+    assume(undone(case, [str(kind) + str(how) for kind, how in layers]))
     KNOWN.forget()
     echo = layered(CASES[case](secret), layers)
     written = outputs(planted(secret, shape, echo), channel)

@@ -34,7 +34,7 @@ CASED_FROM = 8
 # a shorter one (3 bytes of 9) would be found in ordinary decoded text.
 CUT_FROM = 10
 
-Plan = tuple[tuple[str, ...], tuple[str, ...], int, str, tuple[str, ...], bool]
+Plan = tuple[tuple[str, ...], tuple[str, ...], int, str, tuple[str, ...], tuple[str, ...], bool]
 
 
 @functools.lru_cache(maxsize=4096)
@@ -55,10 +55,24 @@ def needles(secret: str) -> frozenset[str]:
 def search_plan(values: frozenset[str]) -> Plan:
     """(every needle longest first; the secrets holding a space, written with `+` for it too; the
     shortest base64 run that may hold a secret; the quotes secrets hold; each secret's core, searched
-    in decoded base64; whether every needle is ASCII and 3 characters or more, so a base64 run whose
-    bytes are one in three non-ASCII cannot hold one: `decoding.base64_runs`). Each secret is searched
-    as written, upper-cased and lower-cased, and one holding a space with `+` for it, each in every form
-    (a form's base64 cut short is not decoded whole, so the `+` spelling needs base64 needles of its own)."""
+    in decoded base64; the secrets lower-cased, searched in each view lower-cased: in any mix of cases
+    as text; whether every needle is ASCII and 3 characters or more, so a base64 run whose bytes are
+    one in three non-ASCII cannot hold one: `decoding.base64_runs`). Each secret is searched as written,
+    upper-cased and lower-cased, and one holding a space with `+` for it, each in every form (a form's
+    base64 cut short is not decoded whole, so the `+` spelling needs base64 needles of its own)."""
+    # lowered; one holding a space also with its `+` as a space, as `+` for a space is searched below
+    folded = tuple(
+        sorted(
+            {
+                form
+                for value in values
+                if len(value) >= CASED_FROM
+                for form in (value.lower(), value.lower().replace("+", " "))
+            },
+            key=len,
+            reverse=True,
+        )
+    )
     values = frozenset(
         plussed
         for value in values
@@ -94,7 +108,7 @@ def search_plan(values: frozenset[str]) -> Plan:
         reverse=True,
     )
     plain = all(len(form) >= 3 and form.isascii() for form in (*every, *cut))
-    return tuple(every), tuple(spaced), max(shortest, 8), quotes, tuple(cut), plain
+    return tuple(every), tuple(spaced), max(shortest, 8), quotes, tuple(cut), folded, plain
 
 
 def secret_spans(text: str, values: frozenset[str]) -> list[tuple[int, int]]:
@@ -116,10 +130,16 @@ def _search(
 ) -> None:
     """`in_run`: the view is a base64 run's bytes or a decoding of them, where a secret's form may be
     cut short at either end (the cut core is searched there, through every later decoding too)."""
-    every, spaced, shortest, quotes, cut, plain = plan
+    every, spaced, shortest, quotes, cut, folded, plain = plan
     while view is not None:
         text = view.text
         _find(view, text, every, spans)
+        if folded:  # in any mix of cases (`abCdEf...`, a title-cased echo): the same places, lowered
+            lowered = text.lower()
+            if len(lowered) == len(text):  # no character became two (`İ`): positions are the text's
+                _find(view, lowered, folded, spans)
+                if spaced and "+" in lowered:
+                    _find(view, lowered.replace("+", " "), folded, spans)
         if in_run:
             _find(view, text, cut, spans)
         if spaced and "+" in text:  # `+` for a space, mixed with other spellings of it
