@@ -39,7 +39,10 @@ def common_options() -> argparse.ArgumentParser:
 
 def add_serving(command: argparse.ArgumentParser, default_port: int = 8080) -> None:
     command.add_argument(
-        "--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: this machine only)"
+        "--host",
+        type=bind_address,
+        default="127.0.0.1",
+        help="address to bind (default 127.0.0.1: this machine only)",
     )
     command.add_argument("--port", type=port_number, default=default_port, help="0 picks a free port")
     command.add_argument(
@@ -61,11 +64,26 @@ def port_number(text: str) -> int:
     return int(given)
 
 
+def bind_address(text: str) -> str:
+    """An argparse type: the address to listen on, given (an empty one would mean every address)."""
+    given = text.strip()
+    if not given:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is no address: give one to listen on (127.0.0.1: this machine only; 0.0.0.0: all)"
+        )
+    return given
+
+
 def allowed_host(text: str) -> str:
-    """An argparse type: a host name or IP literal without a port, lower-cased."""
+    """An argparse type: a host name or IP literal without a port, lower-cased; not one ending in a dot,
+    which never names this machine (a resolver may send it past the hosts file)."""
     from proxy.core.model.hosts import host_name
 
     given = text.strip()
+    if given.endswith("."):
+        raise argparse.ArgumentTypeError(
+            f"{text[:80]!r} ends with a dot: such a name never names this machine; give it without"
+        )
     if given.count(":") >= 2 and not given.startswith("["):
         given = f"[{given}]"  # a bare IPv6 address
     name = host_name(given)

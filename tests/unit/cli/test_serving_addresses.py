@@ -72,3 +72,22 @@ def test_a_wildcard_bind_answers_the_host_it_names_and_still_no_other(bound: str
     assert policy.answers_to("127.0.0.1", None) and policy.answers_to("localhost", None)
     for foreign in ("evil.example", "10.0.0.1", "192.168.1.10", "0.0.0.1", "::2"):
         assert not policy.answers_to(foreign, None), foreign
+
+
+@pytest.mark.parametrize("command", SERVING)
+def test_an_empty_host_and_an_allowed_name_ending_in_a_dot_are_refused(
+    command: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--host ''` would bind every address (asyncio reads an empty host so); `--allow-host NAME.` names
+    nothing a request can be answered for (a name with a trailing dot never names this machine)."""
+    parser = build_parser()
+    for given, said in (
+        (["--host", ""], "is no address"),
+        (["--host", "  "], "is no address"),
+        (["--allow-host", "127.0.0.1."], "ends with a dot"),
+        (["--allow-host", "dev.local."], "ends with a dot"),
+    ):
+        with pytest.raises(SystemExit):
+            parser.parse_args([command, *given, *REQUIRED.get(command, [])])
+        lines = capsys.readouterr().err.strip().splitlines()
+        assert len(lines) == 1 and said in lines[0], (command, given, lines)
