@@ -77,6 +77,8 @@ class ActionRoutes:
             if wanted == "POST":
                 only(pairs, route if not matched else f"exchanges/ID/{name}", ())  # what it takes is its body
             body = _json_body(incoming) if wanted == "POST" else {}
+            if wanted == "POST":
+                _only_members(body, name)
         except (CommerceProxyError, UsageError) as error:
             return refused(error)
         if name == "resend" and number is not None:
@@ -211,6 +213,24 @@ def _edit_value(field: str, body: dict[str, Any], unset: bool) -> JSONValue:
             f'edit of {field[:80]!r}: "text" is the value as typed (a string), "string" true or false'
         )
     return parse_value(text, string)
+
+
+# The members each POST's body takes: any other is a 400 (a typo must not read as left out).
+BODY_MEMBERS = {
+    "baseline": {"exchange", "rule"},
+    "delete": set(),
+    "resend": set(),
+    "edit": {"field", "value", "text", "string", "unset"},
+}
+
+
+def _only_members(body: dict[str, Any], name: str) -> None:
+    others = sorted(set(body) - BODY_MEMBERS.get(name, set()))
+    if others:
+        takes = ", ".join(sorted(BODY_MEMBERS.get(name, set()))) or "none"
+        raise BadParameter(
+            f"{name} takes no body member {', '.join(map(repr, others))[:200]} (it takes {takes})"
+        )
 
 
 def _json_body(incoming: Incoming) -> dict[str, Any]:

@@ -142,8 +142,11 @@ class UiRoutes:
     def _events(self, incoming: Incoming, pairs: list[tuple[str, str]]) -> Reply:
         # The stream is every added row: a filter it ignored would look applied.
         only(pairs, "events", ("cursor",), "; the stream sends every row added: ask exchanges?FILTER")
-        resumed = incoming.header("Last-Event-ID")
-        cursor = whole_number(resumed, "Last-Event-ID") if resumed else number(pairs, "cursor", 0)
+        resumed = [value.strip() for name, value in incoming.headers if name.lower() == "last-event-id"]
+        if len(resumed) > 1:
+            raise BadParameter(f"Last-Event-ID given {len(resumed)} times: give it once")
+        resumed = [value for value in resumed if value]  # an empty one: none (a first connection)
+        cursor = whole_number(resumed[0], "Last-Event-ID") if resumed else number(pairs, "cursor", 0)
         last = int(self.view.info()["cursor"])
         if cursor > last:  # a cursor of another run (a restart): resuming there would skip rows unseen
             detail = (

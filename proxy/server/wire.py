@@ -219,6 +219,7 @@ class _Connection(asyncio.Protocol):
         self.reached: tuple[str | None, int | None] = (None, None)  # the local address and port reached
         self._next_chunk: asyncio.Future[bytes] | None = None  # a stream's chunk being waited for
         self.streaming = False  # answering with a stream (the UI's events), which ends by itself
+        self._stream_ended = False  # `end_stream` ended it (not a cancelled task)
         self._reset()
 
     def _reset(self) -> None:
@@ -429,8 +430,13 @@ class _Connection(asyncio.Protocol):
                 self._next_chunk = asyncio.ensure_future(anext(stream.chunks))
                 try:
                     chunk = await self._next_chunk
-                except (StopAsyncIteration, asyncio.CancelledError):  # ended, or end_stream (not this task)
+                except StopAsyncIteration:
                     break
+                except asyncio.CancelledError:
+                    if self._stream_ended:  # end_stream: the stream ends, properly
+                        break
+                    self.abort()  # this task is cancelled (the process dies): cut, never a clean end
+                    raise
                 if chunk and self.transport is not None:
                     self.transport.write(b"%x\r\n%b\r\n" % (len(chunk), chunk))
                 if self._writable is not None and not self._writable.done():
@@ -454,6 +460,7 @@ class _Connection(asyncio.Protocol):
     def end_stream(self) -> None:
         """Stop waiting for a stream's next chunk: the server stops, or the client went away."""
         if self._next_chunk is not None and not self._next_chunk.done():
+            self._stream_ended = True
             self._next_chunk.cancel()
 
     def refuse(self, refused: RequestRefused) -> None:

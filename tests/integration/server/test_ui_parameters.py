@@ -143,3 +143,35 @@ async def test_the_action_routes_read_numbers_flags_and_parameters_the_same_way(
         body = {"exchange": 1, "rule": "r"} if route == "baseline" else ({} if method == "POST" else None)
         status, _, answer = await actions.call(url, method, f"{route}{joiner}zz=1", body)
         assert status == 400 and "'zz'" in one_line(answer), (route, status)
+
+
+async def test_last_event_id_is_read_once_and_without_its_blanks(ui: tuple[str, Any]) -> None:
+    url, view = ui
+    past = len(view.rows) + 7
+    status, _, body = await routes.fetch(
+        url, "/_proxy/ui/api/events", routes.AUTH, "Last-Event-ID: 3", f"Last-Event-ID: {past}"
+    )
+    assert status == 400 and "Last-Event-ID given 2 times" in one_line(body)
+    for spelled in (f"{past} ", f" {past}", f"\t{past}\t"):
+        status, _, body = await routes.fetch(
+            url, "/_proxy/ui/api/events", routes.AUTH, f"Last-Event-ID: {spelled}"
+        )
+        assert status == 409 and f"cursor {past}" in one_line(body), spelled  # read, then judged
+
+
+@pytest.mark.parametrize(
+    ("route", "body"),
+    [
+        ("baseline", {"exchange": 1, "rule": "r", "x": 1}),
+        ("exchanges/1/delete", {"force": True}),
+        ("exchanges/1/resend", {"x": 1}),
+        ("exchanges/1/edit", {"field": "status", "value": 201, "vaule": 202}),
+    ],
+)
+async def test_a_post_body_member_the_route_does_not_take_is_a_400_naming_it(
+    serve: actions.Serve, route: str, body: dict[str, Any]
+) -> None:
+    url, _ = await serve("record" if route.endswith("resend") else "offline")
+    status, _, answer = await actions.call(url, "POST", route, body)
+    extra = sorted(set(body) - {"exchange", "rule", "field", "value"})[0]
+    assert status == 400 and repr(extra) in one_line(answer), (route, status, answer[:200])
