@@ -61,19 +61,31 @@ def run_spans(pattern: re.Pattern[str], text: str, shortest: int) -> Iterator[tu
     where no line end stands between two characters of the alphabet, blanks aside (and no backslash,
     which may write one), its matches are the runs of the alphabet at least `shortest` long, each whole; they
     are found with `bytes.find` on the text's marks. Any other text goes to the pattern."""
-    if text.isascii():
-        marks = text.encode("ascii").translate(_MARKS)
-        if b"b" not in marks and not _joins_lines(marks):
-            least = b"a" * shortest
-            at = marks.find(least)
-            while at != -1:
-                letters = _LETTERS.match(marks, at)
-                end = letters.end() if letters is not None else at + shortest  # `a*` always matches
-                yield at, end
-                at = marks.find(least, end)
-            return
+    plain = _plain_runs(text)
+    if plain is not None:
+        marks = plain[1]
+        least = b"a" * shortest
+        at = marks.find(least)
+        while at != -1:
+            letters = _LETTERS.match(marks, at)
+            end = letters.end() if letters is not None else at + shortest  # `a*` always matches
+            yield at, end
+            at = marks.find(least, end)
+        return
     for match in pattern.finditer(text):
         yield match.span()
+
+
+def _plain_runs(text: str) -> tuple[bytes, bytes] | None:
+    """The text's ASCII bytes and marks when its runs are the alphabet's runs, whole (ASCII, no
+    backslash, no line end between two of the alphabet's characters); else None: the pattern's way."""
+    if not text.isascii():
+        return None
+    data = text.encode("ascii")
+    marks = data.translate(_MARKS)
+    if b"b" in marks or _joins_lines(marks):
+        return None
+    return data, marks
 
 
 def _upper_marks() -> bytes:
@@ -93,13 +105,10 @@ def cased_run_spans(text: str, shortest: int) -> list[tuple[int, int]] | None:
     than from every run: in an English or JSON text most runs are lower-case words (`description`,
     `timestamps`), which a short secret's low `shortest` makes runs, and the search drops each.
     None when `run_spans` would take the pattern's way (the text is not ASCII, or may join lines)."""
-    if not text.isascii():
+    plain = _plain_runs(text)
+    if plain is None:
         return None
-    data = text.encode("ascii")
-    marks = data.translate(_MARKS)
-    if b"b" in marks or _joins_lines(marks):
-        return None
-    upper = data.translate(_UPPER_MARKS)
+    upper = plain[0].translate(_UPPER_MARKS)
     spans: list[tuple[int, int]] = []
     at = upper.find(b"U")
     while at != -1:
