@@ -22,6 +22,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from proxy.store.locks import held_by_none
+from proxy.store.uninterrupted import uninterrupted
 
 # A folder without a lock younger than this may be a live run's: left alone.
 GRACE_SECONDS = 3600.0
@@ -46,9 +47,10 @@ def scratch_folder(prefix: str) -> Iterator[tuple[Path, int]]:
         sweep_stale(folder, prefix)
         yield folder, descriptor
     finally:
-        shutil.rmtree(folder, ignore_errors=True)
-        if descriptor >= 0:
-            os.close(descriptor)
+        with uninterrupted():  # a signal now would leave half the folder
+            shutil.rmtree(folder, ignore_errors=True)
+            if descriptor >= 0:
+                os.close(descriptor)
 
 
 def sweep_stale(kept: Path, prefix: str) -> int:

@@ -36,6 +36,7 @@ from typing import BinaryIO
 
 from proxy.errors import CommerceProxyError, UsageError
 from proxy.store.derived import Derived
+from proxy.store.uninterrupted import uninterrupted
 
 FOLDER_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 NEW_FILE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
@@ -99,12 +100,13 @@ def remove_made_folders(made: list[Path]) -> None:
     first, so a write that never happened leaves no folder behind. A folder that holds anything, or
     that was there before, is never removed: only an empty folder can be, and the walk stops at the
     first that is not."""
-    for folder in reversed(made):
-        try:
-            os.rmdir(folder)
-        except OSError:  # not empty (another writer used it), or gone: it and its parents stay
-            break
-    made.clear()
+    with uninterrupted():
+        for folder in reversed(made):
+            try:
+                os.rmdir(folder)
+            except OSError:  # not empty (another writer used it), or gone: it and its parents stay
+                break
+        made.clear()
 
 
 def _system_layout(folder: int) -> bool:
@@ -172,34 +174,36 @@ class NewFile:
     def commit(self) -> None:
         """Flush the file to disk and rename it over the target (`CommerceProxyError` when it fails,
         the target untouched)."""
-        try:
-            self.handle.flush()
-            os.fsync(self.handle.fileno())
-            if not self.named:  # a dst_dir_fd makes os.link call linkat, which follows /proc's link
-                link = f"/proc/self/fd/{self.handle.fileno()}"
-                os.link(link, self._temporary, dst_dir_fd=self._folder, follow_symlinks=True)
-                self.named = True
-            self.handle.close()
-            os.replace(self._temporary, self._name, src_dir_fd=self._folder, dst_dir_fd=self._folder)
-        except OSError as error:
-            self.abandon()
-            raise CommerceProxyError(f"{self.path}: cannot write {self.what}: {error.strerror}") from None
-        with contextlib.suppress(OSError):  # the rename itself on disk; some file systems refuse this
-            os.fsync(self._folder)
-        os.close(self._folder)
-        self._folder = -1
+        with uninterrupted():  # a signal between the link and the rename would leave the named file
+            try:
+                self.handle.flush()
+                os.fsync(self.handle.fileno())
+                if not self.named:  # a dst_dir_fd makes os.link call linkat, which follows /proc's link
+                    link = f"/proc/self/fd/{self.handle.fileno()}"
+                    os.link(link, self._temporary, dst_dir_fd=self._folder, follow_symlinks=True)
+                    self.named = True
+                self.handle.close()
+                os.replace(self._temporary, self._name, src_dir_fd=self._folder, dst_dir_fd=self._folder)
+            except OSError as error:
+                self.abandon()
+                raise CommerceProxyError(f"{self.path}: cannot write {self.what}: {error.strerror}") from None
+            with contextlib.suppress(OSError):  # the rename itself on disk; some file systems refuse this
+                os.fsync(self._folder)
+            os.close(self._folder)
+            self._folder = -1
 
     def abandon(self) -> None:
         """Let go of the new file (an unnamed one is freed; a named one, removed); the target stays as
         it was."""
         if self._folder < 0:
             return
-        self.handle.close()
-        if self.named:
-            with contextlib.suppress(OSError):
-                os.unlink(self._temporary, dir_fd=self._folder)
-        os.close(self._folder)
-        self._folder = -1
+        with uninterrupted():
+            self.handle.close()
+            if self.named:
+                with contextlib.suppress(OSError):
+                    os.unlink(self._temporary, dir_fd=self._folder)
+            os.close(self._folder)
+            self._folder = -1
 
 
 def unnamed_file(folder: int, mode: int) -> int | None:

@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import pytest
@@ -87,4 +88,45 @@ def test_a_demo_stopped_by_a_signal_leaves_no_folder(tmp_path: Path, stop: signa
         if demo.stdout is not None:
             demo.stdout.close()
     assert code != 0
+    assert not [path.name for path in tmp_path.iterdir() if path.name.startswith("commerce-proxy-demo-")]
+
+
+# Moments across the demo's run, in seconds after its first line (it runs for about a second here):
+# a signal lands in a server's parser, a client's read, a cassette's save, the folder's removal, or
+# after the demo is done.
+MOMENTS = [0.0, 0.05, 0.15, 0.3, 0.45, 0.6, 0.8, 1.1]
+
+
+@pytest.mark.parametrize("moment", MOMENTS)
+@pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT])
+def test_a_demo_stopped_at_any_moment_says_interrupted_and_leaves_no_folder(
+    tmp_path: Path, stop: signal.Signals, moment: float
+) -> None:
+    """Wherever the signal lands, the demo ends as stopped (130) or, when it was already done, as done:
+    never as a failed replay or an internal error (a stop taken for a broken request), and never with
+    its folder left."""
+    demo = subprocess.Popen(
+        [sys.executable, "-u", "-m", "proxy", "demo"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        stdin=subprocess.DEVNULL,
+        text=True,
+        env={**os.environ, "TMPDIR": str(tmp_path)},
+    )
+    try:
+        assert demo.stdout is not None
+        first = demo.stdout.readline()
+        time.sleep(moment)
+        demo.send_signal(stop)
+        output = first + demo.stdout.read()
+        code = demo.wait(timeout=60)
+    finally:
+        if demo.poll() is None:
+            demo.kill()
+            demo.wait()
+        if demo.stdout is not None:
+            demo.stdout.close()
+    finished = "the recording was in a temporary folder, removed now" in output
+    assert code in (130, -stop) or (code == 0 and finished), output
+    assert "internal error" not in output and "DIFFERS" not in output, output
     assert not [path.name for path in tmp_path.iterdir() if path.name.startswith("commerce-proxy-demo-")]
