@@ -20,7 +20,8 @@ import yaml
 
 from proxy.core.cassette import format_keys as keys
 from proxy.core.cassette.format_keys import BODY_KINDS, FORMAT_KEY, MIGRATIONS, key_outside
-from proxy.core.cassette.safe_yaml import SafeLoader, load_yaml, yaml_problem
+from proxy.core.cassette.node_lines import line_of
+from proxy.core.cassette.safe_yaml import load_yaml, yaml_problem
 from proxy.core.model.bodies import parse_json, pretty_json
 from proxy.core.model.confirmation import CONFIRMED_KEY, confirmed_at_problem
 from proxy.core.model.domain import duration_problem, exchange_fault, upstream_problem
@@ -211,7 +212,7 @@ def parse_cassette(text: str, source: str, now: float | None = None) -> Cassette
     try:
         return cassette_from_document(_json_bodies_parsed(document), now)
     except _DocumentError as error:
-        number = _line_of(text, error.path)
+        number = line_of(text, error.path)
         where = _path_text(error.path)
         location = f"{source}:{number}" if number else source
         raise CassetteFormatError(f"{location}: {where}: {error.message}") from None
@@ -465,27 +466,3 @@ def _path_text(path: tuple[str | int, ...]) -> str:
             part = repr(part)  # a key holding a line break must not break the error's one line
         text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else part)
     return text or "document"
-
-
-def _line_of(text: str, path: tuple[str | int, ...]) -> int | None:
-    """The 1-based line of the node at `path`, found by composing the text again (error path only)."""
-    try:
-        node = yaml.compose(text, Loader=SafeLoader)
-    except (yaml.YAMLError, RecursionError):
-        return None
-    if node is None:
-        return 1
-    for part in path:
-        child = None
-        if isinstance(node, yaml.MappingNode):
-            child = next((value for key, value in node.value if key.value == part), None)
-            if child is None:
-                break
-        elif isinstance(node, yaml.SequenceNode) and isinstance(part, int):
-            if part >= len(node.value):
-                break
-            child = node.value[part]
-        else:
-            break
-        node = child
-    return int(node.start_mark.line) + 1
