@@ -9,12 +9,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import signal
-import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from types import FrameType
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -186,37 +183,10 @@ async def start_sandbox_at_its_address(settings: SandboxSettings, cassette: Path
 def run_demo(cassette: Path | None, say: Callable[[str], None]) -> int:
     """The demo, into `cassette`, or into a temporary folder removed however the demo ends (done, an
     error, Ctrl-C, SIGTERM or SIGHUP)."""
-    with _stops_as_ctrl_c():
-        if cassette is not None:
-            return asyncio.run(run_demo_session(cassette, say))
-        with scratch_folder("commerce-proxy-demo-") as (folder, _):
-            return asyncio.run(run_demo_session(folder / "demo.yaml", say, temporary=True))
-
-
-@contextlib.contextmanager
-def _stops_as_ctrl_c() -> Iterator[None]:
-    """SIGTERM and SIGHUP (a job cancelled, a terminal closed) do what Ctrl-C does at that moment, so
-    the temporary folder and every server go with the demo (their default action ends it on the spot).
-    Inside `asyncio.run` that is to cancel the demo's task, which stops its servers and ends in a
-    KeyboardInterrupt: never an exception raised into the middle of a server's or client's callback,
-    where a library would take it for a failed request and the demo would go on."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def as_ctrl_c(number: int, frame: FrameType | None) -> None:
-        handler = signal.getsignal(signal.SIGINT)
-        if not callable(handler):  # Ctrl-C ignored or left to the system: the demo still stops
-            raise KeyboardInterrupt
-        handler(signal.SIGINT, frame)
-
-    stops = (signal.SIGTERM, signal.SIGHUP)
-    before = {stop: signal.signal(stop, as_ctrl_c) for stop in stops}
-    try:
-        yield
-    finally:
-        for stop, handler in before.items():
-            signal.signal(stop, handler)
+    if cassette is not None:
+        return asyncio.run(run_demo_session(cassette, say))
+    with scratch_folder("commerce-proxy-demo-") as (folder, _):
+        return asyncio.run(run_demo_session(folder / "demo.yaml", say, temporary=True))
 
 
 async def run_demo_session(path: Path, say: Callable[[str], None], temporary: bool = False) -> int:

@@ -3,6 +3,9 @@
 The command line turns any of them into one line on stderr and exit code 2, never a traceback.
 """
 
+# What a `record` stopped at once says with its KeyboardInterrupt when its journal holds what it recorded.
+JOURNAL_KEPT = "the journal keeps what was recorded"
+
 
 class CommerceProxyError(Exception):
     """Base of every error that the command line reports as one line."""

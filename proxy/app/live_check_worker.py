@@ -115,6 +115,9 @@ class CheckWorker:
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             cwd=source.start,
+            # Out of the terminal's process group: Ctrl-C or a closed terminal stops the proxy, which
+            # then closes the pipe (a signal mid-import printed the child's traceback).
+            start_new_session=True,
         )
         assert self.process.stdin is not None and self.process.stdout is not None
         self._to_child = self.process.stdin.fileno()

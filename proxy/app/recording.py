@@ -197,6 +197,14 @@ class RecordingSession:
         """The run that made this held recording ended well: finish writes it."""
         self._held = False
 
+    def let_go_if_empty(self) -> None:
+        """A run interrupted before it recorded anything (while it started): its journal holds a
+        header and nothing else to keep, so it goes, with the folders made for it."""
+        if self.journal is not None and self.settings.cassette is not None and not self.recorded:
+            self.journal.close(remove=True)
+            self.journal = None
+            remove_made_folders(self._made)
+
     def finish(self) -> Cassette | None:
         """Write the cassette atomically in the journal's order and drop the journal.
 

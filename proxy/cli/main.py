@@ -17,7 +17,7 @@ from proxy.cli.help import finish_help
 from proxy.cli.options import FLAGS, OneLineParser, common_options
 from proxy.cli.output import say
 from proxy.core.redaction.book import KNOWN
-from proxy.errors import CommerceProxyError, SettingError
+from proxy.errors import JOURNAL_KEPT, CommerceProxyError, SettingError
 from proxy.version import __version__
 
 # The module of proxy/cli/ that adds each command, in the order --help lists them. A command line names
@@ -64,9 +64,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as error:
         say(f"commerce-proxy: error: {KNOWN.scrub(str(error))}", err=True)
         return 2
-    except KeyboardInterrupt:  # a second Ctrl-C while the command stops: it stops at once
+    except KeyboardInterrupt as stop:  # a second Ctrl-C while the command stops: it stops at once
         line = "commerce-proxy: interrupted"
-        if words[:1] == ["record"]:
+        if str(stop) == JOURNAL_KEPT:  # a `record` stopped at once after it recorded
             line += (
                 "; the cassette was not saved: its journal keeps every exchange recorded, and the next "
                 "command that loads the cassette folds it in"

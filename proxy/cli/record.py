@@ -11,6 +11,7 @@ from proxy.app.recording_defaults import DEFAULT_MODE, RECORD_MODES
 from proxy.cli import options
 from proxy.cli.inputs import command_matching, forward_request
 from proxy.cli.reporting import add_live_report, live_report, serve_reported
+from proxy.errors import JOURNAL_KEPT
 
 if TYPE_CHECKING:
     from proxy.app.record_setup import ForwardRequest
@@ -66,25 +67,33 @@ def run(arguments: argparse.Namespace) -> int:
     from proxy.cli.serving import open_live_ui
     from proxy.server.record import RecordProxy
 
-    asked = recording(arguments)
-    in_force = asked.rules.load()
-    settings = forwarding_settings(asked, in_force)
-    report = live_report(asked.report, str(arguments.cassette), [arguments.cassette])
-    checking = settings.rules is not None
-    upstream = settings.upstream
+    proxy: RecordProxy | None = None
+    try:
+        asked = recording(arguments)
+        in_force = asked.rules.load()
+        settings = forwarding_settings(asked, in_force)
+        report = live_report(asked.report, str(arguments.cassette), [arguments.cassette])
+        checking = settings.rules is not None
+        upstream = settings.upstream
 
-    def ready(url: str) -> str:
-        checked = "checking against the rules" if checking else "not checking"
-        return (
-            f"commerce-proxy record: listening on {url}, forwarding to {upstream}, "
-            f"recording into {settings.cassette} (mode {settings.mode}, {checked}; "
-            f"findings at {url}/_proxy/findings)"
-        )
+        def ready(url: str) -> str:
+            checked = "checking against the rules" if checking else "not checking"
+            return (
+                f"commerce-proxy record: listening on {url}, forwarding to {upstream}, "
+                f"recording into {settings.cassette} (mode {settings.mode}, {checked}; "
+                f"findings at {url}/_proxy/findings)"
+            )
 
-    proxy = RecordProxy(settings)
-    cassette = str(arguments.cassette)
-    token = open_live_ui(arguments, "record", proxy, in_force, [cassette], cassette)
-    return serve_reported(proxy, arguments, ready, report, "commerce-proxy record", asked.report, token)
+        proxy = RecordProxy(settings)
+        cassette = str(arguments.cassette)
+        token = open_live_ui(arguments, "record", proxy, in_force, [cassette], cassette)
+        return serve_reported(proxy, arguments, ready, report, "commerce-proxy record", asked.report, token)
+    except KeyboardInterrupt:  # stopped as it started, or at once by a second signal
+        if proxy is not None and proxy.recording.recorded:
+            raise KeyboardInterrupt(JOURNAL_KEPT) from None
+        if proxy is not None:
+            proxy.recording.let_go_if_empty()
+        raise
 
 
 def recording(arguments: argparse.Namespace) -> ForwardRequest:

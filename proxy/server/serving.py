@@ -16,6 +16,10 @@ from aiohttp import web
 from proxy.server.wire import WireServer
 
 SHUTDOWN_TIMEOUT = 30.0
+# Each ends a server as Ctrl-C does: a job cancelled, a terminal closed, SIGQUIT.
+STOP_SIGNALS = tuple(
+    getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT") if hasattr(signal, name)
+)
 LOOPBACK_OF_WILDCARD = {"0.0.0.0": "127.0.0.1", "::": "::1", "": "127.0.0.1"}
 T = TypeVar("T")
 
@@ -74,11 +78,12 @@ def run_served(work: Coroutine[Any, Any, T]) -> T:
 
 
 async def serve_until_stopped(app: Servable, host: str, port: int, on_ready: Callable[[str], None]) -> None:
-    """Serve until SIGINT/SIGTERM, then stop accepting, finish in-flight requests and clean up."""
+    """Serve until SIGINT, SIGTERM, SIGHUP or SIGQUIT, then stop accepting, finish in-flight requests
+    and clean up."""
     runner, url = await start(app, host, port)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
-    for signum in (signal.SIGINT, signal.SIGTERM):
+    for signum in STOP_SIGNALS:
         loop.add_signal_handler(signum, stop.set)
     try:
         # What was made to start (modules, rules, specs) lives until exit: out of the cyclic
@@ -88,7 +93,7 @@ async def serve_until_stopped(app: Servable, host: str, port: int, on_ready: Cal
         on_ready(url)
         await stop.wait()
     finally:
-        for signum in (signal.SIGINT, signal.SIGTERM):
+        for signum in STOP_SIGNALS:
             loop.remove_signal_handler(signum)
             # A second signal while stopping stops at once, either one (the command says what is kept).
             signal.signal(signum, signal.default_int_handler)

@@ -27,6 +27,7 @@ from pathlib import Path
 
 from proxy.errors import UsageError
 from proxy.store.derived import Derived
+from proxy.store.uninterrupted import uninterrupted
 
 # Each retry means another process took and released the lock meanwhile: bounded, never a livelock.
 MAX_ATTEMPTS = 10_000
@@ -57,17 +58,15 @@ def cassette_lock(cassette: Path) -> Iterator[None]:
     is refused, and it is removed when the block ends.
     """
     path = lock_path(cassette)
-    descriptor = _locked(path, cassette)
-    sweep_stale(path)
-    try:
+    descriptor = -1
+    try:  # from the file's making: a Ctrl-C at any step after it removes it (the sweep takes a while)
+        descriptor = _locked(path, cassette)
+        sweep_stale(path)
         yield
     finally:
-        try:
-            os.unlink(path)  # still locked: no one else can be using this name's file
-        except FileNotFoundError:
-            pass  # removed by hand meanwhile: nothing left to clean
-        finally:
-            os.close(descriptor)
+        if descriptor >= 0:
+            with uninterrupted():
+                _removed_while_held(path, descriptor)
 
 
 def _locked(path: Path, cassette: Path) -> int:
@@ -86,13 +85,40 @@ def _locked(path: Path, cassette: Path) -> int:
                 named = os.stat(path, follow_symlinks=False)
             except FileNotFoundError:
                 named = None
-        except BaseException:
-            os.close(descriptor)
+        except BaseException:  # a Ctrl-C while it waits: a file this run made, and no one holds, goes
+            with uninterrupted():
+                if _held_now(descriptor):
+                    _removed_while_held(path, descriptor)
+                else:
+                    os.close(descriptor)
             raise
         if named is not None and (named.st_dev, named.st_ino) == (opened.st_dev, opened.st_ino):
             return descriptor
         os.close(descriptor)  # its holder removed it while this one waited: take the new one
     raise UsageError(f"{path}: the lock of {cassette} changed hands {MAX_ATTEMPTS} times without this run")
+
+
+def _held_now(descriptor: int) -> bool:
+    """Whether this descriptor's lock is ours now, without waiting for it."""
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return False
+    return True
+
+
+def _removed_while_held(path: Path, descriptor: int) -> None:
+    """Remove the lock file `path` while `descriptor` holds its lock (so no one else uses that file:
+    a waiter finds its name gone and takes a new one), then let the lock go."""
+    try:
+        opened = os.fstat(descriptor)
+        named = os.stat(path, follow_symlinks=False)
+        if (named.st_dev, named.st_ino) == (opened.st_dev, opened.st_ino):
+            os.unlink(path)
+    except FileNotFoundError:
+        pass  # removed by hand meanwhile: nothing left to clean
+    finally:
+        os.close(descriptor)
 
 
 def sweep_stale(kept: Path, limit: int = SWEPT_PER_TAKE) -> int:

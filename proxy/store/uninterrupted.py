@@ -19,13 +19,13 @@ from contextlib import contextmanager
 from types import FrameType
 
 HELD_SIGNALS = tuple(
-    getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)
+    getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT") if hasattr(signal, name)
 )
 
 
 @contextmanager
 def uninterrupted() -> Iterator[None]:
-    """Run the block with SIGINT, SIGTERM and SIGHUP held, then act on those that came, once each."""
+    """Run the block with SIGINT, SIGTERM, SIGHUP and SIGQUIT held, then act on those that came, once each."""
     if threading.current_thread() is not threading.main_thread():
         yield  # handlers run in the main thread only: none can raise into this one
         return

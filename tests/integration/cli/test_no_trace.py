@@ -1,6 +1,6 @@
 """No ending of a server leaves a file of ours in the temporary folder: `spy`, `record`, `replay` and
 `ui` as real processes, each with a temporary folder of its own (TMPDIR, SQLITE_TMPDIR), ended by Ctrl-C,
-SIGTERM or SIGKILL, the live ones after a few exchanges and `ui` in the middle of building its index (a
+SIGTERM, SIGHUP (a terminal closed), SIGQUIT or SIGKILL, the live ones after a few exchanges and `ui` in the middle of building its index (a
 SIGKILL runs no cleanup at all: only files that never had a name, or lost it at once, are gone then).
 The cache folder holds no half-written index either."""
 
@@ -24,7 +24,7 @@ from tests.integration.cli.test_ui_wiring import rows_seen, ui_of
 from tests.running import commerce_proxy
 from tests.system.ui.generated import write_cassettes
 
-ENDINGS = [signal.SIGINT, signal.SIGTERM, signal.SIGKILL]
+ENDINGS = [signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT, signal.SIGKILL]
 
 
 def environment(tmp_path: Path) -> dict[str, str]:
@@ -96,6 +96,11 @@ async def test_a_live_server_leaves_nothing_in_the_temporary_folder(
         running.process.send_signal(ending)
         await asyncio.wait_for(running.process.communicate(), 60)
     assert left_in(setting["TMPDIR"]) == []
+    if ending is not signal.SIGKILL:  # every other ending stops the server as Ctrl-C does
+        assert running.process.returncode == 0
+        if command == "record":  # what it recorded is in the cassette, and no journal is left
+            assert (tmp_path / "shop.yaml").read_text().count("- recorded_at:") == 3
+            assert not (tmp_path / "shop.yaml.journal").exists()
 
 
 def whole_indexes_only(cache: Path) -> None:

@@ -24,7 +24,7 @@ import pytest
 from proxy.store.scratch_folders import scratch_folder
 from proxy.store.writing import NewFile, open_folder, remove_made_folders
 
-STOPS = [signal.SIGINT, signal.SIGTERM, signal.SIGHUP]
+STOPS = [signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT]
 
 
 class Stopped(Exception):
@@ -189,3 +189,41 @@ def test_a_signal_left_to_its_default_action_ends_the_process_after_the_cleanup(
     assert left == []
     if step == "commit":
         assert (tmp_path / "out.yaml").read_bytes() == b"written: yes\n"
+
+
+# Each system call of taking a cassette's lock (the pytest plugin's, while a test records) and of
+# letting it go, by the module it is called through.
+LOCK_STEPS = [("os", "fstat"), ("fcntl", "flock"), ("os", "stat"), ("os", "scandir"), ("os", "unlink")]
+
+
+@pytest.mark.usefixtures("own_handlers")
+@pytest.mark.parametrize("number", STOPS, ids=lambda number: signal.Signals(number).name)
+@pytest.mark.parametrize(("module", "call"), LOCK_STEPS, ids=[call for _, call in LOCK_STEPS])
+def test_a_signal_while_a_lock_is_taken_or_let_go_leaves_no_lock_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, module: str, call: str, number: int
+) -> None:
+    import fcntl
+
+    from proxy.store.locks import cassette_lock
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    signal.signal(number, signal.default_int_handler)
+    owner = {"os": os, "fcntl": fcntl}[module]
+    real = getattr(owner, call)
+    fired: list[int] = []
+
+    def wrapped(*arguments: Any, **options: Any) -> Any:
+        if not fired:
+            fired.append(number)
+            signal.raise_signal(number)
+        return real(*arguments, **options)
+
+    letting_go = call == "unlink"
+    with pytest.raises(KeyboardInterrupt):
+        if not letting_go:
+            monkeypatch.setattr(owner, call, wrapped)
+        with cassette_lock(tmp_path / "shop.yaml"):
+            monkeypatch.setattr(owner, call, wrapped)  # taken: the signal comes as it is let go
+    monkeypatch.undo()
+    assert fired == [number]
+    assert sorted(path.name for path in tmp_path.iterdir()) == []
