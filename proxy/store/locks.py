@@ -85,12 +85,15 @@ def _locked(path: Path, cassette: Path) -> int:
                 named = os.stat(path, follow_symlinks=False)
             except FileNotFoundError:
                 named = None
-        except BaseException:  # a Ctrl-C while it waits: a file this run made, and no one holds, goes
+        except KeyboardInterrupt:  # a Ctrl-C while it waits: the file, if no one holds it, goes
             with uninterrupted():
                 if _held_now(descriptor):
                     _removed_while_held(path, descriptor)
                 else:
                     os.close(descriptor)
+            raise
+        except BaseException:  # refused (not the user's own regular file): left as it is
+            os.close(descriptor)
             raise
         if named is not None and (named.st_dev, named.st_ino) == (opened.st_dev, opened.st_ino):
             return descriptor
@@ -115,7 +118,7 @@ def _removed_while_held(path: Path, descriptor: int) -> None:
         named = os.stat(path, follow_symlinks=False)
         if (named.st_dev, named.st_ino) == (opened.st_dev, opened.st_ino):
             os.unlink(path)
-    except FileNotFoundError:
+    except OSError:
         pass  # removed by hand meanwhile: nothing left to clean
     finally:
         os.close(descriptor)

@@ -1,8 +1,9 @@
 """Cleanup a signal cannot cut in half: removing a scratch folder, putting a written file in place.
 
-A handler that raises (Python's for SIGINT, the ones the demo and the pytest plugin set for SIGTERM and
-SIGHUP) raises wherever the main thread is: inside `shutil.rmtree` it leaves half a folder, between a
-temporary file's link and its rename a stray file; a signal's default action ends the process there.
+A handler that raises (Python's for SIGINT, the ones the command line and the pytest plugin set for
+SIGTERM, SIGHUP and SIGQUIT) raises wherever the main thread is: inside `shutil.rmtree` it leaves half
+a folder, between a temporary file's link and its rename a stray file; a signal's default action ends
+the process there.
 Inside `uninterrupted()` those signals are noted instead, and acted on as the block ends: each noted one
 goes to the handler it would have gone to (a loop's handler has its wakeup byte already), or, where
 that was the default action, is raised again. The process still stops, with nothing left behind.
