@@ -7,9 +7,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from proxy.errors import JournalError
 from proxy.store.cassette_reader.loading import Loaded as Loaded
 from proxy.store.cassette_reader.loading import load_cassette, read_cassette_file
-from proxy.store.journal import is_locked, journal_path
+from proxy.store.journal import is_locked, journal_path, read_journal
 
 
 def leftover_journal(cassette: Path) -> Path | None:
@@ -19,6 +20,16 @@ def leftover_journal(cassette: Path) -> Path | None:
     if not journal.exists() or is_locked(journal):
         return None
     return journal
+
+
+def holds_nothing(journal: Path) -> bool:
+    """Whether a leftover journal has no exchange in it (a run stopped as it started, before it recorded
+    anything): nothing to fold in or to lose, so a new recording may start over it (its writer empties
+    the file first). One that cannot be read is not judged empty."""
+    try:
+        return not read_journal(journal).exchanges
+    except JournalError:
+        return False
 
 
 def load_committed(path: Path, leftover_note: Callable[[Path], str]) -> Loaded:

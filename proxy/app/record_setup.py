@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from proxy.app.command_inputs import ExtraRedaction, RuleChoice
-from proxy.app.committed import leftover_journal
+from proxy.app.committed import holds_nothing, leftover_journal
 from proxy.app.contract_inputs import project_contract
 from proxy.app.recording import (
     DEFAULT_MODE,
@@ -166,6 +166,6 @@ def plan(mode: RecordMode, cassette: Path) -> Plan:
     if mode == "none" or (mode == "once" and cassette.exists()):
         return ReplayOnly()
     journal = leftover_journal(cassette)
-    if journal is not None:
+    if journal is not None and not holds_nothing(journal):
         return LeftOver(journal)
     return RecordIt()
