@@ -45,10 +45,11 @@ def stops_as_ctrl_c() -> None:
 
 
 def _as_ctrl_c(number: int, frame: FrameType | None) -> None:
-    handler = signal.getsignal(signal.SIGINT)
-    if not callable(handler):  # Ctrl-C ignored or left to the system: the run still stops
+    """A SIGINT raised here reaches whatever takes Ctrl-C at this moment, a server's loop included
+    (calling the Python handler in force would miss a loop's, which acts on the signal's wakeup byte)."""
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:  # Ctrl-C ignored: the run still stops
         raise KeyboardInterrupt
-    handler(signal.SIGINT, frame)
+    signal.raise_signal(signal.SIGINT)
 
 
 def _said(line: str) -> None:

@@ -70,11 +70,14 @@ def shown_url(host: str, port: int) -> str:
 def run_served(work: Coroutine[Any, Any, T]) -> T:
     """Run a serving coroutine to its end on uvloop where it is installed (about twice asyncio's speed)."""
     try:
-        import uvloop
-    except ImportError:
-        return asyncio.run(work)
-    with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
-        return runner.run(work)
+        try:
+            import uvloop
+        except ImportError:
+            return asyncio.run(work)
+        with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
+            return runner.run(work)
+    finally:
+        work.close()  # stopped before it began (a signal as the loop was made): closed, not a warning at exit
 
 
 async def serve_until_stopped(app: Servable, host: str, port: int, on_ready: Callable[[str], None]) -> None:
