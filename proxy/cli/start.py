@@ -35,6 +35,24 @@ def run() -> int:
     except KeyboardInterrupt:  # before the command's own handling (imports), or past it
         _said("commerce-proxy: interrupted")
         return INTERRUPTED
+    except Exception as error:
+        # Python turns a KeyboardInterrupt raised inside `__set_name__` (a dataclass field, as a module
+        # is imported) into a RuntimeError caused by it: still a Ctrl-C.
+        if not _caused_by_interrupt(error):
+            raise
+        _said("commerce-proxy: interrupted")
+        return INTERRUPTED
+
+
+def _caused_by_interrupt(error: BaseException) -> bool:
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        if isinstance(current, KeyboardInterrupt):
+            return True
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return False
 
 
 def stops_as_ctrl_c() -> None:
