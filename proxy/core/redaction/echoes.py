@@ -37,6 +37,7 @@ from proxy.core.redaction.policy import (
     json_text,
     may_name,
     named_parts,
+    names_in_json_text,
     secret_names,
     text_as_body_value,
     text_secret_spans,
@@ -147,8 +148,7 @@ def json_search(body: Body, policy: RedactionPolicy, named: bool | None = None) 
     text = json_text(body)
     if "\\" in text:
         return JSONSearch(named_key(), _strings(body.value))
-    lowered = text.lower()
-    if not ascii_names(names) or any(name in lowered for name in names):
+    if not ascii_names(names) or names_in_json_text(body, policy)[1]:
         return JSONSearch(named_key(), text.split('"')[1::2])
     found: dict[int, str] = {}  # by where each string starts: one holding two marks is searched once
     for mark in ESCAPE_MARKS:

@@ -128,10 +128,14 @@ def json_text(body: Body) -> str:
 
 
 @functools.lru_cache(maxsize=16)
-def _quoted_names(policy: RedactionPolicy) -> tuple[str, ...]:
-    """Each key the policy redacts (a key or the last part of a path), lower case, quoted as in JSON."""
+def _quoted_names(policy: RedactionPolicy) -> tuple[tuple[str, str | None], ...]:
+    """Each key the policy redacts (a key or the last part of a path), lower case, quoted as in JSON;
+    beside it the name itself when it stands unescaped inside the quotes and is one of `secret_names`
+    (so a text without the name cannot hold the quoted key), else None."""
     names = policy.json_keys | {path[-1].lower() for path in policy.json_paths if path}
-    return tuple(f'"{json.dumps(name, ensure_ascii=False)[1:-1]}"' for name in sorted(names))
+    quoted = ((name, f'"{json.dumps(name, ensure_ascii=False)[1:-1]}"') for name in sorted(names))
+    searched = secret_names(policy)
+    return tuple((key, name if key == f'"{name}"' and name in searched else None) for name, key in quoted)
 
 
 def may_name(body: Body, policy: RedactionPolicy) -> bool:
@@ -139,8 +143,26 @@ def may_name(body: Body, policy: RedactionPolicy) -> bool:
     names = _quoted_names(policy)
     if body.kind != "json" or not names or not isinstance(body.value, dict | list):
         return False
-    text = json_text(body).lower()
-    return any(name in text for name in names)
+    lowered, present = names_in_json_text(body, policy)
+    return any(key in lowered for key, name in names if name is None or name in present)
+
+
+# (body, policy, its JSON text lowered, the `secret_names` in that): `may_name` and then `json_search`
+# ask it of the same body in a row, and on a large body the lowering and the searches were most of
+# redaction's cost. One entry, replaced whole, so threads sharing it see a whole one or another.
+_LAST_SEARCHED: tuple[object, object, str, frozenset[str]] = (None, None, "", frozenset())
+
+
+def names_in_json_text(body: Body, policy: RedactionPolicy) -> tuple[str, frozenset[str]]:
+    """A JSON body's `json_text` in lower case, and which of `secret_names(policy)` stand in it."""
+    global _LAST_SEARCHED
+    last = _LAST_SEARCHED
+    if last[0] is body and last[1] is policy:
+        return last[2], last[3]
+    lowered = json_text(body).lower()
+    present = frozenset(name for name in secret_names(policy) if name in lowered)
+    _LAST_SEARCHED = (body, policy, lowered, present)
+    return lowered, present
 
 
 def named_parts(parts: list[str], names: frozenset[str]) -> Iterator[tuple[int, str, str]]:
@@ -263,6 +285,7 @@ def _lenient(text: str) -> str:
     return view.text if view is not None else text
 
 
+@functools.lru_cache(maxsize=16)
 @functools.lru_cache(maxsize=16)
 def secret_names(policy: RedactionPolicy) -> frozenset[str]:
     """Every name whose value the policy redacts in a body or a query, lower case."""

@@ -164,3 +164,40 @@ def test_an_entity_counts_where_a_key_may_hold_it() -> None:
         assert text_secret_spans(text, DEFAULT) == expected, text
         found += bool(expected)
     assert found > 300
+
+
+# Keys a policy may name that JSON must escape, or that are not ASCII, beside plain ones.
+ESCAPED = RedactionPolicy().extended(json_paths=['a.we"ird', "b.back\\slash", "c.Ünï", "d.tab\tkey"])
+KEYED = ("access_token", 'we"ird', "back\\slash", "Ünï", "ünï", "tab\tkey", "Password", "name")
+
+
+def _may_name_by_its_definition(body: Body, policy: RedactionPolicy) -> bool:
+    """A JSON body's lowered text holds a redacted key quoted as JSON writes it."""
+    if body.kind != "json" or not isinstance(body.value, dict | list):
+        return False
+    names = policy.json_keys | {path[-1].lower() for path in policy.json_paths if path}
+    text = echoes.json_text(body).lower()
+    return any(f'"{json.dumps(name, ensure_ascii=False)[1:-1]}"' in text for name in names)
+
+
+def test_may_name_is_its_definition_whatever_body_and_policy_were_asked_before() -> None:
+    """`may_name` and `json_search` share one lowering and search of the last body asked about: drawn
+    bodies, asked about in drawn order under drawn policies (the same body again, under another
+    policy, or another body), answer as the whole search of each does."""
+    chance = random.Random(42)
+    policies = (DEFAULT, ODD, SPACED, ESCAPED)
+    bodies: list[Body] = []
+    named = 0
+    for _ in range(3000):
+        if not bodies or chance.random() < 0.4:
+            document = {chance.choice(KEYED): _document(chance) for _ in range(chance.randrange(1, 4))}
+            text = json.dumps(document, ensure_ascii=chance.random() < 0.3, indent=chance.choice((None, 2)))
+            bodies.append(body_from_bytes(text.encode(), (("Content-Type", "application/json"),)))
+        body = chance.choice(bodies[-3:])
+        policy = chance.choice(policies)
+        expected = _may_name_by_its_definition(body, policy)
+        assert may_name(body, policy) == expected, (body, policy)
+        search = echoes.json_search(body, policy)
+        assert search.may_name == expected, (body, policy)
+        named += expected
+    assert 500 < named < 2500  # both answers drawn often
