@@ -2,7 +2,7 @@
 and `python -m proxy` both start here).
 
 Every way a run can be ended from outside ends it the same way, from its first instant: SIGTERM (a job
-cancelled), SIGHUP (a terminal closed) and SIGQUIT go to the SIGINT handler in force, so they do what
+cancelled), SIGHUP (a terminal closed) and SIGQUIT are raised again as SIGINT, so they do what
 Ctrl-C does at that moment (under `asyncio.run`, cancel the command's task; a server's loop takes them
 itself, `server/serving.py`), and a Ctrl-C that comes while the tool is still importing its modules
 is the same one line and exit 130 as one later, never a traceback. Standard streams a caller closed

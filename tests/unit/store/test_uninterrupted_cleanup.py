@@ -53,9 +53,9 @@ def own_handlers() -> Iterator[None]:
         signal.signal(number, handler)
 
 
-def _signal_inside(monkeypatch: pytest.MonkeyPatch, call: str, number: int) -> None:
-    """The first `os.<call>` raises `number` to this process before it does its work."""
-    real = getattr(os, call)
+def _raising_once(real: Callable[..., Any], number: int) -> tuple[Callable[..., Any], list[int]]:
+    """`real`, whose first call raises `number` to this process before it does its work; and the list
+    of the signals it raised."""
     fired: list[int] = []
 
     def wrapped(*arguments: Any, **options: Any) -> Any:
@@ -64,7 +64,12 @@ def _signal_inside(monkeypatch: pytest.MonkeyPatch, call: str, number: int) -> N
             signal.raise_signal(number)
         return real(*arguments, **options)
 
-    monkeypatch.setattr(os, call, wrapped)
+    return wrapped, fired
+
+
+def _signal_inside(monkeypatch: pytest.MonkeyPatch, call: str, number: int) -> None:
+    """The first `os.<call>` raises `number` to this process before it does its work."""
+    monkeypatch.setattr(os, call, _raising_once(getattr(os, call), number)[0])
 
 
 def _scratch_removed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, number: int) -> Callable[[], list[str]]:
@@ -209,15 +214,7 @@ def test_a_signal_while_a_lock_is_taken_or_let_go_leaves_no_lock_file(
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     signal.signal(number, signal.default_int_handler)
     owner = {"os": os, "fcntl": fcntl}[module]
-    real = getattr(owner, call)
-    fired: list[int] = []
-
-    def wrapped(*arguments: Any, **options: Any) -> Any:
-        if not fired:
-            fired.append(number)
-            signal.raise_signal(number)
-        return real(*arguments, **options)
-
+    wrapped, fired = _raising_once(getattr(owner, call), number)
     letting_go = call == "unlink"
     with pytest.raises(KeyboardInterrupt):
         if not letting_go:
