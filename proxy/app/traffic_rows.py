@@ -43,6 +43,12 @@ def row_identity(row: dict[str, Any], stored: dict[str, Any]) -> str:
     )
 
 
+def shown_identity(row: dict[str, Any], stored: dict[str, Any]) -> str:
+    """What a page names the exchange it shows by, beside its id (which is a position, and moves): its
+    `row_identity` and its cassette, since two cassettes may hold the same exchange."""
+    return f"{row_identity(row, stored)} in {row.get('cassette')}"
+
+
 def _identity(
     method: str, target: str, status: int | None, time: str | None, request: Any, response: Any
 ) -> str:
@@ -154,6 +160,7 @@ def detail_document(row: dict[str, Any], stored: dict[str, Any]) -> dict[str, An
             "body": body_document(response["body"], response["headers"]),
         },
         "findings": stored["findings"],
+        "identity": shown_identity(row, stored),
     }
 
 

@@ -21,7 +21,7 @@ from typing import Any
 from proxy.app import ui_actions
 from proxy.app.cassette_edits import MOVED, Moved
 from proxy.app.command_inputs import RuleChoice
-from proxy.app.traffic_rows import finding_document, row_identity
+from proxy.app.traffic_rows import finding_document, row_identity, shown_identity
 from proxy.app.traffic_sources import sent_to, sources_of
 from proxy.app.traffic_view import TrafficView, offline_state, offline_view
 from proxy.app.verify_results import read_verify_report, verify_diff_document
@@ -82,6 +82,9 @@ class ActionSetting:
     tiering: Tiering | None = None  # the specs the server was started with, which tier a cassette diff
 
 
+NAMING = ("cassette", "method", "path", "status", "time")  # what tells a row's exchange from another's
+
+
 class UiActions:
     """The actions over one view."""
 
@@ -89,6 +92,10 @@ class UiActions:
         self.view = view
         self.setting = setting
         self.stopping = False  # set by the server's stop; a long action checks it as it goes
+        # Ids that name another exchange than when the view first gave them out: an id is a position, so
+        # a delete (from this view or from outside) moves every one after it. An action on one of them
+        # must say which exchange it means (`identity`), or it could change one the user never saw.
+        self._moved: set[int] = set()
 
     def check_going(self) -> None:
         """Refuse to go on once the server stops (an export of 100,000 exchanges takes seconds)."""
@@ -185,18 +192,25 @@ class UiActions:
             raise Conflict(str(error).splitlines()[0]) from None
         return {"path": str(result.path), "added": result.added, "total": result.total}
 
-    def delete(self, number: int) -> dict[str, Any]:
-        """`cassette delete` of the exchange's cassette, re-checked; the view re-indexed."""
-        path, index, seen = self._editable(number)
+    def delete(self, number: int, identity: str | None = None) -> dict[str, Any]:
+        """`cassette delete` of the exchange's cassette, re-checked; the view re-indexed. `identity`:
+        the detail document's, of the exchange the caller means (see `_editable`)."""
+        path, index, seen = self._editable(number, identity)
         rules = self.setting.rules
         return self._edited(path, lambda: ui_actions.delete_exchange(path, index, rules=rules, expected=seen))
 
     def edit(
-        self, number: int, field_name: str, value: JSONValue, unset: bool = False, typed: bool = True
+        self,
+        number: int,
+        field_name: str,
+        value: JSONValue,
+        unset: bool = False,
+        typed: bool = True,
+        identity: str | None = None,
     ) -> dict[str, Any]:
         """`cassette set` (or `unset`) on the exchange, re-checked; the view re-indexed. `typed`: as
-        `ui_actions.edit_exchange`'s."""
-        path, index, seen = self._editable(number)
+        `ui_actions.edit_exchange`'s; `identity`: as `delete`'s."""
+        path, index, seen = self._editable(number, identity)
         return self._edited(
             path,
             lambda: ui_actions.edit_exchange(
@@ -209,6 +223,7 @@ class UiActions:
                 rules=self.setting.rules,
                 expected=seen,
             ),
+            kept=number,
         )
 
     async def resend(self, number: int) -> dict[str, Any]:
@@ -253,10 +268,11 @@ class UiActions:
             raise WrongMode(f"the view's files are compared offline only (this is {self._mode})")
         return _sources(self.view.sources)
 
-    def _editable(self, number: int) -> tuple[Path, int, str]:
+    def _editable(self, number: int, identity: str | None) -> tuple[Path, int, str]:
         """The cassette file and index of an exchange an edit may change (offline, from a cassette), and
         its identity as indexed; a view whose files changed since it was indexed is indexed again and
-        the action refused (the id may name another exchange now)."""
+        the action refused (the id may name another exchange now). So is an action whose `identity`
+        is not the exchange's now, or that gives none for an id that has named another exchange."""
         if self.setting.mode != "offline":
             raise WrongMode(
                 f"exchanges are edited offline only (`commerce-proxy ui CASSETTE`); this is {self._mode}"
@@ -265,6 +281,12 @@ class UiActions:
             self._reindex()
             raise Conflict(MOVED)
         row, stored = self._stored(number)
+        stale = identity != shown_identity(row, stored) if identity is not None else number in self._moved
+        if stale:
+            raise Conflict(
+                f"exchange {number} is not the exchange meant: the view changed since it was shown; "
+                "reload (or give the detail document's identity)"
+            )
         kinds = {str(s.path): s.kind for s in _sources(self.view.sources)}
         name, index = row.get("cassette"), row.get("index")
         kind = kinds.get(str(name))
@@ -272,12 +294,30 @@ class UiActions:
             raise Conflict(f"exchange {number} is from a {kind or 'source'} file: edit the cassette instead")
         return Path(str(name)), int(index), row_identity(row, stored)
 
-    def _reindex(self) -> None:
+    def _reindex(self, kept: int | None = None) -> None:
+        """Index the view's files again; every id that now names another exchange is `_moved` (`kept`:
+        the id of the exchange an edit changed, still the same exchange)."""
         if self.setting.in_force is not None:
+            before = self._named()
             rebuilt = offline_view([Path(name) for name in self.view.sources], self.setting.in_force)
             self.view.replace_with(rebuilt)
+            after = self._named()
+            moved = {number for number, named in before.items() if after.get(number) != named}
+            self._moved |= moved - {kept}
 
-    def _edited(self, path: Path, run: Callable[[], ui_actions.Edited]) -> dict[str, Any]:
+    def _named(self) -> dict[int, tuple[Any, ...]]:
+        """What each id of the view names: its cassette, request line, status and recording time."""
+        named: dict[int, tuple[Any, ...]] = {}
+        cursor = 0
+        while (batch := self.view.changes(cursor)) is not None and batch["exchanges"]:
+            for row in batch["exchanges"]:
+                named[row["id"]] = tuple(row.get(key) for key in NAMING)
+            cursor = batch["cursor"]
+        return named
+
+    def _edited(
+        self, path: Path, run: Callable[[], ui_actions.Edited], kept: int | None = None
+    ) -> dict[str, Any]:
         before = self._findings_of(str(path))
         try:
             edited = run()
@@ -288,7 +328,7 @@ class UiActions:
             raise
         except UsageError as error:
             raise Conflict(str(error).splitlines()[0]) from None
-        self._reindex()
+        self._reindex(kept)
         remaining = Counter(_key(doc) for doc in self._findings_of(str(path)))
         removed = []
         for doc in before:  # each finding the cassette showed and shows no more, as often as it went

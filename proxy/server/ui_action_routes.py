@@ -129,14 +129,18 @@ class ActionRoutes:
                 raise UsageError('expected {"exchange": ID, "rule": RULE}: "exchange" is not an id')
             return _json(200, actions.accept(exchange, rule))
         assert number is not None
+        identity = body.get("identity")
+        if identity is not None and not isinstance(identity, str):
+            raise UsageError("\"identity\" is the exchange's detail document's identity (text)")
         if name == "delete":
-            return _json(200, actions.delete(number))
+            return _json(200, actions.delete(number, identity))
         if name == "edit":
             field, unset = body.get("field"), body.get("unset", False)
             if not isinstance(field, str) or not field or not isinstance(unset, bool):
                 raise UsageError('expected {"field": F, "value": V} or {"field": F, "unset": true}')
             typed = "text" not in body
-            return _json(200, actions.edit(number, field, _edit_value(field, body, unset), unset, typed))
+            value = _edit_value(field, body, unset)
+            return _json(200, actions.edit(number, field, value, unset, typed, identity))
         raise NotFound(f"/_proxy/ui/api/{name}: no such action")
 
     async def _resend(self, number: int) -> Reply:
@@ -218,9 +222,9 @@ def _edit_value(field: str, body: dict[str, Any], unset: bool) -> JSONValue:
 # The members each POST's body takes: any other is a 400 (a typo must not read as left out).
 BODY_MEMBERS = {
     "baseline": {"exchange", "rule"},
-    "delete": set(),
+    "delete": {"identity"},
     "resend": set(),
-    "edit": {"field", "value", "text", "string", "unset"},
+    "edit": {"field", "value", "text", "string", "unset", "identity"},
 }
 
 

@@ -34,7 +34,7 @@ export class Actions {
       bar.append(button("diff with previous of endpoint", "act-diff-previous", () => this.previous(doc)));
     }
     if (this.mode === "offline" && doc.cassette) {
-      bar.append(button("delete", "act-delete", () => this.remove(doc.id)), this.editForm(doc.id));
+      bar.append(button("delete", "act-delete", () => this.remove(doc)), this.editForm(doc));
     }
     if (this.mode === "record" || this.mode === "spy") {
       bar.append(button("resend", "act-resend", () => this.resend(doc.id)));
@@ -108,13 +108,14 @@ export class Actions {
     this.say(`${rule} accepted into ${done.path}: ${done.added} added, ${done.total} in the baseline`);
   }
 
-  async remove(id) {
-    const done = await api.deleteExchange(id);
+  async remove(doc) {
+    const done = await api.deleteExchange(doc.id, doc.identity);
     await this.changed(null);
     this.edited(done);
   }
 
-  editForm(id) {
+  editForm(doc) {
+    const id = doc.id;
     const field = el("input", { name: "field", size: "14", placeholder: "resp.json.PATH", class: "edit-field" });
     const value = el("input", { name: "value", size: "14", placeholder: "value", class: "edit-value" });
     const unset = el("input", { type: "checkbox", name: "unset", class: "edit-unset" });
@@ -125,7 +126,7 @@ export class Actions {
       const name = field.value.trim();
       if (!name) return;
       this.run(async () => {
-        const done = await api.editExchange(id, name, value.value, unset.checked);
+        const done = await api.editExchange(id, doc.identity, name, value.value, unset.checked);
         await this.changed(id);
         this.edited(done);
       });

@@ -99,10 +99,11 @@ export const sources = () => mustGet("sources");
 export const cassetteDiff = (a, b, all = false) =>
   mustGet("cassette-diff", [["a", a], ["b", b], ...(all ? [["all", "1"]] : [])]);
 export const acceptFinding = (id, rule) => postJson("baseline", { exchange: id, rule });
-export const deleteExchange = (id) => postJson(`${one(id)}/delete`, {});
+// An action names the exchange shown by its identity too: its id may name another one since.
+export const deleteExchange = (id, identity) => postJson(`${one(id)}/delete`, { identity });
 // The value goes as typed (`text`): the server reads it as `cassette set` does, numbers as spelled.
-export const editExchange = (id, field, text, unset = false) =>
-  postJson(`${one(id)}/edit`, unset ? { field, unset: true } : { field, text });
+export const editExchange = (id, identity, field, text, unset = false) =>
+  postJson(`${one(id)}/edit`, unset ? { field, unset: true, identity } : { field, text, identity });
 export const resend = (id) => postJson(`${one(id)}/resend`, {});
 export const exportUrl = (filterPairs, format) => apiUrl("export", [...filterPairs, ["format", format]]);
 

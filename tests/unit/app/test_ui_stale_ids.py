@@ -8,6 +8,7 @@ indexed ("raced": the file changed after the view looked), and refuses with 409 
 from __future__ import annotations
 
 import os
+import random
 import re
 import shutil
 from collections.abc import Callable
@@ -18,8 +19,9 @@ import pytest
 
 from proxy.app import cassette_edits
 from proxy.app.project_rules import project_rules
+from proxy.app.traffic_rows import indexed_identity
 from proxy.app.traffic_view import offline_state, offline_view
-from proxy.app.ui_action_cases import ActionSetting, Conflict, UiActions
+from proxy.app.ui_action_cases import ActionSetting, Conflict, NotFound, UiActions
 from proxy.core.cassette.document import Cassette
 from proxy.store.cassette_reader.loading import read_cassette_file
 from proxy.store.saving import save_cassette
@@ -101,3 +103,69 @@ def test_an_unchanged_cassette_is_edited_at_the_exchange_chosen(tmp_path: Path) 
     notes = [dict(exchange.response.headers).get("X-Note") for exchange in read_cassette_file(path).exchanges]
     assert notes[CHOSEN] == "chosen" and notes.count("chosen") == 1
     view.close()
+
+
+def _identities(path: Path) -> list[str]:
+    return [f"{indexed_identity(exchange)} in {path}" for exchange in read_cassette_file(path).exchanges]
+
+
+def test_an_action_from_a_page_shown_before_the_views_own_actions_changes_only_the_exchange_shown(
+    tmp_path: Path,
+) -> None:
+    """Pages opened at the start (stale tabs) act in drawn order, each on a drawn exchange, giving the
+    identity its detail document showed or none: the view's own deletes move the ids after them
+    (across cassettes too). Every action that went through changed the exchange its page showed and
+    nothing else; every action whose id names another exchange by then was refused, files unchanged
+    (and so was one giving an identity an edit has changed since)."""
+    chance = random.Random(43)
+    done = refused = 0
+    for round_number in range(12):
+        folder = tmp_path / str(round_number)
+        folder.mkdir()
+        paths = [folder / "a.yaml", folder / "b.yaml"]
+        for path in paths:
+            shutil.copyfile(WALK, path)
+        in_force = project_rules(folder)
+        view = offline_view(paths, in_force, cache=False)
+        actions = UiActions(view, ActionSetting("offline", in_force, policy=in_force.project.redaction))
+        shown = {number: view.exchange(number) for number in range(1, view.cursor + 1)}
+        current = {document["identity"]: document["identity"] for document in shown.values() if document}
+        for step in range(5):
+            number = chance.choice(sorted(shown))
+            document = shown[number]
+            assert document is not None
+            identity = document["identity"] if chance.random() < 0.5 else None
+            before = {path: _identities(path) for path in paths}
+            now = view.exchange(number)
+            meant = now is not None and now["identity"] == current[document["identity"]]
+            kind = "delete" if chance.random() < 0.6 else "edit"
+            try:
+                if kind == "delete":
+                    actions.delete(number, identity)
+                else:
+                    actions.edit(number, "resp.header.X-Note", f"step {step}", identity=identity)
+            except (Conflict, NotFound):  # 409, or 404 for an id past the end now
+                refused += 1
+                assert {path: _identities(path) for path in paths} == before
+                assert not meant or (now is not None and identity not in (None, now["identity"]))
+                continue
+            done += 1
+            assert meant, (number, identity)  # went through: the id still named the exchange shown
+            after = {path: _identities(path) for path in paths}
+            changed = [path for path in paths if after[path] != before[path]]
+            assert len(changed) == 1
+            old, new = before[changed[0]], after[changed[0]]
+            at = next(i for i in range(len(old)) if i >= len(new) or old[i] != new[i])
+            assert old[at] == current[document["identity"]]  # the first difference: the exchange shown
+            if kind == "delete":
+                assert new == old[:at] + old[at + 1 :]
+                shown.pop(number)
+            else:
+                assert len(new) == len(old) and new[:at] + new[at + 1 :] == old[:at] + old[at + 1 :]
+                edited = view.exchange(number)
+                assert edited is not None
+                current = {
+                    key: edited["identity"] if value == old[at] else value for key, value in current.items()
+                }
+        view.close()
+    assert done > 15 and refused > 10  # both drawn often
