@@ -16,7 +16,7 @@ from proxy.core.model.domain import admitted
 from proxy.core.model.exchange import Exchange
 from proxy.errors import CommerceProxyError
 from proxy.store import clock
-from proxy.store.cassette_folders import cassette_files
+from proxy.store.cassette_folders import cassette_files, once_each
 from proxy.store.cassette_reader.loading import read_cassette_file
 from proxy.store.cassette_reader.streaming import stream_cassette
 from proxy.store.journal import JOURNAL_SUFFIX, journal_path, read_journal
@@ -115,4 +115,4 @@ def sources_of(paths: Sequence[Path]) -> list[Source]:
             raise CommerceProxyError(f"{given}: no such file or folder")
         else:
             found.append(Source(given, "cassette"))
-    return found
+    return once_each(found, lambda source: source.path)

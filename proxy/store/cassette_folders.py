@@ -4,12 +4,16 @@ config, nor the baseline or rule files it names)."""
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 from proxy.errors import CommerceProxyError, RuleFileError
 from proxy.store.cassette_names import CASSETTE_SUFFIXES
 from proxy.store.journal import JOURNAL_SUFFIX
 from proxy.store.rule_files import CONFIG_FILE, config_baseline, config_rule_folder, find_config
+
+T = TypeVar("T")
 
 
 def cassette_files(path: Path) -> list[Path]:
@@ -67,4 +71,24 @@ def cassette_paths(paths: list[Path]) -> list[Path]:
         if not files:
             raise CommerceProxyError(f"{given}: no cassettes (*.yaml) in this folder")
         found.extend(files)
-    return found
+    return once_each(found, lambda path: path)
+
+
+def once_each(items: list[T], path_of: Callable[[T], Path]) -> list[T]:
+    """The items with each file (`path_of` an item) once, as first named: `check shop.yaml ./shop.yaml`,
+    a folder and a file in it, or a link beside the file it names would read its exchanges twice
+    (counts doubled, a UI cassette filter naming neither copy). A file is told by its device and inode,
+    a missing one by its absolute path."""
+    seen: set[object] = set()
+    kept: list[T] = []
+    for item in items:
+        path = path_of(item)
+        try:
+            state = path.stat()
+            key: object = (state.st_dev, state.st_ino)
+        except OSError:
+            key = os.path.abspath(path)
+        if key not in seen:
+            seen.add(key)
+            kept.append(item)
+    return kept
