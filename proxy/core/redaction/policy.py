@@ -48,11 +48,37 @@ def credential_header(name: str, named: frozenset[str]) -> bool:
     return name in named or CREDENTIAL_HEADER.search(name) is not None
 
 
-# Form fields of POST /oauth/access_token (and any other form) that carry credentials.
-DEFAULT_FORM_FIELDS = frozenset({"client_secret", "password", "refresh_token"})
-# Token fields of the /oauth/access_token answer, wherever they appear in a JSON body.
-DEFAULT_JSON_KEYS = frozenset({"access_token", "refresh_token", "client_secret", "password"})
-DEFAULT_QUERY = frozenset({"access_token", "api_key", "apikey", "client_secret"})
+# Names whose value is a credential wherever a value is named: a form field (POST /oauth/access_token
+# and any other form), a JSON key in any body (the token answer's, a customer token's `token`), a query
+# parameter. One list for the three: a secret does not stop being one as it moves from a form to a URL.
+SECRET_VALUE_NAMES = frozenset(
+    {
+        "access_token",
+        "refresh_token",
+        "id_token",
+        "client_secret",
+        "password",
+        "api_key",
+        "apikey",
+        "token",
+        "secret",
+        "secret_key",
+    }
+)
+DEFAULT_FORM_FIELDS = SECRET_VALUE_NAMES
+DEFAULT_JSON_KEYS = SECRET_VALUE_NAMES
+DEFAULT_QUERY = SECRET_VALUE_NAMES
+# A structured parameter name holds its parts between brackets or after dots (`api_key[]`,
+# `user[password]`, `auth.token`): one part that is a redacted name names a secret.
+NAME_PARTS = re.compile(r"[\[\].]+")
+
+
+def is_secret_name(name: str, names: frozenset[str]) -> bool:
+    """Whether a decoded, lower-cased parameter, field or key name is one of `names`, or a structured
+    name with one of them as a part (`api_key[]`, `api_key[0]`, `user[password]`, `auth.token`)."""
+    if name in names:
+        return True
+    return ("[" in name or "." in name) and any(part in names for part in NAME_PARTS.split(name))
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,7 +198,7 @@ def named_parts(parts: list[str], names: frozenset[str]) -> Iterator[tuple[int, 
         if not sep:
             continue
         decoded = unquote_plus(key) if "%" in key or "+" in key else key
-        if decoded.lower() in names:
+        if is_secret_name(decoded.lower(), names):
             yield position, key, raw
 
 
@@ -218,15 +244,19 @@ def named_spans(text: str, names: frozenset[str]) -> list[tuple[int, int]]:
     if ":" in text:
         for match in MEMBER.finditer(text):
             group = next(name for name in ("double", "single", "bare") if match.group(name) is not None)
-            if match.group(group) not in ("", "null") and _decoded_name(match.group("key")) in names:
+            if match.group(group) not in ("", "null") and is_secret_name(
+                _decoded_name(match.group("key")), names
+            ):
                 spans.append(match.span(group))
     if "=" in text or "%3" in text:
         for match in PAIR.finditer(text):
-            if match.group("value") and _decoded_name(match.group("key")) in names:
+            if match.group("value") and is_secret_name(_decoded_name(match.group("key")), names):
                 spans.append(match.span("value"))
     if "name" in text.lower():
         for match in MULTIPART_PART.finditer(text):
-            if match.group("value") and _part_names(match.group("line")) & names:
+            if match.group("value") and any(
+                is_secret_name(n, names) for n in _part_names(match.group("line"))
+            ):
                 spans.append(match.span("value"))
     return sorted(set(spans))
 
@@ -238,7 +268,9 @@ MEMBER = re.compile(
     r"""(?:"(?P<double>(?:[^"\\]|\\.)*)"|'(?P<single>(?:[^'\\]|\\.)*)'|(?P<bare>[-+.\w]+))"""
 )
 # `name=value` in a query, a form or a URL anywhere (a Location, a link in JSON); `=` may be `%3D`.
-PAIR = re.compile(r"(?:^|(?<=[&?;\s\"'/#]))(?P<key>[\w.~%+\-]{1,100})(?:=|%3[dD])(?P<value>[^&\s\"'<>#;]*)")
+PAIR = re.compile(
+    r"(?:^|(?<=[&?;\s\"'/#]))(?P<key>[\w.~%+\-\[\]]{1,100})(?:=|%3[dD])(?P<value>[^&\s\"'<>#;]*)"
+)
 # A multipart part: a header line naming the field, more header lines, a blank line, the value.
 MULTIPART_PART = re.compile(
     r"(?P<line>[^\r\n]*\bname\*?\s*=[^\r\n]*)\r?\n(?:[^\r\n]+\r?\n)*\r?\n(?P<value>.*?)(?=\r?\n--)",
