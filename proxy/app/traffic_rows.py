@@ -114,11 +114,26 @@ def searched_texts(exchange: Exchange) -> tuple[str, str]:
 
 
 def _searched(stored: list[Any], headers: Headers) -> str:
-    """A body's text as the text filter searches it: a body in another charset as its text."""
+    """A body's text as the text filter searches it, as the page shows it: a body in another charset as
+    its text, JSON with its escapes undone (`\\u00e9` is searched as the `é` the page shows)."""
     in_charset = kept_in_charset(stored, headers)
     if in_charset is not None:
-        return in_charset[0].text
-    return str(stored[1]) if stored[0] in ("json", "text") else ""
+        text = in_charset[0].text
+        return _unescaped(text) if is_json_type(header_value(_pairs(headers), "Content-Type")) else text
+    if stored[0] == "json":
+        return _unescaped(str(stored[1]))
+    return str(stored[1]) if stored[0] == "text" else ""
+
+
+def _unescaped(text: str) -> str:
+    """JSON text with its `\\u` escapes written as the characters they stand for (compact, as
+    `dump_json` writes it); as it is when it holds none (most bodies) or is not JSON after all."""
+    if "\\u" not in text:
+        return text
+    try:
+        return dump_json(loads_exact(text)).decode("utf-8", "surrogatepass")
+    except ValueError:
+        return text
 
 
 def _decoded(kept: dict[str, Any], body: Body) -> dict[str, Any]:

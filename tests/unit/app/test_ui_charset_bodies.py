@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import codecs
 import itertools
+import json
 
 import pytest
 
@@ -15,7 +16,7 @@ from proxy.core.model.bodies import body_from_bytes, body_to_bytes
 from proxy.core.model.exchange import Exchange, Request, Response
 from proxy.core.ui.query import Query
 from proxy.store.traffic_index import temporary_index
-from tests.charsets import CHARSETS, Charset
+from tests.charsets import CHARSETS, WIDE_WORD, Charset
 
 MEDIA = ("application/json", "application/x-www-form-urlencoded", "text/plain")
 ASCII = "plain words"  # UTF-16 or UTF-32 of ASCII without a mark is also UTF-8: kept as text
@@ -88,3 +89,55 @@ def test_a_binary_body_that_no_charset_reads_is_still_shown_as_binary() -> None:
             assert shown["kind"] == "binary" and shown["hex"] == raw.hex() and "charset" not in shown
         finally:
             index.close()
+
+
+UTF8 = Charset("utf-8", "utf-8", b"", WIDE_WORD)
+
+
+def _note(charset: Charset) -> dict[str, str]:
+    return {"note": charset.word, "emoji": "smile 😀 ok", "quote": 'say "hi" \\ there'}
+
+
+def _writes(charset: Charset, escaped: bool) -> bool:
+    """Whether the charset can write the document (a one-byte charset writes it only escaped)."""
+    try:
+        charset.encode(json.dumps(_note(charset), ensure_ascii=escaped))
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+WRITTEN = [(c, e) for c in (UTF8, *CHARSETS) for e in (True, False) if _writes(c, e)]
+
+
+@pytest.mark.parametrize(
+    ("charset", "escaped"),
+    WRITTEN,
+    ids=[f"{c.declared}-{c.codec}-{len(c.bom)}-{'escaped' if e else 'raw'}" for c, e in WRITTEN],
+)
+def test_the_text_filter_finds_in_json_what_the_page_shows(charset: Charset, escaped: bool) -> None:
+    """JSON written with `\\u` escapes (or not), in every charset: the page shows the characters, and
+    the text filter finds each word of them as shown (a searched text is the shown one, unescaped)."""
+    document = _note(charset)
+    raw = charset.encode(json.dumps(document, ensure_ascii=escaped))
+    content_type = "application/json" + (f"; charset={charset.declared}" if charset.declared else "")
+    headers = (("Content-Type", content_type),)
+    exchange = Exchange(
+        Request("GET", "/v2/notes"),
+        Response(200, headers, body_from_bytes(raw, headers)),
+        "2026-11-22T03:11:09Z",
+    )
+    index = temporary_index()
+    try:
+        index.add([entry_of(exchange, [], cassette=None, index=None, endpoint=None)])
+        found = index.exchange(1)
+        assert found is not None
+        shown = detail_document(*found)["response"]["body"]["text"]
+        for value in document.values():
+            written = json.dumps(value, ensure_ascii=False)[1:-1]  # as the page shows it: `\"` stays
+            assert written in shown
+            for word in written.split():
+                if len(word) >= 3:
+                    assert index.window(Query(text=word), 0, 10)[0] == 1, (word, shown)
+    finally:
+        index.close()
