@@ -84,9 +84,11 @@ class EntryMaker:
     """The checker's side: each exchange's entry, as the proxy's `LiveIndexer` would make it."""
 
     def __init__(self, in_force: RulesInForce, payload: bytes) -> None:
+        from proxy.app.project_rules import shown_baseline
         from proxy.app.traffic_view import Endpoints
 
         self._endpoints = Endpoints(in_force.ruleset)
+        self._accepted = shown_baseline(in_force)
         self._cassette = orjson.loads(payload.removeprefix(ENTRIES))["cassette"]
 
     def answer(
@@ -113,6 +115,6 @@ class EntryMaker:
                 ),
             )
         row, packed, rules, _, _ = prepared(
-            _entry(shown, findings, None, self._endpoints, self._cassette, sequence)
+            _entry(shown, findings, None, self._endpoints, self._cassette, sequence, accepted=self._accepted)
         )
         return answer[:-1] + b"," + orjson.dumps([row, rules]) + b"]\0" + packed

@@ -23,12 +23,14 @@ from collections.abc import Callable, Sequence
 from typing import Protocol
 
 from proxy.app.checker_entries import CheckerEntry
+from proxy.app.project_rules import shown_baseline
 from proxy.app.traffic_rows import searched_texts
-from proxy.app.traffic_view import BackgroundAdds, Endpoints, TrafficView, _entry, rules_of
+from proxy.app.traffic_view import NO_BASELINE, BackgroundAdds, Endpoints, TrafficView, _entry, rules_of
 from proxy.core.model.domain import exchange_problem
 from proxy.core.model.exchange import Exchange
 from proxy.core.redaction.book import KNOWN
 from proxy.core.redaction.policy import RedactionPolicy
+from proxy.core.rules.config import Baseline
 from proxy.core.rules.engine import Checked, Listener
 from proxy.core.rules.findings import Finding
 from proxy.errors import CommerceProxyError
@@ -73,9 +75,11 @@ class LiveIndexer:
         policy: RedactionPolicy | None,
         cassette: str | None,
         loop: asyncio.AbstractEventLoop | None = None,
+        accepted: Baseline = NO_BASELINE,
     ) -> None:
         self.view = view
         self._endpoints = endpoints
+        self._accepted = accepted  # the findings `check` would not report: left out of the rows
         self._policy = policy
         self._cassette = cassette  # what a checked exchange's row names as its cassette
         self._pending: list[Pending] = []
@@ -156,6 +160,7 @@ class LiveIndexer:
                         None if redact else self._cassette,
                         number,
                         answered,
+                        accepted=self._accepted,
                     )
                 )
                 for exchange, findings, number, answered, redact, _, entry in made
@@ -274,7 +279,8 @@ def live_view(
     view.cassettes = [cassette] if cassette else []
     view.rules = rules_of(in_force)
     redaction = policy or in_force.project.redaction
-    indexer = LiveIndexer(view, Endpoints(in_force.ruleset), redaction, cassette, loop)
+    accepted = shown_baseline(in_force)
+    indexer = LiveIndexer(view, Endpoints(in_force.ruleset), redaction, cassette, loop, accepted)
     view.indexer = indexer
     if live is not None:
         live.follow(indexer.checked)

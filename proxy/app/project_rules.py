@@ -18,6 +18,13 @@ def project_rules(root: Path, config: Path | None = None) -> RulesInForce:
     return load_project_rules(config, None, root)
 
 
+def shown_baseline(in_force: RulesInForce) -> Baseline:
+    """The findings the UI leaves out, as `check` reports them (counted, not reported): the config's
+    `baseline`; none when it names none or the file is not written yet (the UI's accept makes it)."""
+    path = in_force.project.resolve(in_force.project.config.baseline)
+    return load_baseline(path) if path is not None and path.exists() else Baseline()
+
+
 def accepted_baseline(in_force: RulesInForce, named: Path | None = None) -> Baseline:
     """The findings accepted: those of the baseline file named, else of the config's `baseline`, else
     none. A missing or broken file is a one-line error naming it."""

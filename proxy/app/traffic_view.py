@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from proxy.app.project_rules import shown_baseline
 from proxy.app.traffic_rows import detail_document, entry_of
 from proxy.app.traffic_sources import sources_of
 from proxy.app.two_core_index import index_stream
@@ -26,6 +27,7 @@ from proxy.core.model.exchange import Exchange
 from proxy.core.redaction.book import KNOWN
 from proxy.core.redaction.policy import RedactionPolicy
 from proxy.core.redaction.redact import redact_exchange
+from proxy.core.rules.config import Baseline
 from proxy.core.rules.engine import Checker
 from proxy.core.rules.findings import Finding
 from proxy.core.rules.ruleset import RuleSet
@@ -45,6 +47,7 @@ from proxy.version import __version__
 __all__ = ["Answered", "TrafficView", "offline_view"]
 
 LIMIT_MOST = 500  # rows in one window or one batch of changes
+NO_BASELINE = Baseline()
 # Exchanges from which an offline view with `text_later` shows its rows before its bodies' text is
 # searchable (`store/traffic_text.py`); below, the text is indexed first (a few seconds at most).
 TEXT_LATER_FROM = 50_000
@@ -273,7 +276,8 @@ def offline_view(
     names = [str(source.path) for source in sources]
     identity = [file for source in sources for file in source.identity()]
     state = file_states(identity)  # taken before reading: a change while indexing is seen next time
-    where = cache_entry(identity, _salt(in_force)) if cache else None
+    accepted = shown_baseline(in_force)
+    where = cache_entry(identity, _salt(in_force, accepted)) if cache else None
     cached = open_cached(where) if where is not None else None
     if cached is not None:
         return _offline(cached, names, state, in_force)
@@ -298,7 +302,7 @@ def offline_view(
                 # is most of the cost of naming one whose path holds an id).
                 verdict = checker.verdict
                 named = endpoints if verdict is None else lambda method, path: verdict.group
-                return _entry(shown, findings, None, named, name, number)
+                return _entry(shown, findings, None, named, name, number, accepted=accepted)
 
             # A large cached cassette is indexed on two cores, as `check` checks it.
             path = source.path if source.kind == "cassette" else None
@@ -393,10 +397,14 @@ def _entry(
     cassette: str | None,
     number: int | None,
     answered: Answered | None = None,
+    accepted: Baseline = NO_BASELINE,
 ) -> Entry:
-    """One exchange redacted (when a policy is given: it was not yet) as the index keeps it."""
+    """One exchange redacted (when a policy is given: it was not yet) as the index keeps it, with the
+    findings `check` would report of it (none the project's baseline accepts)."""
     shown = redact_exchange(exchange, policy) if policy is not None else exchange
     request = shown.request
+    if accepted.keys:
+        findings = [finding for finding in findings if not accepted.accepts(finding)]
     return entry_of(
         shown,
         scrubbed(findings),
@@ -412,8 +420,10 @@ def rules_of(in_force: RulesInForce) -> frozenset[str]:
     return frozenset(rule.id for rule in in_force.ruleset.rules) | frozenset(CONTRACT_RULE_IDS)
 
 
-def _salt(in_force: RulesInForce) -> str:
-    """What an offline index depends on besides its sources: this version, the rules and the config."""
+def _salt(in_force: RulesInForce, accepted: Baseline) -> str:
+    """What an offline index depends on besides its sources: this version, the rules, the config and
+    the findings its baseline accepts."""
     rules = [(rule.id, rule.severity, rule.check, repr(rule.params)) for rule in in_force.ruleset.rules]
-    text = repr((__version__, rules, repr(in_force.project.config), repr(in_force.project.redaction)))
+    config = (repr(in_force.project.config), repr(in_force.project.redaction), sorted(accepted.keys))
+    text = repr((__version__, rules, *config))
     return hashlib.sha256(text.encode()).hexdigest()

@@ -177,7 +177,8 @@ class UiActions:
     # changes
 
     def accept(self, number: int, rule: str) -> dict[str, Any]:
-        """The exchange's findings of `rule` accepted into the project's baseline."""
+        """The exchange's findings of `rule` accepted into the project's baseline (offline, the view is
+        indexed again without them)."""
         row, stored = self._stored(number)
         found = [doc for doc in stored["findings"] if doc["rule"] == rule]
         if not found:
@@ -190,6 +191,8 @@ class UiActions:
             result = ui_actions.accept_into_baseline(self.setting.in_force, keys)
         except UsageError as error:
             raise Conflict(str(error).splitlines()[0]) from None
+        if self.setting.mode == "offline":
+            self._reindex()  # the findings it accepts leave the view, as `check` leaves them out
         return {"path": str(result.path), "added": result.added, "total": result.total}
 
     def delete(self, number: int, identity: str | None = None) -> dict[str, Any]:

@@ -105,6 +105,7 @@ export class Actions {
 
   async accept(id, rule) {
     const done = await api.acceptFinding(id, rule);
+    if (this.mode === "offline") await this.changed(id); // indexed again without what it accepted
     this.say(`${rule} accepted into ${done.path}: ${done.added} added, ${done.total} in the baseline`);
   }
 

@@ -181,8 +181,11 @@ async def test_baseline_accept_keeps_the_file_and_counts(serve: Serve, folder: P
     accepted = json.loads(body)
     assert accepted["added"] >= 1 and accepted["total"] == accepted["added"]
     assert Path(accepted["path"]) == folder / "accepted.json" and (folder / "accepted.json").exists()
+    written = (folder / "accepted.json").read_bytes()
+    shown = view.exchange(rows[0]["id"])["findings"]  # type: ignore[index]
+    assert rule not in [finding["rule"] for finding in shown]  # accepted: no longer listed, as in `check`
     status, _, body = await call(url, "POST", "baseline", {"exchange": rows[0]["id"], "rule": rule})
-    assert json.loads(body)["added"] == 0
+    assert status == 404 and (folder / "accepted.json").read_bytes() == written
     status, _, body = await call(url, "POST", "baseline", {"exchange": 1, "rule": "no.such.rule"})
     assert status == 404
     (folder / "commerce-proxy.yaml").write_text("{}\n")
