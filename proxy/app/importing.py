@@ -6,7 +6,7 @@ so its adapter only parses and prints."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -121,9 +121,11 @@ def export_har(asked: ExportRequest) -> int:
     return len(read.exchanges)
 
 
-def har_text(cassette: Cassette) -> str:
-    """The HAR file `export-har` writes for the cassette (the UI's export gives the same bytes)."""
+def har_text(cassette: Cassette, origins: Sequence[str | None] = ()) -> str:
+    """The HAR file `export-har` writes for the cassette (the UI's export gives the same bytes);
+    `origins`: each exchange's own upstream, when they were sent to several."""
     from proxy.core.interchange.har import cassette_to_har
     from proxy.version import __version__
 
-    return json.dumps(cassette_to_har(cassette, __version__), indent=2, ensure_ascii=False) + "\n"
+    document = cassette_to_har(cassette, __version__, origins)
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"

@@ -162,16 +162,16 @@ class UiActions:
                 f"{total} exchanges match: an export takes at most {EXPORT_MOST}; narrow the filter"
             )
         exchanges: list[Exchange] = []
-        upstreams: set[str | None] = set()
+        origins: list[str | None] = []  # where each was sent, as curl names it
         for offset in range(0, total, PAGE):
             self.check_going()
             for row in self.view.window(query, offset, PAGE, wait=True)["exchanges"]:
                 exchanges.append(self._exchange(int(row["id"]))[1])
-                upstreams.add(self._sent_to(row))
-        upstream = upstreams.pop() if len(upstreams) == 1 else None
+                origins.append(self._sent_to(row))
+        upstream = origins[0] if len(set(origins)) == 1 else None
         policy = self.setting.in_force.project.redaction if self.setting.in_force else None
         self.check_going()
-        data = ui_actions.export_document(exchanges, kind, upstream, policy=policy)
+        data = ui_actions.export_document(exchanges, kind, upstream, policy=policy, origins=origins)
         return data, f"commerce-proxy-export.{'har' if kind == 'har' else 'yaml'}"
 
     # changes

@@ -85,14 +85,16 @@ def export_document(
     upstream: str | None,
     *,
     policy: RedactionPolicy | None = None,
+    origins: Sequence[str | None] = (),
 ) -> bytes:
     """The exchanges as the file `export-har` (kind "har") or a cassette save ("cassette") writes for
     them, redacted with `policy` (the project's; the default names when None) and every secret the
-    process knows, as a save is."""
+    process knows, as a save is. A HAR names each exchange's own upstream (`origins`), a cassette
+    has one."""
     if kind not in EXPORT_KINDS:
         raise UsageError(f"export: unknown kind {kind!r}; expected one of {', '.join(EXPORT_KINDS)}")
     cassette = scrubbed(redacted(Cassette(tuple(exchanges), upstream), policy or RedactionPolicy()))
-    text = har_text(cassette) if kind == "har" else dump_cassette(cassette)
+    text = har_text(cassette, origins) if kind == "har" else dump_cassette(cassette)
     return text.encode("utf-8")
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import base64
 import binascii
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from http import HTTPStatus
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
@@ -27,15 +27,23 @@ EXTRA = "_commerce_proxy"  # HAR allows custom fields that start with an undersc
 NO_TIME = "1970-01-01T00:00:00.000Z"
 
 
-def cassette_to_har(cassette: Cassette, creator_version: str) -> dict[str, Any]:
-    """The cassette as a HAR 1.2 log; URLs are the upstream plus each request's path and query."""
-    base = (cassette.upstream or "http://127.0.0.1").rstrip("/")
+def cassette_to_har(
+    cassette: Cassette, creator_version: str, origins: Sequence[str | None] = ()
+) -> dict[str, Any]:
+    """The cassette as a HAR 1.2 log; URLs are the upstream plus each request's path and query. An
+    export of exchanges sent to several upstreams gives each one's own (`origins`, one an exchange;
+    None: the cassette's upstream)."""
+    default = cassette.upstream or "http://127.0.0.1"
+    bases = [(origin or default).rstrip("/") for origin in origins] or [default.rstrip("/")]
     return {
         "log": {
             "version": HAR_VERSION,
             "creator": {"name": "commerce-proxy", "version": creator_version},
             "pages": [],
-            "entries": [_entry(exchange, base) for exchange in cassette.exchanges],
+            "entries": [
+                _entry(exchange, bases[position] if position < len(bases) else bases[0])
+                for position, exchange in enumerate(cassette.exchanges)
+            ],
             EXTRA: {"upstream": cassette.upstream},
         }
     }
