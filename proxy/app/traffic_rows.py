@@ -171,6 +171,7 @@ def detail_document(row: dict[str, Any], stored: dict[str, Any]) -> dict[str, An
         },
         "response": {
             "status": response["status"],
+            "reason": response.get("reason"),
             "headers": response["headers"],
             "body": body_document(response["body"], response["headers"]),
         },

@@ -12,7 +12,7 @@ export function showExchange(pane, doc, { openExchange, close, hrefFor, actions 
   const more = actions ? (finding) => actions.findingButtons(doc, finding) : () => null;
   pane.append(closer, title, ...(actions ? actions.bar(doc) : []), facts(doc),
     findings(doc.findings || [], openExchange, hrefFor, more),
-    part("Request", null, doc.request), part("Response", doc.response?.status, doc.response));
+    part("Request", null, doc.request), part("Response", statusLine(doc.response), doc.response));
   pane.scrollTop = 0;
 }
 
@@ -73,6 +73,12 @@ function findings(items, openExchange, hrefFor, more) {
     section.append(item);
   }
   return section;
+}
+
+// The status and the reason phrase as recorded ("200 OK"; a reason may be anything: set as text).
+function statusLine(response) {
+  if (!response) return null;
+  return response.reason ? `${response.status} ${response.reason}` : response.status;
 }
 
 function part(name, status, side) {

@@ -60,6 +60,7 @@ def detail(
     request_body: dict[str, Any] | None = None,
     response_body: dict[str, Any] | None = None,
     answered: dict[str, Any] | None = None,
+    reason: str | None = "OK",
 ) -> Detail:
     response = response_body or body(json.dumps({"items": [], "page": number}, indent=2))
     return {
@@ -81,6 +82,7 @@ def detail(
         },
         "response": {
             "status": status,
+            "reason": reason,
             "headers": response_headers or [["Content-Type", "application/json"]],
             "body": response,
         },

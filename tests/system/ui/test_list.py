@@ -95,6 +95,7 @@ def hostile_exchanges() -> list[dict[str, Any]]:
                 )
             ],
             answered={"by": "recording", "recording": script, "detail": image},
+            reason=script,
         ),
         detail(2, path=f"/v2/{script}", method="POST", findings=[finding("etag.strong", "warning", link)]),
     ]
@@ -121,6 +122,7 @@ def test_recorded_markup_shows_as_text_and_runs_nothing(
         assert probe in shown
     assert f"the name {image} is not allowed" in shown
     assert f'{{"name": "{script}"}}' in shown
+    assert pane.locator("section.part h3").nth(1).inner_text() == f"Response: 200 {script}"  # the reason
     # Nothing recorded became an element or a link, and nothing ran or was blocked from running.
     assert page.evaluate("document.querySelectorAll('#main script, #main img, #main iframe').length") == 0
     hrefs = page.evaluate("[...document.querySelectorAll('a[href]')].map((a) => a.getAttribute('href'))")
