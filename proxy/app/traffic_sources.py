@@ -55,6 +55,17 @@ class Source:
         return [self.path] + ([beside] if beside is not None and beside.exists() else [])
 
 
+def journaled(cassette: Path, index: int) -> bool:
+    """Whether a cassette's exchange at `index`, as a view lists it, is one of its journal's (a reader
+    of the cassette folds in the journal beside it): past the exchanges the file holds."""
+    if not journal_path(cassette).exists():
+        return False
+    try:
+        return index >= len(read_cassette_file(cassette).exchanges)
+    except CommerceProxyError:
+        return False  # the edit reads the file again and says what is wrong with it
+
+
 def sent_to(name: str, number: int | None) -> str | None:
     """Where the exchange numbered `number` of the source `name` was sent (the base its request's path
     and query go below): a cassette's recorded upstream (its journal's when it names none), a journal's,

@@ -22,7 +22,7 @@ from proxy.app import ui_actions
 from proxy.app.cassette_edits import MOVED, Moved
 from proxy.app.command_inputs import RuleChoice
 from proxy.app.traffic_rows import finding_document, row_identity, shown_identity
-from proxy.app.traffic_sources import sent_to, sources_of
+from proxy.app.traffic_sources import journaled, sent_to, sources_of
 from proxy.app.traffic_view import TrafficView, offline_state, offline_view
 from proxy.app.verify_results import read_verify_report, verify_diff_document
 from proxy.core.cassette.cache_line import exchange_of_entry
@@ -295,7 +295,13 @@ class UiActions:
         kind = kinds.get(str(name))
         if kind != "cassette" or index is None:
             raise Conflict(f"exchange {number} is from a {kind or 'source'} file: edit the cassette instead")
-        return Path(str(name)), int(index), row_identity(row, stored)
+        path = Path(str(name))
+        if journaled(path, int(index)):
+            raise Conflict(
+                f"exchange {number} is in {path.name}'s journal, not yet in the cassette (a recording is "
+                "going on, or stopped before it saved): edit it once the recording has saved it"
+            )
+        return path, int(index), row_identity(row, stored)
 
     def _reindex(self, kept: int | None = None) -> None:
         """Index the view's files again; every id that now names another exchange is `_moved` (`kept`:

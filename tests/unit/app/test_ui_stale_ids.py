@@ -169,3 +169,33 @@ def test_an_action_from_a_page_shown_before_the_views_own_actions_changes_only_t
                 }
         view.close()
     assert done > 15 and refused > 10  # both drawn often
+
+
+def test_an_exchange_the_journal_holds_is_refused_as_one_the_cassette_does_not(tmp_path: Path) -> None:
+    """A recording goes on into the cassette: the view lists its journal's exchanges after the file's.
+    A delete or edit of any of those is a 409 saying so, the files untouched; one of the file's own
+    exchanges is edited as ever."""
+    from proxy.app.recording import RecordingSession, RecordSettings
+    from tests.unit.store.test_files import numbered
+
+    path = tmp_path / "shop.yaml"
+    shutil.copyfile(WALK, path)
+    held = len(read_cassette_file(path).exchanges)
+    session = RecordingSession(
+        RecordSettings(upstream="http://127.0.0.1:9", cassette=path, mode="new_episodes")
+    )
+    for exchange in numbered(3, start=held):
+        session.keep(exchange)
+    in_force = project_rules(tmp_path)
+    view = offline_view([path], in_force, cache=False)
+    actions = UiActions(view, ActionSetting("offline", in_force, policy=in_force.project.redaction))
+    assert view.cursor == held + 3
+    files = sorted(tmp_path.iterdir())
+    before = {file: file.read_bytes() for file in files}
+    for number in range(held + 1, held + 4):
+        for act in ACTIONS.values():
+            with pytest.raises(Conflict, match="journal, not yet in the cassette"):
+                act(actions, number)
+    assert {file: file.read_bytes() for file in sorted(tmp_path.iterdir())} == before
+    actions.edit(held, "resp.header.X-Note", "chosen")  # the file's last exchange: edited
+    view.close()
