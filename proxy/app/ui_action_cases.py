@@ -147,7 +147,7 @@ class UiActions:
                     others=others,
                 )
             except CommerceProxyError as error:
-                raise Conflict(str(error).splitlines()[0]) from None
+                raise Conflict(str(error)) from None
         return ui_actions.cassette_diff_document(
             Path(a), Path(b), in_force=self.setting.in_force, verbose=verbose, tiering=self.setting.tiering
         )
@@ -190,7 +190,7 @@ class UiActions:
         try:
             result = ui_actions.accept_into_baseline(self.setting.in_force, keys)
         except UsageError as error:
-            raise Conflict(str(error).splitlines()[0]) from None
+            raise Conflict(str(error)) from None
         if self.setting.mode == "offline":
             self._reindex()  # the findings it accepts leave the view, as `check` leaves them out
         return {"path": str(result.path), "added": result.added, "total": result.total}
@@ -336,7 +336,7 @@ class UiActions:
         except ui_actions.BadEdit:  # the field or value asked for: bad input (400), whatever the cassette
             raise
         except UsageError as error:
-            raise Conflict(str(error).splitlines()[0]) from None
+            raise Conflict(str(error)) from None
         self._reindex(kept)
         remaining = Counter(_key(doc) for doc in self._findings_of(str(path)))
         removed = []

@@ -160,7 +160,7 @@ def edit_exchange(
     try:
         return cassette_edits.change_field(request)
     except EditError as error:  # the field or the value asked for (unknown, not removable, refused)
-        raise BadEdit(str(error).splitlines()[0]) from None
+        raise BadEdit(str(error)) from None
 
 
 class BadEdit(UsageError):

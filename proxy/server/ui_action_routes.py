@@ -23,6 +23,7 @@ from proxy.core.model.exchange import JSONValue, Request, Response
 from proxy.core.model.hop_by_hop import end_to_end
 from proxy.core.model.json_text import parse_json
 from proxy.core.redaction.book import KNOWN
+from proxy.core.reports.escaping import visible
 from proxy.errors import CommerceProxyError, StillIndexing, UsageError
 from proxy.server.admin import UI_HEADERS
 from proxy.server.ui_parameters import ID_MOST, BadParameter, exchange_id, flag, given_once, only
@@ -178,7 +179,9 @@ def refused(error: Exception) -> Outgoing:
         status, title = 502, "Bad Gateway"
     elif not isinstance(error, UsageError) and status == 400:
         status, title = 409, "Conflict"  # a file the action could not read, lock or write
-    line = KNOWN.scrub(str(error).splitlines()[0] if str(error) else type(error).__name__)
+    # One line as the command line prints it (a value it quotes, say a field name holding a line break,
+    # cannot cut it short), the secrets the process knows scrubbed.
+    line = visible(KNOWN.scrub(str(error) or type(error).__name__))
     return _json(status, error_document(status, title, line))
 
 

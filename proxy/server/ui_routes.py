@@ -20,6 +20,7 @@ from urllib.parse import parse_qsl
 from proxy.core.model.access import UI_PATH, ours
 from proxy.core.model.bodies import dump_json, error_document
 from proxy.core.redaction.book import KNOWN
+from proxy.core.reports.escaping import visible
 from proxy.errors import StillIndexing, UsageError
 from proxy.server.admin import UI_HEADERS, Door, answer_ours
 from proxy.server.ui_assets import PAGE, Assets
@@ -219,8 +220,9 @@ async def _off_loop(answer: Callable[[], Reply]) -> Reply:
 
 
 def _refused(error: Exception) -> Reply:
-    """A bad parameter is a 400; a text filter before the text is all in a 503 (asked again later)."""
-    line = str(error).splitlines()[0]
+    """A bad parameter is a 400; a text filter before the text is all in a 503 (asked again later).
+    The message is one line as the command line prints it: a value it quotes cannot cut it short."""
+    line = visible(str(error))
     if isinstance(error, StillIndexing):
         return _json(503, error_document(503, "Service Unavailable", line))
     return _json(400, error_document(400, "Bad Request", line))

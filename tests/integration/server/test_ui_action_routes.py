@@ -323,3 +323,39 @@ async def test_every_action_but_resend_runs_off_the_servers_loop(
     status, _, answer = await call(url, method, route, body)
     assert (status, error_line(400, answer)) == (400, "probe: refused here")
     assert ran_on and threading.get_ident() not in ran_on
+
+
+BREAKS = ["\n", "\r", "\r\n", "\u2028", "\x1b[31m", "\t", "\x00"]
+
+
+async def test_a_refusal_quoting_a_value_with_a_line_break_keeps_the_whole_reason(
+    serve: Serve, folder: Path
+) -> None:
+    """Every route that quotes what it was given in its refusal (an edit's field and value, a rule, a
+    cassette, a filter), given a value holding a line break or another control character: the answer's
+    one line is the whole reason, the character shown escaped, as the command line prints it."""
+    url, _ = await serve()
+    before = (folder / "walk.yaml").read_bytes()
+    for mark in BREAKS:
+        asked = [  # (method, route, body, a word of the reason after the break)
+            ("POST", "exchanges/2/edit", {"field": f"resp.header.X-Bad{mark}Header", "value": "x"}, "Header"),
+            ("POST", "exchanges/2/edit", {"field": f"nosuch{mark}field", "value": "x"}, "field"),
+            ("POST", "baseline", {"exchange": 2, "rule": f"no.such{mark}rule"}, "rule"),
+            ("GET", f"exchanges?rule=no.such{mark}rule", None, "rule"),
+            ("GET", f"exchanges?cassette=nothing{mark}here", None, "here"),
+            ("GET", f"cassette-diff?a=nothing{mark}here&b=walk.yaml", None, "here"),
+        ]
+        for method, route, body, word in asked:
+            status, _, answer = await call(url, method, route.replace(mark, _percent(mark)), body)
+            assert 400 <= status < 500, (route, answer)
+            line = error_line(status, answer)
+            assert not any(char in line for char in "\r\u2028\x1b\x00"), (route, line)
+            # the reason after the break is kept (a NUL in a filter is refused without quoting it)
+            assert word in line or (mark == "\x00" and "NUL" in line), (route, mark, line)
+    assert (folder / "walk.yaml").read_bytes() == before
+
+
+def _percent(text: str) -> str:
+    from urllib.parse import quote
+
+    return quote(text, safe="")
