@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+from array import array
 from collections import Counter
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -95,7 +96,7 @@ class UiActions:
         # Ids that name another exchange than when the view first gave them out: an id is a position, so
         # a delete (from this view or from outside) moves every one after it. An action on one of them
         # must say which exchange it means (`identity`), or it could change one the user never saw.
-        self._moved: set[int] = set()
+        self._moved = bytearray()  # 1 at each such id: a byte an id, for a view of a million exchanges
 
     def check_going(self) -> None:
         """Refuse to go on once the server stops (an export of 100,000 exchanges takes seconds)."""
@@ -284,7 +285,8 @@ class UiActions:
             self._reindex()
             raise Conflict(MOVED)
         row, stored = self._stored(number)
-        stale = identity != shown_identity(row, stored) if identity is not None else number in self._moved
+        moved = number < len(self._moved) and self._moved[number] == 1
+        stale = identity != shown_identity(row, stored) if identity is not None else moved
         if stale:
             raise Conflict(
                 f"exchange {number} is not the exchange meant: the view changed since it was shown; "
@@ -311,16 +313,22 @@ class UiActions:
             rebuilt = offline_view([Path(name) for name in self.view.sources], self.setting.in_force)
             self.view.replace_with(rebuilt)
             after = self._named()
-            moved = {number for number, named in before.items() if after.get(number) != named}
-            self._moved |= moved - {kept}
+            if len(self._moved) < len(before):
+                self._moved.extend(bytes(len(before) - len(self._moved)))
+            for number in range(1, len(before)):
+                shown = before[number]  # 0: no exchange had this id, so none moved from it
+                if shown and number != kept and (number >= len(after) or after[number] != shown):
+                    self._moved[number] = 1
 
-    def _named(self) -> dict[int, tuple[Any, ...]]:
-        """What each id of the view names: its cassette, request line, status and recording time."""
-        named: dict[int, tuple[Any, ...]] = {}
+    def _named(self) -> array[int]:
+        """What each id of the view names (at its id; 0 for none), as a hash of its cassette, request
+        line, status and recording time: 8 bytes an exchange, however many the view holds."""
+        named = array("q", bytes(8 * (self.view.cursor + 1)))
         cursor = 0
         while (batch := self.view.changes(cursor)) is not None and batch["exchanges"]:
             for row in batch["exchanges"]:
-                named[row["id"]] = tuple(row.get(key) for key in NAMING)
+                if row["id"] < len(named):
+                    named[row["id"]] = hash(tuple(row.get(key) for key in NAMING)) or 1
             cursor = batch["cursor"]
         return named
 
