@@ -186,7 +186,13 @@ def names_in_json_text(body: Body, policy: RedactionPolicy) -> tuple[str, frozen
     if last[0] is body and last[1] is policy:
         return last[2], last[3]
     lowered = json_text(body).lower()
-    present = frozenset(name for name in secret_names(policy) if name in lowered)
+    present = frozenset(
+        name
+        for root, inside in name_roots(secret_names(policy))
+        if root in lowered
+        for name in inside
+        if name == root or name in lowered
+    )
     _LAST_SEARCHED = (body, policy, lowered, present)
     return lowered, present
 
@@ -230,7 +236,17 @@ def may_hold_name(text: str, names: frozenset[str]) -> bool:
     lowered = text.lower()
     if "&" in text and ("'" in text or '"' in text or "name" in lowered):
         return True
-    return any(name in lowered for name in names)
+    return any(root in lowered for root, _ in name_roots(names))
+
+
+@functools.lru_cache(maxsize=16)
+def name_roots(names: frozenset[str]) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """Each name no other name stands inside (`token` in `access_token`), with the names it stands
+    inside, itself included. Every name holds a root, so a text holds a name only if it holds a root:
+    one search a root, not a name (each is a pass over the whole text, most of the cost of a large
+    body's redaction: `token` and `secret` stand for seven of the ten default names)."""
+    roots = sorted(name for name in names if not any(other != name and other in name for other in names))
+    return tuple((root, tuple(sorted(name for name in names if root in name))) for root in roots)
 
 
 @functools.lru_cache(maxsize=16)

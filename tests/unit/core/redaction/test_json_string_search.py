@@ -201,3 +201,24 @@ def test_may_name_is_its_definition_whatever_body_and_policy_were_asked_before()
         assert search.may_name == expected, (body, policy)
         named += expected
     assert 500 < named < 2500  # both answers drawn often
+
+
+def test_the_names_a_text_holds_are_found_through_their_roots() -> None:
+    """`names_in_json_text` and `may_hold_name` search only the names no other name stands inside: over
+    drawn sets of names (some inside others) and drawn texts, they find exactly the names a search of
+    every one finds."""
+    from proxy.core.redaction.policy import may_hold_name, name_roots, names_in_json_text
+
+    chance = random.Random(46)
+    pieces = ("token", "access_", "id_", "secret", "_key", "api", "pass", "word", "x", "_")
+    for _ in range(400):
+        names = frozenset(
+            "".join(chance.sample(pieces, chance.randint(1, 3))) for _ in range(chance.randint(1, 6))
+        )
+        assert all(any(root in name for root, _ in name_roots(names)) for name in names)
+        policy = RedactionPolicy(json_keys=names, query=frozenset(), form_fields=frozenset())
+        text = json.dumps({"k": " ".join(chance.choice(pieces) + chance.choice(pieces) for _ in range(6))})
+        body = body_from_bytes(text.encode(), (("Content-Type", "application/json"),))
+        _, present = names_in_json_text(body, policy)
+        assert present == {name for name in secret_names(policy) if name in text.lower()}
+        assert may_hold_name(text, names) == any(name in text.lower() for name in names)
