@@ -12,7 +12,7 @@ import contextlib
 import json
 from dataclasses import replace
 from typing import NamedTuple
-from urllib.parse import unquote_plus
+from urllib.parse import unquote, unquote_plus
 
 from proxy.core.model.bodies import is_form_type, map_strings
 from proxy.core.model.exchange import (
@@ -35,6 +35,7 @@ from proxy.core.redaction.policy import (
     body_text,
     credential_header,
     json_text,
+    may_be_secret,
     may_name,
     named_parts,
     names_in_json_text,
@@ -100,13 +101,27 @@ def values_found(
         if body.kind in ("text", "base64"):
             for text in (body_text(body), *wide_texts(body)):
                 found.update(_spanned(text, policy))
-    urls = [request.path, *(value for _, value in (*request.headers, *response.headers))]
+    # Wherever a URL may stand: the path, the query (whose values may be URLs themselves:
+    # `redirect_uri=https%3A...%3Faccess_token%3D...`), each header (Location, Link, Refresh...).
+    urls = [request.path, request.query, *(value for _, value in (*request.headers, *response.headers))]
     found.update(value for text in urls for value in _spanned(text, policy))
     return frozenset(value for value in found if credential_like(value) and value != PLACEHOLDER)
 
 
 def _spanned(text: str, policy: RedactionPolicy) -> set[str]:
-    """The values `text_secret_spans` finds, as written and decoded (percent, JSON escapes)."""
+    """The values `text_secret_spans` finds, as written and decoded (percent, JSON escapes); in the text
+    percent-decoded too (twice at most), where a URL inside a value stands encoded."""
+    found = _spanned_once(text, policy)
+    for _ in range(2):
+        decoded = unquote(text) if "%" in text else text
+        if decoded == text:
+            break
+        found |= _spanned_once(decoded, policy)
+        text = decoded
+    return found
+
+
+def _spanned_once(text: str, policy: RedactionPolicy) -> set[str]:
     found: set[str] = set()
     for start, stop in text_secret_spans(text, policy):
         raw = text[start:stop]
@@ -219,7 +234,7 @@ def _collect_json_secrets(
     if isinstance(value, dict):
         for key, child in value.items():
             child_path = (*path, key)
-            if child is not None and (key.lower() in policy.json_keys or child_path in policy.json_paths):
+            if may_be_secret(child) and (key.lower() in policy.json_keys or child_path in policy.json_paths):
                 found.update(_leaves(child))  # redacted whole, whatever it is: each part is a secret
             else:
                 _collect_json_secrets(child, child_path, policy, found)

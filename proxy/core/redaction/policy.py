@@ -43,9 +43,23 @@ CREDENTIAL_HEADER = re.compile(
 )
 
 
+# Standard headers whose names hold a credential's word but whose values are flags a client acts on:
+# redacted, `Access-Control-Allow-Credentials: true` stops a browser client's replay from working.
+NOT_CREDENTIALS = frozenset({"access-control-allow-credentials"})
+
+
 def credential_header(name: str, named: frozenset[str]) -> bool:
     """Whether a header (lower-cased name) carries a credential: named by the policy, or by its words."""
-    return name in named or CREDENTIAL_HEADER.search(name) is not None
+    if name in named:
+        return True
+    return name not in NOT_CREDENTIALS and CREDENTIAL_HEADER.search(name) is not None
+
+
+def may_be_secret(value: object) -> bool:
+    """Whether a named JSON value can hold a secret: not null, a boolean or an empty string. Those are
+    kept as they are: a placeholder in their place would change what a client does with them (a
+    `false` that turns into a truthy string)."""
+    return value is not None and not isinstance(value, bool) and value != ""
 
 
 # Names whose value is a credential wherever a value is named: a form field (POST /oauth/access_token
@@ -201,7 +215,7 @@ def named_parts(parts: list[str], names: frozenset[str]) -> Iterator[tuple[int, 
     """(position, raw key, raw value) of each `key=value` part whose decoded key is named."""
     for position, part in enumerate(parts if names else ()):
         key, sep, raw = part.partition("=")
-        if not sep:
+        if not sep or not raw:  # `password=` names nothing to hide, and stays as sent
             continue
         decoded = unquote_plus(key) if "%" in key or "+" in key else key
         if is_secret_name(decoded.lower(), names):
@@ -260,14 +274,19 @@ def named_spans(text: str, names: frozenset[str]) -> list[tuple[int, int]]:
     if ":" in text:
         for match in MEMBER.finditer(text):
             group = next(name for name in ("double", "single", "bare") if match.group(name) is not None)
-            if match.group(group) not in ("", "null") and is_secret_name(
+            if match.group(group) not in ("", "null", "true", "false") and is_secret_name(
                 _decoded_name(match.group("key")), names
             ):
                 spans.append(match.span(group))
     if "=" in text or "%3" in text:
-        for match in PAIR.finditer(text):
-            if match.group("value") and is_secret_name(_decoded_name(match.group("key")), names):
-                spans.append(match.span("value"))
+        at = 0
+        while (pair := PAIR.search(text, at)) is not None:
+            group = "quoted" if pair.group("quoted") is not None else "value"
+            if pair.group(group) and is_secret_name(_decoded_name(pair.group("key")), names):
+                spans.append(pair.span(group))
+                at = pair.end()
+            else:  # its value is searched too: a URL there may name one (`url=/x?token=...`)
+                at = pair.start(group) if pair.group(group) else pair.end()
     if "name" in text.lower():
         for match in MULTIPART_PART.finditer(text):
             if match.group("value") and any(
@@ -283,9 +302,11 @@ MEMBER = re.compile(
     r"""(?P<key>"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|(?<![\w$])[A-Za-z_$][\w$]*)\s*:\s*"""
     r"""(?:"(?P<double>(?:[^"\\]|\\.)*)"|'(?P<single>(?:[^'\\]|\\.)*)'|(?P<bare>[-+.\w]+))"""
 )
-# `name=value` in a query, a form or a URL anywhere (a Location, a link in JSON); `=` may be `%3D`.
+# `name=value` in a query, a form or a URL anywhere (a Location, a link in JSON, a Refresh's `url=`); `=`
+# may be `%3D`; the value may be quoted (`token="..."` of an auth challenge's parameters).
 PAIR = re.compile(
-    r"(?:^|(?<=[&?;\s\"'/#]))(?P<key>[\w.~%+\-\[\]]{1,100})(?:=|%3[dD])(?P<value>[^&\s\"'<>#;]*)"
+    r"(?:^|(?<=[&?;,\s\"'/#]))(?P<key>[\w.~%+\-\[\]]{1,100})(?:=|%3[dD])"
+    r"(?:\"(?P<quoted>[^\"]*)\"|(?P<value>[^&\s\"'<>#;]*))"
 )
 # A multipart part: a header line naming the field, more header lines, a blank line, the value.
 MULTIPART_PART = re.compile(
