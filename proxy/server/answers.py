@@ -42,11 +42,15 @@ class AnswerCache:
             self._by_origin.move_to_end(origin)
         built = built_at.get(id(recording))
         if built is None:
-            built = built_at[id(recording)] = _build(recording.exchange.response, recording.upstream, origin)
+            exchange = recording.exchange
+            head = exchange.request.method == "HEAD"
+            built = built_at[id(recording)] = _build(exchange.response, recording.upstream, origin, head)
         return built
 
 
-def _build(response: Response, upstream: str | None, origin: str) -> Outgoing:
+def _build(response: Response, upstream: str | None, origin: str, head: bool = False) -> Outgoing:
+    """The recorded answer as it goes out. A HEAD answer keeps its recorded Content-Length: the length
+    of the GET's body it stands for (RFC 9110, 9.3.2), not of its own empty one."""
     fault = response_fault(response)
     if fault is not None:  # a cassette the loader refuses never gets here; nothing outside it goes out
         log.error("a recorded answer outside the cassette format is not sent: %s", fault)
@@ -65,7 +69,14 @@ def _build(response: Response, upstream: str | None, origin: str) -> Outgoing:
                 return Outgoing(
                     response.status, tuple(headers), dump_json(rewriter.json(body.value)), response.reason
                 )
-    return Outgoing(response.status, tuple(headers), body_to_bytes(body), response.reason)
+    length = _recorded_length(response) if head and body.kind == "empty" else None
+    return Outgoing(response.status, tuple(headers), body_to_bytes(body), response.reason, length=length)
+
+
+def _recorded_length(response: Response) -> int | None:
+    """The Content-Length a recorded answer gave, when it is one whole number (else None)."""
+    values = [value.strip() for name, value in response.headers if name.lower() == "content-length"]
+    return int(values[0]) if len(set(values)) == 1 and values[0].isdigit() else None
 
 
 def serve_answer(answer: Answer, cache: AnswerCache, origin: str) -> Outgoing:

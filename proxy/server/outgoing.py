@@ -40,19 +40,24 @@ class Outgoing:
     def head(self) -> bytes:
         """Status line and headers (with Content-Length), without the blank line that ends them."""
         if self._head is None:
-            reason = self.reason or reason_phrase(self.status)
-            lines = [f"HTTP/1.1 {self.status} {reason}"]
-            lines.extend(f"{name}: {value}" for name, value in self.headers if not framing(name))
-            if self.status not in NO_BODY_STATUSES:
-                lines.append(f"Content-Length: {self.length}")
-            self._head = "\r\n".join(lines).encode("latin-1", "replace")
+            self._head = self._head_saying(self.length)
         return self._head
+
+    def _head_saying(self, length: int) -> bytes:
+        reason = self.reason or reason_phrase(self.status)
+        lines = [f"HTTP/1.1 {self.status} {reason}"]
+        lines.extend(f"{name}: {value}" for name, value in self.headers if not framing(name))
+        if self.status not in NO_BODY_STATUSES:
+            lines.append(f"Content-Length: {length}")
+        return "\r\n".join(lines).encode("latin-1", "replace")
 
     def wire(self, head_only: bool, closing: bool, extra: bytes = b"") -> bytes:
         """The bytes to send: HEAD gets no body; a closing connection says so; `extra` header lines."""
         ending = b"\r\nConnection: close\r\n\r\n" if closing else b"\r\n\r\n"
         if head_only or self.status in NO_BODY_STATUSES:
             return self.head + extra + ending
+        if self.length != len(self.body):  # a HEAD answer's length, sent with a body: the body's
+            return self._head_saying(len(self.body)) + extra + ending + self.body
         return self.head + extra + ending + self.body
 
 

@@ -297,3 +297,28 @@ async def test_a_week_old_token_answer_is_not_expired_when_replayed(serve: Serve
     assert abs(parsedate_to_datetime(now_date).timestamp() - time.time()) < 60
     assert now_body.replace(str(document["expires"]).encode(), str(week_ago + 3600).encode()) == old_body
     assert json.loads(old_body)["expires"] == week_ago + 3600 and old_date == "Mon, 16 Nov 2026 09:00:00 GMT"
+
+
+@pytest.mark.parametrize(
+    ("recorded", "said"),
+    [("186", "186"), ("0", "0"), ("1000000", "1000000"), (None, "0"), ("abc", "0"), ("12, 13", "0")],
+)
+async def test_a_head_answer_keeps_the_length_it_was_recorded_with(
+    serve: Serve, recorded: str | None, said: str
+) -> None:
+    """A HEAD answer's Content-Length is the GET body's it stands for (RFC 9110): replayed as recorded
+    when it is one whole number; a GET of the same path still gets its own body and length, and the
+    connection stays usable after both (the framing is right)."""
+    head_headers = (("Content-Type", "application/json"),) + (
+        () if recorded is None else (("Content-Length", recorded),)
+    )
+    head = Exchange(Request("HEAD", "/v2/head"), Response(200, head_headers, Body("empty", None)))
+    get = make_exchange(make_request(path="/v2/head"), body=json_body({"a": 1}), headers=JSON_HEADERS)
+    url = await replay(serve, head, get)
+    async with aiohttp.ClientSession() as session:
+        for _ in range(2):  # one keep-alive connection, used again after each
+            async with session.head(f"{url}/v2/head") as answer:
+                assert answer.status == 200 and answer.headers["Content-Length"] == said
+            async with session.get(f"{url}/v2/head") as answer:
+                raw = await answer.read()
+                assert raw == b'{"a":1}' and answer.headers["Content-Length"] == str(len(raw))
