@@ -92,11 +92,20 @@ class RecordingSession:
         """`live` checks the exchanges; by default a LiveChecker in this process (when there are rules)."""
         self.settings = settings
         self._made: list[Path] = []  # folders made for the cassette: removed if it is never written
+        self.journal: JournalWriter | None = None
+        try:
+            self._start(settings, live)
+        except BaseException:  # refused (the cassette exists, `--mode once`...): nothing is left
+            if self.journal is not None:
+                self.journal.close(remove=True)
+            remove_made_folders(self._made)
+            raise
+
+    def _start(self, settings: RecordSettings, live: LiveChecking | None) -> None:
         self.base = prepare_base(settings, self._made)
         self.previous = _previous_recording(settings)
         self.origins = _added_at(settings, self.base)
         journal_mode: JournalMode = "append" if settings.mode == "new_episodes" else "replace"
-        self.journal: JournalWriter | None = None
         if settings.cassette is not None:
             upstream = self.origins.recorded or settings.upstream  # what the journal's exchanges are at
             self.journal = JournalWriter(journal_path(settings.cassette), journal_mode, upstream)
