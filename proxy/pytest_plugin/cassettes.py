@@ -5,6 +5,8 @@ marker naming none sets the options of the default cassette, as pytest-recording
 from __future__ import annotations
 
 import hashlib
+import os
+import posixpath
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -104,5 +106,15 @@ def cassettes_for(request: pytest.FixtureRequest, folder: Path, default_name: st
     except CommerceProxyError as error:  # a setting as the marker's keyword, or as the option it came from
         said = error.named(OPTION_SPELLINGS) if isinstance(error, SettingError) and marked is None else error
         fail(f"{where}: {said}")
-    paths = tuple(folder / Path(arg) for arg in args) or (folder / f"{default_name}.yaml",)
+    paths = tuple(folder / _inside(str(arg), where) for arg in args) or (folder / f"{default_name}.yaml",)
     return Cassettes(paths, bool(options.get("simulate")), match)
+
+
+def _inside(name: str, where: str) -> str:
+    """A marker's cassette path, relative to the cassette folder, as written: `sub/../a.yaml` is
+    `a.yaml` whether `sub/` exists or not (one name, one cassette, whatever was left on disk); a path
+    that leaves the folder (`../a.yaml`, an absolute one) is refused."""
+    normal = posixpath.normpath(name.replace(os.sep, "/"))
+    if posixpath.isabs(normal) or normal == ".." or normal.startswith("../"):
+        fail(f"{where}: {name!r}: a cassette path is relative to the cassette folder and stays in it")
+    return normal + ("/" if name.endswith(("/", os.sep)) and normal != "." else "")

@@ -63,3 +63,36 @@ def test_the_issue_examples_get_cassettes_of_their_own() -> None:
     assert len({on_disk(cassette_file_name(one)) for one in ids}) == len(ids)
     assert former_name("test_reads[a/b]") == former_name("test_reads[a:b]")  # what shared one before
     assert cassette_file_name("TestCatalog::test_reads[gold]") == "TestCatalog.test_reads[gold]"
+
+
+# A marker's cassette path, drawn from pieces: names, `.`, `..`, empty parts, a trailing slash.
+MARKER_PIECES = st.lists(
+    st.sampled_from(["shared.yaml", "sub", "deeper", ".", "..", ""]), min_size=1, max_size=6
+)
+
+
+@given(MARKER_PIECES, st.booleans(), st.booleans())
+@settings(max_examples=400, suppress_health_check=[HealthCheck.too_slow])
+def test_a_marker_path_is_one_name_inside_the_cassette_folder(
+    pieces: list[str], absolute: bool, folder: bool
+) -> None:
+    """Every spelling of a marker's cassette path names what its lexical form names inside the cassette
+    folder (`sub/../a.yaml` is `a.yaml` whether `sub/` exists or not), and one that leaves the folder,
+    or is absolute, is refused with one line."""
+    import posixpath
+
+    from proxy.pytest_plugin.cassettes import _inside
+
+    written = ("/" if absolute else "") + "/".join(pieces) + ("/" if folder else "")
+    if not written.strip("/"):
+        return  # no name at all: the marker refuses an empty path before this
+    expected = posixpath.normpath(written)
+    leaves = posixpath.isabs(written) or expected == ".." or expected.startswith("../")
+    try:
+        named = _inside(written, "@pytest.mark.commerce_cassette on t")
+    except pytest.fail.Exception as refusal:
+        assert leaves, written
+        assert "stays in it" in str(refusal) and "\n" not in str(refusal)
+        return
+    assert not leaves, written
+    assert named.rstrip("/") == expected and ".." not in named.split("/")
