@@ -14,7 +14,7 @@ from proxy.core.model.integers import integer_parameter
 from proxy.core.rules.checks.context import CheckContext, dig, record_value
 from proxy.core.rules.checks.registry import check, integer_parameters, observer
 from proxy.core.rules.checks.session import WalkState
-from proxy.core.rules.checks.timestamps import comparable, timestamp_key
+from proxy.core.rules.checks.timestamps import comparable
 from proxy.core.rules.endpoints import EndpointHit, routed_path
 from proxy.core.rules.findings import Violation
 
@@ -110,22 +110,29 @@ def walk_skips_shared_timestamps(context: CheckContext, params: Mapping[str, Any
             )
 
 
-@check("page_within_one_timestamp", needs=("sort",))
+@check("page_within_one_timestamp", needs=("sort",), judges="request")
 def page_within_one_timestamp(context: CheckContext, params: Mapping[str, Any]) -> Iterator[Violation]:
-    """Spec, Pagination rule 8: when a full page's first and last timestamps are identical, the walk
-    must still page further at that same value (with an offset), or it skips records."""
+    """Spec, Pagination rule 8 (caveats of the sort-and-filter approach): when a full page's first and
+    last timestamps are identical, the walk must still page further at that same value. Judged on the
+    walk's next step, so a sorted read that walks no further (the newest three) is no walk at all: a
+    step that filters `ge` that value again with no `page[offset]` gets the same page again."""
     attribute = _sort_attribute(context)
-    limit = dig(context.response_json, "meta", "page", "limit")
     if attribute not in TIMESTAMP_ATTRIBUTES:
         return
-    values = _sorted_values(context, attribute)
-    first = timestamp_key(values[0]) if values else None
-    if len(values) >= 2 and len(values) == limit and first is not None and first == timestamp_key(values[-1]):
-        yield Violation(
-            "data",
-            f"a next request at {attribute} {values[0]} with a page[offset]",
-            f"all {len(values)} records share {attribute} {values[0]}",
-        )
+    walk = context.session.walks.get((routed_path(context.exchange.request.path), attribute))
+    if walk is None or not walk.whole_page:
+        return
+    offset = requested_integer(context, "page[offset]")
+    if isinstance(offset, int) and offset > 0:
+        return
+    for operator, filtered, text in filter_terms(context.parameter("filter")):
+        if operator == "ge" and filtered == attribute and comparable(text) == walk.value:
+            yield Violation(
+                "query page[offset]",
+                f"past the {walk.sharing} records of exchange {walk.exchange}, which all share "
+                f"{attribute} {text} (a whole page)",
+                str(offset) if isinstance(offset, int) else "none",
+            )
 
 
 def _may_sort(method: str, path: str, hit: EndpointHit, query: str) -> bool:
@@ -143,5 +150,7 @@ def remember_walk(context: CheckContext) -> None:
     if not values or values[-1] is None:
         return
     sharing = sum(1 for value in values if value == values[-1])
+    limit = dig(context.response_json, "meta", "page", "limit")
+    whole = sharing == len(values) >= 2 and len(values) == limit
     key = (routed_path(context.exchange.request.path), attribute)
-    context.session.walks.put(key, WalkState(values[-1], sharing, context.index))
+    context.session.walks.put(key, WalkState(values[-1], sharing, context.index, whole))

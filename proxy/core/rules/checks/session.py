@@ -107,11 +107,13 @@ class EntryState:
 
 @dataclass(frozen=True, slots=True)
 class WalkState:
-    """The end of the last page of a sorted list: the last sort value and how many records shared it."""
+    """The end of the last page of a sorted list: the last sort value, how many records shared it, and
+    whether they were the whole of a full page (the next page must then page on at that value)."""
 
     value: Any
     sharing: int
     exchange: int
+    whole_page: bool = False
 
 
 @dataclass(frozen=True, slots=True)

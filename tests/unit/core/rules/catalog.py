@@ -65,6 +65,15 @@ def sorted_page(same_time: bool) -> Exchange:
     return list_read(query=query, body=body)
 
 
+def same_time_step(offset: int | None) -> Exchange:
+    """The walk's next step after `sorted_page(same_time=True)`: `ge` the shared value, at `offset`."""
+    shared = records(3, same_time=True)[0]["meta"]["timestamps"]["created_at"]
+    query = f"page[limit]=3&sort=created_at&filter=ge(created_at,{shared})"
+    query += f"&page[offset]={offset}" if offset is not None else ""
+    _, body = list_page(limit=3, offset=offset or 0, total=9, data=records(3, start=3))
+    return list_read(query=query, body=body)
+
+
 def recorded(at: str | None) -> Exchange:
     """The conformant page, recorded at this time."""
     return replace(list_read(), recorded_at=at)
@@ -393,8 +402,8 @@ FIXTURES: dict[str, tuple[list[Exchange], list[Exchange]]] = {
     ),
     "pagination.sort-filter.shared-timestamp-skipped": (sorted_walk("gt"), sorted_walk("ge")),
     "pagination.sort-filter.page-one-timestamp": (
-        [sorted_page(same_time=True)],
-        [sorted_page(same_time=False)],
+        [sorted_page(same_time=True), same_time_step(offset=None)],
+        [sorted_page(same_time=True), same_time_step(offset=3)],
     ),
     # --- authentication and coverage ---
     "auth.bearer.accepted-without": ([list_read(headers=())], [list_read()]),

@@ -221,3 +221,30 @@ def test_a_stated_default_page_length_is_the_one_expected(shipped_rules: RuleSet
 def test_a_default_page_length_that_is_no_page_length_is_refused(value: object) -> None:
     with pytest.raises(RuleFileError, match="default_page_length: expected a page length 1 to 100"):
         RuleConfig.parse({"default_page_length": value}, "pyproject.toml", ["x"])
+
+
+def _walk_steps() -> dict[str, tuple[list[Exchange], bool]]:
+    """Sequences around a full page within one timestamp, and whether the walk rule should fire."""
+    from tests.unit.core.rules.catalog import same_time_step, sorted_page
+
+    page = sorted_page(same_time=True)
+    other = sorted_page(same_time=False)
+    return {
+        "a sorted read alone (the newest three): no walk": ([page], False),
+        "the page read twice, no filter": ([page, page], False),
+        "next step ge, no offset": ([page, same_time_step(None)], True),
+        "next step ge, offset 0": ([page, same_time_step(0)], True),
+        "next step ge, offset past the page": ([page, same_time_step(3)], False),
+        "a page of different times, then ge": ([other, same_time_step(None)], False),
+    }
+
+
+@pytest.mark.parametrize("case", list(_walk_steps()))
+def test_a_page_within_one_timestamp_is_judged_on_the_walks_next_step(
+    case: str, shipped_rules: RuleSet
+) -> None:
+    """A sorted read whose page shares one timestamp is no finding on its own (a client may read only
+    the newest records); the walk's next step is, when it asks the same value again without paging."""
+    exchanges, fires = _walk_steps()[case]
+    _, anywhere = rule_ids_found(exchanges, shipped_rules)
+    assert ("pagination.sort-filter.page-one-timestamp" in anywhere) == fires
