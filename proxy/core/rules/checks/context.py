@@ -9,6 +9,7 @@ from typing import Any, Generic, Literal, TypeVar
 from urllib.parse import unquote_plus
 
 from proxy.core.model.exchange import Exchange, fresh_value, header_value
+from proxy.core.model.json_text import parse_json
 from proxy.core.rules.checks.session import Session
 from proxy.core.rules.endpoints import EndpointHit
 from proxy.core.rules.shapes import ROOT_PLACE, PartViolation, Shape
@@ -110,7 +111,8 @@ class CheckContext:
             found = self.shapes[shape].violations(value)
             message = self.exchange.request if document == "request" else self.exchange.response
             if found and message.body.kind != "json":  # not `null`: say what came instead
-                said = body_description(message.body.kind, header_value(message.headers, "Content-Type"))
+                content_type = header_value(message.headers, "Content-Type")
+                said = body_description(message.body.kind, content_type, message.body.value)
                 found = [
                     PartViolation(item.part, replace(item.violation, found=said))
                     if item.violation.where == ROOT_PLACE
@@ -121,16 +123,33 @@ class CheckContext:
         return found
 
 
-def body_description(kind: str, content_type: str | None) -> str:
+def body_description(kind: str, content_type: str | None, value: object = None) -> str:
     """What a body that is not JSON is, for a finding's `found`: `no body`, `a text/html body`, `an
-    application/json body that is not valid JSON`."""
+    application/json body that is not valid JSON`, or one that is JSON a parse cannot keep whole (a key
+    repeated in one object: JSON allows it, and parsers keep one member or the other)."""
     if kind == "empty":
         return "no body"
     media = (content_type or "").partition(";")[0].strip().lower()
     if not MEDIA_TYPE.fullmatch(media):
         media = "binary" if kind == "base64" else "text"
     article = "an" if media[0] in "aeiou" else "a"
-    return f"{article} {media} body" + (" that is not valid JSON" if "json" in media else "")
+    if "json" not in media:
+        return f"{article} {media} body"
+    repeated = repeated_key(value) if kind == "text" and isinstance(value, str) else None
+    if repeated is not None:
+        return f"{article} {media} body that repeats the key {repeated} in one object (parsers keep either)"
+    return f"{article} {media} body that is not valid JSON"
+
+
+def repeated_key(text: str) -> str | None:
+    """The key (quoted) a JSON text repeats in one object, when that is what keeps it from a parse."""
+    try:
+        parse_json(text)
+    except ValueError as error:
+        said = str(error)
+        if said.startswith("the key ") and said.endswith(" is repeated in one object"):
+            return said.removeprefix("the key ").removesuffix(" is repeated in one object")
+    return None
 
 
 def dig(document: Any, *steps: str) -> Any:

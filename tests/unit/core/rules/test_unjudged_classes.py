@@ -40,6 +40,21 @@ BODIES: dict[str, tuple[Body, str | None, str]] = {  # body, Content-Type, what 
         "an application/json body that is not valid JSON",
     ),
     "untyped": (Body("text", "hello"), None, "a text body"),
+    "repeated-key": (
+        Body("text", '{"data": [], "meta": {"results": {"total": 13, "total": 12}}}'),
+        "application/json",
+        "an application/json body that repeats the key 'total' in one object (parsers keep either)",
+    ),
+    "repeated-key-in-a-record": (
+        Body("text", '{"data": [{"id": "a", "id": "b"}]}'),
+        "application/json; charset=utf-8",
+        "an application/json body that repeats the key 'id' in one object (parsers keep either)",
+    ),
+    "nan-json": (
+        Body("text", '{"data": NaN}'),
+        "application/json",
+        "an application/json body that is not valid JSON",
+    ),
 }
 OPERATIONS: dict[str, Callable[[], Exchange]] = {
     "products": list_read,
