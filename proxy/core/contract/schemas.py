@@ -27,6 +27,7 @@ from proxy.core.contract.documents import Spec, escape, ref_target, resolve_poin
 from proxy.core.contract.formats import CUSTOM, VALIDATED
 from proxy.core.contract.one_way import hidden
 from proxy.core.contract.wording import worded
+from proxy.core.model.json_text import is_integral
 
 Direction: TypeAlias = Literal["request", "response"]
 _SCHEMA_MAPS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
@@ -225,7 +226,7 @@ def json_type(value: Any) -> str:
     if isinstance(value, int):
         return "integer"
     if isinstance(value, float):
-        return "integer" if value.is_integer() else "number"
+        return "integer" if is_integral(value) else "number"
     if isinstance(value, str):
         return "string"
     return "array" if isinstance(value, list) else "object"

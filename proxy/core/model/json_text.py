@@ -7,6 +7,8 @@ The exchange model parses stored JSON lazily with it, so it imports nothing else
 
 from __future__ import annotations
 
+import contextlib
+import decimal
 import json
 import math
 import re
@@ -107,6 +109,18 @@ def _deeper_than(document: Any, limit: int) -> bool:
 
 def _not_json(constant: str) -> None:
     raise ValueError(f"{constant} is not JSON")
+
+
+def is_integral(number: float) -> bool:
+    """Whether a JSON number is a whole number, judged on its text when it keeps one: a double rounds
+    `12.0000000000000000000001` to 12, and `1e-400` to 0, neither of which it is (JSON Schema counts a
+    number with a zero fraction, `10.0` or `1E1`, as an integer)."""
+    text = getattr(number, "text", None)
+    if isinstance(text, str) and math.isfinite(number):
+        with contextlib.suppress(decimal.InvalidOperation):
+            exact = decimal.Decimal(text)
+            return exact.is_finite() and exact == exact.to_integral_value()
+    return math.isfinite(number) and number.is_integer()
 
 
 class SpelledInt(int):

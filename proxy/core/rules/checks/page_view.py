@@ -11,6 +11,7 @@ from functools import lru_cache
 from typing import Any, NamedTuple
 from urllib.parse import unquote, urlsplit
 
+from proxy.core.model.json_text import is_integral
 from proxy.core.rules.checks.context import CheckContext
 from proxy.core.rules.checks.requests import requested_integer
 from proxy.core.rules.endpoints import routed_path
@@ -55,7 +56,7 @@ def whole(value: Any) -> int | None:
         return None
     if isinstance(value, int):
         return int(value)
-    if isinstance(value, float) and value.is_integer():
+    if isinstance(value, float) and is_integral(value):
         return int(value)
     return None
 

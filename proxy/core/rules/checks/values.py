@@ -5,8 +5,9 @@
 from __future__ import annotations
 
 import json
-import math
 from typing import Any
+
+from proxy.core.model.json_text import is_integral
 
 
 def canonical(value: Any) -> Any:
@@ -17,7 +18,7 @@ def canonical(value: Any) -> Any:
     if isinstance(value, int):
         return int(value)
     if isinstance(value, float):
-        return int(value) if math.isfinite(value) and value.is_integer() else float(value)
+        return int(value) if is_integral(value) else float(value)
     if isinstance(value, dict):
         return {str(key): canonical(part) for key, part in value.items()}
     if isinstance(value, list | tuple):
