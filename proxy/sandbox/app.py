@@ -260,7 +260,7 @@ async def put_entry(request: web.Request) -> web.Response:
 async def list_records(request: web.Request) -> web.Response:
     """GET on a paginated list: the window the page parameters ask for, in the full envelope."""
     state = request.app[STATE]
-    name = request.path.removeprefix("/v2/")
+    name = request.path.removeprefix("/v2/").removesuffix("/")
     records = state.records(name)
     if records is None:
         return error_answer(404, "Not Found", f"no list at {request.path}")
@@ -288,11 +288,14 @@ def create_sandbox_app(settings: SandboxSettings | None = None) -> web.Applicati
     app[STATE] = SandboxState(settings)
     app[ALLOWED] = settings.allowed_hosts
     app.router.add_post("/oauth/access_token", access_token)
-    app.router.add_put("/v2/subscriptions/features/{feature_id}", update_feature)
-    app.router.add_get("/v2/extensions/{slug}/{entry_id}", get_entry)
-    app.router.add_put("/v2/extensions/{slug}/{entry_id}", put_entry)
-    for name in (*LIST_SIZES, *LIST_ALIASES):
-        app.router.add_get(f"/v2/{name}", list_records)
-    app.router.add_get("/v2/flows/{slug}/entries", list_records)
+    # The service routes a path with a trailing slash as the path without it (`/v2/accounts/`): so do
+    # the sandbox, the rules and replay's matching.
+    for ending in ("", "/"):
+        app.router.add_put("/v2/subscriptions/features/{feature_id}" + ending, update_feature)
+        app.router.add_get("/v2/extensions/{slug}/{entry_id}" + ending, get_entry)
+        app.router.add_put("/v2/extensions/{slug}/{entry_id}" + ending, put_entry)
+        for name in (*LIST_SIZES, *LIST_ALIASES):
+            app.router.add_get(f"/v2/{name}" + ending, list_records)
+        app.router.add_get("/v2/flows/{slug}/entries" + ending, list_records)
     app.router.add_route("*", "/{tail:.*}", not_found)
     return app

@@ -374,3 +374,22 @@ async def test_the_seeded_features_have_each_published_configuration_shape(clien
         "promotion": {"type", "promotions"},
         "usage": {"type", "tag", "label", "default_value"},
     }
+
+
+async def test_a_path_with_a_trailing_slash_is_the_same_operation(client: Any) -> None:
+    """Every route, spelled with a trailing slash, answers as without it (the rules and the README treat
+    `/v2/accounts/` as `/v2/accounts`): the same status and the same records."""
+    from proxy.sandbox.datasets import LIST_ALIASES, LIST_SIZES
+
+    targets = [f"/v2/{name}?page[limit]=2" for name in (*LIST_SIZES, *LIST_ALIASES)]
+    targets += ["/v2/flows/wishlist-extras/entries?page[limit]=2", ENTRY]
+    for target in targets:
+        path, _, query = target.partition("?")
+        plain = await client.call("GET", target)
+        slashed = await client.call("GET", f"{path}/" + (f"?{query}" if query else ""))
+        assert slashed[0] == plain[0] == 200, (target, slashed[:2])
+        assert slashed[1]["data"] == plain[1]["data"], target
+    status, _, _ = await client.call(
+        "PUT", FEATURE + "/", {"data": {"type": "subscription_feature", "id": FEATURE_ID, "attributes": {}}}
+    )
+    assert status == 200
