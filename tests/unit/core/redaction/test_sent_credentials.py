@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import json
 
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from proxy.core.model.bodies import body_from_bytes
 from proxy.core.model.exchange import Exchange, Request, Response
 from proxy.core.redaction.book import KNOWN, credential_like
+from proxy.core.redaction.policy import is_secret_name, secret_names
 from proxy.core.redaction.redact import PLACEHOLDER, RedactionPolicy, redact_exchange
 
 JSON_TYPE = (("Content-Type", "application/json"),)
@@ -39,6 +40,9 @@ def answer(token: str) -> Exchange:
 @settings(max_examples=150, deadline=None)
 @given(token=st.one_of(SHORT_OR_PLAIN, LIKE_A_SECRET))
 def test_a_sent_credential_is_scrubbed_everywhere_only_when_it_can_be_told_from_text(token: str) -> None:
+    # The answer uses the token as a JSON key too: one that is a secret's name (`apikey`, `token`)
+    # names its value a secret, which is another test's matter.
+    assume(not is_secret_name(token.lower(), secret_names(RedactionPolicy())))
     KNOWN.forget()
     try:
         exchange = answer(token)
