@@ -34,6 +34,7 @@ from proxy.core.redaction.policy import (
     ascii_names,
     body_text,
     credential_header,
+    is_secret_name,
     json_text,
     may_be_secret,
     may_name,
@@ -234,7 +235,9 @@ def _collect_json_secrets(
     if isinstance(value, dict):
         for key, child in value.items():
             child_path = (*path, key)
-            if may_be_secret(child) and (key.lower() in policy.json_keys or child_path in policy.json_paths):
+            if may_be_secret(child) and (
+                is_secret_name(key.lower(), policy.json_keys) or child_path in policy.json_paths
+            ):
                 found.update(_leaves(child))  # redacted whole, whatever it is: each part is a secret
             else:
                 _collect_json_secrets(child, child_path, policy, found)

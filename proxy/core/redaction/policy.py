@@ -85,6 +85,7 @@ DEFAULT_QUERY = SECRET_VALUE_NAMES
 # A structured parameter name holds its parts between brackets or after dots (`api_key[]`,
 # `user[password]`, `auth.token`): one part that is a redacted name names a secret.
 NAME_PARTS = re.compile(r"[\[\].]+")
+STRUCTURED_KEYS = ('"{}[', "[{}]", '.{}"', '"{}.', ".{}.", ".{}[")  # a name as a part of a JSON key
 
 
 def is_secret_name(name: str, names: frozenset[str]) -> bool:
@@ -184,7 +185,15 @@ def may_name(body: Body, policy: RedactionPolicy) -> bool:
     if body.kind != "json" or not names or not isinstance(body.value, dict | list):
         return False
     lowered, present = names_in_json_text(body, policy)
-    return any(key in lowered for key, name in names if name is None or name in present)
+    if any(key in lowered for key, name in names if name is None or name in present):
+        return True
+    # a key written as a structured name (`"api_key[]"`, `"user[password]"`, `"auth.token"`)
+    return any(
+        spelled.format(name) in lowered
+        for _, name in names
+        if name is not None and name in present
+        for spelled in STRUCTURED_KEYS
+    )
 
 
 # (body, policy, its JSON text lowered, the `secret_names` in that): `may_name` and then `json_search`

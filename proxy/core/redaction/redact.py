@@ -28,6 +28,7 @@ from proxy.core.redaction.policy import RedactionPolicy as RedactionPolicy
 from proxy.core.redaction.policy import (
     body_text,
     credential_header,
+    is_secret_name,
     may_be_secret,
     may_name,
     named_parts,
@@ -223,7 +224,9 @@ def _redact_json(value: JSONValue, path: tuple[str, ...], policy: RedactionPolic
         changed = False
         for key, child in value.items():
             child_path = (*path, key)
-            if may_be_secret(child) and (key.lower() in policy.json_keys or child_path in policy.json_paths):
+            if may_be_secret(child) and (
+                is_secret_name(key.lower(), policy.json_keys) or child_path in policy.json_paths
+            ):
                 new_child: JSONValue = PLACEHOLDER
             else:
                 new_child = _redact_json(child, child_path, policy)

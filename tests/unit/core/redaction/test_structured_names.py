@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import json
+from urllib.parse import unquote
 
 import pytest
 
@@ -36,12 +37,16 @@ def _exchange(place: str, pair: str) -> Exchange:
         answer = Response(200, JSON_TYPE, body_from_bytes(json.dumps(document).encode(), JSON_TYPE))
     elif place == "location":
         answer = Response(302, (("Location", f"https://shop.example/cb?{pair}&x=1"),), EMPTY_BODY)
+    elif place == "json key":
+        key, _, value = pair.partition("=")
+        document = {"data": {"id": "a1", unquote(key): value}}
+        answer = Response(200, JSON_TYPE, body_from_bytes(json.dumps(document).encode(), JSON_TYPE))
     else:
         answer = Response(200, TEXT, body_from_bytes(f"see /cb?{pair} for more".encode(), TEXT))
     return Exchange(request, answer)
 
 
-@pytest.mark.parametrize("place", ["query", "form", "json url", "location", "text"])
+@pytest.mark.parametrize("place", ["query", "form", "json url", "location", "text", "json key"])
 def test_a_structured_name_of_a_secret_names_it_everywhere(place: str) -> None:
     policy = RedactionPolicy()
     for number, (name, decoration) in enumerate(itertools.product(sorted(SECRET_VALUE_NAMES), DECORATIONS)):
@@ -52,7 +57,7 @@ def test_a_structured_name_of_a_secret_names_it_everywhere(place: str) -> None:
     KNOWN.forget()
 
 
-@pytest.mark.parametrize("place", ["query", "form", "json url", "location", "text"])
+@pytest.mark.parametrize("place", ["query", "form", "json url", "location", "text", "json key"])
 def test_structured_names_of_no_secret_are_kept(place: str) -> None:
     policy = RedactionPolicy()
     for key in (
