@@ -94,20 +94,17 @@ def _sorted_values(context: CheckContext, attribute: str) -> list[Any]:
 def walk_skips_shared_timestamps(context: CheckContext, params: Mapping[str, Any]) -> Iterator[Violation]:
     """Spec, Pagination rule 8: records can share a timestamp, so a walk that filters `gt` the last value
     seen, when the last page ended on several records with that value, can skip the rest of them."""
-    attribute = _sort_attribute(context)
-    if attribute not in TIMESTAMP_ATTRIBUTES:
+    found = _walk_of(context)
+    if found is None or found[1].sharing < 2:
         return
-    walk = context.session.walks.get((routed_path(context.exchange.request.path), attribute))
-    if walk is None or walk.sharing < 2:
-        return
-    for operator, filtered, text in filter_terms(context.parameter("filter")):
-        if operator == "gt" and filtered == attribute and comparable(text) == walk.value:
-            yield Violation(
-                "query filter",
-                f"ge({attribute},{text}): exchange {walk.exchange} ended on {walk.sharing} records "
-                "sharing that value",
-                f"gt({attribute},{text})",
-            )
+    attribute, walk = found
+    for text in _filtered_at(context, attribute, walk, "gt"):
+        yield Violation(
+            "query filter",
+            f"ge({attribute},{text}): exchange {walk.exchange} ended on {walk.sharing} records "
+            "sharing that value",
+            f"gt({attribute},{text})",
+        )
 
 
 @check("page_within_one_timestamp", needs=("sort",), judges="request")
@@ -116,23 +113,36 @@ def page_within_one_timestamp(context: CheckContext, params: Mapping[str, Any]) 
     last timestamps are identical, the walk must still page further at that same value. Judged on the
     walk's next step, so a sorted read that walks no further (the newest three) is no walk at all: a
     step that filters `ge` that value again with no `page[offset]` gets the same page again."""
-    attribute = _sort_attribute(context)
-    if attribute not in TIMESTAMP_ATTRIBUTES:
+    found = _walk_of(context)
+    if found is None or not found[1].whole_page:
         return
-    walk = context.session.walks.get((routed_path(context.exchange.request.path), attribute))
-    if walk is None or not walk.whole_page:
-        return
+    attribute, walk = found
     offset = requested_integer(context, "page[offset]")
     if isinstance(offset, int) and offset > 0:
         return
-    for operator, filtered, text in filter_terms(context.parameter("filter")):
-        if operator == "ge" and filtered == attribute and comparable(text) == walk.value:
-            yield Violation(
-                "query page[offset]",
-                f"past the {walk.sharing} records of exchange {walk.exchange}, which all share "
-                f"{attribute} {text} (a whole page)",
-                str(offset) if isinstance(offset, int) else "none",
-            )
+    for text in _filtered_at(context, attribute, walk, "ge"):
+        yield Violation(
+            "query page[offset]",
+            f"past the {walk.sharing} records of exchange {walk.exchange}, which all share "
+            f"{attribute} {text} (a whole page)",
+            str(offset) if isinstance(offset, int) else "none",
+        )
+
+
+def _walk_of(context: CheckContext) -> tuple[str, WalkState] | None:
+    """The timestamp the request sorts by and where its list's last page ended, when one did."""
+    attribute = _sort_attribute(context)
+    if attribute is None or attribute not in TIMESTAMP_ATTRIBUTES:
+        return None
+    walk = context.session.walks.get((routed_path(context.exchange.request.path), attribute))
+    return None if walk is None else (attribute, walk)
+
+
+def _filtered_at(context: CheckContext, attribute: str, walk: WalkState, operator: str) -> Iterator[str]:
+    """Each value the request filters `attribute` at with `operator` that is where the walk ended."""
+    for used, filtered, text in filter_terms(context.parameter("filter")):
+        if used == operator and filtered == attribute and comparable(text) == walk.value:
+            yield text
 
 
 def _may_sort(method: str, path: str, hit: EndpointHit, query: str) -> bool:
