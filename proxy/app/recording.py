@@ -96,9 +96,7 @@ class RecordingSession:
         try:
             self._start(settings, live)
         except BaseException:  # refused (the cassette exists, `--mode once`...): nothing is left
-            if self.journal is not None:
-                self.journal.close(remove=True)
-            remove_made_folders(self._made)
+            self._let_go()
             raise
 
     def _start(self, settings: RecordSettings, live: LiveChecking | None) -> None:
@@ -210,9 +208,15 @@ class RecordingSession:
         """A run interrupted before it recorded anything (while it started): its journal holds a
         header and nothing else to keep, so it goes, with the folders made for it."""
         if self.journal is not None and self.settings.cassette is not None and not self.recorded:
+            self._let_go()
+
+    def _let_go(self) -> None:
+        """Keep nothing of this session: its journal and the folders made for it go (the cassette, if
+        there was one, stays as it was)."""
+        if self.journal is not None:
             self.journal.close(remove=True)
             self.journal = None
-            remove_made_folders(self._made)
+        remove_made_folders(self._made)
 
     def finish(self) -> Cassette | None:
         """Write the cassette atomically in the journal's order and drop the journal.
@@ -223,8 +227,7 @@ class RecordingSession:
         if self.journal is None or self.settings.cassette is None:
             return None  # spy: nothing to write
         if self._discarded or self._held:
-            self.journal.close(remove=True)
-            remove_made_folders(self._made)
+            self._let_go()
             return None
         cassette = None
         if self.recorded:
